@@ -1,0 +1,63 @@
+// buildApp wires the HTTP surface by hand (architecture.md §8): platform routes, then the OIDC provider, the login
+// pages and the management API as sibling plugins (each keeps its own body parsers).
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import type { Config } from './config.ts';
+import type { Db } from './platform/db.ts';
+import type { SecretBox } from './platform/secrets.ts';
+import type { InstanceRow } from './instance/queries.ts';
+import { createDualProtocolServer, type DualProtocolServer, type RequestHandler } from './platform/http.ts';
+import { registerHealthRoutes } from './platform/health.ts';
+import { isDatabaseUnavailable } from './platform/errors.ts';
+
+export interface AppDeps {
+  config: Config;
+  db: Db;
+  log: Logger;
+  secrets: SecretBox;
+  instance: InstanceRow;
+  schemaVersion: number;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const { config } = deps;
+  const app = Fastify({
+    loggerInstance: deps.log as FastifyBaseLogger,
+    serverFactory: (handler) => createDualProtocolServer(handler as RequestHandler, { sniffTimeoutMs: 10_000, http2SessionTimeoutMs: 120_000 }),
+    // Forwarded headers only from configured proxies (security.md §10).
+    trustProxy: config.trustedProxies.length ? [...config.trustedProxies] : false,
+    bodyLimit: 256 * 1024,
+    requestTimeout: 30_000,
+    connectionTimeout: 60_000,
+    keepAliveTimeout: 5_000,
+    forceCloseConnections: 'idle',
+    return503OnClosing: true,
+    // A caller's request ID is kept when it is well-formed, so logs correlate across services.
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+  });
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  app.addHook('preClose', (done) => {
+    (app.server as unknown as DualProtocolServer).closeHttp2Sessions();
+    done();
+  });
+  app.setErrorHandler((error: Error & { statusCode?: number }, request, reply) => {
+    if (isDatabaseUnavailable(error)) {
+      request.log.error({ err: error }, 'database unavailable');
+      return reply.code(503).header('retry-after', '5').send({ error: 'temporarily_unavailable', error_description: 'the service is temporarily unavailable' });
+    }
+    const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
+    if (status >= 500) request.log.error({ err: error }, 'request failed');
+    return reply.code(status).send({ error: status >= 500 ? 'server_error' : 'invalid_request', error_description: status >= 500 ? 'unexpected error' : error.message });
+  });
+
+  registerHealthRoutes(app, deps.db, deps.schemaVersion);
+  return app;
+}

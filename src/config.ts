@@ -1,0 +1,119 @@
+// The one place that reads process.env (architecture.md §7). Everything else receives the frozen Config.
+import { z } from 'zod';
+
+const boolean = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
+const seconds = z.coerce.number().int().positive();
+const optionalText = z.string().trim().min(1).optional();
+
+const schema = z
+  .object({
+    PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+    HOST: z.string().min(1).default('localhost'),
+    GATEHOUSE_ISSUER: z.url({ protocol: /^https?$/ }).optional(),
+    DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
+    DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(500).default(10),
+    DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().positive().default(5000),
+    DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().positive().default(10000),
+    GATEHOUSE_DATA_DIR: z.string().min(1).default('./data'),
+    GATEHOUSE_MASTER_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
+    GATEHOUSE_ADMIN_USERNAME: z.string().trim().min(1).max(200).default('admin'),
+    GATEHOUSE_ADMIN_PASSWORD: z.string().min(8, 'must be at least 8 characters').max(1024).optional(),
+    GATEHOUSE_ADMIN_KEY_FILE: optionalText,
+    GATEHOUSE_TRUSTED_PROXIES: z.string().default(''),
+    GATEHOUSE_ACCESS_TOKEN_TTL: seconds.default(12 * 3600),
+    GATEHOUSE_ID_TOKEN_TTL: seconds.default(12 * 3600),
+    GATEHOUSE_REFRESH_TOKEN_IDLE_TTL: seconds.default(30 * 86400),
+    GATEHOUSE_REFRESH_TOKEN_ABSOLUTE_TTL: seconds.default(90 * 86400),
+    GATEHOUSE_AUTH_CODE_TTL: seconds.default(60),
+    GATEHOUSE_SESSION_IDLE_TTL: seconds.default(24 * 3600),
+    GATEHOUSE_SESSION_ABSOLUTE_TTL: seconds.default(14 * 86400),
+    GATEHOUSE_KEY_ROTATION_DAYS: z.coerce.number().min(0).default(90),
+    GATEHOUSE_SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().positive().default(10000),
+    GATEHOUSE_ALLOW_PRIVATE_FETCH: boolean.default(false),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  })
+  .superRefine((env, ctx) => {
+    // Secrets at rest are encrypted with the master key; with the embedded database it can be generated and kept
+    // in the data directory, but a shared Postgres needs the same key on every instance, so it must be given.
+    if (env.DATABASE_URL && !env.GATEHOUSE_MASTER_KEY) {
+      ctx.addIssue({ code: 'custom', path: ['GATEHOUSE_MASTER_KEY'], message: 'is required when DATABASE_URL is set' });
+    }
+    if (env.GATEHOUSE_ISSUER) {
+      const url = new URL(env.GATEHOUSE_ISSUER);
+      if (url.search || url.hash || url.pathname !== '/') {
+        ctx.addIssue({ code: 'custom', path: ['GATEHOUSE_ISSUER'], message: 'must be an origin without path, query or fragment' });
+      }
+    }
+  });
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  /** Issuer URL without trailing slash; never derived from request headers (security.md §10). */
+  readonly issuer: string;
+  /** Host of the issuer: the instance domain that generated org domains end with (compat.md §5). */
+  readonly instanceDomain: string;
+  readonly database:
+    | { readonly kind: 'postgres'; readonly url: string; readonly poolSize: number; readonly connectTimeoutMs: number; readonly statementTimeoutMs: number }
+    | { readonly kind: 'embedded'; readonly dataDir: string };
+  readonly dataDir: string;
+  readonly masterKey: string | undefined;
+  readonly admin: { readonly userName: string; readonly password: string | undefined; readonly keyFile: string | undefined };
+  readonly trustedProxies: readonly string[];
+  readonly ttl: {
+    readonly accessToken: number; readonly idToken: number; readonly refreshTokenIdle: number;
+    readonly refreshTokenAbsolute: number; readonly authorizationCode: number;
+    readonly sessionIdle: number; readonly sessionAbsolute: number;
+  };
+  readonly keyRotationDays: number;
+  readonly shutdownTimeoutMs: number;
+  readonly allowPrivateFetch: boolean;
+  readonly logLevel: string;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  // Empty strings count as unset, as in most twelve-factor tools (docker-compose passes `VAR=` through).
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = schema.safeParse(present);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `${String(i.path[0] ?? 'environment')}: ${i.message}`);
+    throw new ConfigError(`invalid configuration:\n  ${lines.join('\n  ')}`);
+  }
+  const e = parsed.data;
+  const issuer = (e.GATEHOUSE_ISSUER ?? `http://localhost:${e.PORT}`).replace(/\/$/, '');
+  return deepFreeze({
+    port: e.PORT,
+    host: e.HOST,
+    issuer,
+    instanceDomain: new URL(issuer).hostname,
+    database: e.DATABASE_URL
+      ? { kind: 'postgres', url: e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE, connectTimeoutMs: e.DATABASE_CONNECT_TIMEOUT_MS, statementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS }
+      : { kind: 'embedded', dataDir: e.GATEHOUSE_DATA_DIR },
+    dataDir: e.GATEHOUSE_DATA_DIR,
+    masterKey: e.GATEHOUSE_MASTER_KEY,
+    admin: { userName: e.GATEHOUSE_ADMIN_USERNAME, password: e.GATEHOUSE_ADMIN_PASSWORD, keyFile: e.GATEHOUSE_ADMIN_KEY_FILE },
+    trustedProxies: e.GATEHOUSE_TRUSTED_PROXIES.split(',').map((s) => s.trim()).filter(Boolean),
+    ttl: {
+      accessToken: e.GATEHOUSE_ACCESS_TOKEN_TTL,
+      idToken: e.GATEHOUSE_ID_TOKEN_TTL,
+      refreshTokenIdle: e.GATEHOUSE_REFRESH_TOKEN_IDLE_TTL,
+      refreshTokenAbsolute: e.GATEHOUSE_REFRESH_TOKEN_ABSOLUTE_TTL,
+      authorizationCode: e.GATEHOUSE_AUTH_CODE_TTL,
+      sessionIdle: e.GATEHOUSE_SESSION_IDLE_TTL,
+      sessionAbsolute: e.GATEHOUSE_SESSION_ABSOLUTE_TTL,
+    },
+    keyRotationDays: e.GATEHOUSE_KEY_ROTATION_DAYS,
+    shutdownTimeoutMs: e.GATEHOUSE_SHUTDOWN_TIMEOUT_MS,
+    allowPrivateFetch: e.GATEHOUSE_ALLOW_PRIVATE_FETCH,
+    logLevel: e.LOG_LEVEL,
+  });
+}
+
+function deepFreeze<T extends object>(value: T): T {
+  for (const v of Object.values(value)) if (v && typeof v === 'object') deepFreeze(v);
+  return Object.freeze(value);
+}

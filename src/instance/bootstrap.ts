@@ -1,0 +1,78 @@
+// First start (issue "Foundation" §9): the instance, its first organization, the admin user, and optionally an
+// admin service account whose key file is written for the operator. Runs under a transaction-scoped advisory
+// lock, so instances starting together create all of it exactly once; later starts change nothing.
+import { writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { Config } from '../config.ts';
+import type { Db, Queryable } from '../platform/db.ts';
+import { appendEvent } from '../events/log.ts';
+import { newId } from '../platform/ids.ts';
+import { addOrgWithHuman } from '../orgs/create.ts';
+import { generateOrgDomain } from '../orgs/domain-name.ts';
+import { hashPassword } from '../users/passwords.ts';
+import { insertMachine } from '../users/queries.ts';
+import { addMachineKey } from '../users/machine-keys.ts';
+import { insertMembership } from '../members/queries.ts';
+import { IAM_OWNER, ORG_OWNER } from '../members/roles.ts';
+import { findInstance, insertInstance, type InstanceRow } from './queries.ts';
+
+const LOCK_KEY = 7_146_002; // "gatehouse bootstrap"
+export const FIRST_ORG_NAME = 'Gatehouse';
+const SYSTEM = 'SYSTEM';
+
+export async function bootstrap(db: Db, config: Config, log: Logger): Promise<InstanceRow> {
+  const existing = await findInstance(db);
+  if (existing) return existing;
+  // Hashing is slow; do it before taking the lock. An unused hash (another instance won) costs nothing else.
+  const generatedPassword = config.admin.password ? undefined : randomBytes(18).toString('base64url');
+  const passwordHash = await hashPassword(config.admin.password ?? generatedPassword!);
+
+  const created = await db.tx(async (tx) => {
+    await tx.query('SELECT pg_advisory_xact_lock($1)', [LOCK_KEY]);
+    if (await findInstance(tx)) return undefined;
+    return createInstance(tx, config, passwordHash);
+  });
+  if (!created) return (await findInstance(db))!;
+  if (generatedPassword) {
+    // Printed once, on the one start that created the admin: the operator's only way to the first login.
+    log.warn({ userName: config.admin.userName, password: generatedPassword }, 'created the admin user with a generated password; change it after the first login');
+  }
+  log.info({ instanceId: created.id, keyFile: config.admin.keyFile }, 'instance created');
+  return created;
+}
+
+async function createInstance(tx: Queryable, config: Config, passwordHash: string): Promise<InstanceRow> {
+  const instanceId = newId();
+  const { orgId, userId: adminId } = await addOrgWithHuman(tx, {
+    org: { name: FIRST_ORG_NAME, domain: generateOrgDomain(FIRST_ORG_NAME, config.instanceDomain, '') },
+    human: {
+      userName: config.admin.userName,
+      profile: { firstName: 'Gatehouse', lastName: 'Admin', nickName: '', displayName: 'Gatehouse Admin', preferredLanguage: 'en', gender: 'GENDER_UNSPECIFIED' },
+      email: `${config.admin.userName}@${config.instanceDomain}`,
+      emailVerified: true,
+      phone: null,
+      phoneVerified: false,
+      passwordHash,
+    },
+    roles: [ORG_OWNER],
+  }, SYSTEM);
+  await insertInstance(tx, { id: instanceId, domain: config.instanceDomain, defaultOrgId: orgId });
+  await addInstanceMember(tx, instanceId, adminId);
+
+  if (config.admin.keyFile) {
+    const machineId = newId();
+    const added = await appendEvent(tx, { aggregateType: 'user', aggregateId: machineId, eventType: 'user.machine.added', payload: { userName: `${config.admin.userName}-sa` }, resourceOwner: orgId, creator: SYSTEM });
+    await insertMachine(tx, { id: machineId, orgId, userName: `${config.admin.userName}-sa`, name: 'Gatehouse admin service account', description: 'Created at first start for automation', accessTokenType: 'opaque', sequence: added.sequence });
+    await addInstanceMember(tx, instanceId, machineId);
+    const keyFile = await addMachineKey(tx, machineId);
+    // Written inside the transaction: if the write fails, nothing is created and the next start tries again.
+    writeFileSync(config.admin.keyFile, JSON.stringify(keyFile, null, 2), { mode: 0o600 });
+  }
+  return (await findInstance(tx))!;
+}
+
+async function addInstanceMember(tx: Queryable, instanceId: string, userId: string): Promise<void> {
+  await appendEvent(tx, { aggregateType: 'instance', aggregateId: instanceId, eventType: 'instance.member.added', payload: { userId, roles: [IAM_OWNER] }, resourceOwner: instanceId, creator: SYSTEM });
+  await insertMembership(tx, { userId, resourceType: 'instance', resourceId: instanceId, roles: [IAM_OWNER] });
+}

@@ -1,0 +1,39 @@
+import type { Queryable } from '../platform/db.ts';
+
+export interface OrgRow {
+  id: string;
+  name: string;
+  primary_domain: string;
+  state: 'active' | 'inactive';
+  created_at: Date;
+  changed_at: Date;
+  sequence: string;
+}
+
+const COLUMNS = 'id, name, primary_domain, state, created_at, changed_at, sequence';
+
+export async function insertOrg(tx: Queryable, org: { id: string; name: string; primaryDomain: string; sequence: string }): Promise<void> {
+  await tx.query('INSERT INTO orgs (id, name, primary_domain, sequence) VALUES ($1, $2, $3, $4)', [org.id, org.name, org.primaryDomain, org.sequence]);
+}
+
+export async function insertOrgDomain(tx: Queryable, d: { orgId: string; domain: string; isPrimary: boolean; isVerified: boolean }): Promise<void> {
+  await tx.query('INSERT INTO org_domains (org_id, domain, is_primary, is_verified) VALUES ($1, $2, $3, $4)', [d.orgId, d.domain, d.isPrimary, d.isVerified]);
+}
+
+export async function findOrgById(db: Queryable, id: string): Promise<OrgRow | undefined> {
+  const { rows } = await db.query<OrgRow>(`SELECT ${COLUMNS} FROM orgs WHERE id = $1`, [id]);
+  return rows[0];
+}
+
+export async function findOrgByDomain(db: Queryable, domain: string): Promise<OrgRow | undefined> {
+  const { rows } = await db.query<OrgRow>(
+    `SELECT ${COLUMNS.split(', ').map((c) => `o.${c}`).join(', ')} FROM orgs o JOIN org_domains d ON d.org_id = o.id WHERE lower(d.domain) = lower($1)`,
+    [domain],
+  );
+  return rows[0];
+}
+
+export async function countOrgs(db: Queryable): Promise<number> {
+  const { rows } = await db.query<{ n: string }>('SELECT count(*) AS n FROM orgs');
+  return Number(rows[0]?.n ?? 0);
+}

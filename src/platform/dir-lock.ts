@@ -1,0 +1,44 @@
+// An exclusive pid lock file on a directory, so that two processes never open the same embedded database.
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+
+export class DirectoryLockedError extends Error {
+  override name = 'DirectoryLockedError';
+}
+
+export function lockDirectory(dir: string): () => void {
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, 'gatehouse.lock');
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = openSync(file, 'wx', 0o600);
+      writeSync(fd, String(process.pid));
+      closeSync(fd);
+      let released = false;
+      return () => {
+        if (released) return;
+        released = true;
+        rmSync(file, { force: true });
+      };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const owner = Number(readFileSync(file, 'utf8').trim());
+      if (Number.isInteger(owner) && owner > 0 && isAlive(owner)) {
+        throw new DirectoryLockedError(
+          `the data directory ${dir} is in use by process ${owner}; stop it first, or set DATABASE_URL to share a PostgreSQL database between instances`,
+        );
+      }
+      rmSync(file, { force: true }); // left behind by a process that died: take it over
+    }
+  }
+  throw new DirectoryLockedError(`could not lock the data directory ${dir}`);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

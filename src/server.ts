@@ -1,0 +1,53 @@
+// The composition root's steps as one function, used by `npm start` (main.ts) and by the tests, which start the
+// real server: config → database → migrations → first start → app → listen.
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import type { Config } from './config.ts';
+import { buildApp } from './app.ts';
+import { openDb, type Db } from './platform/db.ts';
+import { listMigrations, migrate } from './platform/migrate.ts';
+import { createLogger } from './platform/logger.ts';
+import { resolveMasterKey } from './platform/master-key.ts';
+import { createSecretBox } from './platform/secrets.ts';
+import { bootstrap } from './instance/bootstrap.ts';
+
+export interface RunningServer {
+  app: FastifyInstance;
+  db: Db;
+  config: Config;
+  /** The address the server listens on, e.g. http://127.0.0.1:8080. */
+  url: string;
+  /** Stops accepting, lets in-flight requests finish (bounded by the shutdown timeout), closes the database. */
+  close(): Promise<void>;
+}
+
+export async function startServer(config: Config, log: Logger = createLogger(config.logLevel)): Promise<RunningServer> {
+  const secrets = createSecretBox(resolveMasterKey(config));
+  const db = await openDb(config.database);
+  let app: FastifyInstance | undefined;
+  try {
+    const migrations = listMigrations();
+    const applied = await migrate(db, migrations);
+    if (applied.length) log.info({ applied }, 'migrations applied');
+    const instance = await bootstrap(db, config, log);
+    app = await buildApp({ config, db, log, secrets, instance, schemaVersion: migrations.at(-1)?.version ?? 0 });
+    const url = await app.listen({ port: config.port, host: config.host });
+    const running = app;
+    return { app, db, config, url, close: () => shutdown(running, db, config.shutdownTimeoutMs) };
+  } catch (error) {
+    await app?.close().catch(() => {});
+    await db.close().catch(() => {});
+    throw error;
+  }
+}
+
+async function shutdown(app: FastifyInstance, db: Db, timeoutMs: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<void>((resolve) => { timer = setTimeout(resolve, timeoutMs); });
+  try {
+    await Promise.race([app.close(), deadline]);
+  } finally {
+    clearTimeout(timer);
+    await db.close();
+  }
+}

@@ -1,0 +1,113 @@
+import type { Queryable } from '../platform/db.ts';
+
+export type Gender = 'GENDER_UNSPECIFIED' | 'GENDER_FEMALE' | 'GENDER_MALE' | 'GENDER_DIVERSE';
+
+export interface HumanProfile {
+  firstName: string;
+  lastName: string;
+  nickName: string;
+  displayName: string;
+  preferredLanguage: string;
+  gender: Gender;
+}
+
+export interface UserRow {
+  id: string;
+  org_id: string;
+  type: 'human' | 'machine';
+  user_name: string;
+  state: 'active' | 'inactive';
+  first_name: string | null;
+  last_name: string | null;
+  nick_name: string | null;
+  display_name: string | null;
+  preferred_language: string | null;
+  gender: Gender | null;
+  email: string | null;
+  email_verified: boolean;
+  phone: string | null;
+  phone_verified: boolean;
+  password_hash: string | null;
+  machine_name: string | null;
+  machine_description: string | null;
+  access_token_type: 'opaque' | 'jwt';
+  secret_hash: string | null;
+  created_at: Date;
+  changed_at: Date;
+  sequence: string;
+  /** The org's primary domain: login names are user_name@primary_domain (compat.md §5). */
+  primary_domain: string;
+}
+
+const SELECT_USER = `SELECT u.*, o.primary_domain FROM users u JOIN orgs o ON o.id = u.org_id`;
+
+export async function findUserById(db: Queryable, id: string): Promise<UserRow | undefined> {
+  const { rows } = await db.query<UserRow>(`${SELECT_USER} WHERE u.id = $1`, [id]);
+  return rows[0];
+}
+
+export async function findUserByUserName(db: Queryable, userName: string): Promise<UserRow | undefined> {
+  const { rows } = await db.query<UserRow>(`${SELECT_USER} WHERE lower(u.user_name) = lower($1)`, [userName]);
+  return rows[0];
+}
+
+export interface NewHuman {
+  id: string;
+  orgId: string;
+  userName: string;
+  profile: HumanProfile;
+  email: string;
+  emailVerified: boolean;
+  phone: string | null;
+  phoneVerified: boolean;
+  passwordHash: string | null;
+  sequence: string;
+}
+
+export async function insertHuman(tx: Queryable, u: NewHuman): Promise<void> {
+  await tx.query(
+    `INSERT INTO users (id, org_id, type, user_name, first_name, last_name, nick_name, display_name, preferred_language,
+       gender, email, email_verified, phone, phone_verified, password_hash, sequence)
+     VALUES ($1, $2, 'human', $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
+    [u.id, u.orgId, u.userName, u.profile.firstName, u.profile.lastName, u.profile.nickName, u.profile.displayName,
+      u.profile.preferredLanguage, u.profile.gender, u.email, u.emailVerified, u.phone, u.phoneVerified, u.passwordHash, u.sequence],
+  );
+}
+
+export interface NewMachine {
+  id: string;
+  orgId: string;
+  userName: string;
+  name: string;
+  description: string;
+  accessTokenType: 'opaque' | 'jwt';
+  sequence: string;
+}
+
+export async function insertMachine(tx: Queryable, m: NewMachine): Promise<void> {
+  await tx.query(
+    `INSERT INTO users (id, org_id, type, user_name, machine_name, machine_description, access_token_type, sequence)
+     VALUES ($1, $2, 'machine', $3, $4, $5, $6, $7)`,
+    [m.id, m.orgId, m.userName, m.name, m.description, m.accessTokenType, m.sequence],
+  );
+}
+
+export async function updateHumanProfile(tx: Queryable, id: string, p: HumanProfile, sequence: string, changedAt: Date): Promise<void> {
+  await tx.query(
+    `UPDATE users SET first_name = $2, last_name = $3, nick_name = $4, display_name = $5, preferred_language = $6,
+       gender = $7, sequence = $8, changed_at = $9 WHERE id = $1`,
+    [id, p.firstName, p.lastName, p.nickName, p.displayName, p.preferredLanguage, p.gender, sequence, changedAt],
+  );
+}
+
+export interface MachineKeyRow { id: string; user_id: string; public_jwk: Record<string, unknown>; expires_at: Date }
+
+export async function insertMachineKey(tx: Queryable, k: { id: string; userId: string; publicJwk: object; expiresAt: Date }): Promise<void> {
+  await tx.query('INSERT INTO machine_keys (id, user_id, public_jwk, expires_at) VALUES ($1, $2, $3, $4)', [k.id, k.userId, k.publicJwk, k.expiresAt]);
+}
+
+export async function findMachineKey(db: Queryable, userId: string, keyId: string): Promise<MachineKeyRow | undefined> {
+  const { rows } = await db.query<MachineKeyRow>(
+    'SELECT id, user_id, public_jwk, expires_at FROM machine_keys WHERE user_id = $1 AND id = $2', [userId, keyId]);
+  return rows[0];
+}

@@ -1,0 +1,68 @@
+// `npm start` as an operator runs it: a separate process, signals, configuration errors, the data dir lock.
+import { afterAll, describe, expect, it } from 'vitest';
+import { openDb } from '../src/platform/db.ts';
+import { createTestDatabase } from './helpers/database.ts';
+import { spawnGatehouse, waitForOk } from './helpers/process.ts';
+import { freePort, startTestServer, testEnv } from './helpers/server.ts';
+
+describe('the gatehouse process', () => {
+  const databases: { drop(): Promise<void> }[] = [];
+  afterAll(async () => { for (const d of databases) await d.drop(); });
+
+  it('becomes ready, and on SIGTERM shuts down cleanly with exit code 0', async () => {
+    const database = await createTestDatabase();
+    databases.push(database);
+    const port = await freePort();
+    const proc = spawnGatehouse(testEnv(port, database));
+    await waitForOk(`http://127.0.0.1:${port}/readyz`, 30_000);
+    proc.child.kill('SIGTERM');
+    expect(await proc.exited(15_000)).toBe(0);
+    expect(proc.output()).toContain('shutting down');
+  });
+
+  it('stops with exit code 2 and names the variable when the configuration is invalid', async () => {
+    const proc = spawnGatehouse({ PORT: 'not-a-port', GATEHOUSE_MASTER_KEY: 'x' });
+    expect(await proc.exited()).toBe(2);
+    expect(proc.output()).toMatch(/PORT: /);
+    expect(proc.output()).toMatch(/GATEHOUSE_MASTER_KEY: must be at least 32 characters/);
+  });
+
+  it('refuses to open an embedded data directory that another process holds', async () => {
+    const database = await createTestDatabase();
+    databases.push(database);
+    if (database.database.kind !== 'embedded') {
+      // PostgreSQL mode: the same lock applies to GATEHOUSE_DATA_DIR when DATABASE_URL is unset.
+      database.env = { GATEHOUSE_DATA_DIR: (await import('node:fs')).mkdtempSync('/tmp/gatehouse-lock-') };
+    }
+    const holder = await openDb({ kind: 'embedded', dataDir: database.env.GATEHOUSE_DATA_DIR! });
+    try {
+      const port = await freePort();
+      const env = testEnv(port, database);
+      delete env.DATABASE_URL;
+      const proc = spawnGatehouse(env);
+      expect(await proc.exited()).toBe(1);
+      expect(proc.output()).toMatch(new RegExp(`in use by process ${process.pid}`));
+    } finally {
+      await holder.close();
+    }
+  });
+
+  it('lets an in-flight request finish when shutting down', async () => {
+    const server = await startTestServer({ env: { DATABASE_POOL_SIZE: '1' } });
+    // Hold the only database connection so that /readyz is in flight when the shutdown starts.
+    let release!: () => void;
+    const held = new Promise<void>((r) => { release = r; });
+    const holding = server.db.tx(async () => held);
+    const inFlight = fetch(`${server.url}/readyz`);
+    await new Promise((r) => setTimeout(r, 200));
+    const closing = server.close();
+    await new Promise((r) => setTimeout(r, 200));
+    release();
+    await holding;
+    const res = await inFlight;
+    expect(res.status).toBe(200);
+    await closing;
+    await server.database.drop();
+    await expect(fetch(`${server.url}/healthz`)).rejects.toThrow();
+  });
+});

@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.ts';
+
+describe('loadConfig', () => {
+  it('applies defaults: port 8080, embedded database under ./data, issuer on localhost', () => {
+    const config = loadConfig({});
+    expect(config.port).toBe(8080);
+    expect(config.issuer).toBe('http://localhost:8080');
+    expect(config.instanceDomain).toBe('localhost');
+    expect(config.database).toEqual({ kind: 'embedded', dataDir: './data' });
+    expect(config.ttl.accessToken).toBe(43200);
+    expect(config.ttl.authorizationCode).toBe(60);
+    expect(Object.isFrozen(config) && Object.isFrozen(config.ttl)).toBe(true);
+  });
+
+  it('uses PostgreSQL when DATABASE_URL is set, and then requires the master key', () => {
+    expect(() => loadConfig({ DATABASE_URL: 'postgres://u@127.0.0.1/db' })).toThrow(/GATEHOUSE_MASTER_KEY: is required/);
+    const config = loadConfig({ DATABASE_URL: 'postgres://u@127.0.0.1/db', GATEHOUSE_MASTER_KEY: 'k'.repeat(32), DATABASE_POOL_SIZE: '7' });
+    expect(config.database).toMatchObject({ kind: 'postgres', poolSize: 7 });
+  });
+
+  it.each([
+    [{ PORT: 'eighty' }, 'PORT'],
+    [{ PORT: '70000' }, 'PORT'],
+    [{ GATEHOUSE_ISSUER: 'ftp://x' }, 'GATEHOUSE_ISSUER'],
+    [{ GATEHOUSE_ISSUER: 'https://id.example.com/tenant' }, 'GATEHOUSE_ISSUER'],
+    [{ GATEHOUSE_MASTER_KEY: 'short' }, 'GATEHOUSE_MASTER_KEY'],
+    [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+    [{ GATEHOUSE_ADMIN_PASSWORD: 'short' }, 'GATEHOUSE_ADMIN_PASSWORD'],
+  ])('rejects %o naming %s', (env, variable) => {
+    expect(() => loadConfig(env as NodeJS.ProcessEnv)).toThrow(ConfigError);
+    expect(() => loadConfig(env as NodeJS.ProcessEnv)).toThrow(new RegExp(`${variable}: `));
+  });
+
+  it('takes the issuer from configuration and strips a trailing slash', () => {
+    const config = loadConfig({ GATEHOUSE_ISSUER: 'https://id.example.com/' });
+    expect(config.issuer).toBe('https://id.example.com');
+    expect(config.instanceDomain).toBe('id.example.com');
+  });
+});
