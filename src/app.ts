@@ -10,6 +10,7 @@ import type { InstanceRow } from './instance/queries.ts';
 import { createDualProtocolServer, type DualProtocolServer, type RequestHandler } from './platform/http.ts';
 import { registerHealthRoutes } from './platform/health.ts';
 import { isDatabaseUnavailable } from './platform/errors.ts';
+import { registerMetricsRoutes, type Metrics } from './platform/metrics.ts';
 
 export interface AppDeps {
   config: Config;
@@ -18,6 +19,7 @@ export interface AppDeps {
   secrets: SecretBox;
   instance: InstanceRow;
   schemaVersion: number;
+  metrics: Metrics;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
@@ -59,5 +61,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   registerHealthRoutes(app, deps.db, deps.schemaVersion);
+  registerMetricsRoutes(app, deps.metrics);
   return app;
 }
