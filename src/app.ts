@@ -8,7 +8,7 @@ import type { Db } from './platform/db.ts';
 import type { SecretBox } from './platform/secrets.ts';
 import type { InstanceRow } from './instance/queries.ts';
 import { createDualProtocolServer, type DualProtocolServer, type RequestHandler } from './platform/http.ts';
-import { registerHealthRoutes } from './platform/health.ts';
+import { registerHealthRoutes, type Lifecycle } from './platform/health.ts';
 import { isDatabaseUnavailable } from './platform/errors.ts';
 import { registerMetricsRoutes, type Metrics } from './platform/metrics.ts';
 
@@ -20,6 +20,7 @@ export interface AppDeps {
   instance: InstanceRow;
   schemaVersion: number;
   metrics: Metrics;
+  lifecycle: Lifecycle;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
@@ -60,7 +61,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     return reply.code(status).send({ error: status >= 500 ? 'server_error' : 'invalid_request', error_description: status >= 500 ? 'unexpected error' : error.message });
   });
 
-  registerHealthRoutes(app, deps.db, deps.schemaVersion);
+  registerHealthRoutes(app, deps.db, deps.schemaVersion, deps.lifecycle);
   registerMetricsRoutes(app, deps.metrics);
   return app;
 }

@@ -29,6 +29,7 @@ const schema = z
     GATEHOUSE_SESSION_ABSOLUTE_TTL: seconds.default(14 * 86400),
     GATEHOUSE_KEY_ROTATION_DAYS: z.coerce.number().min(0).default(90),
     GATEHOUSE_SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().positive().default(10000),
+    GATEHOUSE_SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).default(0),
     GATEHOUSE_ALLOW_PRIVATE_FETCH: boolean.default(false),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   })
@@ -67,6 +68,8 @@ export interface Config {
   };
   readonly keyRotationDays: number;
   readonly shutdownTimeoutMs: number;
+  /** After SIGTERM: how long /readyz answers 503 while requests are still served, so a balancer stops sending. */
+  readonly shutdownDrainMs: number;
   readonly allowPrivateFetch: boolean;
   readonly logLevel: string;
 }
@@ -108,6 +111,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     keyRotationDays: e.GATEHOUSE_KEY_ROTATION_DAYS,
     shutdownTimeoutMs: e.GATEHOUSE_SHUTDOWN_TIMEOUT_MS,
+    shutdownDrainMs: e.GATEHOUSE_SHUTDOWN_DRAIN_MS,
     allowPrivateFetch: e.GATEHOUSE_ALLOW_PRIVATE_FETCH,
     logLevel: e.LOG_LEVEL,
   });
