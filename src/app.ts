@@ -10,6 +10,7 @@ import type { InstanceRow } from './instance/queries.ts';
 import { createDualProtocolServer, type DualProtocolServer, type RequestHandler } from './platform/http.ts';
 import { registerHealthRoutes } from './platform/health.ts';
 import { isDatabaseUnavailable } from './platform/errors.ts';
+import { registerManagement } from './management/plugin.ts';
 
 export interface AppDeps {
   config: Config;
@@ -21,6 +22,7 @@ export interface AppDeps {
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+const BODY_LIMIT = 256 * 1024;
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config } = deps;
@@ -29,7 +31,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     serverFactory: (handler) => createDualProtocolServer(handler as RequestHandler, { sniffTimeoutMs: 10_000, http2SessionTimeoutMs: 120_000 }),
     // Forwarded headers only from configured proxies (security.md §10).
     trustProxy: config.trustedProxies.length ? [...config.trustedProxies] : false,
-    bodyLimit: 256 * 1024,
+    bodyLimit: BODY_LIMIT,
     requestTimeout: 30_000,
     connectionTimeout: 60_000,
     keepAliveTimeout: 5_000,
@@ -59,5 +61,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   registerHealthRoutes(app, deps.db, deps.schemaVersion);
+  // Until the OIDC provider is merged no access token exists, so none is accepted.
+  registerManagement(app, { db: deps.db, instance: deps.instance, verifyAccessToken: async () => undefined, bodyLimit: BODY_LIMIT });
   return app;
 }

@@ -1,0 +1,34 @@
+// The management API (compat.md §1-§5): the v1 Auth, Admin and Management services from @zitadel/proto, served
+// as REST JSON, gRPC and gRPC-Web through one pipeline (auth.ts → validate.ts → handlers).
+import type { DescMethod } from '@bufbuild/protobuf';
+import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
+import { AuthService } from '@zitadel/proto/zitadel/auth_pb.js';
+import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
+import type { FastifyInstance } from 'fastify';
+import type { Db } from '../platform/db.ts';
+import type { InstanceRow } from '../instance/queries.ts';
+import { createAuthorizer, type VerifyAccessToken } from './auth.ts';
+import { createInvoke } from './invoke.ts';
+import type { Operation } from './operation.ts';
+import { registerRestGateway } from './rest-gateway.ts';
+import { registerRpc } from './rpc.ts';
+import { authServiceOperations } from './handlers/auth-service.ts';
+import { adminServiceOperations } from './handlers/admin-service.ts';
+
+export const MANAGEMENT_SERVICES = [AuthService, AdminService, ManagementService] as const;
+
+export interface ManagementDeps {
+  db: Db;
+  instance: InstanceRow;
+  verifyAccessToken: VerifyAccessToken;
+  /** Largest request message accepted on every encoding. */
+  bodyLimit: number;
+}
+
+export function registerManagement(app: FastifyInstance, deps: ManagementDeps): void {
+  const operations = new Map<DescMethod, Operation>();
+  for (const op of [...authServiceOperations(deps.db), ...adminServiceOperations(deps.db, deps.instance)]) operations.set(op.method, op);
+  const invoke = createInvoke(createAuthorizer(deps.db, deps.verifyAccessToken));
+  registerRestGateway(app, MANAGEMENT_SERVICES, operations, invoke);
+  registerRpc(app, MANAGEMENT_SERVICES, operations, invoke, deps.bodyLimit);
+}
