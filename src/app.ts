@@ -7,7 +7,8 @@ import type { Config } from './config.ts';
 import type { Db } from './platform/db.ts';
 import type { SecretBox } from './platform/secrets.ts';
 import type { InstanceRow } from './instance/queries.ts';
-import { createDualProtocolServer, type DualProtocolServer, type RequestHandler } from './platform/http.ts';
+import { readFileSync } from 'node:fs';
+import { createDualProtocolServer, createTlsServer, type DualProtocolServer, type RequestHandler } from './platform/http.ts';
 import { registerHealthRoutes } from './platform/health.ts';
 import { isDatabaseUnavailable } from './platform/errors.ts';
 import { registerManagement } from './management/plugin.ts';
@@ -26,9 +27,13 @@ const BODY_LIMIT = 256 * 1024;
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config } = deps;
+  const tls = config.tls && { cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) };
+  const serverOptions = { sniffTimeoutMs: 10_000, http2SessionTimeoutMs: 120_000 };
   const app = Fastify({
     loggerInstance: deps.log as FastifyBaseLogger,
-    serverFactory: (handler) => createDualProtocolServer(handler as RequestHandler, { sniffTimeoutMs: 10_000, http2SessionTimeoutMs: 120_000 }),
+    serverFactory: (handler) => tls
+      ? createTlsServer(handler as RequestHandler, tls, serverOptions)
+      : createDualProtocolServer(handler as RequestHandler, serverOptions),
     // Forwarded headers only from configured proxies (security.md §10).
     trustProxy: config.trustedProxies.length ? [...config.trustedProxies] : false,
     bodyLimit: BODY_LIMIT,

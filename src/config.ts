@@ -20,6 +20,8 @@ const schema = z
     GATEHOUSE_ADMIN_PASSWORD: z.string().min(8, 'must be at least 8 characters').max(1024).optional(),
     GATEHOUSE_ADMIN_KEY_FILE: optionalText,
     GATEHOUSE_TRUSTED_PROXIES: z.string().default(''),
+    GATEHOUSE_TLS_CERT_FILE: optionalText,
+    GATEHOUSE_TLS_KEY_FILE: optionalText,
     GATEHOUSE_ACCESS_TOKEN_TTL: seconds.default(12 * 3600),
     GATEHOUSE_ID_TOKEN_TTL: seconds.default(12 * 3600),
     GATEHOUSE_REFRESH_TOKEN_IDLE_TTL: seconds.default(30 * 86400),
@@ -37,6 +39,10 @@ const schema = z
     // in the data directory, but a shared Postgres needs the same key on every instance, so it must be given.
     if (env.DATABASE_URL && !env.GATEHOUSE_MASTER_KEY) {
       ctx.addIssue({ code: 'custom', path: ['GATEHOUSE_MASTER_KEY'], message: 'is required when DATABASE_URL is set' });
+    }
+    if (Boolean(env.GATEHOUSE_TLS_CERT_FILE) !== Boolean(env.GATEHOUSE_TLS_KEY_FILE)) {
+      const missing = env.GATEHOUSE_TLS_CERT_FILE ? 'GATEHOUSE_TLS_KEY_FILE' : 'GATEHOUSE_TLS_CERT_FILE';
+      ctx.addIssue({ code: 'custom', path: [missing], message: 'is required when the other TLS file is set' });
     }
     if (env.GATEHOUSE_ISSUER) {
       const url = new URL(env.GATEHOUSE_ISSUER);
@@ -60,6 +66,8 @@ export interface Config {
   readonly masterKey: string | undefined;
   readonly admin: { readonly userName: string; readonly password: string | undefined; readonly keyFile: string | undefined };
   readonly trustedProxies: readonly string[];
+  /** PEM files; when set the port speaks TLS and negotiates HTTP/2 or HTTP/1.1 by ALPN. */
+  readonly tls: { readonly certFile: string; readonly keyFile: string } | undefined;
   readonly ttl: {
     readonly accessToken: number; readonly idToken: number; readonly refreshTokenIdle: number;
     readonly refreshTokenAbsolute: number; readonly authorizationCode: number;
@@ -84,7 +92,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`invalid configuration:\n  ${lines.join('\n  ')}`);
   }
   const e = parsed.data;
-  const issuer = (e.GATEHOUSE_ISSUER ?? `http://localhost:${e.PORT}`).replace(/\/$/, '');
+  const scheme = e.GATEHOUSE_TLS_CERT_FILE ? 'https' : 'http';
+  const issuer = (e.GATEHOUSE_ISSUER ?? `${scheme}://localhost:${e.PORT}`).replace(/\/$/, '');
   return deepFreeze({
     port: e.PORT,
     host: e.HOST,
@@ -97,6 +106,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     masterKey: e.GATEHOUSE_MASTER_KEY,
     admin: { userName: e.GATEHOUSE_ADMIN_USERNAME, password: e.GATEHOUSE_ADMIN_PASSWORD, keyFile: e.GATEHOUSE_ADMIN_KEY_FILE },
     trustedProxies: e.GATEHOUSE_TRUSTED_PROXIES.split(',').map((s) => s.trim()).filter(Boolean),
+    tls: e.GATEHOUSE_TLS_CERT_FILE && e.GATEHOUSE_TLS_KEY_FILE ? { certFile: e.GATEHOUSE_TLS_CERT_FILE, keyFile: e.GATEHOUSE_TLS_KEY_FILE } : undefined,
     ttl: {
       accessToken: e.GATEHOUSE_ACCESS_TOKEN_TTL,
       idToken: e.GATEHOUSE_ID_TOKEN_TTL,
