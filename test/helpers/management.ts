@@ -71,3 +71,9 @@ export async function callRest(baseUrl: string, call: ApiCall, options: CallOpti
   return { ok: false, status: res.status, code: json.code as number, message: json.message as string, body: json, wwwAuthenticate: res.headers.get('www-authenticate') };
 }
 
+
+/** The response of a successful call; fails the test with the error otherwise. */
+export function okJson<T = Record<string, unknown>>(outcome: Outcome): T {
+  if (!outcome.ok) throw new Error(`call failed: ${outcome.code} ${outcome.message}`);
+  return outcome.json as T;
+}

@@ -3,6 +3,8 @@
 import { create, type DescMessage, type MessageInitShape } from '@bufbuild/protobuf';
 import { AddJWTIDPRequestSchema, SetUpOrgRequestSchema } from '@zitadel/proto/zitadel/admin_pb.js';
 import { UpdateMyProfileRequestSchema } from '@zitadel/proto/zitadel/auth_pb.js';
+import type { IDPStylingType } from '@zitadel/proto/zitadel/idp_pb.js';
+import type { Gender } from '@zitadel/proto/zitadel/user_pb.js';
 import { describe, expect, it } from 'vitest';
 import { isEmailAddress, validateMessage } from '../../src/management/validate.ts';
 
@@ -34,11 +36,11 @@ describe('validateMessage', () => {
   });
 
   it('rejects enum values that are not defined, with or without a rule', () => {
-    expect(violation(UpdateMyProfileRequestSchema, { ...profile, gender: 4 }))
+    expect(violation(UpdateMyProfileRequestSchema, { ...profile, gender: 4 as Gender }))
       .toBe('invalid UpdateMyProfileRequest.Gender: value must be one of the defined enum values');
     const idp = { name: 'n', jwtEndpoint: 'j', issuer: 'i', keysEndpoint: 'k', headerName: 'h' };
     expect(violation(AddJWTIDPRequestSchema, { ...idp, stylingType: 1 })).toBeUndefined();
-    expect(violation(AddJWTIDPRequestSchema, { ...idp, stylingType: 2 }))
+    expect(violation(AddJWTIDPRequestSchema, { ...idp, stylingType: 2 as IDPStylingType }))
       .toBe('invalid AddJWTIDPRequest.StylingType: value must be one of the defined enum values');
   });
 
