@@ -17,6 +17,13 @@ import { patchClients } from './client-rules.ts';
 import { createProvider, ROUTES } from './provider.ts';
 import { createTokenPolicies } from './token-endpoints.ts';
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The OIDC provider's services for the other parts of the app (management API auth, login pages). */
+    oidc: Oidc;
+  }
+}
+
 export interface VerifiedAccessToken {
   tokenId: string;
   userId: string;
@@ -112,6 +119,7 @@ export async function registerOidc(app: FastifyInstance, deps: AppDeps): Promise
       timers.forEach(clearInterval);
     },
   };
+  app.decorate('oidc', oidc);
   app.addHook('onClose', async () => oidc.close());
   return oidc;
 }
