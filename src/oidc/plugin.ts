@@ -74,6 +74,8 @@ export async function registerOidc(app: FastifyInstance, deps: AppDeps): Promise
     patchClients(provider, secrets);
     provider.use(policies.middleware);
     provider.on('server_error', (_ctx, error) => log.error({ err: error }, 'oidc server error'));
+    // iss in every authorization response, implicit ones included (security.md §5; the library skips it there)
+    (provider.on as (event: string, listener: (ctx: unknown, out: Record<string, unknown>) => void) => void)('authorization.success', (_ctx, out) => { out.iss ??= config.issuer; });
     return { provider, callback: provider.callback() };
   };
   let current = build(keys);
