@@ -61,7 +61,7 @@ export async function registerOidc(app: FastifyInstance, deps: AppDeps): Promise
   const Adapter = createAdapterClass(db, {
     findClient: (id) => findClientMetadata(db, id),
     resolveAccessToken: (value) => jwtAccessTokens.resolve(value),
-  });
+  }, { refreshReuseGrace: config.ttl.refreshTokenReuseGrace });
 
   const build = (keySet: KeySet) => {
     const provider = createProvider({

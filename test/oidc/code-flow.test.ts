@@ -10,7 +10,7 @@ import { createPrivateKey } from 'node:crypto';
 
 describe('authorization code flow', () => {
   let server: TestServer;
-  beforeAll(async () => { server = await startTestServer(); });
+  beforeAll(async () => { server = await startTestServer({ env: { GATEHOUSE_REFRESH_TOKEN_REUSE_GRACE: '1' } }); });
   afterAll(async () => server?.stop());
 
   async function codeFlow(config: client.Configuration, scope = 'openid profile email offline_access', extra: Record<string, string> = {}) {
@@ -133,7 +133,11 @@ describe('authorization code flow', () => {
     expect(info.name).toBeUndefined();
     await expect(client.refreshTokenGrant(config, narrowed.refresh_token!, { scope: 'openid phone' })).rejects.toMatchObject({ error: 'invalid_scope' });
 
-    // reuse of an already rotated refresh token: invalid_grant, and the newest tokens die too
+    // reuse of a rotated refresh token within the grace window: refused, nothing else happens
+    await expect(client.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+    expect(await server.app.oidc.verifyAccessToken(narrowed.access_token)).toBeDefined();
+    // after it (GATEHOUSE_REFRESH_TOKEN_REUSE_GRACE=1): invalid_grant, and the newest tokens die too
+    await new Promise((r) => setTimeout(r, 1100));
     await expect(client.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
     expect(await server.app.oidc.verifyAccessToken(narrowed.access_token)).toBeUndefined();
     await expect(client.refreshTokenGrant(config, narrowed.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
