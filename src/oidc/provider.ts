@@ -7,7 +7,7 @@ import type { SecretBox } from '../platform/secrets.ts';
 import type { KeySet } from './keys.ts';
 import { CLAIMS } from './accounts.ts';
 import { CLIENT_EXTRA_PROPERTIES } from './clients.ts';
-import { SUPPORTED_SCOPES } from './scopes.ts';
+import { isProjectAudience, SUPPORTED_SCOPES } from './scopes.ts';
 import { renderErrorPage, renderLogoutPage, renderLoggedOutPage } from './pages.ts';
 
 export const ROUTES = {
@@ -84,6 +84,13 @@ export function createProvider(parts: ProviderParts, keys: KeySet): Provider {
       await grant.save();
       return grant;
     },
+    // auth_time of the user's login, which introspection reports for user sessions (compat.md §6)
+    async extraTokenClaims(ctx) {
+      const { entities } = ctx.oidc;
+      const source = (entities.AuthorizationCode ?? entities.RefreshToken) as { authTime?: number } | undefined;
+      const authTime = source?.authTime ?? (ctx.oidc.route === 'resume' || ctx.oidc.route === 'authorization' ? ctx.oidc.session?.authTime : undefined);
+      return authTime ? { auth_time: authTime } : undefined;
+    },
     interactions: {
       url: (_ctx, interaction) => `${INTERACTION_PATH}/${interaction.uid}`,
       policy: promptPolicy(),
@@ -130,7 +137,25 @@ export function createProvider(parts: ProviderParts, keys: KeySet): Provider {
   const provider = new Provider(config.issuer, configuration);
   // URLs come from the issuer: the edge sets Host and X-Forwarded-Proto from it (security.md §10).
   provider.proxy = true;
+  keepProjectAudienceScopes(provider);
   return provider;
+}
+
+/**
+ * oidc-provider keeps only its configured (static) scopes of a request; urn:zitadel:iam:org:project:id:{id}:aud
+ * is dynamic (compat.md §6), so the request's OIDC scopes are widened by the project audiences it names.
+ */
+function keepProjectAudienceScopes(provider: Provider): void {
+  const proto = provider.OIDCContext.prototype as object;
+  const original = Object.getOwnPropertyDescriptor(proto, 'requestParamOIDCScopes')!.get!;
+  Object.defineProperty(proto, 'requestParamOIDCScopes', {
+    configurable: true,
+    get(this: { params?: { scope?: unknown } }) {
+      const scopes = original.call(this) as Set<string>;
+      for (const scope of String(this.params?.scope ?? '').split(' ')) if (isProjectAudience(scope)) scopes.add(scope);
+      return scopes;
+    },
+  });
 }
 
 /** The base login/consent prompts plus requestable select_account and create (oidc-provider-findings §12). */
