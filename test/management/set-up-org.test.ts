@@ -197,6 +197,12 @@ describe('SetUpOrg', () => {
     expect(user).toEqual({ user_name: `snake-${n}`, first_name: 'Snake', last_name: 'Case', gender: 'GENDER_MALE', email_verified: true, phone: '+41791234567', phone_verified: true });
   });
 
+  it('REST: path parameters win over query parameters of the same field', async () => {
+    const { orgId } = okJson<{ orgId: string }>(await callRest(server.url, setUpOrg(), { token }));
+    const read = await callRest(server.url, { ...getOrg(orgId), rest: ['GET', `/admin/v1/orgs/${orgId}?id=4242`] }, { token });
+    expect(okJson<{ org: { id: string } }>(read).org.id).toBe(orgId);
+  });
+
   it('REST rejects an unknown enum name and a body that is not JSON, with 400', async () => {
     const call = setUpOrg({ profile: { gender: 'GENDER_OTHER' } });
     expect(await callRest(server.url, call, { token })).toMatchObject({
