@@ -165,6 +165,8 @@ function keepProjectAudienceScopes(provider: Provider): void {
 /** The base login/consent prompts plus requestable select_account and create (oidc-provider-findings §12). */
 function promptPolicy() {
   const policy = interactionPolicy.base();
+  // first-party native apps need no consent screen either (loadExistingGrant grants what they ask for)
+  policy.get('consent')!.checks.remove('native_client_prompt');
   policy.add(new interactionPolicy.Prompt({ name: 'create', requestable: true }), 0);
   policy.add(new interactionPolicy.Prompt({ name: 'select_account', requestable: true }), 1);
   return policy;

@@ -173,6 +173,18 @@ describe('authorization code flow', () => {
     expect((await browser.follow(url)).url).toContain('/ui/login/');
   });
 
+  it('native apps: loopback redirect with any port, no consent screen, prompt=none works after login', async () => {
+    const app = await createOidcApp(server, { authMethod: 'none', appType: 'native', redirectUris: ['http://127.0.0.1/callback'] });
+    const config = await rpConfig(server, app.clientId, client.None());
+    const browser = new Browser(server);
+    const verifier = client.randomPKCECodeVerifier();
+    const params = { redirect_uri: 'http://127.0.0.1:53117/callback', scope: 'openid', code_challenge: await client.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' };
+    const landed = await browser.authorize(client.buildAuthorizationUrl(config, params));
+    expect(landed.origin + landed.pathname).toBe('http://127.0.0.1:53117/callback');
+    const silent = await browser.follow(String(client.buildAuthorizationUrl(config, { ...params, prompt: 'none' })));
+    expect(new URL(silent.url).searchParams.get('code')).toEqual(expect.any(String));
+  });
+
   it('prompt=select_account, create and consent are requestable and complete through the login', async () => {
     const app = await createOidcApp(server, { authMethod: 'basic' });
     const config = await rpConfig(server, app.clientId, client.ClientSecretBasic(app.clientSecret!));
