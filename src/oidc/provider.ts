@@ -111,9 +111,10 @@ export function createProvider(parts: ProviderParts, keys: KeySet): Provider {
         return Math.max(1, Math.min(ttl.sessionIdle, absoluteEnd - now));
       },
       Interaction: 3600,
-      // idle lifetime, capped by the absolute lifetime counted from the first token of the grant (compat.md §6)
+      // idle lifetime, capped by the absolute lifetime counted from the first token of the chain (iiat, compat.md §6)
       RefreshToken: (_ctx, token) => {
-        const absoluteEnd = (token.iat ?? Math.floor(Date.now() / 1000)) + ttl.refreshTokenAbsolute;
+        const first = (token as { iiat?: number }).iiat ?? token.iat ?? Math.floor(Date.now() / 1000);
+        const absoluteEnd = first + ttl.refreshTokenAbsolute;
         const remaining = absoluteEnd - Math.floor(Date.now() / 1000);
         return Math.max(1, Math.min(ttl.refreshTokenIdle, remaining));
       },
