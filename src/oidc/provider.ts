@@ -50,12 +50,11 @@ export function createProvider(parts: ProviderParts, keys: KeySet): Provider {
     rotateRefreshToken: true, // every refresh returns a new refresh token (interface.md refresh_token grant)
     extraClientMetadata: {
       properties: CLIENT_EXTRA_PROPERTIES,
-      validator(_ctx, key, value, metadata) {
+      validator(_ctx, key, _value, metadata) {
         // client_credentials only with basic/post (interface.md Authentication table)
         if (key === 'gatehouse_kind' && metadata.grant_types?.includes('client_credentials') && !['client_secret_basic', 'client_secret_post'].includes(String(metadata.token_endpoint_auth_method))) {
           throw new errors.InvalidClientMetadata('client_credentials requires client_secret_basic or client_secret_post');
         }
-        void value;
       },
     },
     extraParams: {
@@ -105,11 +104,17 @@ export function createProvider(parts: ProviderParts, keys: KeySet): Provider {
       IdToken: ttl.idToken,
       AuthorizationCode: ttl.authorizationCode,
       Grant: ttl.refreshTokenAbsolute,
-      Session: ttl.sessionAbsolute,
+      // saved on every request that uses it: idle timeout, capped by the absolute timeout (security.md §14)
+      Session: (_ctx, session) => {
+        const now = Math.floor(Date.now() / 1000);
+        const absoluteEnd = (session.loginTs ?? now) + ttl.sessionAbsolute;
+        return Math.max(1, Math.min(ttl.sessionIdle, absoluteEnd - now));
+      },
       Interaction: 3600,
-      // idle lifetime, capped by the absolute lifetime counted from the first token of the grant (compat.md §6)
+      // idle lifetime, capped by the absolute lifetime counted from the first token of the chain (iiat, compat.md §6)
       RefreshToken: (_ctx, token) => {
-        const absoluteEnd = (token.iat ?? Math.floor(Date.now() / 1000)) + ttl.refreshTokenAbsolute;
+        const first = (token as { iiat?: number }).iiat ?? token.iat ?? Math.floor(Date.now() / 1000);
+        const absoluteEnd = first + ttl.refreshTokenAbsolute;
         const remaining = absoluteEnd - Math.floor(Date.now() / 1000);
         return Math.max(1, Math.min(ttl.refreshTokenIdle, remaining));
       },
@@ -161,6 +166,8 @@ function keepProjectAudienceScopes(provider: Provider): void {
 /** The base login/consent prompts plus requestable select_account and create (oidc-provider-findings §12). */
 function promptPolicy() {
   const policy = interactionPolicy.base();
+  // first-party native apps need no consent screen either (loadExistingGrant grants what they ask for)
+  policy.get('consent')!.checks.remove('native_client_prompt');
   policy.add(new interactionPolicy.Prompt({ name: 'create', requestable: true }), 0);
   policy.add(new interactionPolicy.Prompt({ name: 'select_account', requestable: true }), 1);
   return policy;
