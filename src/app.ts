@@ -7,10 +7,14 @@ import type { Config } from './config.ts';
 import type { Db } from './platform/db.ts';
 import type { SecretBox } from './platform/secrets.ts';
 import type { InstanceRow } from './instance/queries.ts';
-import { createDualProtocolServer, type DualProtocolServer, type RequestHandler } from './platform/http.ts';
+import { readFileSync } from 'node:fs';
+import { createDualProtocolServer, createTlsServer, type DualProtocolServer, type RequestHandler } from './platform/http.ts';
 import { registerHealthRoutes, type Lifecycle } from './platform/health.ts';
 import { isDatabaseUnavailable } from './platform/errors.ts';
 import { registerMetricsRoutes, type Metrics } from './platform/metrics.ts';
+import { registerOidc } from './oidc/plugin.ts';
+import { registerMinimalLogin } from './login/routes.ts';
+import { registerManagement } from './management/plugin.ts';
 
 export interface AppDeps {
   config: Config;
@@ -24,15 +28,20 @@ export interface AppDeps {
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+const BODY_LIMIT = 256 * 1024;
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config } = deps;
+  const tls = config.tls && { cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) };
+  const serverOptions = { sniffTimeoutMs: 10_000, http2SessionTimeoutMs: 120_000 };
   const app = Fastify({
     loggerInstance: deps.log as FastifyBaseLogger,
-    serverFactory: (handler) => createDualProtocolServer(handler as RequestHandler, { sniffTimeoutMs: 10_000, http2SessionTimeoutMs: 120_000 }),
+    serverFactory: (handler) => tls
+      ? createTlsServer(handler as RequestHandler, tls, serverOptions)
+      : createDualProtocolServer(handler as RequestHandler, serverOptions),
     // Forwarded headers only from configured proxies (security.md §10).
     trustProxy: config.trustedProxies.length ? [...config.trustedProxies] : false,
-    bodyLimit: 256 * 1024,
+    bodyLimit: BODY_LIMIT,
     requestTimeout: 30_000,
     connectionTimeout: 60_000,
     keepAliveTimeout: 5_000,
@@ -63,5 +72,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   registerHealthRoutes(app, deps.db, deps.schemaVersion, deps.lifecycle);
   registerMetricsRoutes(app, deps.metrics);
+  const oidc = await registerOidc(app, deps);
+  await registerMinimalLogin(app, deps, oidc);
+  registerManagement(app, deps, { verifyAccessToken: (token) => oidc.verifyAccessToken(token), bodyLimit: BODY_LIMIT });
   return app;
 }

@@ -20,14 +20,21 @@ const schema = z
     GATEHOUSE_ADMIN_PASSWORD: z.string().min(8, 'must be at least 8 characters').max(1024).optional(),
     GATEHOUSE_ADMIN_KEY_FILE: optionalText,
     GATEHOUSE_TRUSTED_PROXIES: z.string().default(''),
+    GATEHOUSE_TLS_CERT_FILE: optionalText,
+    GATEHOUSE_TLS_KEY_FILE: optionalText,
     GATEHOUSE_ACCESS_TOKEN_TTL: seconds.default(12 * 3600),
     GATEHOUSE_ID_TOKEN_TTL: seconds.default(12 * 3600),
     GATEHOUSE_REFRESH_TOKEN_IDLE_TTL: seconds.default(30 * 86400),
     GATEHOUSE_REFRESH_TOKEN_ABSOLUTE_TTL: seconds.default(90 * 86400),
     GATEHOUSE_AUTH_CODE_TTL: seconds.default(60),
+    GATEHOUSE_REFRESH_TOKEN_REUSE_GRACE: z.coerce.number().int().min(0).default(10),
     GATEHOUSE_SESSION_IDLE_TTL: seconds.default(24 * 3600),
     GATEHOUSE_SESSION_ABSOLUTE_TTL: seconds.default(14 * 86400),
     GATEHOUSE_KEY_ROTATION_DAYS: z.coerce.number().min(0).default(90),
+    GATEHOUSE_KEY_ACTIVATION_DELAY: z.coerce.number().int().min(0).default(600),
+    GATEHOUSE_KEY_RELOAD_INTERVAL_MS: z.coerce.number().int().min(50).default(5000),
+    GATEHOUSE_ASSERTION_MAX_AGE: seconds.default(3600),
+    GATEHOUSE_OIDC_SWEEP_INTERVAL_MS: z.coerce.number().int().min(100).default(60_000),
     GATEHOUSE_SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().positive().default(10000),
     GATEHOUSE_SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).default(0),
     GATEHOUSE_ALLOW_PRIVATE_FETCH: boolean.default(false),
@@ -38,6 +45,10 @@ const schema = z
     // in the data directory, but a shared Postgres needs the same key on every instance, so it must be given.
     if (env.DATABASE_URL && !env.GATEHOUSE_MASTER_KEY) {
       ctx.addIssue({ code: 'custom', path: ['GATEHOUSE_MASTER_KEY'], message: 'is required when DATABASE_URL is set' });
+    }
+    if (Boolean(env.GATEHOUSE_TLS_CERT_FILE) !== Boolean(env.GATEHOUSE_TLS_KEY_FILE)) {
+      const missing = env.GATEHOUSE_TLS_CERT_FILE ? 'GATEHOUSE_TLS_KEY_FILE' : 'GATEHOUSE_TLS_CERT_FILE';
+      ctx.addIssue({ code: 'custom', path: [missing], message: 'is required when the other TLS file is set' });
     }
     if (env.GATEHOUSE_ISSUER) {
       const url = new URL(env.GATEHOUSE_ISSUER);
@@ -61,12 +72,26 @@ export interface Config {
   readonly masterKey: string | undefined;
   readonly admin: { readonly userName: string; readonly password: string | undefined; readonly keyFile: string | undefined };
   readonly trustedProxies: readonly string[];
+  /** PEM files; when set the port speaks TLS and negotiates HTTP/2 or HTTP/1.1 by ALPN. */
+  readonly tls: { readonly certFile: string; readonly keyFile: string } | undefined;
   readonly ttl: {
     readonly accessToken: number; readonly idToken: number; readonly refreshTokenIdle: number;
     readonly refreshTokenAbsolute: number; readonly authorizationCode: number;
+    /** Seconds in which a rotated refresh token presented again is refused without revoking its grant. */
+    readonly refreshTokenReuseGrace: number;
     readonly sessionIdle: number; readonly sessionAbsolute: number;
   };
   readonly keyRotationDays: number;
+  readonly keys: {
+    /** Seconds a new signing key is published before it signs (RP JWKS caches must see it first). */
+    readonly activationDelay: number;
+    /** How often every process re-reads the key table, so a rotation reaches all instances without restart. */
+    readonly reloadIntervalMs: number;
+  };
+  /** Maximum age of a JWT-profile assertion's iat, seconds (compat.md §6). */
+  readonly assertionMaxAge: number;
+  /** Interval of the sweep that deletes expired OIDC rows. */
+  readonly oidcSweepIntervalMs: number;
   readonly shutdownTimeoutMs: number;
   /** After SIGTERM: how long /readyz answers 503 while requests are still served, so a balancer stops sending. */
   readonly shutdownDrainMs: number;
@@ -87,7 +112,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`invalid configuration:\n  ${lines.join('\n  ')}`);
   }
   const e = parsed.data;
-  const issuer = (e.GATEHOUSE_ISSUER ?? `http://localhost:${e.PORT}`).replace(/\/$/, '');
+  const scheme = e.GATEHOUSE_TLS_CERT_FILE ? 'https' : 'http';
+  const issuer = (e.GATEHOUSE_ISSUER ?? `${scheme}://localhost:${e.PORT}`).replace(/\/$/, '');
   return deepFreeze({
     port: e.PORT,
     host: e.HOST,
@@ -100,16 +126,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     masterKey: e.GATEHOUSE_MASTER_KEY,
     admin: { userName: e.GATEHOUSE_ADMIN_USERNAME, password: e.GATEHOUSE_ADMIN_PASSWORD, keyFile: e.GATEHOUSE_ADMIN_KEY_FILE },
     trustedProxies: e.GATEHOUSE_TRUSTED_PROXIES.split(',').map((s) => s.trim()).filter(Boolean),
+    tls: e.GATEHOUSE_TLS_CERT_FILE && e.GATEHOUSE_TLS_KEY_FILE ? { certFile: e.GATEHOUSE_TLS_CERT_FILE, keyFile: e.GATEHOUSE_TLS_KEY_FILE } : undefined,
     ttl: {
       accessToken: e.GATEHOUSE_ACCESS_TOKEN_TTL,
       idToken: e.GATEHOUSE_ID_TOKEN_TTL,
       refreshTokenIdle: e.GATEHOUSE_REFRESH_TOKEN_IDLE_TTL,
       refreshTokenAbsolute: e.GATEHOUSE_REFRESH_TOKEN_ABSOLUTE_TTL,
       authorizationCode: e.GATEHOUSE_AUTH_CODE_TTL,
+      refreshTokenReuseGrace: e.GATEHOUSE_REFRESH_TOKEN_REUSE_GRACE,
       sessionIdle: e.GATEHOUSE_SESSION_IDLE_TTL,
       sessionAbsolute: e.GATEHOUSE_SESSION_ABSOLUTE_TTL,
     },
     keyRotationDays: e.GATEHOUSE_KEY_ROTATION_DAYS,
+    keys: { activationDelay: e.GATEHOUSE_KEY_ACTIVATION_DELAY, reloadIntervalMs: e.GATEHOUSE_KEY_RELOAD_INTERVAL_MS },
+    assertionMaxAge: e.GATEHOUSE_ASSERTION_MAX_AGE,
+    oidcSweepIntervalMs: e.GATEHOUSE_OIDC_SWEEP_INTERVAL_MS,
     shutdownTimeoutMs: e.GATEHOUSE_SHUTDOWN_TIMEOUT_MS,
     shutdownDrainMs: e.GATEHOUSE_SHUTDOWN_DRAIN_MS,
     allowPrivateFetch: e.GATEHOUSE_ALLOW_PRIVATE_FETCH,

@@ -35,7 +35,9 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     if (applied.length) log.info({ applied }, 'migrations applied');
     const instance = await bootstrap(db, config, log);
     app = await buildApp({ config, db, log, secrets, instance, schemaVersion: migrations.at(-1)?.version ?? 0, metrics: createMetrics(db), lifecycle });
-    const url = await app.listen({ port: config.port, host: config.host });
+    const address = await app.listen({ port: config.port, host: config.host });
+    // Fastify names the scheme after its own https option; TLS here comes from the server factory.
+    const url = config.tls ? address.replace(/^http:/, 'https:') : address;
     const running = app;
     return { app, db, config, url, close: () => shutdown(running, db, config, lifecycle) };
   } catch (error) {

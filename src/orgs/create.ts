@@ -9,7 +9,8 @@ import { insertMembership } from '../members/queries.ts';
 import { insertOrg, insertOrgDomain } from './queries.ts';
 
 export interface NewOrgWithHuman {
-  org: { name: string; domain: string };
+  /** id: when the caller needs it before the insert (e.g. for a generated domain). */
+  org: { id?: string; name: string; domain: string };
   human: Omit<NewHuman, 'id' | 'orgId' | 'sequence'>;
   roles: readonly string[];
 }
@@ -17,7 +18,7 @@ export interface NewOrgWithHuman {
 export interface CreatedOrg { orgId: string; userId: string; event: WrittenEvent }
 
 export async function addOrgWithHuman(tx: Queryable, input: NewOrgWithHuman, creator: string): Promise<CreatedOrg> {
-  const orgId = newId();
+  const orgId = input.org.id ?? newId();
   const userId = newId();
   try {
     const orgAdded = await appendEvent(tx, { aggregateType: 'org', aggregateId: orgId, eventType: 'org.added', payload: { name: input.org.name }, resourceOwner: orgId, creator });

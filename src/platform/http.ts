@@ -21,18 +21,22 @@ export interface DualProtocolOptions {
 
 export type RequestHandler = (req: http.IncomingMessage | http2.Http2ServerRequest, res: http.ServerResponse | http2.Http2ServerResponse) => void;
 
+export interface TlsFiles {
+  cert: Buffer;
+  key: Buffer;
+}
+
+/** With TLS, ALPN picks HTTP/2 or HTTP/1.1 per connection (RFC 7301); both reach the same handler. */
+export function createTlsServer(handler: RequestHandler, tls: TlsFiles, options: Pick<DualProtocolOptions, 'http2SessionTimeoutMs'>): DualProtocolServer {
+  const server = http2.createSecureServer({ ...tls, allowHTTP1: true }, handler as (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => void);
+  const closeHttp2Sessions = trackSessions(server, options.http2SessionTimeoutMs);
+  return Object.assign(server, { closeHttp2Sessions }) as unknown as DualProtocolServer;
+}
+
 export function createDualProtocolServer(handler: RequestHandler, options: DualProtocolOptions): DualProtocolServer {
   const h1 = http.createServer(handler as http.RequestListener) as DualProtocolServer;
   const h2 = http2.createServer({}, handler as (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => void);
-  const sessions = new Set<http2.ServerHttp2Session>();
-  h2.on('session', (session) => {
-    sessions.add(session);
-    session.setTimeout(options.http2SessionTimeoutMs, () => session.close());
-    session.on('close', () => sessions.delete(session));
-  });
-  h1.closeHttp2Sessions = () => {
-    for (const session of sessions) session.close();
-  };
+  h1.closeHttp2Sessions = trackSessions(h2, options.http2SessionTimeoutMs);
 
   const h1ConnectionListeners = h1.listeners('connection') as ((socket: Socket) => void)[];
   h1.removeAllListeners('connection');
@@ -59,4 +63,17 @@ export function createDualProtocolServer(handler: RequestHandler, options: DualP
     socket.on('close', onClose);
   });
   return h1;
+}
+
+/** Idle timeout for HTTP/2 sessions (Fastify's own timeouts only reach HTTP/1) and a way to close them all. */
+function trackSessions(server: http2.Http2Server | http2.Http2SecureServer, idleTimeoutMs: number): () => void {
+  const sessions = new Set<http2.ServerHttp2Session>();
+  server.on('session', (session: http2.ServerHttp2Session) => {
+    sessions.add(session);
+    session.setTimeout(idleTimeoutMs, () => session.close());
+    session.on('close', () => sessions.delete(session));
+  });
+  return () => {
+    for (const session of sessions) session.close();
+  };
 }

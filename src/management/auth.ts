@@ -1,0 +1,73 @@
+// The one authentication and permission layer of every encoding (compat.md §3, §4): a Bearer access token issued
+// by Gatehouse, checked like introspection (active, not revoked, user active) and carrying the management API
+// audience; roles from memberships; the org in context from `x-zitadel-orgid`. 401 comes before 403.
+import type { Db } from '../platform/db.ts';
+import { AppError, permissionDenied, unauthenticated } from '../platform/errors.ts';
+import { getUserById } from '../users/service.ts';
+import { getOrgById } from '../orgs/service.ts';
+import { rolesOf, type Roles } from '../members/service.ts';
+import { IAM_OWNER } from '../members/roles.ts';
+import { MANAGEMENT_API_SCOPE } from '../oidc/scopes.ts';
+import type { Oidc } from '../oidc/plugin.ts';
+import type { Caller, Permission } from './operation.ts';
+
+/** The OIDC provider's check of a presented access token; undefined when it is not active. */
+export type VerifyAccessToken = Oidc['verifyAccessToken'];
+
+export interface Principal {
+  userId: string;
+  /** The organization the user belongs to. */
+  orgId: string;
+  roles: Roles;
+}
+
+export interface RequestCredentials {
+  authorization: string | undefined;
+  orgIdHeader: string | undefined;
+}
+
+const invalidToken = () => unauthenticated('Errors.Token.Invalid', 'AUTH-7fs1e');
+
+export function createAuthorizer(db: Db, verifyAccessToken: VerifyAccessToken) {
+  async function authenticate(authorization: string | undefined): Promise<Principal> {
+    if (!authorization) throw unauthenticated('auth header missing', 'AUTH-7mr9s');
+    const match = /^Bearer +(\S+) *$/i.exec(authorization);
+    if (!match) throw unauthenticated('invalid auth header', 'AUTH-7fs1e');
+    const token = await verifyAccessToken(match[1]!);
+    if (!token || !token.scopes.has(MANAGEMENT_API_SCOPE)) throw invalidToken();
+    const user = await getUserById(db, token.userId).catch((error: unknown) => {
+      throw error instanceof AppError ? invalidToken() : error;
+    });
+    if (user.state !== 'active') throw invalidToken();
+    return { userId: user.id, orgId: user.org_id, roles: await rolesOf(db, user.id) };
+  }
+
+  async function authorize(principal: Principal, permission: Permission, orgIdHeader: string | undefined): Promise<Caller> {
+    const denied = () => permissionDenied('No matching permissions found', 'AUTH-5mWD2');
+    const isIamOwner = principal.roles.instance.has(IAM_OWNER);
+    switch (permission.kind) {
+      case 'authenticated':
+        return { principal, orgId: principal.orgId };
+      case 'instance':
+        if (!principal.roles.instance.has(permission.role)) throw denied();
+        return { principal, orgId: principal.orgId };
+      case 'org': {
+        const orgId = orgIdHeader?.trim() || principal.orgId;
+        // An org that does not exist is answered like one the caller may not see (compat.md §1).
+        const exists = await getOrgById(db, orgId).then(() => true, (error: unknown) => {
+          if (error instanceof AppError) return false;
+          throw error;
+        });
+        if (!exists) throw denied();
+        if (!isIamOwner && !principal.roles.orgs.get(orgId)?.has(permission.role)) throw denied();
+        return { principal, orgId };
+      }
+    }
+  }
+
+  /** 401, then 403: the caller as the operation sees it. */
+  return async (permission: Permission, credentials: RequestCredentials): Promise<Caller> =>
+    authorize(await authenticate(credentials.authorization), permission, credentials.orgIdHeader);
+}
+
+export type Authorize = ReturnType<typeof createAuthorizer>;

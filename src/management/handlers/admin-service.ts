@@ -1,0 +1,92 @@
+// zitadel.admin.v1.AdminService: instance administration, IAM_OWNER only (compat.md §1).
+import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
+import { GenderSchema } from '@zitadel/proto/zitadel/user_pb.js';
+import { IDPOwnerType, IDPState, IDPStylingTypeSchema } from '@zitadel/proto/zitadel/idp_pb.js';
+import { OrgState } from '@zitadel/proto/zitadel/org_pb.js';
+import type { AppDeps } from '../../app.ts';
+import type { Gender } from '../../users/queries.ts';
+import type { StylingType } from '../../idps/queries.ts';
+import { addJwtIdp, getIdpById } from '../../idps/service.ts';
+import { getOrgById, setUpOrg } from '../../orgs/service.ts';
+import { IAM_OWNER } from '../../members/roles.ts';
+import { detailsMessage, enumName, enumNumber, storedDetails } from '../convert.ts';
+import { operation, type Operation } from '../operation.ts';
+
+const iamOwner = { kind: 'instance', role: IAM_OWNER } as const;
+
+export function adminServiceOperations({ db, instance }: AppDeps): Operation[] {
+  return [
+    operation({
+      method: AdminService.method.addJWTIDP,
+      permission: iamOwner,
+      async handle(caller, req) {
+        const { idpId, details } = await addJwtIdp(db, instance.id, {
+          name: req.name, stylingType: enumName<StylingType>(IDPStylingTypeSchema, req.stylingType), autoRegister: req.autoRegister,
+          jwtEndpoint: req.jwtEndpoint, issuer: req.issuer, keysEndpoint: req.keysEndpoint, headerName: req.headerName,
+        }, caller.principal.userId);
+        return { details: detailsMessage(details), idpId };
+      },
+    }),
+    operation({
+      method: AdminService.method.getIDPByID,
+      permission: iamOwner,
+      async handle(_caller, req) {
+        const idp = await getIdpById(db, req.id);
+        return {
+          idp: {
+            id: idp.id,
+            details: storedDetails(idp, idp.instance_id),
+            state: idp.state === 'active' ? IDPState.IDP_STATE_ACTIVE : IDPState.IDP_STATE_INACTIVE,
+            name: idp.name,
+            stylingType: enumNumber(IDPStylingTypeSchema, idp.styling_type),
+            owner: IDPOwnerType.IDP_OWNER_TYPE_SYSTEM,
+            autoRegister: idp.auto_register,
+            config: {
+              case: 'jwtConfig' as const,
+              value: { jwtEndpoint: idp.jwt_endpoint, issuer: idp.issuer, keysEndpoint: idp.keys_endpoint, headerName: idp.header_name },
+            },
+          },
+        };
+      },
+    }),
+    operation({
+      method: AdminService.method.setUpOrg,
+      permission: iamOwner,
+      async handle(caller, req) {
+        // validate.rules make the oneof `user` required, so only the human case reaches this point
+        const human = req.user.value!;
+        const profile = human.profile!;
+        const result = await setUpOrg(db, instance.domain, {
+          org: { name: req.org!.name, domain: req.org!.domain },
+          human: {
+            userName: human.userName,
+            profile: {
+              firstName: profile.firstName, lastName: profile.lastName, nickName: profile.nickName, displayName: profile.displayName,
+              preferredLanguage: profile.preferredLanguage, gender: enumName<Gender>(GenderSchema, profile.gender),
+            },
+            email: human.email!.email,
+            emailVerified: human.email!.isEmailVerified,
+            phone: human.phone?.phone || null,
+            phoneVerified: human.phone?.isPhoneVerified ?? false,
+            password: human.password,
+          },
+          roles: req.roles,
+        }, caller.principal.userId);
+        return { details: detailsMessage(result.details), orgId: result.orgId, userId: result.userId };
+      },
+    }),
+    operation({
+      method: AdminService.method.getOrgByID,
+      permission: iamOwner,
+      async handle(_caller, req) {
+        const org = await getOrgById(db, req.id);
+        return {
+          org: {
+            id: org.id, details: storedDetails(org, org.id), name: org.name, primaryDomain: org.primary_domain,
+            state: org.state === 'active' ? OrgState.ACTIVE : OrgState.INACTIVE,
+          },
+        };
+      },
+    }),
+  ];
+}

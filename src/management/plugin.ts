@@ -1,0 +1,32 @@
+// The management API (compat.md §1-§5): the v1 Auth, Admin and Management services from @zitadel/proto, served
+// as REST JSON, gRPC and gRPC-Web through one pipeline (auth.ts → validate.ts → handlers).
+import type { DescMethod } from '@bufbuild/protobuf';
+import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
+import { AuthService } from '@zitadel/proto/zitadel/auth_pb.js';
+import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
+import type { FastifyInstance } from 'fastify';
+import type { AppDeps } from '../app.ts';
+import { createAuthorizer, type VerifyAccessToken } from './auth.ts';
+import { createInvoke } from './invoke.ts';
+import type { Operation } from './operation.ts';
+import { registerRestGateway } from './rest-gateway.ts';
+import { registerRpc } from './rpc.ts';
+import { authServiceOperations } from './handlers/auth-service.ts';
+import { adminServiceOperations } from './handlers/admin-service.ts';
+
+export const MANAGEMENT_SERVICES = [AuthService, AdminService, ManagementService] as const;
+
+export interface ManagementOptions {
+  verifyAccessToken: VerifyAccessToken;
+  /** Largest request message accepted on every encoding. */
+  bodyLimit: number;
+}
+
+/** Serves every method of MANAGEMENT_SERVICES; those with an operation in a handler list are implemented. */
+export function registerManagement(app: FastifyInstance, deps: AppDeps, options: ManagementOptions): void {
+  const operations = new Map<DescMethod, Operation>();
+  for (const op of [...authServiceOperations(deps), ...adminServiceOperations(deps)]) operations.set(op.method, op);
+  const invoke = createInvoke(createAuthorizer(deps.db, options.verifyAccessToken));
+  registerRestGateway(app, MANAGEMENT_SERVICES, operations, invoke);
+  registerRpc(app, MANAGEMENT_SERVICES, operations, invoke, options.bodyLimit);
+}

@@ -1,0 +1,37 @@
+// Users' own operations (compat.md §5 UpdateMyProfile) and the reads the management API needs.
+import type { Db } from '../platform/db.ts';
+import { appendEvent } from '../events/log.ts';
+import { changedDetails, type Details } from '../events/details.ts';
+import { failedPrecondition, notFound } from '../platform/errors.ts';
+import { findUserById, updateHumanProfile, type HumanProfile, type UserRow } from './queries.ts';
+
+export async function getUserById(db: Db, id: string): Promise<UserRow> {
+  const user = await findUserById(db, id);
+  if (!user) throw notFound('User could not be found', 'QUERY-Dfbg2');
+  return user;
+}
+
+export async function updateMyProfile(db: Db, userId: string, profile: HumanProfile): Promise<Details> {
+  return db.tx(async (tx) => {
+    const user = await findUserById(tx, userId);
+    if (!user) throw notFound('User could not be found', 'COMMAND-2M0dsf');
+    if (user.type !== 'human') throw failedPrecondition('User is not a human user', 'COMMAND-2M9fs');
+    const changed = changedFields(user, profile);
+    if (Object.keys(changed).length === 0) throw failedPrecondition('Profile not changed', 'COMMAND-2M0fs');
+    const event = await appendEvent(tx, {
+      aggregateType: 'user', aggregateId: userId, eventType: 'user.human.profile.changed',
+      payload: changed, resourceOwner: user.org_id, creator: userId,
+    });
+    await updateHumanProfile(tx, userId, profile, event.sequence, event.createdAt);
+    return changedDetails(event);
+  });
+}
+
+function changedFields(user: UserRow, p: HumanProfile): Partial<HumanProfile> {
+  const current: HumanProfile = {
+    firstName: user.first_name ?? '', lastName: user.last_name ?? '', nickName: user.nick_name ?? '',
+    displayName: user.display_name ?? '', preferredLanguage: user.preferred_language ?? '', gender: user.gender ?? 'GENDER_UNSPECIFIED',
+  };
+  const keys = Object.keys(current) as (keyof HumanProfile)[];
+  return Object.fromEntries(keys.filter((k) => current[k] !== p[k]).map((k) => [k, p[k]]));
+}
