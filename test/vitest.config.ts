@@ -7,7 +7,8 @@ export default defineConfig({
     pool: 'forks',
     // Two cores: each worker holds its own embedded database (~350 MB) or PostgreSQL database.
     maxWorkers: 2,
-    testTimeout: 30_000,
+    // Generous: tests spawn processes and browsers on two shared cores; a hang still fails.
+    testTimeout: 90_000,
     hookTimeout: 90_000,
     teardownTimeout: 30_000,
   },
