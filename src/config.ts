@@ -30,6 +30,9 @@ const schema = z
     GATEHOUSE_KEY_ROTATION_DAYS: z.coerce.number().min(0).default(90),
     GATEHOUSE_SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().positive().default(10000),
     GATEHOUSE_ALLOW_PRIVATE_FETCH: boolean.default(false),
+    GATEHOUSE_LOCKOUT_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(1000).default(5),
+    GATEHOUSE_LOCKOUT_IP_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100000).default(50),
+    GATEHOUSE_LOCKOUT_SECONDS: z.coerce.number().int().min(1).max(86400).default(300),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   })
   .superRefine((env, ctx) => {
@@ -68,6 +71,8 @@ export interface Config {
   readonly keyRotationDays: number;
   readonly shutdownTimeoutMs: number;
   readonly allowPrivateFetch: boolean;
+  /** Failed-login lockout (security.md §16): failures within `seconds` per account and per IP, then locked for `seconds`. */
+  readonly lockout: { readonly maxAttempts: number; readonly ipMaxAttempts: number; readonly seconds: number };
   readonly logLevel: string;
 }
 
@@ -109,6 +114,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     keyRotationDays: e.GATEHOUSE_KEY_ROTATION_DAYS,
     shutdownTimeoutMs: e.GATEHOUSE_SHUTDOWN_TIMEOUT_MS,
     allowPrivateFetch: e.GATEHOUSE_ALLOW_PRIVATE_FETCH,
+    lockout: { maxAttempts: e.GATEHOUSE_LOCKOUT_MAX_ATTEMPTS, ipMaxAttempts: e.GATEHOUSE_LOCKOUT_IP_MAX_ATTEMPTS, seconds: e.GATEHOUSE_LOCKOUT_SECONDS },
     logLevel: e.LOG_LEVEL,
   });
 }
