@@ -1,0 +1,86 @@
+// The pages oidc-provider renders itself, in the login pages' look and languages (issue 4 §3-4): the end_session
+// confirmation (rpInitiatedLogout.logoutSource), the logged-out page (postLogoutSuccessSource) and the error page
+// of the authorization and end_session endpoints (renderError), which shows the error code but never a stack.
+// src/oidc/ passes these functions into the provider configuration.
+import type { AppDeps } from '../app.ts';
+import { describeAccounts } from '../users/accounts.ts';
+import { chooseLocale, format, type Texts } from './i18n.ts';
+import { loadLoginPages } from './pages.ts';
+import { KNOWN_ACCOUNTS_COOKIE, knownAccountsCookieOptions } from './known-accounts.ts';
+
+/** The parts of oidc-provider's Koa context these pages read and write. */
+interface PageContext {
+  status: number;
+  body: unknown;
+  type: string;
+  set(name: string, value: string): void;
+  get(name: string): string;
+  query?: Record<string, unknown>;
+  cookies: { set(name: string, value: string | null, options?: object): unknown };
+  oidc?: {
+    params?: Record<string, unknown>;
+    session?: { accountId?: string; state?: Record<string, unknown> };
+    client?: { clientId: string; clientName?: string; clientUri?: string };
+    urlFor(name: string): string;
+  };
+}
+
+export interface ProviderPages {
+  logoutSource(ctx: PageContext, form: string): Promise<void>;
+  postLogoutSuccessSource(ctx: PageContext): Promise<void>;
+  renderError(ctx: PageContext, out: Record<string, unknown>, error: Error): Promise<void>;
+  /** For the provider's `end_session.success` event: the browser no longer has signed-in accounts to offer. */
+  forgetKnownAccounts(ctx: PageContext): void;
+}
+
+const localeOf = (ctx: PageContext) => chooseLocale(ctx.oidc?.params?.ui_locales ?? ctx.query?.ui_locales, ctx.get('accept-language'));
+
+export function providerPages(deps: Pick<AppDeps, 'db' | 'instance' | 'config'>): ProviderPages {
+  return {
+    async logoutSource(ctx) {
+      const pages = await loadLoginPages(deps);
+      const locale = localeOf(ctx);
+      const accountId = ctx.oidc?.session?.accountId;
+      const [account] = accountId ? await describeAccounts(deps.db, [accountId]) : [];
+      pages.sendKoa(ctx, pages.render(200, locale, 'logout', 'logoutTitle', {
+        // The provider's own confirmation form target and its session-bound xsrf value (actions/end_session.js).
+        action: ctx.oidc!.urlFor('end_session_confirm'),
+        xsrf: ctx.oidc?.session?.state?.secret,
+        account: account && { ...account, initial: [...account.displayName][0]?.toUpperCase() },
+      }));
+    },
+
+    async postLogoutSuccessSource(ctx) {
+      const pages = await loadLoginPages(deps);
+      const locale = localeOf(ctx);
+      const client = ctx.oidc?.client;
+      const back = client?.clientUri && /^https?:/.test(client.clientUri)
+        ? { url: client.clientUri, label: format(pages.texts(locale).loggedOutBack!, { client: client.clientName ?? client.clientId }) }
+        : undefined;
+      pages.sendKoa(ctx, pages.render(200, locale, 'logged-out', 'loggedOutTitle', { back }));
+    },
+
+    async renderError(ctx, out) {
+      const pages = await loadLoginPages(deps);
+      const locale = localeOf(ctx);
+      const t = pages.texts(locale);
+      const code = typeof out.error === 'string' ? out.error : 'server_error';
+      const status = ctx.status >= 400 ? ctx.status : 400;
+      pages.sendKoa(ctx, pages.render(status, locale, 'error', 'errorTitle', {
+        title: t.errorTitle, message: explain(t, code, String(out.error_description ?? '')), code,
+      }));
+    },
+
+    forgetKnownAccounts(ctx) {
+      ctx.cookies.set(KNOWN_ACCOUNTS_COOKIE, null, { ...knownAccountsCookieOptions(deps.config.issuer.startsWith('https:'), 0), signed: false });
+    },
+  };
+}
+
+function explain(t: Texts, code: string, description: string): string {
+  if (code === 'invalid_redirect_uri' || /redirect_uri/.test(description) && !/post_logout/.test(description)) return t.errorRedirect!;
+  if (/post_logout_redirect_uri|id_token_hint/.test(description)) return t.errorPostLogoutRedirect!;
+  if (code === 'invalid_client') return t.errorClient!;
+  if (/interaction session|session not found|could not find logout details/i.test(description)) return t.errorExpired!;
+  return t.errorGeneric!;
+}

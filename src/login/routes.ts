@@ -1,0 +1,61 @@
+// The login pages (issue 4): interaction routes under the provider's interactions URL /ui/login/:uid (the
+// interaction cookie is scoped to that path), and the static assets they use. Registered in their own plugin
+// scope with their own body parser and cookie support, apart from the provider's raw routes.
+import { readFileSync } from 'node:fs';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import cookie from '@fastify/cookie';
+import formbody from '@fastify/formbody';
+import type { AppDeps } from '../app.ts';
+import { chooseLocale } from './i18n.ts';
+import { loadLoginPages, VIEWS_DIR } from './pages.ts';
+import { ForbiddenPost, type InteractionProvider, type LoginDeps } from './interaction.ts';
+import { showLoginName, showStart, submitLoginName, submitPassword, submitSelect } from './login-flow.ts';
+import { showRegister, submitRegister } from './register-flow.ts';
+
+const STATIC: Record<string, { type: string; body: Buffer }> = {
+  'style.css': { type: 'text/css; charset=utf-8', body: readFileSync(new URL('static/style.css', VIEWS_DIR)) },
+  'logo.svg': { type: 'image/svg+xml', body: readFileSync(new URL('static/logo.svg', VIEWS_DIR)) },
+};
+
+export async function registerLogin(app: FastifyInstance, deps: AppDeps, oidc: InteractionProvider): Promise<void> {
+  const pages = await loadLoginPages(deps);
+  const login: LoginDeps = { config: deps.config, db: deps.db, secrets: deps.secrets, instance: deps.instance, oidc, pages };
+  const route = (handler: (d: LoginDeps, req: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>) =>
+    (request: FastifyRequest, reply: FastifyReply) => handler(login, request, reply);
+
+  await app.register(async (ui) => {
+    await ui.register(cookie);
+    // Login forms are small; anything bigger is refused before parsing (security.md §19).
+    await ui.register(formbody, { bodyLimit: 16 * 1024 });
+
+    ui.get<{ Params: { file: string } }>('/ui/static/:file', async (request, reply) => {
+      const asset = Object.hasOwn(STATIC, request.params.file) ? STATIC[request.params.file] : undefined;
+      if (!asset) return reply.code(404).type('text/plain').send('not found');
+      return reply.type(asset.type).header('cache-control', 'public, max-age=3600').header('x-content-type-options', 'nosniff').send(asset.body);
+    });
+
+    ui.get('/ui/login/:uid', route(showStart));
+    ui.get('/ui/login/:uid/login-name', route(showLoginName));
+    ui.post('/ui/login/:uid/login-name', route(submitLoginName));
+    ui.post('/ui/login/:uid/password', route(submitPassword));
+    ui.post('/ui/login/:uid/select', route(submitSelect));
+    ui.get('/ui/login/:uid/register', route(showRegister));
+    ui.post('/ui/login/:uid/register', route(submitRegister));
+
+    ui.setErrorHandler((error: Error & { statusCode?: number; error?: string }, request, reply) => {
+      const locale = chooseLocale(undefined, request.headers['accept-language']);
+      const t = pages.texts(locale);
+      if (error instanceof ForbiddenPost) {
+        request.log.warn({ reason: error.message }, 'login form post refused');
+        return pages.send(reply, pages.render(403, locale, 'error', 'errorForbiddenTitle', { title: t.errorForbiddenTitle, message: t.errorForbidden, code: 'csrf_check_failed' }));
+      }
+      // oidc-provider's SessionNotFound: the interaction expired, was finished, or its cookie is missing.
+      if (error.name === 'SessionNotFound') {
+        return pages.send(reply, pages.render(400, locale, 'error', 'errorTitle', { title: t.errorTitle, message: t.errorExpired, code: 'invalid_request' }));
+      }
+      const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
+      if (status === 500) request.log.error({ err: error }, 'login page failed');
+      return pages.send(reply, pages.render(status, locale, 'error', 'errorTitle', { title: t.errorTitle, message: t.errorGeneric, code: status === 500 ? 'server_error' : 'invalid_request' }));
+    });
+  });
+}
