@@ -25,10 +25,13 @@ export class LoginPages {
     return textsFor(locale);
   }
 
-  render(status: number, locale: Locale, view: string, titleKey: string, data: object): RenderedPage {
+  /** A page; `scriptNonce` allows the one inline script that carries it (the pages need none otherwise). */
+  render(status: number, locale: Locale, view: string, titleKey: string, data: object, scriptNonce?: string): RenderedPage {
     const t = textsFor(locale);
-    const body = this.#views.render(view, { ...data, t, instanceName: this.#instanceName, pageTitle: t[titleKey] ?? titleKey });
-    return { status, body, headers: { ...HTML_SECURITY_HEADERS, 'content-language': locale, 'content-type': 'text/html; charset=utf-8' } };
+    const body = this.#views.render(view, { ...data, t, instanceName: this.#instanceName, pageTitle: t[titleKey] ?? titleKey, scriptNonce });
+    const headers: Record<string, string> = { ...HTML_SECURITY_HEADERS, 'content-language': locale, 'content-type': 'text/html; charset=utf-8' };
+    if (scriptNonce) headers['content-security-policy'] = `${headers['content-security-policy']}; script-src 'nonce-${scriptNonce}'`;
+    return { status, body, headers };
   }
 
   send(reply: FastifyReply, page: RenderedPage): FastifyReply {

@@ -2,6 +2,7 @@
 // confirmation (rpInitiatedLogout.logoutSource), the logged-out page (postLogoutSuccessSource) and the error page
 // of the authorization and end_session endpoints (renderError), which shows the error code but never a stack.
 // src/oidc/ passes these functions into the provider configuration.
+import { randomBytes } from 'node:crypto';
 import type { AppDeps } from '../app.ts';
 import { describeAccounts } from '../users/accounts.ts';
 import { chooseLocale, format, type Texts } from './i18n.ts';
@@ -42,12 +43,15 @@ export function providerPages(deps: Pick<AppDeps, 'db' | 'instance' | 'config'>)
       const locale = localeOf(ctx);
       const accountId = ctx.oidc?.session?.accountId;
       const [account] = accountId ? await describeAccounts(deps.db, [accountId]) : [];
+      // With an id_token_hint (validated by oidc-provider: signature and client) the application has identified the
+      // session, and the page submits itself; without one the user confirms (compat.md §6 end_session).
+      const autoSubmit = ctx.oidc?.params?.id_token_hint ? randomBytes(16).toString('base64url') : undefined;
       pages.sendKoa(ctx, pages.render(200, locale, 'logout', 'logoutTitle', {
         // The provider's own confirmation form target and its session-bound xsrf value (actions/end_session.js).
         action: ctx.oidc!.urlFor('end_session_confirm'),
         xsrf: ctx.oidc?.session?.state?.secret,
         account: account && { ...account, initial: [...account.displayName][0]?.toUpperCase() },
-      }));
+      }, autoSubmit));
     },
 
     async postLogoutSuccessSource(ctx) {
