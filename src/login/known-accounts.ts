@@ -2,7 +2,8 @@
 // (oidc-provider-findings.md §12), so the browser keeps the list in its own cookie: user IDs, encrypted and
 // authenticated with the master key (the browser can neither read nor forge it), HttpOnly, SameSite=Lax, Secure
 // over https, sent only to the login pages. Choosing an account from it never skips the password unless it is
-// the account of the current session.
+// the account of the current session. Like ZITADEL's account selection, the list outlives a logout: an account
+// whose session ended is offered again, behind its password.
 import type { SecretBox } from '../platform/secrets.ts';
 
 export const KNOWN_ACCOUNTS_COOKIE = 'gatehouse_accounts';

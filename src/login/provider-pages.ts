@@ -7,7 +7,6 @@ import type { AppDeps } from '../app.ts';
 import { describeAccounts } from '../users/accounts.ts';
 import { chooseLocale, format, type Texts } from './i18n.ts';
 import { loadLoginPages } from './pages.ts';
-import { KNOWN_ACCOUNTS_COOKIE, knownAccountsCookieOptions } from './known-accounts.ts';
 
 /** The parts of oidc-provider's Koa context these pages read and write. */
 interface PageContext {
@@ -17,7 +16,6 @@ interface PageContext {
   set(name: string, value: string): void;
   get(name: string): string;
   query?: Record<string, unknown>;
-  cookies: { set(name: string, value: string | null, options?: object): unknown };
   oidc?: {
     params?: Record<string, unknown>;
     session?: { accountId?: string; state?: Record<string, unknown> };
@@ -30,13 +28,11 @@ export interface ProviderPages {
   logoutSource(ctx: PageContext, form: string): Promise<void>;
   postLogoutSuccessSource(ctx: PageContext): Promise<void>;
   renderError(ctx: PageContext, out: Record<string, unknown>, error: Error): Promise<void>;
-  /** For the provider's `end_session.success` event: the browser no longer has signed-in accounts to offer. */
-  forgetKnownAccounts(ctx: PageContext): void;
 }
 
 const localeOf = (ctx: PageContext) => chooseLocale(ctx.oidc?.params?.ui_locales ?? ctx.query?.ui_locales, ctx.get('accept-language'));
 
-export function providerPages(deps: Pick<AppDeps, 'db' | 'instance' | 'config'>): ProviderPages {
+export function providerPages(deps: Pick<AppDeps, 'db' | 'instance'>): ProviderPages {
   return {
     async logoutSource(ctx) {
       const pages = await loadLoginPages(deps);
@@ -73,10 +69,6 @@ export function providerPages(deps: Pick<AppDeps, 'db' | 'instance' | 'config'>)
       pages.sendKoa(ctx, pages.render(status, locale, 'error', 'errorTitle', {
         title: t.errorTitle, message: explain(t, code, String(out.error_description ?? '')), code,
       }));
-    },
-
-    forgetKnownAccounts(ctx) {
-      ctx.cookies.set(KNOWN_ACCOUNTS_COOKIE, null, { ...knownAccountsCookieOptions(deps.config.issuer.startsWith('https:'), 0), signed: false });
     },
   };
 }
