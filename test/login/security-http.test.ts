@@ -1,0 +1,190 @@
+// HTTP-level checks of the login pages' protections (security.md §12-17, issue 4 §6), against the real server.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CookieJar, formValue, type JarResponse } from '../helpers/cookie-jar.ts';
+import { RelyingParty, startCallbackServer, type CallbackServer } from '../helpers/relying-party.ts';
+import { startLoginServer, type LoginServer } from '../helpers/login-server.ts';
+
+const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
+
+function expectSecurityHeaders(response: JarResponse): void {
+  expect(response.headers.get('content-type')).toMatch(/^text\/html/);
+  expect(response.headers.get('content-security-policy')).toMatch(/frame-ancestors 'none'/);
+  expect(response.headers.get('content-security-policy')).toMatch(/default-src 'none'/);
+  expect(response.headers.get('x-frame-options')).toBe('DENY');
+  expect(response.headers.get('referrer-policy')).toBe('no-referrer');
+  expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+  // no third-party resources: every src/href is same-origin
+  for (const [, url] of response.body.matchAll(/(?:src|href)="([^"]+)"/g)) expect(url!.startsWith('/') || url!.startsWith('#')).toBe(true);
+}
+
+interface Flow { jar: CookieJar; page: JarResponse & { url: string }; base: string; csrf: string }
+
+describe('login pages over HTTP', () => {
+  let callback: CallbackServer;
+  let server: LoginServer;
+  let rp: RelyingParty;
+
+  beforeAll(async () => {
+    callback = await startCallbackServer();
+    server = await startLoginServer(callback.url, { GATEHOUSE_LOCKOUT_MAX_ATTEMPTS: '3', GATEHOUSE_LOCKOUT_SECONDS: '2', GATEHOUSE_LOCKOUT_IP_MAX_ATTEMPTS: '1000' });
+    rp = await RelyingParty.discover(server.url, server.clientId, `${callback.url}/cb`);
+  });
+  afterAll(async () => {
+    await server?.stop();
+    await callback?.close();
+  });
+
+  async function begin(params: Record<string, string> = {}, jar = new CookieJar()): Promise<Flow> {
+    const page = await jar.follow((await rp.start(params)).url);
+    expect(page.url).toMatch(/\/ui\/login\/[^/]+$/);
+    return { jar, page, base: page.url, csrf: formValue(page.body, 'csrf')! };
+  }
+
+  const post = (flow: Flow, step: string, form: Record<string, string>, headers: Record<string, string> = { origin: server.url, 'sec-fetch-site': 'same-origin' }) =>
+    flow.jar.fetch(`${flow.base}/${step}`, { method: 'POST', headers: { ...FORM, ...headers }, body: new URLSearchParams(form).toString() });
+
+  it('sends the security headers on every HTML page, and serves its own stylesheet', async () => {
+    const flow = await begin();
+    expectSecurityHeaders(flow.page);
+    expect(flow.page.headers.get('content-language')).toBe('en');
+    expectSecurityHeaders(await post(flow, 'login-name', { csrf: flow.csrf, loginName: 'admin' }));
+    expectSecurityHeaders(await post(flow, 'password', { csrf: flow.csrf, loginName: 'admin', password: 'wrong' }));
+    expectSecurityHeaders(await post(flow, 'password', { loginName: 'admin', password: 'wrong' }));
+    expectSecurityHeaders(await flow.jar.fetch(`${flow.base}/register`));
+    const bad = new URL((await rp.start()).url);
+    bad.searchParams.set('redirect_uri', 'https://evil.example/cb');
+    const error = await new CookieJar().fetch(bad);
+    expect(error.status).toBe(400);
+    expectSecurityHeaders(error);
+    const css = await fetch(`${server.url}/ui/static/style.css`);
+    expect(css.headers.get('content-type')).toMatch(/^text\/css/);
+    expect(css.headers.get('x-content-type-options')).toBe('nosniff');
+    expect((await fetch(`${server.url}/ui/static/..%2Fpassword.html`)).status).toBe(404);
+  });
+
+  it('refuses form posts without the interaction CSRF token or from another origin (403, nothing done)', async () => {
+    const flow = await begin();
+    const other = await begin();
+    const good = { csrf: flow.csrf, loginName: 'admin', password: server.adminPassword };
+    const refused = [
+      await post(flow, 'password', { loginName: 'admin', password: server.adminPassword }),
+      await post(flow, 'password', { ...good, csrf: other.csrf }),
+      await post(flow, 'password', { ...good, csrf: `${flow.csrf}x` }),
+      await post(flow, 'password', good, { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' }),
+      await post(flow, 'password', good, { origin: 'https://evil.example' }),
+      await post(flow, 'password', good, { 'sec-fetch-site': 'same-site' }),
+      await post(flow, 'password', good, { origin: 'null' }),
+      await post(flow, 'login-name', { loginName: 'admin' }),
+      await post(flow, 'register', { firstName: 'a', lastName: 'b', email: 'x@example.com', userName: 'csrf-victim', password: 'long enough pw' }),
+    ];
+    for (const response of refused) {
+      expect(response.status).toBe(403);
+      expect(response.body).toContain('id="error-code">csrf_check_failed<');
+      expectSecurityHeaders(response);
+    }
+    expect(await server.findUser('csrf-victim')).toBeUndefined();
+    // Chromium's same-origin post under no-referrer: Origin null plus Sec-Fetch-Site same-origin is accepted
+    const ok = await post(flow, 'password', good, { origin: 'null', 'sec-fetch-site': 'same-origin' });
+    expect(ok.status).toBe(303);
+  });
+
+  it('answers a successful credential POST with 303 and sets the account cookie HttpOnly, SameSite=Lax, login pages only', async () => {
+    const flow = await begin();
+    const done = await post(flow, 'password', { csrf: flow.csrf, loginName: 'admin', password: server.adminPassword });
+    expect(done.status).toBe(303);
+    expect(done.location).toMatch(/\/oauth\/v2\/authorize\//);
+    const accounts = done.setCookies.find((c) => c.startsWith('gatehouse_accounts='))!;
+    expect(accounts).toMatch(/; HttpOnly/);
+    expect(accounts).toMatch(/; SameSite=Lax/);
+    expect(accounts).toMatch(/; Path=\/ui\/login(;|$)/);
+    expect(accounts).not.toContain(server.adminId); // encrypted, not readable by the browser
+    const landed = await flow.jar.follow(done.location!);
+    expect(landed.url.startsWith(`${callback.url}/cb?code=`)).toBe(true);
+    const session = landed.setCookies.concat(done.setCookies).find((c) => c.startsWith('_gh_session=')) ?? [...flow.jar.cookies.keys()].join(',');
+    expect(String(session)).toMatch(/_gh_session/);
+  });
+
+  it('gives unknown users and wrong passwords the same status, message and similar timing', async () => {
+    const attempt = async (loginName: string) => {
+      const flow = await begin();
+      const started = performance.now();
+      const response = await post(flow, 'password', { csrf: flow.csrf, loginName, password: 'definitely wrong' });
+      return { response, ms: performance.now() - started, body: response.body.replaceAll(loginName, 'NAME').replace(/value="[^"]*"/g, '').replace(/\/ui\/login\/[^/"]+/g, '/ui/login/UID') };
+    };
+    const known = [];
+    const unknown = [];
+    for (let i = 0; i < 2; i++) {
+      const user = await server.addUser(`t-known-${i}`, 'the right password');
+      expect(user).toBeTruthy();
+      known.push(await attempt(`t-known-${i}`));
+      unknown.push(await attempt(`t-ghost-${i}`));
+    }
+    for (const a of [...known, ...unknown]) expect(a.response.status).toBe(401);
+    expect(unknown[0]!.body).toBe(known[0]!.body);
+    expect(known[0]!.body).toContain('The login name or password is incorrect.');
+    // Both pay one argon2id verification (m=19 MiB, t=2): without the decoy an unknown name would answer in a
+    // fraction of that time.
+    const median = (xs: { ms: number }[]) => xs.map((x) => x.ms).sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+    expect(median(unknown)).toBeGreaterThan(median(known) * 0.4);
+    expect(median(known)).toBeGreaterThan(median(unknown) * 0.4);
+  });
+
+  it('locks an account after repeated failures with 429 and Retry-After, for unknown names too, and unlocks after the time', async () => {
+    await server.addUser('locky', 'locky password 1');
+    for (const name of ['locky', 'ghost-user']) {
+      const flow = await begin();
+      const statuses: number[] = [];
+      for (let i = 0; i < 3; i++) statuses.push((await post(flow, 'password', { csrf: flow.csrf, loginName: name, password: 'wrong password' })).status);
+      expect(statuses).toEqual([401, 401, 429]);
+      const locked = await post(flow, 'password', { csrf: flow.csrf, loginName: name, password: 'locky password 1' });
+      expect(locked.status).toBe(429);
+      expect(Number(locked.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect(Number(locked.headers.get('retry-after'))).toBeLessThanOrEqual(2);
+      expect(locked.body).toContain('Too many failed attempts.');
+    }
+    await new Promise((r) => setTimeout(r, 2100));
+    const flow = await begin();
+    expect((await post(flow, 'password', { csrf: flow.csrf, loginName: 'locky', password: 'locky password 1' })).status).toBe(303);
+  });
+
+  it('applies the password policy at registration, with errors tied to the fields and nothing written', async () => {
+    const flow = await begin({ prompt: 'create' });
+    expect(flow.page.body).toContain('id="firstName"');
+    const base = { csrf: flow.csrf, firstName: 'Reg', lastName: 'Ister', email: 'reg@example.com', userName: 'reg-user' };
+    const short = await post(flow, 'register', { ...base, password: '1234567' });
+    expect(short.status).toBe(400);
+    expect(short.body).toMatch(/id="password"[^>]*aria-invalid="true"/);
+    expect(short.body).toContain('id="password-error" role="alert">Use at least 8 characters.');
+    expect(short.body).not.toContain('1234567');
+    const email = await post(flow, 'register', { ...base, email: 'nope', password: '12345678' });
+    expect(email.body).toContain('id="email-error" role="alert">Enter a valid e-mail address.');
+    expect(await server.findUser('reg-user')).toBeUndefined();
+    const taken = await post(flow, 'register', { ...base, userName: 'ADMIN', password: '12345678' });
+    expect(taken.status).toBe(409);
+    expect(taken.body).toContain('id="userName-error" role="alert">This user name is already taken.');
+    const done = await post(flow, 'register', { ...base, password: '12345678' });
+    expect(done.status).toBe(303);
+    expect((await server.findUser('reg-user'))?.display_name).toBe('Reg Ister');
+  });
+
+  it('does not sign in an account chosen from outside this browser\'s list', async () => {
+    const flow = await begin({ prompt: 'select_account' });
+    const response = await post(flow, 'select', { csrf: flow.csrf, accountId: server.adminId });
+    expect(response.status).toBe(200);
+    expect(response.body).toContain('id="loginName"');
+  });
+
+  it('renders readable errors instead of 500s: no interaction cookie, wrong body type, oversized body', async () => {
+    const flow = await begin();
+    const stranger = await new CookieJar().fetch(flow.base);
+    expect(stranger.status).toBe(400);
+    expect(stranger.body).toContain('This sign-in attempt has expired');
+    expectSecurityHeaders(stranger);
+    const text = await flow.jar.fetch(`${flow.base}/password`, { method: 'POST', headers: { 'content-type': 'application/xml', origin: server.url }, body: '<password/>' });
+    expect(text.status).toBe(415);
+    expectSecurityHeaders(text);
+    const huge = await post(flow, 'password', { csrf: flow.csrf, loginName: 'admin', password: 'x'.repeat(20_000) });
+    expect(huge.status).toBe(413);
+    expect(huge.body).not.toMatch(/at \w+ \(|node_modules/);
+  });
+});
