@@ -10,6 +10,8 @@ import type { InstanceRow } from './instance/queries.ts';
 import { createDualProtocolServer, type DualProtocolServer, type RequestHandler } from './platform/http.ts';
 import { registerHealthRoutes } from './platform/health.ts';
 import { isDatabaseUnavailable } from './platform/errors.ts';
+import { registerOidc } from './oidc/plugin.ts';
+import { registerLogin } from './login/routes.ts';
 
 export interface AppDeps {
   config: Config;
@@ -59,5 +61,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   registerHealthRoutes(app, deps.db, deps.schemaVersion);
+  const oidc = await registerOidc(app, deps);
+  await registerLogin(app, deps, oidc);
   return app;
 }

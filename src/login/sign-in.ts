@@ -4,7 +4,7 @@
 import type { Config } from '../config.ts';
 import type { Db } from '../platform/db.ts';
 import { lockedFor, recordFailure, recordSuccess, type LoginSubject } from '../lockout/service.ts';
-import { findUserByLoginName } from '../users/login-name.ts';
+import { findUserByLoginName } from '../users/lookup.ts';
 import { verifyDecoy, verifyPassword } from '../users/passwords.ts';
 import type { UserRow } from '../users/queries.ts';
 

@@ -1,10 +1,10 @@
-// The real server with a public OIDC app whose callback is the test's relying party, plus shortcuts the login
-// tests use to look at and add users.
-import { startHarness } from './login-harness.ts';
-import { freePort } from './server.ts';
+// The real server (startTestServer) with a public OIDC app (none + PKCE) whose callback is the test's relying
+// party on loopback, plus the shortcuts the login tests use to look at and add users.
+import { createOidcApp, defaultOrgId } from './oidc.ts';
+import { ADMIN_PASSWORD, startTestServer } from './server.ts';
 import { registerHuman } from '../../src/users/register.ts';
 import { registrationSchema } from '../../src/users/schema.ts';
-import { findUserByLoginName } from '../../src/users/login-name.ts';
+import { findUserByLoginName } from '../../src/users/lookup.ts';
 import type { UserRow } from '../../src/users/queries.ts';
 
 export interface LoginServer {
@@ -19,20 +19,30 @@ export interface LoginServer {
 }
 
 export async function startLoginServer(callbackUrl: string, env: Record<string, string> = {}): Promise<LoginServer> {
-  const port = await freePort();
-  const h = await startHarness(port, callbackUrl, env);
-  const admin = (await findUserByLoginName(h.db, 'admin'))!;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    clientId: 'app',
-    primaryDomain: admin.primary_domain,
-    adminId: admin.id,
-    adminPassword: 'Admin-Password-1',
-    findUser: (loginName) => findUserByLoginName(h.db, loginName),
-    async addUser(userName, password) {
-      const input = registrationSchema.parse({ firstName: userName, lastName: 'Tester', email: `${userName}@example.com`, userName, password });
-      return (await registerHuman(h.db, h.instance.default_org_id, input, 'en')).userId;
-    },
-    stop: h.close,
-  };
+  const server = await startTestServer({ env });
+  try {
+    // dev mode: the relying party's callback is plain http on loopback
+    const app = await createOidcApp(server, {
+      appType: 'user_agent', authMethod: 'none', devMode: true,
+      redirectUris: [`${callbackUrl}/cb`], postLogoutRedirectUris: [`${callbackUrl}/bye`],
+    });
+    const admin = (await findUserByLoginName(server.db, 'admin'))!;
+    const orgId = await defaultOrgId(server);
+    return {
+      url: server.url,
+      clientId: app.clientId,
+      primaryDomain: admin.primary_domain,
+      adminId: admin.id,
+      adminPassword: ADMIN_PASSWORD,
+      findUser: (loginName) => findUserByLoginName(server.db, loginName),
+      async addUser(userName, password) {
+        const input = registrationSchema.parse({ firstName: userName, lastName: 'Tester', email: `${userName}@example.com`, userName, password });
+        return (await registerHuman(server.db, orgId, input, 'en')).userId;
+      },
+      stop: () => server.stop(),
+    };
+  } catch (error) {
+    await server.stop();
+    throw error;
+  }
 }

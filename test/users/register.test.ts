@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDb, type Db } from '../../src/platform/db.ts';
 import { registerHuman } from '../../src/users/register.ts';
 import { registrationSchema } from '../../src/users/schema.ts';
-import { findUserByLoginName } from '../../src/users/login-name.ts';
+import { findUserByLoginName } from '../../src/users/lookup.ts';
 import { verifyPassword } from '../../src/users/passwords.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
