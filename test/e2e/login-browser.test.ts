@@ -48,7 +48,7 @@ describe('login pages in a browser', () => {
     await page.fill('#password', server.adminPassword);
     await page.click('#submit');
     await landed(page);
-    const claims = await rp.finish(page.url(), start);
+    const { claims } = await rp.finish(page.url(), start);
     expect(claims.sub).toBe(server.adminId);
     await page.context().close();
   });
@@ -70,7 +70,7 @@ describe('login pages in a browser', () => {
     await page.fill('#password', server.adminPassword);
     await page.click('#submit');
     await landed(page);
-    expect((await rp.finish(page.url(), start)).sub).toBe(server.adminId);
+    expect((await rp.finish(page.url(), start)).claims.sub).toBe(server.adminId);
     await page.context().close();
   });
 
@@ -91,7 +91,7 @@ describe('login pages in a browser', () => {
     await page.fill('#password', 'a long enough passphrase');
     await page.click('#submit');
     await landed(page);
-    const claims = await rp.finish(page.url(), start);
+    const { claims } = await rp.finish(page.url(), start);
     const user = await server.findUser('grace');
     expect(claims.sub).toBe(user?.id);
     await page.context().close();
@@ -108,7 +108,7 @@ describe('login pages in a browser', () => {
       await page.fill('#password', password);
       await page.click('#submit');
       await landed(page);
-      return rp.finish(page.url(), start);
+      return (await rp.finish(page.url(), start)).claims;
     };
     await signIn('admin', server.adminPassword);
     const second = await server.addUser('bob', 'bob password 123');
@@ -123,7 +123,7 @@ describe('login pages in a browser', () => {
     // the current session's account continues without a password
     await page.click(`button.account[value="${second}"]`);
     await landed(page);
-    expect((await rp.finish(page.url(), start)).sub).toBe(second);
+    expect((await rp.finish(page.url(), start)).claims.sub).toBe(second);
 
     // another known account needs its password; then the session switches to it
     const again = await rp.start({ prompt: 'select_account' });
@@ -133,7 +133,7 @@ describe('login pages in a browser', () => {
     await page.fill('#password', server.adminPassword);
     await page.click('#submit');
     await landed(page);
-    expect((await rp.finish(page.url(), again)).sub).toBe(server.adminId);
+    expect((await rp.finish(page.url(), again)).claims.sub).toBe(server.adminId);
     await page.context().close();
   });
 
@@ -176,6 +176,24 @@ describe('login pages in a browser', () => {
     expect(await page.textContent('#error-code')).toBe('invalid_request');
     expect(page.url().startsWith(server.url)).toBe(true);
     await screenshot(page, '08-logout-refused');
+    await page.context().close();
+  });
+
+  it('logout with the application\'s id_token_hint needs no confirmation (the page submits itself under its CSP nonce)', async () => {
+    const page = await newPage();
+    const start = await rp.start();
+    await page.goto(start.url.toString());
+    await page.fill('#loginName', 'admin');
+    await page.click('#submit');
+    await page.fill('#password', server.adminPassword);
+    await page.click('#submit');
+    await landed(page);
+    const { idToken } = await rp.finish(page.url(), start);
+    const blocked: string[] = [];
+    page.on('console', (message) => { if (/Content Security Policy/i.test(message.text())) blocked.push(message.text()); });
+    await page.goto(rp.endSessionUrl({ id_token_hint: idToken, post_logout_redirect_uri: `${callback.url}/bye`, state: 'st-2' }).toString());
+    await page.waitForURL(`${callback.url}/bye?state=st-2`, { timeout: 15_000 });
+    expect(blocked).toEqual([]);
     await page.context().close();
   });
 

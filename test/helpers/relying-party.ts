@@ -48,10 +48,10 @@ export class RelyingParty {
     return { url, verifier, state, nonce };
   }
 
-  /** Redeems the code of the callback URL the browser landed on; returns the ID token claims. */
-  async finish(callbackUrl: string, start: AuthorizationStart): Promise<oidc.IDToken> {
+  /** Redeems the code of the callback URL the browser landed on; returns the ID token and its claims. */
+  async finish(callbackUrl: string, start: AuthorizationStart): Promise<{ claims: oidc.IDToken; idToken: string }> {
     const tokens = await oidc.authorizationCodeGrant(this.config, new URL(callbackUrl), { pkceCodeVerifier: start.verifier, expectedState: start.state, expectedNonce: start.nonce, idTokenExpected: true });
-    return tokens.claims()!;
+    return { claims: tokens.claims()!, idToken: tokens.id_token! };
   }
 
   endSessionUrl(params: Record<string, string>): URL {
