@@ -16,6 +16,7 @@ import { loadKeySet, type KeySet } from './keys.ts';
 import { patchClients } from './client-rules.ts';
 import { createProvider, ROUTES } from './provider.ts';
 import { providerPages } from '../login/provider-pages.ts';
+import { providerSecurityHeaders } from '../login/security.ts';
 import { createTokenPolicies } from './token-endpoints.ts';
 
 declare module 'fastify' {
@@ -75,6 +76,7 @@ export async function registerOidc(app: FastifyInstance, deps: AppDeps): Promise
     registerMachineGrants(provider, config, findAccount);
     jwtAccessTokens.install(provider);
     patchClients(provider, secrets);
+    provider.use(providerSecurityHeaders); // security.md §12 for the provider's own HTML
     provider.use(policies.middleware);
     provider.on('server_error', (_ctx, error) => log.error({ err: error }, 'oidc server error'));
     // iss in every authorization response, implicit ones included (security.md §5; the library skips it there)

@@ -21,15 +21,17 @@ export class CookieJar {
     return { status: response.status, headers: response.headers, body: await response.text(), location: location && new URL(location, url).toString(), setCookies };
   }
 
-  /** Follows redirects (303/302) within the server until a page answers; returns the final URL and response. */
+  /** Follows redirects until a page answers; returns the final URL and response, with the cookies set on the way. */
   async follow(url: string | URL, init: RequestInit & { headers?: Record<string, string> } = {}, limit = 10): Promise<JarResponse & { url: string }> {
     let current = url.toString();
     let response = await this.fetch(current, init);
+    const setCookies = [...response.setCookies];
     for (let i = 0; i < limit && response.location && response.status >= 300 && response.status < 400; i++) {
       current = response.location;
       response = await this.fetch(current);
+      setCookies.push(...response.setCookies);
     }
-    return { ...response, url: current };
+    return { ...response, setCookies, url: current };
   }
 }
 

@@ -100,8 +100,17 @@ describe('login pages over HTTP', () => {
     expect(accounts).not.toContain(server.adminId); // encrypted, not readable by the browser
     const landed = await flow.jar.follow(done.location!);
     expect(landed.url.startsWith(`${callback.url}/cb?code=`)).toBe(true);
-    const session = landed.setCookies.concat(done.setCookies).find((c) => c.startsWith('_gh_session=')) ?? [...flow.jar.cookies.keys()].join(',');
-    expect(String(session)).toMatch(/_gh_session/);
+    const session = landed.setCookies.find((c) => c.startsWith('_gh_session='))!;
+    expect(session).toMatch(/; httponly/i);
+    expect(session).toMatch(/; samesite=lax/i);
+
+    // the provider's own HTML (here a form_post response) carries the same headers; its inline script is
+    // admitted by hash only
+    const formPost = await flow.jar.follow((await rp.start({ response_mode: 'form_post' })).url);
+    expect(formPost.status).toBe(200);
+    expect(formPost.body).toContain(`action="${callback.url}/cb"`);
+    expectSecurityHeaders(formPost);
+    expect(formPost.headers.get('content-security-policy')).toMatch(/script-src 'self' 'sha256-[^']+'/);
   });
 
   it('gives unknown users and wrong passwords the same status, message and similar timing', async () => {
