@@ -67,7 +67,7 @@ describe('end_session', () => {
     const other = await createOidcApp(server, { authMethod: 'basic' });
     const browser = new Browser(server);
     const tokens = await userTokens(server, app, 'openid', browser);
-    const cases = [
+    const cases: Array<Record<string, string>> = [
       { id_token_hint: tokens.id_token, client_id: other.clientId, post_logout_redirect_uri: LOGOUT_CALLBACK },
       { id_token_hint: tokens.id_token, post_logout_redirect_uri: 'https://evil.example.com/' },
       { client_id: app.clientId, post_logout_redirect_uri: `${LOGOUT_CALLBACK}/x` },
