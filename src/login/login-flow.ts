@@ -6,7 +6,6 @@ import { describeAccounts, type AccountSummary } from '../users/accounts.ts';
 import { format } from './i18n.ts';
 import { finish, formField, loadInteraction, loadPostedInteraction, type Interaction, type LoginDeps } from './interaction.ts';
 import { knownAccountIds, requestedPrompts, signedIn } from './signed-in.ts';
-import { grantConsent } from './consent.ts';
 import { showRegistration } from './register-flow.ts';
 
 const LOGIN_NAME_MAX = 400;
@@ -19,7 +18,6 @@ export const showStart: Handler = async (deps, request, reply) => {
   const interaction = await loadInteraction(deps, request, reply);
   const { prompt, params } = interaction.details;
   if (prompt.name === 'create') return showRegistration(deps, interaction, reply);
-  if (prompt.name === 'consent') return finish(deps, request, reply, { consent: { grantId: await grantConsent(deps, interaction.details) } });
   const accounts = await describeAccounts(deps.db, knownAccountIds(deps, request));
   // prompt=select_account, or a plain request on a browser that knows several accounts (interface.md "prompt").
   const choose = prompt.name === 'select_account' || (prompt.name === 'login' && accounts.length >= 2 && !params.login_hint && prompt.reasons.includes('no_session'));

@@ -13,6 +13,8 @@ export interface LoginServer {
   primaryDomain: string;
   adminId: string;
   adminPassword: string;
+  /** Every log line the server wrote. */
+  logs: string[];
   findUser(loginName: string): Promise<UserRow | undefined>;
   addUser(userName: string, password: string): Promise<string>;
   stop(): Promise<void>;
@@ -34,6 +36,7 @@ export async function startLoginServer(callbackUrl: string, env: Record<string, 
       primaryDomain: admin.primary_domain,
       adminId: admin.id,
       adminPassword: ADMIN_PASSWORD,
+      logs: server.logs,
       findUser: (loginName) => findUserByLoginName(server.db, loginName),
       async addUser(userName, password) {
         const input = registrationSchema.parse({ firstName: userName, lastName: 'Tester', email: `${userName}@example.com`, userName, password });

@@ -136,6 +136,9 @@ describe('login pages over HTTP', () => {
     const median = (xs: { ms: number }[]) => xs.map((x) => x.ms).sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
     expect(median(unknown)).toBeGreaterThan(median(known) * 0.4);
     expect(median(known)).toBeGreaterThan(median(unknown) * 0.4);
+    // passwords are never logged (security.md §15)
+    expect(server.logs.join('\n')).not.toContain('definitely wrong');
+    expect(server.logs.join('\n')).not.toContain(server.adminPassword);
   });
 
   it('locks an account after repeated failures with 429 and Retry-After, for unknown names too, and unlocks after the time', async () => {
@@ -174,6 +177,25 @@ describe('login pages over HTTP', () => {
     const done = await post(flow, 'register', { ...base, password: '12345678' });
     expect(done.status).toBe(303);
     expect((await server.findUser('reg-user'))?.display_name).toBe('Reg Ister');
+  });
+
+  it('choosing the session\'s account skips the password, unless prompt=login or max_age demand a fresh login', async () => {
+    const flow = await begin();
+    const signedIn = await post(flow, 'password', { csrf: flow.csrf, loginName: 'admin', password: server.adminPassword });
+    expect(signedIn.status).toBe(303);
+    await flow.jar.follow(signedIn.location!);
+    for (const [params, skips] of [[{ prompt: 'select_account' }, true], [{ prompt: 'select_account login' }, false], [{ prompt: 'select_account', max_age: '0' }, false]] as const) {
+      const chooser = await begin(params, flow.jar);
+      expect(chooser.page.body).toContain(`value="${server.adminId}"`);
+      const chosen = await post(chooser, 'select', { csrf: chooser.csrf, accountId: server.adminId });
+      if (skips) {
+        expect(chosen.status).toBe(303);
+        expect((await flow.jar.follow(chosen.location!)).url.startsWith(`${callback.url}/cb?code=`)).toBe(true);
+      } else {
+        expect(chosen.status).toBe(200);
+        expect(chosen.body).toContain('id="password"');
+      }
+    }
   });
 
   it('does not sign in an account chosen from outside this browser\'s list', async () => {
