@@ -19,6 +19,7 @@ export async function signedIn(deps: LoginDeps, request: FastifyRequest, reply: 
     login: { accountId: userId, amr: ['pwd'] },
     ...(prompts.has('select_account') || interaction.details.prompt.name === 'select_account' ? { select_account: {} } : {}),
     ...(prompts.has('create') || interaction.details.prompt.name === 'create' ? { create: {} } : {}),
+    ...(prompts.has('consent') ? { consent: {} } : {}),
   });
 }
 

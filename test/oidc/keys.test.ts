@@ -36,7 +36,7 @@ describe('signing key rotation', () => {
   it('publishes first, signs after the delay, keeps the old key for its tokens, then drops it', async () => {
     const machine = await createMachine(server, 'jwt');
     const issue = async () => (await postForm(`${server.url}/oauth/v2/token`, { grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion: await assertion(machine.keyFile, server.url), scope: 'openid' })).json;
-    const [oldKid] = await kids(server);
+    const oldKid = (await kids(server))[0]!;
     const before = await issue();
     expect(decodeProtectedHeader(before.access_token).kid).toBe(oldKid);
 
