@@ -7,7 +7,8 @@ import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import type { AppDeps } from '../app.ts';
 import { chooseLocale } from './i18n.ts';
-import { loadLoginPages, VIEWS_DIR } from './pages.ts';
+import { sameOriginPost } from './security.ts';
+import { loadLoginPages, VIEWS_DIR, type LoginPages } from './pages.ts';
 import { ForbiddenPost, type InteractionProvider, type LoginDeps } from './interaction.ts';
 import { showLoginName, showStart, submitLoginName, submitPassword, submitSelect } from './login-flow.ts';
 import { showRegister, submitRegister } from './register-flow.ts';
@@ -45,10 +46,7 @@ export async function registerLogin(app: FastifyInstance, deps: AppDeps, oidc: I
     ui.setErrorHandler((error: Error & { statusCode?: number; error?: string }, request, reply) => {
       const locale = chooseLocale(undefined, request.headers['accept-language']);
       const t = pages.texts(locale);
-      if (error instanceof ForbiddenPost) {
-        request.log.warn({ reason: error.message }, 'login form post refused');
-        return pages.send(reply, pages.render(403, locale, 'error', 'errorForbiddenTitle', { title: t.errorForbiddenTitle, message: t.errorForbidden, code: 'csrf_check_failed' }));
-      }
+      if (error instanceof ForbiddenPost) return refuse(pages, request, reply, error.message);
       // oidc-provider's SessionNotFound: the interaction expired, was finished, or its cookie is missing.
       if (error.name === 'SessionNotFound') {
         return pages.send(reply, pages.render(400, locale, 'error', 'errorTitle', { title: t.errorTitle, message: t.errorExpired, code: 'invalid_request' }));
@@ -58,4 +56,21 @@ export async function registerLogin(app: FastifyInstance, deps: AppDeps, oidc: I
       return pages.send(reply, pages.render(status, locale, 'error', 'errorTitle', { title: t.errorTitle, message: t.errorGeneric, code: status === 500 ? 'server_error' : 'invalid_request' }));
     });
   });
+}
+
+function refuse(pages: LoginPages, request: FastifyRequest, reply: FastifyReply, reason: string): FastifyReply {
+  request.log.warn({ reason }, 'form post refused');
+  const locale = chooseLocale(undefined, request.headers['accept-language']);
+  const t = pages.texts(locale);
+  return pages.send(reply, pages.render(403, locale, 'error', 'errorForbiddenTitle', { title: t.errorForbiddenTitle, message: t.errorForbidden, code: 'csrf_check_failed' }));
+}
+
+/** An onRequest hook for form POSTs that oidc-provider handles itself (the logout confirmation): the Origin /
+ *  Sec-Fetch-Site check of security.md §13; the provider checks its own xsrf token. */
+export function sameOriginPostsOnly(deps: Pick<AppDeps, 'config' | 'db' | 'instance'>) {
+  const origin = new URL(deps.config.issuer).origin;
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> => {
+    if (sameOriginPost(request.headers, origin)) return undefined;
+    return refuse(await loadLoginPages(deps), request, reply, 'cross-origin form post');
+  };
 }

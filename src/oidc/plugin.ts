@@ -17,6 +17,7 @@ import { patchClients } from './client-rules.ts';
 import { createProvider, ROUTES } from './provider.ts';
 import { providerPages } from '../login/provider-pages.ts';
 import { providerSecurityHeaders } from '../login/security.ts';
+import { sameOriginPostsOnly } from '../login/routes.ts';
 import { createTokenPolicies } from './token-endpoints.ts';
 
 declare module 'fastify' {
@@ -98,7 +99,7 @@ export async function registerOidc(app: FastifyInstance, deps: AppDeps): Promise
   ];
   timers.forEach((t) => t.unref());
 
-  mountRoutes(app, () => current.callback, config.issuer);
+  mountRoutes(app, () => current.callback, config.issuer, sameOriginPostsOnly(deps));
 
   const oidc: Oidc = {
     provider: () => current.provider,
@@ -131,7 +132,7 @@ export async function registerOidc(app: FastifyInstance, deps: AppDeps): Promise
   return oidc;
 }
 
-function mountRoutes(app: FastifyInstance, callback: () => ReturnType<Provider['callback']>, issuer: string): void {
+function mountRoutes(app: FastifyInstance, callback: () => ReturnType<Provider['callback']>, issuer: string, formPostCheck: ReturnType<typeof sameOriginPostsOnly>): void {
   const { host, protocol } = new URL(issuer);
   const hand = (request: FastifyRequest, reply: FastifyReply) => {
     // Endpoint URLs and cookie flags derive from the configured issuer, never from the client's headers
@@ -160,7 +161,11 @@ function mountRoutes(app: FastifyInstance, callback: () => ReturnType<Provider['
     passthrough(['GET', 'OPTIONS'], ROUTES.jwks);
     passthrough(['GET', 'POST', 'OPTIONS'], ROUTES.userinfo);
     passthrough('GET', ROUTES.end_session);
-    passthrough('POST', `${ROUTES.end_session}/confirm`);
+    scope.route({
+      method: 'POST', url: `${ROUTES.end_session}/confirm`,
+      onRequest: [formPostCheck, async (request, reply) => hand(request, reply)],
+      handler: async () => {},
+    });
     passthrough('GET', `${ROUTES.end_session}/success`);
     passthrough('OPTIONS', ROUTES.token);
     passthrough('OPTIONS', ROUTES.introspection);

@@ -198,6 +198,28 @@ describe('login pages over HTTP', () => {
     }
   });
 
+  it('the logout confirmation is refused from another origin (403, still signed in), and works from our own page', async () => {
+    const flow = await begin();
+    const signedIn = await post(flow, 'password', { csrf: flow.csrf, loginName: 'admin', password: server.adminPassword });
+    await flow.jar.follow(signedIn.location!);
+    const logout = await flow.jar.fetch(`${server.url}/oidc/v1/end_session`);
+    expectSecurityHeaders(logout);
+    expect(logout.headers.get('content-language')).toBe('en');
+    const xsrf = formValue(logout.body, 'xsrf')!;
+    const confirm = (headers: Record<string, string>) => flow.jar.fetch(`${server.url}/oidc/v1/end_session/confirm`, {
+      method: 'POST', headers: { ...FORM, ...headers }, body: new URLSearchParams({ xsrf, logout: 'yes' }).toString(),
+    });
+    const refused = await confirm({ origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' });
+    expect(refused.status).toBe(403);
+    expectSecurityHeaders(refused);
+    const silent = await flow.jar.follow((await rp.start({ prompt: 'none' })).url);
+    expect(new URL(silent.url).searchParams.get('code')).toBeTruthy();
+    const done = await confirm({ origin: server.url, 'sec-fetch-site': 'same-origin' });
+    expect(done.status).toBe(303);
+    const after = await flow.jar.follow((await rp.start({ prompt: 'none' })).url);
+    expect(new URL(after.url).searchParams.get('error')).toBe('login_required');
+  });
+
   it('does not sign in an account chosen from outside this browser\'s list', async () => {
     const flow = await begin({ prompt: 'select_account' });
     const response = await post(flow, 'select', { csrf: flow.csrf, accountId: server.adminId });
