@@ -89,6 +89,22 @@ describe('authorization code flow', () => {
     expect(refresh.json.error).toBe('invalid_grant');
   });
 
+  it('codes and refresh tokens are bound to their client; a verifier without a challenge is refused', async () => {
+    const app = await createOidcApp(server, { authMethod: 'basic' });
+    const other = await createOidcApp(server, { authMethod: 'basic' }, app.projectId);
+    const url = new URL(`${server.url}/oauth/v2/authorize`);
+    for (const [k, v] of Object.entries({ client_id: app.clientId, redirect_uri: CALLBACK, response_type: 'code', scope: 'openid offline_access' })) url.searchParams.set(k, v);
+    const code = (await new Browser(server).authorize(url)).searchParams.get('code')!;
+    const tokenAt = (who: { clientId: string; clientSecret?: string }, form: Record<string, string>) => postForm(`${server.url}/oauth/v2/token`, form, { authorization: basic(who.clientId, who.clientSecret!) });
+    expect((await tokenAt(other, { grant_type: 'authorization_code', code, redirect_uri: CALLBACK })).json.error).toBe('invalid_grant');
+    expect((await tokenAt(app, { grant_type: 'authorization_code', code, redirect_uri: CALLBACK, code_verifier: client.randomPKCECodeVerifier() })).json.error).toBe('invalid_grant');
+
+    const url2 = new URL(url);
+    const tokens = await tokenAt(app, { grant_type: 'authorization_code', code: (await new Browser(server).authorize(url2)).searchParams.get('code')!, redirect_uri: CALLBACK });
+    expect(tokens.status).toBe(200);
+    expect((await tokenAt(other, { grant_type: 'refresh_token', refresh_token: tokens.json.refresh_token })).json.error).toBe('invalid_grant');
+  });
+
   it('private_key_jwt with the app key file', async () => {
     const app = await createOidcApp(server, { authMethod: 'private_key_jwt' });
     const keyFile = await createAppKey(server, app.appId);
