@@ -24,7 +24,7 @@ export const showStart: Handler = async (deps, request, reply) => {
   const accounts = await describeAccounts(deps.db, knownAccountIds(deps, request));
   // prompt=select_account, or a plain request on a browser that knows several accounts (interface.md "prompt").
   const choose = prompt.name === 'select_account' || (prompt.name === 'login' && accounts.length >= 2 && !params.login_hint && prompt.reasons.includes('no_session'));
-  if (choose && accounts.length) return renderChooser(deps, interaction, reply, accounts);
+  if (choose && accounts.length) return renderChooser(deps, interaction, reply, accounts, typeof params.login_hint === 'string' ? params.login_hint : undefined);
   return renderLoginName(deps, interaction, reply, 200, typeof params.login_hint === 'string' ? params.login_hint : '');
 };
 
@@ -92,9 +92,12 @@ function renderPassword(deps: LoginDeps, i: Interaction, reply: FastifyReply, st
   }));
 }
 
-function renderChooser(deps: LoginDeps, i: Interaction, reply: FastifyReply, accounts: AccountSummary[]): FastifyReply {
+/** The chooser; the account named by login_hint, if any, comes first and has the focus (interface.md login_hint). */
+function renderChooser(deps: LoginDeps, i: Interaction, reply: FastifyReply, accounts: AccountSummary[], loginHint?: string): FastifyReply {
+  const hinted = (a: AccountSummary) => loginHint !== undefined && [a.loginName.toLowerCase(), a.loginName.split('@')[0]!.toLowerCase()].includes(loginHint.toLowerCase());
+  const ordered = [...accounts.filter(hinted), ...accounts.filter((a) => !hinted(a))];
   return deps.pages.send(reply, deps.pages.render(200, i.locale, 'select-account', 'selectTitle', {
     action: i.urls.select, csrf: i.csrf, otherUrl: i.urls.loginName,
-    accounts: accounts.map((a) => ({ ...a, initial: initial(a.displayName) })),
+    accounts: ordered.map((a, index) => ({ ...a, initial: initial(a.displayName), focus: index === 0 })),
   }));
 }

@@ -120,6 +120,13 @@ describe('login pages in a browser', () => {
     expect(await page.locator('button.account').count()).toBe(2);
     expect(await page.textContent('#use-another')).toBe('Use another account');
     await screenshot(page, '05-select-account');
+    expect(await page.getAttribute('button.account >> nth=0', 'value')).toBe(second); // most recent first
+    // login_hint preselects an account: it comes first and has the focus
+    const hinted = await rp.start({ prompt: 'select_account', login_hint: 'admin' });
+    await page.goto(hinted.url.toString());
+    expect(await page.getAttribute('button.account >> nth=0', 'value')).toBe(server.adminId);
+    expect(await page.evaluate<string | undefined>('document.activeElement?.value')).toBe(server.adminId);
+    await page.goto(start.url.toString());
     // the current session's account continues without a password
     await page.click(`button.account[value="${second}"]`);
     await landed(page);

@@ -186,7 +186,7 @@ describe('login pages over HTTP', () => {
     await flow.jar.follow(signedIn.location!);
     for (const [params, skips] of [[{ prompt: 'select_account' }, true], [{ prompt: 'select_account login' }, false], [{ prompt: 'select_account', max_age: '0' }, false]] as const) {
       const chooser = await begin(params, flow.jar);
-      expect(chooser.page.body).toContain(`value="${server.adminId}"`);
+      expect(chooser.page.body).toContain(`value="${server.adminId}" class="account" autofocus`);
       const chosen = await post(chooser, 'select', { csrf: chooser.csrf, accountId: server.adminId });
       if (skips) {
         expect(chosen.status).toBe(303);
@@ -239,5 +239,35 @@ describe('login pages over HTTP', () => {
     const huge = await post(flow, 'password', { csrf: flow.csrf, loginName: 'admin', password: 'x'.repeat(20_000) });
     expect(huge.status).toBe(413);
     expect(huge.body).not.toMatch(/at \w+ \(|node_modules/);
+  });
+});
+
+describe('lockout per client address', () => {
+  let callback: CallbackServer;
+  let server: LoginServer;
+  let rp: RelyingParty;
+  beforeAll(async () => {
+    callback = await startCallbackServer();
+    server = await startLoginServer(callback.url, { GATEHOUSE_LOCKOUT_MAX_ATTEMPTS: '100', GATEHOUSE_LOCKOUT_IP_MAX_ATTEMPTS: '3', GATEHOUSE_LOCKOUT_SECONDS: '60' });
+    rp = await RelyingParty.discover(server.url, server.clientId, `${callback.url}/cb`);
+  });
+  afterAll(async () => {
+    await server?.stop();
+    await callback?.close();
+  });
+
+  it('locks the address after failures across different names, even for a right password', async () => {
+    const jar = new CookieJar();
+    const page = await jar.follow((await rp.start()).url);
+    const csrf = formValue(page.body, 'csrf')!;
+    const attempt = (loginName: string, password: string) => jar.fetch(`${page.url}/password`, {
+      method: 'POST', headers: { ...FORM, origin: server.url }, body: new URLSearchParams({ csrf, loginName, password }).toString(),
+    });
+    const statuses = [];
+    for (const name of ['spray-a', 'spray-b', 'spray-c']) statuses.push((await attempt(name, 'guess')).status);
+    expect(statuses).toEqual([401, 401, 429]);
+    const locked = await attempt('admin', server.adminPassword);
+    expect(locked.status).toBe(429);
+    expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(50);
   });
 });
