@@ -28,7 +28,8 @@ export class CookieJar {
     const setCookies = [...response.setCookies];
     for (let i = 0; i < limit && response.location && response.status >= 300 && response.status < 400; i++) {
       current = response.location;
-      response = await this.fetch(current);
+      // like a browser: the same headers (Accept-Language...) on every request, GET after a redirect
+      response = await this.fetch(current, { headers: init.headers });
       setCookies.push(...response.setCookies);
     }
     return { ...response, setCookies, url: current };

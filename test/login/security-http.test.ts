@@ -62,6 +62,17 @@ describe('login pages over HTTP', () => {
     expect((await fetch(`${server.url}/ui/static/..%2Fpassword.html`)).status).toBe(404);
   });
 
+  it('chooses the language from ui_locales, then Accept-Language; discovery lists the languages', async () => {
+    const discovery = await (await fetch(`${server.url}/.well-known/openid-configuration`)).json() as { ui_locales_supported: string[] };
+    expect(discovery.ui_locales_supported).toEqual(['en', 'de']);
+    const byHeader = await new CookieJar().follow((await rp.start()).url, { headers: { 'accept-language': 'de-CH, en;q=0.5' } });
+    expect(byHeader.headers.get('content-language')).toBe('de');
+    expect(byHeader.body).toContain('<html lang="de">');
+    const byParam = await new CookieJar().follow((await rp.start({ ui_locales: 'fr en' })).url, { headers: { 'accept-language': 'de' } });
+    expect(byParam.headers.get('content-language')).toBe('en');
+    expect(byParam.body).toContain('<h1>Sign in</h1>');
+  });
+
   it('refuses form posts without the interaction CSRF token or from another origin (403, nothing done)', async () => {
     const flow = await begin();
     const other = await begin();
