@@ -133,7 +133,7 @@ describe('login pages over HTTP', () => {
     };
     const known = [];
     const unknown = [];
-    for (let i = 0; i < 2; i++) {
+    for (let i = 0; i < 3; i++) {
       const user = await server.addUser(`t-known-${i}`, 'the right password');
       expect(user).toBeTruthy();
       known.push(await attempt(`t-known-${i}`));
@@ -145,8 +145,8 @@ describe('login pages over HTTP', () => {
     // Both pay one argon2id verification (m=19 MiB, t=2): without the decoy an unknown name would answer in a
     // fraction of that time.
     const median = (xs: { ms: number }[]) => xs.map((x) => x.ms).sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-    expect(median(unknown)).toBeGreaterThan(median(known) * 0.4);
-    expect(median(known)).toBeGreaterThan(median(unknown) * 0.4);
+    expect(median(unknown)).toBeGreaterThan(median(known) / 3);
+    expect(median(known)).toBeGreaterThan(median(unknown) / 3);
     // passwords are never logged (security.md §15)
     expect(server.logs.join('\n')).not.toContain('definitely wrong');
     expect(server.logs.join('\n')).not.toContain(server.adminPassword);
