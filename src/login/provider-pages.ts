@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AppDeps } from '../app.ts';
 import { describeAccounts } from '../users/accounts.ts';
-import { chooseLocale, format, type Texts } from './i18n.ts';
+import { chooseLocale, type Texts } from './i18n.ts';
 import { loadLoginPages } from './pages.ts';
 
 /** The parts of oidc-provider's Koa context these pages read and write. */
@@ -19,7 +19,6 @@ interface PageContext {
   oidc?: {
     params?: Record<string, unknown>;
     session?: { accountId?: string; state?: Record<string, unknown> };
-    client?: { clientId: string; clientName?: string; clientUri?: string };
     urlFor(name: string): string;
   };
 }
@@ -52,12 +51,7 @@ export function providerPages(deps: Pick<AppDeps, 'db' | 'instance'>): ProviderP
 
     async postLogoutSuccessSource(ctx) {
       const pages = await loadLoginPages(deps);
-      const locale = localeOf(ctx);
-      const client = ctx.oidc?.client;
-      const back = client?.clientUri && /^https?:/.test(client.clientUri)
-        ? { url: client.clientUri, label: format(pages.texts(locale).loggedOutBack!, { client: client.clientName ?? client.clientId }) }
-        : undefined;
-      pages.sendKoa(ctx, pages.render(200, locale, 'logged-out', 'loggedOutTitle', { back }));
+      pages.sendKoa(ctx, pages.render(200, localeOf(ctx), 'logged-out', 'loggedOutTitle', {}));
     },
 
     async renderError(ctx, out) {
