@@ -51,7 +51,7 @@ export const submitPassword: Handler = async (deps, request, reply) => {
   const password = formField(request, 'password') ?? '';
   if (!loginName) return renderLoginName(deps, interaction, reply, 400, '', t.errorLoginNameRequired);
   if (!password) return renderPassword(deps, interaction, reply, 400, loginName, { error: t.errorPasswordRequired });
-  const outcome = await signInWithPassword(deps.db, deps.config.lockout, { loginName, password: password.slice(0, 1024), ip: request.ip });
+  const outcome = await signInWithPassword(deps.db, deps.config.lockout, { loginName, password, ip: request.ip });
   if (outcome.kind === 'locked') {
     reply.header('retry-after', String(outcome.retryAfter));
     return renderPassword(deps, interaction, reply, 429, loginName, { alert: format(t.errorLocked!, { seconds: outcome.retryAfter }) });
