@@ -10,7 +10,7 @@ import { createPrivateKey } from 'node:crypto';
 
 describe('authorization code flow', () => {
   let server: TestServer;
-  beforeAll(async () => { server = await startTestServer({ env: { GATEHOUSE_REFRESH_TOKEN_REUSE_GRACE: '1', GATEHOUSE_SESSION_IDLE_TTL: '3' } }); });
+  beforeAll(async () => { server = await startTestServer({ env: { GATEHOUSE_REFRESH_TOKEN_REUSE_GRACE: '1', GATEHOUSE_SESSION_IDLE_TTL: '4' } }); });
   afterAll(async () => server?.stop());
 
   async function codeFlow(config: client.Configuration, scope = 'openid profile email offline_access', extra: Record<string, string> = {}) {
@@ -160,16 +160,16 @@ describe('authorization code flow', () => {
     expect(new URL(fresh.url).searchParams.get('error')).toBe('login_required');
   });
 
-  it('the login session ends after the idle timeout (GATEHOUSE_SESSION_IDLE_TTL=3), and use extends it', async () => {
+  it('the login session ends after the idle timeout (GATEHOUSE_SESSION_IDLE_TTL=4), and use extends it', async () => {
     const app = await createOidcApp(server, { authMethod: 'basic' });
     const config = await rpConfig(server, app.clientId, client.ClientSecretBasic(app.clientSecret!));
     const { browser } = await codeFlow(config, 'openid');
     const url = String(client.buildAuthorizationUrl(config, { redirect_uri: CALLBACK, scope: 'openid' }));
     await new Promise((r) => setTimeout(r, 2000));
     expect((await browser.follow(url)).url).toContain('code=');
-    await new Promise((r) => setTimeout(r, 2000)); // 4 s after login, 2 s after last use
+    await new Promise((r) => setTimeout(r, 2500)); // 4.5 s after login, 2.5 s after last use
     expect((await browser.follow(url)).url).toContain('code=');
-    await new Promise((r) => setTimeout(r, 3500));
+    await new Promise((r) => setTimeout(r, 4500));
     expect((await browser.follow(url)).url).toContain('/ui/login/');
   });
 
