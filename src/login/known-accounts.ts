@@ -1,14 +1,15 @@
 // The accounts signed in on this browser, for the account chooser (issue 4 §2). The OP session holds one account
 // (oidc-provider-findings.md §12), so the browser keeps the list in its own cookie: user IDs, encrypted and
 // authenticated with the master key (the browser can neither read nor forge it), HttpOnly, SameSite=Lax, Secure
-// over https, sent only to the login pages. Choosing an account from it never skips the password unless it is
+// over https. Choosing an account from it never skips the password unless it is
 // the account of the current session. Like ZITADEL's account selection, the list outlives a logout: an account
 // whose session ended is offered again, behind its password.
 import type { SecretBox } from '../platform/secrets.ts';
 
 export const KNOWN_ACCOUNTS_COOKIE = 'gatehouse_accounts';
 const MAX_ACCOUNTS = 5;
-const COOKIE_PATH = '/ui/login';
+// The whole site: the login pages show the list, the authorization endpoint's prompt policy counts it.
+const COOKIE_PATH = '/';
 
 export function readKnownAccounts(secrets: SecretBox, value: string | undefined): string[] {
   if (!value || value.length > 4096) return [];

@@ -10,6 +10,7 @@ import { CLIENT_EXTRA_PROPERTIES } from './clients.ts';
 import { isProjectAudience, SUPPORTED_SCOPES } from './scopes.ts';
 import type { ProviderPages } from '../login/provider-pages.ts';
 import { SUPPORTED_LOCALES } from '../login/i18n.ts';
+import { KNOWN_ACCOUNTS_COOKIE, readKnownAccounts } from '../login/known-accounts.ts';
 
 export const ROUTES = {
   authorization: '/oauth/v2/authorize',
@@ -95,7 +96,7 @@ export function createProvider(parts: ProviderParts, keys: KeySet): Provider {
     },
     interactions: {
       url: (_ctx, interaction) => `${INTERACTION_PATH}/${interaction.uid}`,
-      policy: promptPolicy(),
+      policy: promptPolicy(secrets),
     },
     cookies: {
       // Signed with a key derived from the master key, so every instance verifies every other's cookies.
@@ -167,11 +168,22 @@ function keepProjectAudienceScopes(provider: Provider): void {
 }
 
 /** The base login/consent prompts plus requestable select_account and create (oidc-provider-findings §12). */
-function promptPolicy() {
+function promptPolicy(secrets: SecretBox) {
   const policy = interactionPolicy.base();
   // first-party native apps need no consent screen either (loadExistingGrant grants what they ask for)
   policy.get('consent')!.checks.remove('native_client_prompt');
   policy.add(new interactionPolicy.Prompt({ name: 'create', requestable: true }), 0);
-  policy.add(new interactionPolicy.Prompt({ name: 'select_account', requestable: true }), 1);
+  policy.add(new interactionPolicy.Prompt({ name: 'select_account', requestable: true }, severalAccounts(secrets)), 1);
   return policy;
+}
+
+/** interface.md prompt: "no prompt: user chooses a session if more than one exists". A plain request (no prompt,
+ *  no hint) on a browser that has signed in with several accounts shows the account chooser, even with a session;
+ *  the accounts are the login pages' list for this browser (src/login/known-accounts.ts). */
+function severalAccounts(secrets: SecretBox) {
+  return new interactionPolicy.Check('several_accounts', 'several accounts are signed in on this browser', 'account_selection_required', (ctx) => {
+    const { oidc } = ctx;
+    if (oidc.prompts.size || oidc.params?.login_hint || oidc.params?.id_token_hint || !oidc.session?.accountId || oidc.result?.select_account) return false;
+    return readKnownAccounts(secrets, ctx.cookies.get(KNOWN_ACCOUNTS_COOKIE)).length >= 2;
+  });
 }

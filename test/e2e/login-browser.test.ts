@@ -141,6 +141,14 @@ describe('login pages in a browser', () => {
     await page.click('#submit');
     await landed(page);
     expect((await rp.finish(page.url(), again)).claims.sub).toBe(server.adminId);
+
+    // with two accounts on this browser, a plain request (no prompt, no hint) asks too, session or not
+    const plain = await rp.start();
+    await page.goto(plain.url.toString());
+    expect(await page.locator('button.account').count()).toBe(2);
+    await page.click(`button.account[value="${server.adminId}"]`);
+    await landed(page);
+    expect((await rp.finish(page.url(), plain)).claims.sub).toBe(server.adminId);
     await page.context().close();
   });
 

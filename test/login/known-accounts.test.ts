@@ -17,8 +17,8 @@ describe('accounts known on this browser', () => {
     expect(readKnownAccounts(secrets, undefined)).toEqual([]);
   });
 
-  it('is HttpOnly, SameSite=Lax, for the login pages only, and Secure over https (security.md §14)', () => {
-    expect(knownAccountsCookieOptions(true, 60)).toEqual({ path: '/ui/login', httpOnly: true, sameSite: 'lax', secure: true, maxAge: 60 });
+  it('is HttpOnly, SameSite=Lax, and Secure over https (security.md §14)', () => {
+    expect(knownAccountsCookieOptions(true, 60)).toEqual({ path: '/', httpOnly: true, sameSite: 'lax', secure: true, maxAge: 60 });
     expect(knownAccountsCookieOptions(false, 60).secure).toBe(false);
   });
 });

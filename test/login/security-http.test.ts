@@ -99,7 +99,7 @@ describe('login pages over HTTP', () => {
     expect(ok.status).toBe(303);
   });
 
-  it('answers a successful credential POST with 303 and sets the account cookie HttpOnly, SameSite=Lax, login pages only', async () => {
+  it('answers a successful credential POST with 303 and sets the account cookie HttpOnly, SameSite=Lax', async () => {
     const flow = await begin();
     const done = await post(flow, 'password', { csrf: flow.csrf, loginName: 'admin', password: server.adminPassword });
     expect(done.status).toBe(303);
@@ -107,7 +107,7 @@ describe('login pages over HTTP', () => {
     const accounts = done.setCookies.find((c) => c.startsWith('gatehouse_accounts='))!;
     expect(accounts).toMatch(/; HttpOnly/);
     expect(accounts).toMatch(/; SameSite=Lax/);
-    expect(accounts).toMatch(/; Path=\/ui\/login(;|$)/);
+    expect(accounts).toMatch(/; Path=\/(;|$)/);
     expect(accounts).not.toContain(server.adminId); // encrypted, not readable by the browser
     const landed = await flow.jar.follow(done.location!);
     expect(landed.url.startsWith(`${callback.url}/cb?code=`)).toBe(true);
@@ -230,6 +230,24 @@ describe('login pages over HTTP', () => {
     expect(done.status).toBe(303);
     const after = await flow.jar.follow((await rp.start({ prompt: 'none' })).url);
     expect(new URL(after.url).searchParams.get('error')).toBe('login_required');
+  });
+
+  it('a browser with several accounts chooses on a plain request; prompt=none and login_hint still pass silently', async () => {
+    const jar = new CookieJar();
+    await server.addUser('second', 'second password 1');
+    for (const [loginName, password] of [['second', 'second password 1'], ['admin', server.adminPassword]]) {
+      const flow = await begin({ prompt: 'login' }, jar);
+      const done = await post(flow, 'password', { csrf: flow.csrf, loginName: loginName!, password: password! });
+      expect(done.status).toBe(303);
+      await jar.follow(done.location!);
+    }
+    const plain = await jar.follow((await rp.start()).url);
+    expect(plain.body).toContain('<h1>Choose an account</h1>');
+    expect(plain.body.match(/class="account"/g)).toHaveLength(2);
+    for (const params of [{ prompt: 'none' }, { login_hint: 'admin' }] as Array<Record<string, string>>) {
+      const silent = await jar.follow((await rp.start(params)).url);
+      expect(new URL(silent.url).searchParams.get('code')).toBeTruthy();
+    }
   });
 
   it('does not sign in an account chosen from outside this browser\'s list', async () => {
