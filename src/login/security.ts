@@ -13,16 +13,6 @@ export const HTML_SECURITY_HEADERS: Readonly<Record<string, string>> = Object.fr
   'cache-control': 'no-store',
 });
 
-/** For oidc-provider's own HTML (form_post responses, the account-switch page): the same headers, set before the
- *  provider runs, so that it adds the hash of its one inline script to `script-src` (helpers/script_src_sha.js).
- *  Gatehouse serves no script files, so 'self' admits nothing else. Caching stays the provider's choice. */
-export async function providerSecurityHeaders(ctx: { set(name: string, value: string): void }, next: () => Promise<unknown>): Promise<void> {
-  const { 'cache-control': _cache, ...headers } = HTML_SECURITY_HEADERS;
-  for (const [name, value] of Object.entries(headers)) ctx.set(name, value);
-  ctx.set('content-security-policy', `${HTML_SECURITY_HEADERS['content-security-policy']}; script-src 'self'`);
-  await next();
-}
-
 const CSRF_PURPOSE = 'login-csrf:';
 
 /** The CSRF token of an interaction: a keyed hash of its ID, so it needs no storage and is useless for any other

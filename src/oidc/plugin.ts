@@ -16,7 +16,6 @@ import { loadKeySet, type KeySet } from './keys.ts';
 import { patchClients } from './client-rules.ts';
 import { createProvider, ROUTES } from './provider.ts';
 import { providerPages } from '../login/provider-pages.ts';
-import { providerSecurityHeaders } from '../login/security.ts';
 import { sameOriginPostsOnly } from '../login/routes.ts';
 import { createTokenPolicies } from './token-endpoints.ts';
 
@@ -73,7 +72,6 @@ export async function registerOidc(app: FastifyInstance, deps: AppDeps): Promise
     registerMachineGrants(provider, config, findAccount);
     jwtAccessTokens.install(provider);
     patchClients(provider, secrets);
-    provider.use(providerSecurityHeaders); // security.md §12 for the provider's own HTML
     provider.use(policies.middleware);
     provider.on('server_error', (_ctx, error) => log.error({ err: error }, 'oidc server error'));
     // iss in every authorization response, implicit ones included (security.md §5; the library skips it there)
@@ -135,6 +133,7 @@ function mountRoutes(app: FastifyInstance, callback: () => ReturnType<Provider['
     // (security.md §10); the client address is the one Fastify resolved with its trusted proxies.
     const headers = request.raw.headers;
     headers.host = host;
+    if (headers[':authority']) headers[':authority'] = host; // HTTP/2: Koa reads the authority before Host
     headers['x-forwarded-proto'] = protocol.slice(0, -1);
     headers['x-forwarded-for'] = request.ip;
     delete headers['x-forwarded-host'];
@@ -173,7 +172,10 @@ function mountRoutes(app: FastifyInstance, callback: () => ReturnType<Provider['
       if (typeof request.body === 'string') {
         const form = new URLSearchParams(request.body);
         rewrite(form, request);
-        (request.raw as unknown as { body: string }).body = form.toString();
+        const body = form.toString();
+        (request.raw as unknown as { body: string }).body = body;
+        // the provider only reads bodies it sees announced; HTTP/2 clients may send none (and the body changed)
+        request.raw.headers['content-length'] = String(Buffer.byteLength(body));
       }
       hand(request, reply);
     });
