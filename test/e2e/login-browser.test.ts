@@ -245,3 +245,36 @@ describe('login pages in a browser', () => {
     await context.close();
   });
 });
+
+describe('lockout in a browser', () => {
+  let server: LoginServer;
+  let callback: CallbackServer;
+  let browser: Browser;
+  let rp: RelyingParty;
+  beforeAll(async () => {
+    callback = await startCallbackServer();
+    server = await startLoginServer(callback.url, { GATEHOUSE_LOCKOUT_MAX_ATTEMPTS: '2', GATEHOUSE_LOCKOUT_SECONDS: '120' });
+    rp = await RelyingParty.discover(server.url, server.clientId, `${callback.url}/cb`);
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+    await callback?.close();
+  });
+
+  it('shows when to try again after repeated failures', async () => {
+    const page = await (await browser.newContext({ viewport: { width: 1000, height: 760 } })).newPage();
+    await page.goto((await rp.start()).url.toString());
+    await page.fill('#loginName', 'admin');
+    await page.click('#submit');
+    await page.fill('#password', 'wrong one');
+    await page.click('#submit');
+    await page.fill('#password', 'wrong two');
+    const [response] = await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), page.click('#submit')]);
+    expect(response.status()).toBe(429);
+    expect(await page.textContent('#form-error')).toMatch(/^Too many failed attempts\. Try again in 1[12]\d seconds\.$/);
+    await screenshot(page, '13-locked');
+    await page.context().close();
+  });
+});
