@@ -13,7 +13,7 @@ import { registerHealthRoutes, type Lifecycle } from './platform/health.ts';
 import { isDatabaseUnavailable } from './platform/errors.ts';
 import { registerMetricsRoutes, type Metrics } from './platform/metrics.ts';
 import { registerOidc } from './oidc/plugin.ts';
-import { registerMinimalLogin } from './login/routes.ts';
+import { registerLogin } from './login/routes.ts';
 import { registerManagement } from './management/plugin.ts';
 
 export interface AppDeps {
@@ -73,7 +73,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerHealthRoutes(app, deps.db, deps.schemaVersion, deps.lifecycle);
   registerMetricsRoutes(app, deps.metrics);
   const oidc = await registerOidc(app, deps);
-  await registerMinimalLogin(app, deps, oidc);
+  await registerLogin(app, deps, oidc);
   registerManagement(app, deps, { verifyAccessToken: (token) => oidc.verifyAccessToken(token), bodyLimit: BODY_LIMIT });
   return app;
 }

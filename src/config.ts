@@ -38,6 +38,9 @@ const schema = z
     GATEHOUSE_SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().positive().default(10000),
     GATEHOUSE_SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).default(0),
     GATEHOUSE_ALLOW_PRIVATE_FETCH: boolean.default(false),
+    GATEHOUSE_LOCKOUT_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(1000).default(5),
+    GATEHOUSE_LOCKOUT_IP_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100000).default(50),
+    GATEHOUSE_LOCKOUT_SECONDS: z.coerce.number().int().min(1).max(86400).default(300),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   })
   .superRefine((env, ctx) => {
@@ -96,6 +99,8 @@ export interface Config {
   /** After SIGTERM: how long /readyz answers 503 while requests are still served, so a balancer stops sending. */
   readonly shutdownDrainMs: number;
   readonly allowPrivateFetch: boolean;
+  /** Failed-login lockout (security.md §16): failures within `seconds` per account and per IP, then locked for `seconds`. */
+  readonly lockout: { readonly maxAttempts: number; readonly ipMaxAttempts: number; readonly seconds: number };
   readonly logLevel: string;
 }
 
@@ -144,6 +149,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownTimeoutMs: e.GATEHOUSE_SHUTDOWN_TIMEOUT_MS,
     shutdownDrainMs: e.GATEHOUSE_SHUTDOWN_DRAIN_MS,
     allowPrivateFetch: e.GATEHOUSE_ALLOW_PRIVATE_FETCH,
+    lockout: { maxAttempts: e.GATEHOUSE_LOCKOUT_MAX_ATTEMPTS, ipMaxAttempts: e.GATEHOUSE_LOCKOUT_IP_MAX_ATTEMPTS, seconds: e.GATEHOUSE_LOCKOUT_SECONDS },
     logLevel: e.LOG_LEVEL,
   });
 }

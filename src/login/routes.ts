@@ -1,79 +1,76 @@
-// The minimal login (issue 3 §9): user name + password, so the flows run end to end. The login pages issue
-// replaces it with the full experience at the same URL (interactions at /ui/login/:uid).
+// The login pages (issue 4): interaction routes under the provider's interactions URL /ui/login/:uid (the
+// interaction cookie is scoped to that path), and the static assets they use. Registered in their own plugin
+// scope with their own body parser and cookie support, apart from the provider's raw routes.
 import { readFileSync } from 'node:fs';
-import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import cookie from '@fastify/cookie';
+import formbody from '@fastify/formbody';
 import type { AppDeps } from '../app.ts';
-import type { Oidc } from '../oidc/plugin.ts';
-import { INTERACTION_PATH } from '../oidc/provider.ts';
-import { findUserByLoginName } from '../users/lookup.ts';
-import { verifyDecoy, verifyPassword } from '../users/passwords.ts';
+import { chooseLocale } from './i18n.ts';
+import { sameOriginPost } from './security.ts';
+import { loadLoginPages, VIEWS_DIR, type LoginPages } from './pages.ts';
+import { ForbiddenPost, type InteractionProvider, type LoginDeps } from './interaction.ts';
+import { showLoginName, showStart, submitLoginName, submitPassword, submitSelect } from './login-flow.ts';
+import { showRegister, submitRegister } from './register-flow.ts';
 
-const TEMPLATE = readFileSync(new URL('../../views/login-minimal.html', import.meta.url), 'utf8');
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+const STATIC: Record<string, { type: string; body: Buffer }> = {
+  'style.css': { type: 'text/css; charset=utf-8', body: readFileSync(new URL('static/style.css', VIEWS_DIR)) },
+  'logo.svg': { type: 'image/svg+xml', body: readFileSync(new URL('static/logo.svg', VIEWS_DIR)) },
+};
 
-// Prompts the login page resolves together with the login itself (first-party apps: no consent screen).
-const RESOLVED_WITH_LOGIN = ['consent', 'select_account', 'create'];
+export async function registerLogin(app: FastifyInstance, deps: AppDeps, oidc: InteractionProvider): Promise<void> {
+  const pages = await loadLoginPages(deps);
+  const login: LoginDeps = { config: deps.config, db: deps.db, secrets: deps.secrets, instance: deps.instance, oidc, pages };
+  const route = (handler: (d: LoginDeps, req: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>) =>
+    (request: FastifyRequest, reply: FastifyReply) => handler(login, request, reply);
 
-export async function registerMinimalLogin(app: FastifyInstance, deps: AppDeps, oidc: Oidc): Promise<void> {
   await app.register(async (ui) => {
+    await ui.register(cookie);
+    // Login forms are small; anything bigger is refused before parsing (security.md §19).
     await ui.register(formbody, { bodyLimit: 16 * 1024 });
-    ui.addHook('onSend', async (_request, reply) => {
-      // no form-action: Chromium applies it to the redirects after the submit, which end at the app
-      reply.header('content-security-policy', "default-src 'none'; frame-ancestors 'none'");
-      reply.header('x-frame-options', 'DENY');
-      reply.header('referrer-policy', 'no-referrer');
-      reply.header('x-content-type-options', 'nosniff');
-      reply.header('cache-control', 'no-store');
+
+    ui.get<{ Params: { file: string } }>('/ui/static/:file', async (request, reply) => {
+      const asset = Object.hasOwn(STATIC, request.params.file) ? STATIC[request.params.file] : undefined;
+      if (!asset) return reply.code(404).type('text/plain').send('not found');
+      return reply.type(asset.type).header('cache-control', 'public, max-age=3600').header('x-content-type-options', 'nosniff').send(asset.body);
     });
 
-    ui.get<{ Params: { uid: string } }>(`${INTERACTION_PATH}/:uid`, async (request, reply) => {
-      const details = await interaction(request, reply, oidc);
-      if (!details) return;
-      if (details.prompt.name === 'consent' && details.session?.accountId) {
-        return finish(request, reply, oidc, details.prompt.name, details.session.accountId);
+    ui.get('/ui/login/:uid', route(showStart));
+    ui.get('/ui/login/:uid/login-name', route(showLoginName));
+    ui.post('/ui/login/:uid/login-name', route(submitLoginName));
+    ui.post('/ui/login/:uid/password', route(submitPassword));
+    ui.post('/ui/login/:uid/select', route(submitSelect));
+    ui.get('/ui/login/:uid/register', route(showRegister));
+    ui.post('/ui/login/:uid/register', route(submitRegister));
+
+    ui.setErrorHandler((error: Error & { statusCode?: number; error?: string }, request, reply) => {
+      const locale = chooseLocale(undefined, request.headers['accept-language']);
+      const t = pages.texts(locale);
+      if (error instanceof ForbiddenPost) return refuse(pages, request, reply, error.message);
+      // oidc-provider's SessionNotFound: the interaction expired, was finished, or its cookie is missing.
+      if (error.name === 'SessionNotFound') {
+        return pages.send(reply, pages.render(400, locale, 'error', 'errorTitle', { title: t.errorTitle, message: t.errorExpired, code: 'invalid_request' }));
       }
-      return render(reply, request.params.uid, String(details.params.login_hint ?? ''), 200);
-    });
-
-    ui.post<{ Params: { uid: string }; Body: { loginName?: unknown; password?: unknown } }>(`${INTERACTION_PATH}/:uid`, async (request, reply) => {
-      const details = await interaction(request, reply, oidc);
-      if (!details) return;
-      const loginName = typeof request.body?.loginName === 'string' ? request.body.loginName.trim() : '';
-      const password = typeof request.body?.password === 'string' ? request.body.password : '';
-      const user = loginName ? await findUserByLoginName(deps.db, loginName) : undefined;
-      const ok = user?.type === 'human' && user.state === 'active' && user.password_hash
-        ? await verifyPassword(password, user.password_hash)
-        : await verifyDecoy(password);
-      // one message for unknown users and wrong passwords (security.md §17)
-      if (!ok || !user) return render(reply, request.params.uid, loginName, 401, 'Login name or password is wrong.');
-      return finish(request, reply, oidc, details.prompt.name, user.id);
+      const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
+      if (status === 500) request.log.error({ err: error }, 'login page failed');
+      return pages.send(reply, pages.render(status, locale, 'error', 'errorTitle', { title: t.errorTitle, message: t.errorGeneric, code: status === 500 ? 'server_error' : 'invalid_request' }));
     });
   });
 }
 
-type Details = Awaited<ReturnType<ReturnType<Oidc['provider']>['interactionDetails']>>;
-
-async function interaction(request: FastifyRequest<{ Params: { uid: string } }>, reply: FastifyReply, oidc: Oidc): Promise<Details | undefined> {
-  try {
-    const details = await oidc.provider().interactionDetails(request.raw, reply.raw);
-    if (details.uid === request.params.uid) return details;
-  } catch { /* expired or unknown interaction: shown below */ }
-  reply.code(400).type('text/html').send('<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Error</title></head><body><h1>The login request expired or is unknown. Start again from the application.</h1></body></html>');
-  return undefined;
+function refuse(pages: LoginPages, request: FastifyRequest, reply: FastifyReply, reason: string): FastifyReply {
+  request.log.warn({ reason }, 'form post refused');
+  const locale = chooseLocale(undefined, request.headers['accept-language']);
+  const t = pages.texts(locale);
+  return pages.send(reply, pages.render(403, locale, 'error', 'errorForbiddenTitle', { title: t.errorForbiddenTitle, message: t.errorForbidden, code: 'csrf_check_failed' }));
 }
 
-async function finish(request: FastifyRequest, reply: FastifyReply, oidc: Oidc, prompt: string, accountId: string) {
-  const result: Record<string, unknown> = { login: { accountId } };
-  if (RESOLVED_WITH_LOGIN.includes(prompt)) result[prompt] = {};
-  const returnTo = await oidc.provider().interactionResult(request.raw, reply.raw, result, { mergeWithLastSubmission: false });
-  return reply.redirect(returnTo, 303);
-}
-
-function render(reply: FastifyReply, uid: string, loginName: string, status: number, error?: string) {
-  const html = TEMPLATE
-    .replace('{{error}}', error ? `<p role="alert">${escapeHtml(error)}</p>` : '')
-    .replace('{{action}}', `${INTERACTION_PATH}/${encodeURIComponent(uid)}`)
-    .replace('{{loginName}}', escapeHtml(loginName));
-  return reply.code(status).type('text/html; charset=utf-8').send(html);
+/** An onRequest hook for form POSTs that oidc-provider handles itself (the logout confirmation): the Origin /
+ *  Sec-Fetch-Site check of security.md §13; the provider checks its own xsrf token. */
+export function sameOriginPostsOnly(deps: Pick<AppDeps, 'config' | 'db' | 'instance'>) {
+  const origin = new URL(deps.config.issuer).origin;
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> => {
+    if (sameOriginPost(request.headers, origin)) return undefined;
+    return refuse(await loadLoginPages(deps), request, reply, 'cross-origin form post');
+  };
 }

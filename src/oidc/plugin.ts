@@ -15,6 +15,8 @@ import { encodeForEdge, JwtAccessTokens } from './jwt-access-tokens.ts';
 import { loadKeySet, type KeySet } from './keys.ts';
 import { patchClients } from './client-rules.ts';
 import { createProvider, ROUTES } from './provider.ts';
+import { providerPages } from '../login/provider-pages.ts';
+import { sameOriginPostsOnly } from '../login/routes.ts';
 import { createTokenPolicies } from './token-endpoints.ts';
 
 declare module 'fastify' {
@@ -53,6 +55,7 @@ export async function registerOidc(app: FastifyInstance, deps: AppDeps): Promise
   let keys = await loadKeySet(db, secrets, keyOptions);
   const jwtAccessTokens = new JwtAccessTokens(config.issuer, () => keys, managementAudience);
   const findAccount = createFindAccount(db);
+  const pages = providerPages(deps);
   const policies = createTokenPolicies(db, managementAudience);
   const Adapter = createAdapterClass(db, {
     findClient: (id) => findClientMetadata(db, id),
@@ -64,6 +67,7 @@ export async function registerOidc(app: FastifyInstance, deps: AppDeps): Promise
       config, secrets, Adapter, findAccount,
       introspectionAllowed: policies.introspectionAllowed as never,
       revocationAllowed: policies.revocationAllowed as never,
+      pages,
     }, keySet);
     registerMachineGrants(provider, config, findAccount);
     jwtAccessTokens.install(provider);
@@ -89,7 +93,7 @@ export async function registerOidc(app: FastifyInstance, deps: AppDeps): Promise
   ];
   timers.forEach((t) => t.unref());
 
-  mountRoutes(app, () => current.callback, config.issuer);
+  mountRoutes(app, () => current.callback, config.issuer, sameOriginPostsOnly(deps));
 
   const oidc: Oidc = {
     provider: () => current.provider,
@@ -122,7 +126,7 @@ export async function registerOidc(app: FastifyInstance, deps: AppDeps): Promise
 
 const END_SESSION_PARAMS = new Set(['id_token_hint', 'post_logout_redirect_uri', 'state', 'ui_locales', 'client_id', 'logout_hint']);
 
-function mountRoutes(app: FastifyInstance, callback: () => ReturnType<Provider['callback']>, issuer: string): void {
+function mountRoutes(app: FastifyInstance, callback: () => ReturnType<Provider['callback']>, issuer: string, formPostCheck: ReturnType<typeof sameOriginPostsOnly>): void {
   const { host, protocol } = new URL(issuer);
   const hand = (request: FastifyRequest, reply: FastifyReply) => {
     // Endpoint URLs and cookie flags derive from the configured issuer, never from the client's headers
@@ -152,7 +156,11 @@ function mountRoutes(app: FastifyInstance, callback: () => ReturnType<Provider['
     passthrough(['GET', 'OPTIONS'], ROUTES.jwks);
     passthrough(['GET', 'POST', 'OPTIONS'], ROUTES.userinfo);
     passthrough('GET', ROUTES.end_session);
-    passthrough('POST', `${ROUTES.end_session}/confirm`);
+    scope.route({
+      method: 'POST', url: `${ROUTES.end_session}/confirm`,
+      onRequest: [formPostCheck, async (request, reply) => hand(request, reply)],
+      handler: async () => {},
+    });
     passthrough('GET', `${ROUTES.end_session}/success`);
     passthrough('OPTIONS', ROUTES.token);
     passthrough('OPTIONS', ROUTES.introspection);

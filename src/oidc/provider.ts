@@ -8,7 +8,9 @@ import type { KeySet } from './keys.ts';
 import { CLAIMS } from './accounts.ts';
 import { CLIENT_EXTRA_PROPERTIES } from './clients.ts';
 import { isProjectAudience, SUPPORTED_SCOPES } from './scopes.ts';
-import { renderErrorPage, renderLogoutPage, renderLoggedOutPage } from './pages.ts';
+import type { ProviderPages } from '../login/provider-pages.ts';
+import { SUPPORTED_LOCALES } from '../login/i18n.ts';
+import { KNOWN_ACCOUNTS_COOKIE, readKnownAccounts } from '../login/known-accounts.ts';
 
 export const ROUTES = {
   authorization: '/oauth/v2/authorize',
@@ -29,6 +31,8 @@ export interface ProviderParts {
   findAccount: NonNullable<Configuration['findAccount']>;
   introspectionAllowed: (ctx: KoaContextWithOIDC, client: Provider['Client']['prototype'], token: { kind: string; clientId?: string; scope?: string }) => Promise<boolean>;
   revocationAllowed: NonNullable<NonNullable<Configuration['features']>['revocation']>['allowedPolicy'];
+  /** The login pages' look for the pages the provider renders itself (src/login/provider-pages.ts). */
+  pages: ProviderPages;
 }
 
 export function createProvider(parts: ProviderParts, keys: KeySet): Provider {
@@ -92,7 +96,7 @@ export function createProvider(parts: ProviderParts, keys: KeySet): Provider {
     },
     interactions: {
       url: (_ctx, interaction) => `${INTERACTION_PATH}/${interaction.uid}`,
-      policy: promptPolicy(),
+      policy: promptPolicy(secrets),
     },
     cookies: {
       // Signed with a key derived from the master key, so every instance verifies every other's cookies.
@@ -125,7 +129,7 @@ export function createProvider(parts: ProviderParts, keys: KeySet): Provider {
       introspection: { enabled: true, allowedPolicy: parts.introspectionAllowed as never },
       revocation: { enabled: true, allowedPolicy: parts.revocationAllowed },
       userinfo: { enabled: true },
-      rpInitiatedLogout: { enabled: true, logoutSource: renderLogoutPage, postLogoutSuccessSource: renderLoggedOutPage },
+      rpInitiatedLogout: { enabled: true, logoutSource: parts.pages.logoutSource as never, postLogoutSuccessSource: parts.pages.postLogoutSuccessSource as never },
       // not part of the interface: off, so discovery advertises only what is served (issue 3 §1)
       pushedAuthorizationRequests: { enabled: false },
       dPoP: { enabled: false },
@@ -135,9 +139,9 @@ export function createProvider(parts: ProviderParts, keys: KeySet): Provider {
       prompt_values_supported: ['none', 'login', 'consent', 'select_account', 'create'],
       introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'private_key_jwt'],
       revocation_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post', 'private_key_jwt'],
-      ui_locales_supported: ['en'],
+      ui_locales_supported: [...SUPPORTED_LOCALES], // the login pages' languages (issue 4 §5)
     },
-    renderError: renderErrorPage,
+    renderError: parts.pages.renderError as never,
     // Browser apps call the token, revocation and userinfo endpoints cross-origin: allowed from the origins of
     // their registered redirect URIs only.
     clientBasedCORS(ctx, origin, client) {
@@ -171,11 +175,22 @@ function keepProjectAudienceScopes(provider: Provider): void {
 }
 
 /** The base login/consent prompts plus requestable select_account and create (oidc-provider-findings §12). */
-function promptPolicy() {
+function promptPolicy(secrets: SecretBox) {
   const policy = interactionPolicy.base();
   // first-party native apps need no consent screen either (loadExistingGrant grants what they ask for)
   policy.get('consent')!.checks.remove('native_client_prompt');
   policy.add(new interactionPolicy.Prompt({ name: 'create', requestable: true }), 0);
-  policy.add(new interactionPolicy.Prompt({ name: 'select_account', requestable: true }), 1);
+  policy.add(new interactionPolicy.Prompt({ name: 'select_account', requestable: true }, severalAccounts(secrets)), 1);
   return policy;
+}
+
+/** interface.md prompt: "no prompt: user chooses a session if more than one exists". A plain request (no prompt,
+ *  no hint) on a browser that has signed in with several accounts shows the account chooser, even with a session;
+ *  the accounts are the login pages' list for this browser (src/login/known-accounts.ts). */
+function severalAccounts(secrets: SecretBox) {
+  return new interactionPolicy.Check('several_accounts', 'several accounts are signed in on this browser', 'account_selection_required', (ctx) => {
+    const { oidc } = ctx;
+    if (oidc.prompts.size || oidc.params?.login_hint || oidc.params?.id_token_hint || !oidc.session?.accountId || oidc.result?.select_account) return false;
+    return readKnownAccounts(secrets, ctx.cookies.get(KNOWN_ACCOUNTS_COOKIE)).length >= 2;
+  });
 }

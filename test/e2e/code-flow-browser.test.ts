@@ -1,4 +1,4 @@
-// The code flow in a real browser (Chromium through playwright-core): cookies, redirects, the minimal login form
+// The code flow in a real browser (Chromium through playwright-core): cookies, redirects, the login pages
 // and the logout confirmation behave in a browser as in the HTTP-level tests (security headers included).
 import { chromium, type Browser } from 'playwright-core';
 import * as client from 'openid-client';
@@ -32,7 +32,9 @@ describe('code flow in Chromium', () => {
     const page = await context.newPage();
     await page.goto(String(url));
     expect(page.url()).toContain('/ui/login/');
+    // the login pages: login name first, then the password
     await page.fill('input[name=loginName]', 'admin');
+    await page.click('button[type=submit]');
     await page.fill('input[name=password]', 'Admin-Password-1');
     await Promise.all([page.waitForURL((u) => u.pathname === '/healthz', { timeout: 10_000 }), page.click('button[type=submit]')]);
     const landed = new URL(page.url());

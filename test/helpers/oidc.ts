@@ -1,5 +1,5 @@
 // Test fixtures for the OIDC tests: apps and machine users created through the real service functions, a cookie
-// jar that walks the browser redirects of a code flow through the minimal login, and openid-client configs.
+// jar that walks the browser redirects of a code flow through the login pages, and openid-client configs.
 import { createPrivateKey } from 'node:crypto';
 import * as client from 'openid-client';
 import { SignJWT } from 'jose';
@@ -106,9 +106,16 @@ export class Browser {
     return { response, url: current };
   }
 
-  /** Submits the minimal login form of the interaction page at `loginUrl`. */
+  /** Signs in on the login page at `loginUrl` (page 2 of the login pages: the password form, with the page's
+   *  CSRF token and a same-origin Origin header, as a browser sends them). */
   async submitLogin(loginUrl: string, loginName: string, password: string) {
-    return this.follow(loginUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ loginName, password }) });
+    const page = await (await this.request(loginUrl)).text();
+    const csrf = /name="csrf" value="([^"]*)"/.exec(page)?.[1] ?? '';
+    return this.follow(`${loginUrl}/password`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: this.#server.url },
+      body: new URLSearchParams({ csrf, loginName, password }),
+    });
   }
 
   /** Runs an authorization request through the login; returns the URL the browser is sent to at the RP. */

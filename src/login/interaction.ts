@@ -1,0 +1,63 @@
+// What every interaction route needs: the interaction itself (from oidc-provider, by its cookie), the page
+// language, the CSRF token and the URLs of the steps; and the ways a step ends.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { default as Provider, InteractionResults } from 'oidc-provider';
+import type { AppDeps } from '../app.ts';
+import { chooseLocale, type Locale } from './i18n.ts';
+import { csrfToken, sameOriginPost, validCsrfToken } from './security.ts';
+import type { LoginPages } from './pages.ts';
+
+export type InteractionDetails = Awaited<ReturnType<Provider['interactionDetails']>>;
+
+/** What the login routes need from the OIDC plugin: the current provider (it is rebuilt on key rotation). */
+export interface InteractionProvider { provider(): Provider }
+
+export interface LoginDeps extends Pick<AppDeps, 'config' | 'db' | 'secrets' | 'instance'> {
+  oidc: InteractionProvider;
+  pages: LoginPages;
+}
+
+export interface Interaction {
+  details: InteractionDetails;
+  uid: string;
+  locale: Locale;
+  csrf: string;
+  urls: { loginName: string; password: string; select: string; register: string };
+}
+
+export async function loadInteraction(deps: LoginDeps, request: FastifyRequest, reply: FastifyReply): Promise<Interaction> {
+  const details = await deps.oidc.provider().interactionDetails(request.raw, reply.raw);
+  const base = `/ui/login/${encodeURIComponent(details.uid)}`;
+  return {
+    details,
+    uid: details.uid,
+    locale: chooseLocale(details.params.ui_locales, request.headers['accept-language']),
+    csrf: csrfToken(deps.secrets, details.uid),
+    urls: { loginName: `${base}/login-name`, password: `${base}/password`, select: `${base}/select`, register: `${base}/register` },
+  };
+}
+
+export class ForbiddenPost extends Error {
+  override name = 'ForbiddenPost';
+}
+
+/** Loads the interaction of a form POST after checking where it came from and its CSRF token (security.md §13). */
+export async function loadPostedInteraction(deps: LoginDeps, request: FastifyRequest, reply: FastifyReply): Promise<Interaction> {
+  if (!sameOriginPost(request.headers, new URL(deps.config.issuer).origin)) throw new ForbiddenPost('cross-origin form post');
+  const interaction = await loadInteraction(deps, request, reply);
+  if (!validCsrfToken(deps.secrets, interaction.uid, formField(request, 'csrf'))) throw new ForbiddenPost('missing or wrong CSRF token');
+  return interaction;
+}
+
+/** A text field of the posted form; repeated or non-text fields count as absent. */
+export function formField(request: FastifyRequest, name: string): string | undefined {
+  const body = request.body as Record<string, unknown> | undefined;
+  const value = body && typeof body === 'object' ? body[name] : undefined;
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** Ends the interaction and sends the browser back to the authorization endpoint with 303 (security.md §13). */
+export async function finish(deps: LoginDeps, request: FastifyRequest, reply: FastifyReply, result: InteractionResults): Promise<FastifyReply> {
+  const to = await deps.oidc.provider().interactionResult(request.raw, reply.raw, result, { mergeWithLastSubmission: false });
+  return reply.redirect(to, 303);
+}

@@ -1,0 +1,61 @@
+// Rendering of the login pages, for Fastify replies (our routes) and for oidc-provider's Koa context (logout,
+// logged-out and error pages): language, security headers and the instance name on every page.
+import type { FastifyReply } from 'fastify';
+import type { AppDeps } from '../app.ts';
+import { findOrgById } from '../orgs/queries.ts';
+import { HTML_SECURITY_HEADERS } from './security.ts';
+import { textsFor, type Locale, type Texts } from './i18n.ts';
+import { Views } from './render.ts';
+
+export interface RenderedPage { status: number; headers: Record<string, string>; body: string }
+
+/** The subset of a Koa context the provider's page hooks write to. */
+export interface KoaLike { status: number; body: unknown; type: string; set(name: string, value: string): void }
+
+export class LoginPages {
+  readonly #views: Views;
+  readonly #instanceName: string;
+
+  constructor(viewsDir: string, instanceName: string) {
+    this.#views = new Views(viewsDir);
+    this.#instanceName = instanceName;
+  }
+
+  texts(locale: Locale): Texts {
+    return textsFor(locale);
+  }
+
+  /** A page; `scriptNonce` allows the one inline script that carries it (the pages need none otherwise). */
+  render(status: number, locale: Locale, view: string, titleKey: string, data: object, scriptNonce?: string): RenderedPage {
+    const t = textsFor(locale);
+    const body = this.#views.render(view, { ...data, t, instanceName: this.#instanceName, pageTitle: t[titleKey] ?? titleKey, scriptNonce });
+    const headers: Record<string, string> = { ...HTML_SECURITY_HEADERS, 'content-language': locale, 'content-type': 'text/html; charset=utf-8' };
+    if (scriptNonce) headers['content-security-policy'] = `${headers['content-security-policy']}; script-src 'nonce-${scriptNonce}'`;
+    return { status, body, headers };
+  }
+
+  send(reply: FastifyReply, page: RenderedPage): FastifyReply {
+    return reply.code(page.status).headers(page.headers).send(page.body);
+  }
+
+  sendKoa(ctx: KoaLike, page: RenderedPage): void {
+    for (const [name, value] of Object.entries(page.headers)) ctx.set(name, value);
+    ctx.status = page.status;
+    ctx.type = 'html';
+    ctx.body = page.body;
+  }
+}
+
+export const VIEWS_DIR = new URL('../../views/', import.meta.url);
+
+const loaded = new WeakMap<object, Promise<LoginPages>>();
+
+/** The pages of this instance, titled with the name of its first organization; built once per instance row. */
+export function loadLoginPages(deps: Pick<AppDeps, 'db' | 'instance'>): Promise<LoginPages> {
+  let pages = loaded.get(deps.instance);
+  if (!pages) {
+    pages = findOrgById(deps.db, deps.instance.default_org_id).then((org) => new LoginPages(VIEWS_DIR.pathname, org?.name ?? 'Gatehouse'));
+    loaded.set(deps.instance, pages);
+  }
+  return pages;
+}

@@ -1,0 +1,76 @@
+// The pages oidc-provider renders itself, in the login pages' look and languages (issue 4 §3-4): the end_session
+// confirmation (rpInitiatedLogout.logoutSource), the logged-out page (postLogoutSuccessSource) and the error page
+// of the authorization and end_session endpoints (renderError), which shows the error code but never a stack.
+// src/oidc/ passes these functions into the provider configuration.
+import { randomBytes } from 'node:crypto';
+import type { AppDeps } from '../app.ts';
+import { describeAccounts } from '../users/accounts.ts';
+import { chooseLocale, type Texts } from './i18n.ts';
+import { loadLoginPages } from './pages.ts';
+
+/** The parts of oidc-provider's Koa context these pages read and write. */
+interface PageContext {
+  status: number;
+  body: unknown;
+  type: string;
+  set(name: string, value: string): void;
+  get(name: string): string;
+  query?: Record<string, unknown>;
+  oidc?: {
+    params?: Record<string, unknown>;
+    session?: { accountId?: string; state?: Record<string, unknown> };
+    urlFor(name: string): string;
+  };
+}
+
+export interface ProviderPages {
+  logoutSource(ctx: PageContext, form: string): Promise<void>;
+  postLogoutSuccessSource(ctx: PageContext): Promise<void>;
+  renderError(ctx: PageContext, out: Record<string, unknown>, error: Error): Promise<void>;
+}
+
+const localeOf = (ctx: PageContext) => chooseLocale(ctx.oidc?.params?.ui_locales ?? ctx.query?.ui_locales, ctx.get('accept-language'));
+
+export function providerPages(deps: Pick<AppDeps, 'db' | 'instance'>): ProviderPages {
+  return {
+    async logoutSource(ctx) {
+      const pages = await loadLoginPages(deps);
+      const locale = localeOf(ctx);
+      const accountId = ctx.oidc?.session?.accountId;
+      const [account] = accountId ? await describeAccounts(deps.db, [accountId]) : [];
+      // With an id_token_hint (validated by oidc-provider: signature and client) the application has identified the
+      // session, and the page submits itself; without one the user confirms (compat.md §6 end_session).
+      const autoSubmit = ctx.oidc?.params?.id_token_hint ? randomBytes(16).toString('base64url') : undefined;
+      pages.sendKoa(ctx, pages.render(200, locale, 'logout', 'logoutTitle', {
+        // The provider's own confirmation form target and its session-bound xsrf value (actions/end_session.js).
+        action: ctx.oidc!.urlFor('end_session_confirm'),
+        xsrf: ctx.oidc?.session?.state?.secret,
+        account: account && { ...account, initial: [...account.displayName][0]?.toUpperCase() },
+      }, autoSubmit));
+    },
+
+    async postLogoutSuccessSource(ctx) {
+      const pages = await loadLoginPages(deps);
+      pages.sendKoa(ctx, pages.render(200, localeOf(ctx), 'logged-out', 'loggedOutTitle', {}));
+    },
+
+    async renderError(ctx, out) {
+      const pages = await loadLoginPages(deps);
+      const locale = localeOf(ctx);
+      const t = pages.texts(locale);
+      const code = typeof out.error === 'string' ? out.error : 'server_error';
+      const status = ctx.status >= 400 ? ctx.status : 400;
+      pages.sendKoa(ctx, pages.render(status, locale, 'error', 'errorTitle', {
+        title: t.errorTitle, message: explain(t, code, String(out.error_description ?? '')), code,
+      }));
+    },
+  };
+}
+
+function explain(t: Texts, code: string, description: string): string {
+  if (code === 'invalid_redirect_uri' || /redirect_uri/.test(description) && !/post_logout/.test(description)) return t.errorRedirect!;
+  if (/post_logout_redirect_uri|id_token_hint/.test(description)) return t.errorPostLogoutRedirect!;
+  if (code === 'invalid_client') return t.errorClient!;
+  if (/interaction session|session not found|could not find logout details/i.test(description)) return t.errorExpired!;
+  return t.errorGeneric!;
+}

@@ -1,0 +1,75 @@
+// Registration (issue 4 §2, prompt=create): a new human in the instance's default organization, signed in right
+// away; the flow then continues to the application.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { registrationSchema, NAME_MAX_LENGTH } from '../users/schema.ts';
+import { registerHuman } from '../users/register.ts';
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../users/passwords.ts';
+import { AppError, Code } from '../platform/errors.ts';
+import { format, type Texts } from './i18n.ts';
+import { formField, loadInteraction, loadPostedInteraction, type Interaction, type LoginDeps } from './interaction.ts';
+import { signedIn } from './signed-in.ts';
+
+const FIELDS = [
+  { name: 'firstName', label: 'firstNameLabel', type: 'text', autocomplete: 'given-name', maxLength: NAME_MAX_LENGTH },
+  { name: 'lastName', label: 'lastNameLabel', type: 'text', autocomplete: 'family-name', maxLength: NAME_MAX_LENGTH },
+  { name: 'email', label: 'emailLabel', type: 'email', autocomplete: 'email', maxLength: NAME_MAX_LENGTH },
+  { name: 'userName', label: 'userNameLabel', type: 'text', autocomplete: 'username', maxLength: NAME_MAX_LENGTH },
+  { name: 'password', label: 'passwordLabel', type: 'password', autocomplete: 'new-password', maxLength: PASSWORD_MAX_LENGTH },
+] as const;
+type FieldName = (typeof FIELDS)[number]['name'];
+type Values = Partial<Record<FieldName, string>>;
+type Errors = Partial<Record<FieldName, string>>;
+
+export function showRegistration(deps: LoginDeps, i: Interaction, reply: FastifyReply, status = 200, values: Values = {}, errors: Errors = {}): FastifyReply {
+  const t = deps.pages.texts(i.locale);
+  const firstInvalid = FIELDS.find((f) => errors[f.name])?.name ?? 'firstName';
+  const fields = Object.fromEntries(FIELDS.map((f) => [f.name, {
+    ...f,
+    label: t[f.label],
+    // A password is never sent back into the page.
+    value: f.name === 'password' ? '' : values[f.name] ?? '',
+    help: f.name === 'password' ? t.newPasswordHelp : undefined,
+    error: errors[f.name],
+    autofocus: f.name === firstInvalid,
+  }]));
+  return deps.pages.send(reply, deps.pages.render(status, i.locale, 'register', 'registerTitle', {
+    action: i.urls.register, csrf: i.csrf, fields, loginUrl: i.urls.loginName,
+  }));
+}
+
+export async function showRegister(deps: LoginDeps, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  return showRegistration(deps, await loadInteraction(deps, request, reply), reply);
+}
+
+export async function submitRegister(deps: LoginDeps, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  const interaction = await loadPostedInteraction(deps, request, reply);
+  const t = deps.pages.texts(interaction.locale);
+  const values = Object.fromEntries(FIELDS.map((f) => [f.name, formField(request, f.name) ?? ''])) as Record<FieldName, string>;
+  const parsed = registrationSchema.safeParse(values);
+  if (!parsed.success) {
+    const errors: Errors = {};
+    for (const issue of parsed.error.issues) {
+      const field = issue.path[0] as FieldName;
+      errors[field] ??= fieldMessage(t, field, issue.code, values[field]);
+    }
+    return showRegistration(deps, interaction, reply, 400, values, errors);
+  }
+  try {
+    const { userId } = await registerHuman(deps.db, deps.instance.default_org_id, parsed.data, interaction.locale);
+    return await signedIn(deps, request, reply, interaction, userId);
+  } catch (error) {
+    if (error instanceof AppError && error.code === Code.AlreadyExists) {
+      return showRegistration(deps, interaction, reply, 409, values, { userName: t.errorUserNameTaken });
+    }
+    throw error;
+  }
+}
+
+function fieldMessage(t: Texts, field: FieldName, code: string, value: string): string {
+  if (value.trim() === '' && field !== 'password') return t.errorRequired!;
+  if (code === 'too_big') return format(t.errorTooLong!, { max: field === 'password' ? PASSWORD_MAX_LENGTH : NAME_MAX_LENGTH });
+  if (field === 'password') return value === '' ? t.errorRequired! : format(t.errorPasswordShort!, { min: PASSWORD_MIN_LENGTH });
+  if (field === 'email') return t.errorEmail!;
+  if (field === 'userName') return t.errorUserNameFormat!;
+  return t.errorRequired!;
+}

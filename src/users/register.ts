@@ -1,0 +1,37 @@
+// Self-registration of a human in the instance's default organization (issue 4 §2, prompt=create): the user row
+// and its event in one transaction; the password is hashed with argon2id before the transaction.
+import type { Db } from '../platform/db.ts';
+import { appendEvent } from '../events/log.ts';
+import { createdDetails, type Details } from '../events/details.ts';
+import { fromDatabaseError } from '../platform/errors.ts';
+import { newId } from '../platform/ids.ts';
+import { hashPassword } from './passwords.ts';
+import { insertHuman } from './queries.ts';
+import type { Registration } from './schema.ts';
+
+export interface Registered { userId: string; details: Details }
+
+export async function registerHuman(db: Db, orgId: string, input: Registration, preferredLanguage: string): Promise<Registered> {
+  const passwordHash = await hashPassword(input.password);
+  const userId = newId();
+  const profile = {
+    firstName: input.firstName, lastName: input.lastName, nickName: '',
+    displayName: `${input.firstName} ${input.lastName}`, preferredLanguage, gender: 'GENDER_UNSPECIFIED' as const,
+  };
+  try {
+    return await db.tx(async (tx) => {
+      const event = await appendEvent(tx, {
+        aggregateType: 'user', aggregateId: userId, eventType: 'user.human.selfregistered',
+        payload: { userName: input.userName, profile, email: input.email, emailVerified: false, hasPassword: true },
+        resourceOwner: orgId, creator: userId,
+      });
+      await insertHuman(tx, {
+        id: userId, orgId, userName: input.userName, profile, email: input.email, emailVerified: false,
+        phone: null, phoneVerified: false, passwordHash, sequence: event.sequence,
+      });
+      return { userId, details: createdDetails(event) };
+    });
+  } catch (error) {
+    fromDatabaseError(error);
+  }
+}
