@@ -12,6 +12,8 @@ import { createDualProtocolServer, createTlsServer, type DualProtocolServer, typ
 import { registerHealthRoutes } from './platform/health.ts';
 import { isDatabaseUnavailable } from './platform/errors.ts';
 import { registerManagement } from './management/plugin.ts';
+import { registerOidc } from './oidc/plugin.ts';
+import { registerMinimalLogin } from './login/routes.ts';
 
 export interface AppDeps {
   config: Config;
@@ -66,7 +68,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   registerHealthRoutes(app, deps.db, deps.schemaVersion);
-  // Until the OIDC provider is merged no access token exists, so none is accepted.
-  registerManagement(app, { db: deps.db, instance: deps.instance, verifyAccessToken: async () => undefined, bodyLimit: BODY_LIMIT });
+  const oidc = await registerOidc(app, deps);
+  await registerMinimalLogin(app, deps, oidc);
+  registerManagement(app, { db: deps.db, instance: deps.instance, verifyAccessToken: (token) => oidc.verifyAccessToken(token), bodyLimit: BODY_LIMIT });
   return app;
 }

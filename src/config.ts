@@ -30,6 +30,10 @@ const schema = z
     GATEHOUSE_SESSION_IDLE_TTL: seconds.default(24 * 3600),
     GATEHOUSE_SESSION_ABSOLUTE_TTL: seconds.default(14 * 86400),
     GATEHOUSE_KEY_ROTATION_DAYS: z.coerce.number().min(0).default(90),
+    GATEHOUSE_KEY_ACTIVATION_DELAY: z.coerce.number().int().min(0).default(600),
+    GATEHOUSE_KEY_RELOAD_INTERVAL_MS: z.coerce.number().int().min(50).default(5000),
+    GATEHOUSE_ASSERTION_MAX_AGE: seconds.default(3600),
+    GATEHOUSE_OIDC_SWEEP_INTERVAL_MS: z.coerce.number().int().min(100).default(60_000),
     GATEHOUSE_SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().positive().default(10000),
     GATEHOUSE_ALLOW_PRIVATE_FETCH: boolean.default(false),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -74,6 +78,16 @@ export interface Config {
     readonly sessionIdle: number; readonly sessionAbsolute: number;
   };
   readonly keyRotationDays: number;
+  readonly keys: {
+    /** Seconds a new signing key is published before it signs (RP JWKS caches must see it first). */
+    readonly activationDelay: number;
+    /** How often every process re-reads the key table, so a rotation reaches all instances without restart. */
+    readonly reloadIntervalMs: number;
+  };
+  /** Maximum age of a JWT-profile assertion's iat, seconds (compat.md §6). */
+  readonly assertionMaxAge: number;
+  /** Interval of the sweep that deletes expired OIDC rows. */
+  readonly oidcSweepIntervalMs: number;
   readonly shutdownTimeoutMs: number;
   readonly allowPrivateFetch: boolean;
   readonly logLevel: string;
@@ -117,6 +131,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       sessionAbsolute: e.GATEHOUSE_SESSION_ABSOLUTE_TTL,
     },
     keyRotationDays: e.GATEHOUSE_KEY_ROTATION_DAYS,
+    keys: { activationDelay: e.GATEHOUSE_KEY_ACTIVATION_DELAY, reloadIntervalMs: e.GATEHOUSE_KEY_RELOAD_INTERVAL_MS },
+    assertionMaxAge: e.GATEHOUSE_ASSERTION_MAX_AGE,
+    oidcSweepIntervalMs: e.GATEHOUSE_OIDC_SWEEP_INTERVAL_MS,
     shutdownTimeoutMs: e.GATEHOUSE_SHUTDOWN_TIMEOUT_MS,
     allowPrivateFetch: e.GATEHOUSE_ALLOW_PRIVATE_FETCH,
     logLevel: e.LOG_LEVEL,

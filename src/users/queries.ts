@@ -111,3 +111,13 @@ export async function findMachineKey(db: Queryable, userId: string, keyId: strin
     'SELECT id, user_id, public_jwk, expires_at FROM machine_keys WHERE user_id = $1 AND id = $2', [userId, keyId]);
   return rows[0];
 }
+
+export async function findMachineKeys(db: Queryable, userId: string): Promise<MachineKeyRow[]> {
+  const { rows } = await db.query<MachineKeyRow>(
+    'SELECT id, user_id, public_jwk, expires_at FROM machine_keys WHERE user_id = $1 AND expires_at > now() ORDER BY created_at', [userId]);
+  return rows;
+}
+
+export async function updateMachineSecret(tx: Queryable, id: string, secretHash: string, sequence: string, changedAt: Date): Promise<void> {
+  await tx.query('UPDATE users SET secret_hash = $2, sequence = $3, changed_at = $4 WHERE id = $1', [id, secretHash, sequence, changedAt]);
+}

@@ -1,0 +1,108 @@
+// oidc-provider's storage in Postgres (oidc-provider-findings §15). One table for every model; ids are stored as
+// SHA-256 hashes, so the table never holds a usable token, code or session id (security.md §7). Clients are not
+// stored here: they are built from apps and machine users on every lookup (clients.ts).
+import { createHash } from 'node:crypto';
+import { errors, type Adapter, type AdapterPayload } from 'oidc-provider';
+import type { Db } from '../platform/db.ts';
+
+export interface AdapterHooks {
+  findClient(clientId: string): Promise<AdapterPayload | undefined>;
+  /** Maps a presented access token value to its storage id; JWT access tokens are verified here (jwt-access-tokens.ts). */
+  resolveAccessToken(value: string): Promise<{ id: string; jwt: boolean } | undefined>;
+}
+
+const hashId = (id: string) => createHash('sha256').update(id).digest('base64url');
+
+export function createAdapterClass(db: Db, hooks: AdapterHooks) {
+  return class PostgresAdapter implements Adapter {
+    readonly model: string;
+
+    constructor(model: string) {
+      this.model = model;
+    }
+
+    async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
+      const grantId = payload.grantId ?? (this.model === 'Grant' ? id : null);
+      await db.query(
+        `INSERT INTO oidc_payloads (model, id, payload, grant_id, uid, expires_at)
+         VALUES ($1, $2, $3, $4, $5, CASE WHEN $6::int IS NULL THEN NULL ELSE now() + make_interval(secs => $6::int) END)
+         ON CONFLICT ON CONSTRAINT oidc_payloads_pkey DO UPDATE
+           SET payload = EXCLUDED.payload, grant_id = EXCLUDED.grant_id, uid = EXCLUDED.uid,
+               expires_at = EXCLUDED.expires_at, updated_at = clock_timestamp()`,
+        [this.model, hashId(id), payload, grantId, payload.uid ?? null, expiresIn ? Math.ceil(expiresIn) : null],
+      );
+    }
+
+    async find(id: string): Promise<AdapterPayload | undefined> {
+      if (this.model === 'Client') return hooks.findClient(id);
+      let jwt = false;
+      if (this.model === 'AccessToken') {
+        const ref = await hooks.resolveAccessToken(id);
+        if (!ref) return undefined;
+        ({ id, jwt } = ref);
+      }
+      const { rows } = await db.query<{ payload: AdapterPayload; consumed_at: Date | null }>(
+        `SELECT payload, consumed_at FROM oidc_payloads
+         WHERE model = $1 AND id = $2 AND (expires_at IS NULL OR expires_at > now())`,
+        [this.model, hashId(id)],
+      );
+      const row = rows[0];
+      if (!row) return undefined;
+      // The jti of a JWT access token is printed in the token and in introspection: it is not a bearer token.
+      if (this.model === 'AccessToken' && Boolean(row.payload.gatehouseJwt) !== jwt) return undefined;
+      return row.consumed_at ? { ...row.payload, consumed: Math.floor(row.consumed_at.getTime() / 1000) } : row.payload;
+    }
+
+    async findByUid(uid: string): Promise<AdapterPayload | undefined> {
+      // Non-unique uid: a session id rotation writes a new row with the same uid; the newest one is current.
+      const { rows } = await db.query<{ payload: AdapterPayload }>(
+        `SELECT payload FROM oidc_payloads
+         WHERE model = $1 AND uid = $2 AND (expires_at IS NULL OR expires_at > now())
+         ORDER BY updated_at DESC LIMIT 1`,
+        [this.model, uid],
+      );
+      return rows[0]?.payload;
+    }
+
+    async findByUserCode(): Promise<undefined> {
+      return undefined; // the device flow is not offered
+    }
+
+    async consume(id: string): Promise<void> {
+      // Atomic: of concurrent redemptions exactly one sets consumed_at (security.md §3). The losers revoke the
+      // grant, so the tokens of the winner die too, even those it saves after this point (the grant is gone).
+      const { rowCount } = await db.query(
+        'UPDATE oidc_payloads SET consumed_at = now() WHERE model = $1 AND id = $2 AND consumed_at IS NULL',
+        [this.model, hashId(id)],
+      );
+      if (rowCount === 1) return;
+      const { rows } = await db.query<{ grant_id: string | null }>('SELECT grant_id FROM oidc_payloads WHERE model = $1 AND id = $2', [this.model, hashId(id)]);
+      const grantId = rows[0]?.grant_id;
+      if (grantId) await db.query('DELETE FROM oidc_payloads WHERE grant_id = $1 AND model <> $2', [grantId, this.model]);
+      throw new errors.InvalidGrant('grant request is invalid');
+    }
+
+    async destroy(id: string): Promise<void> {
+      await db.query('DELETE FROM oidc_payloads WHERE model = $1 AND id = $2', [this.model, hashId(id)]);
+    }
+
+    async revokeByGrantId(grantId: string): Promise<void> {
+      await db.query('DELETE FROM oidc_payloads WHERE model = $1 AND grant_id = $2', [this.model, grantId]);
+    }
+  };
+}
+
+/** Deletes expired rows in bounded batches; returns how many went. */
+export async function sweepExpired(db: Db, batchSize = 1000, maxBatches = 10): Promise<number> {
+  let total = 0;
+  for (let i = 0; i < maxBatches; i++) {
+    const { rowCount } = await db.query(
+      `DELETE FROM oidc_payloads WHERE (model, id) IN (
+         SELECT model, id FROM oidc_payloads WHERE expires_at < now() - interval '1 minute' LIMIT $1)`,
+      [batchSize],
+    );
+    total += rowCount ?? 0;
+    if ((rowCount ?? 0) < batchSize) break;
+  }
+  return total;
+}

@@ -1,0 +1,62 @@
+// OAuth clients come from our own model on every lookup (issue 3 §2): OIDC and API apps by client ID, and each
+// machine user as two clients: its user ID for the JWT-profile grant (no client authentication, compat.md §6) and
+// its user name for client_credentials (with the hashed secret; compareClientSecret verifies it, see provider.ts).
+import type { AdapterPayload } from 'oidc-provider';
+import type { Db } from '../platform/db.ts';
+import { findClientApp } from '../apps/service.ts';
+import { findActiveMachine } from '../users/machine-service.ts';
+
+export const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
+
+/** Client metadata oidc-provider does not know; kept on the client object under these names. */
+export const CLIENT_EXTRA_PROPERTIES = ['access_token_type', 'id_token_userinfo_assertion', 'dev_mode', 'project_id', 'machine_user_id', 'gatehouse_kind'];
+
+const AUTH_METHODS = { basic: 'client_secret_basic', post: 'client_secret_post', none: 'none', private_key_jwt: 'private_key_jwt' } as const;
+
+export async function findClientMetadata(db: Db, clientId: string): Promise<AdapterPayload | undefined> {
+  const found = await findClientApp(db, clientId);
+  if (found) {
+    const { app, keys } = found;
+    return {
+      client_id: app.client_id,
+      ...(app.secret_hash ? { client_secret: app.secret_hash } : {}),
+      token_endpoint_auth_method: AUTH_METHODS[app.auth_method],
+      ...(app.auth_method === 'private_key_jwt' ? { jwks: { keys } } : {}),
+      application_type: app.app_type === 'native' ? 'native' : 'web',
+      redirect_uris: app.redirect_uris,
+      post_logout_redirect_uris: app.post_logout_redirect_uris,
+      response_types: app.response_types as never,
+      grant_types: app.grant_types,
+      access_token_type: app.access_token_type,
+      id_token_userinfo_assertion: app.id_token_userinfo_assertion,
+      dev_mode: app.dev_mode,
+      project_id: app.project_id,
+      gatehouse_kind: app.kind,
+    };
+  }
+  const machine = await findActiveMachine(db, { id: clientId });
+  if (machine) {
+    return {
+      client_id: machine.user.id,
+      token_endpoint_auth_method: 'none',
+      redirect_uris: [], response_types: [], grant_types: [JWT_BEARER],
+      jwks: { keys: machine.keys.map((k) => ({ ...k.public_jwk, kid: k.id })) },
+      access_token_type: machine.user.access_token_type,
+      machine_user_id: machine.user.id,
+      gatehouse_kind: 'machine',
+    };
+  }
+  const named = await findActiveMachine(db, { userName: clientId });
+  if (named?.user.secret_hash) {
+    return {
+      client_id: clientId,
+      client_secret: named.user.secret_hash,
+      token_endpoint_auth_method: 'client_secret_basic',
+      redirect_uris: [], response_types: [], grant_types: ['client_credentials'],
+      access_token_type: named.user.access_token_type,
+      machine_user_id: named.user.id,
+      gatehouse_kind: 'machine',
+    };
+  }
+  return undefined;
+}

@@ -1,0 +1,103 @@
+// Token signing keys in Postgres (issue 3 §8, security.md §9, compat.md §6 JWKS). The private JWK is sealed with
+// the master key. Two-phase rotation: a new key is published at once and signs from activates_at; the previous key
+// stays published until every token it signed has expired. Every process reads the table, so all agree.
+import { generateKeyPairSync } from 'node:crypto';
+import type { JWK } from 'jose';
+import type { Db, Queryable } from '../platform/db.ts';
+import type { SecretBox } from '../platform/secrets.ts';
+import { newId } from '../platform/ids.ts';
+
+export const SIGNING_ALG = 'RS256';
+const LOCK_KEY = 7_146_003; // "gatehouse signing keys"
+
+interface KeyRow { kid: string; public_jwk: JWK; private_jwk: string; activates_at: Date }
+
+export interface KeySet {
+  /** Private JWKs for oidc-provider: the signing key first, then the other published keys. */
+  readonly privateJwks: readonly JWK[];
+  /** Public JWKs of every published key, for verifying our own JWTs. */
+  readonly publicJwks: readonly JWK[];
+  readonly signingKid: string;
+  /** Changes whenever the published set or the signing key changes; drives the provider rebuild. */
+  readonly fingerprint: string;
+  /** When this set stops being current without a table change (the next key activates). */
+  readonly validUntil: number;
+}
+
+export interface KeyOptions { activationDelay: number; retainSeconds: number; rotationDays: number }
+
+export async function loadKeySet(db: Db, secrets: SecretBox, options: KeyOptions): Promise<KeySet> {
+  let rows = await selectKeys(db);
+  if (!rows.some((r) => r.activates_at.getTime() <= Date.now()) || rotationDue(rows, options.rotationDays)) {
+    // First start (a key that signs at once) or the automatic schedule; the lock makes concurrent processes add one.
+    const first = !rows.length;
+    await db.tx(async (tx) => {
+      await tx.query('SELECT pg_advisory_xact_lock($1)', [LOCK_KEY]);
+      const current = await selectKeys(tx);
+      if (first ? current.length === 0 : rotationDue(current, options.rotationDays)) {
+        await insertKey(tx, secrets, first ? 0 : options.activationDelay);
+      }
+    });
+    rows = await selectKeys(db);
+  }
+  return buildKeySet(rows, secrets, options.retainSeconds);
+}
+
+/** `npm run keys:rotate`: publishes a new key that signs after the activation delay. */
+export async function rotateKeys(db: Db, secrets: SecretBox, activationDelay: number): Promise<{ kid: string; activatesAt: Date }> {
+  return db.tx(async (tx) => {
+    await tx.query('SELECT pg_advisory_xact_lock($1)', [LOCK_KEY]);
+    return insertKey(tx, secrets, activationDelay);
+  });
+}
+
+function rotationDue(rows: KeyRow[], rotationDays: number): boolean {
+  if (!rotationDays || !rows.length) return false;
+  const newest = rows[0]!;
+  return newest.activates_at.getTime() + rotationDays * 86_400_000 <= Date.now();
+}
+
+async function selectKeys(db: Queryable): Promise<KeyRow[]> {
+  const { rows } = await db.query<KeyRow>('SELECT kid, public_jwk, private_jwk, activates_at FROM signing_keys ORDER BY activates_at DESC, created_at DESC');
+  return rows;
+}
+
+async function insertKey(tx: Queryable, secrets: SecretBox, activationDelay: number): Promise<{ kid: string; activatesAt: Date }> {
+  const kid = newId();
+  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const meta = { kid, alg: SIGNING_ALG, use: 'sig' };
+  const publicJwk = { ...publicKey.export({ format: 'jwk' }), ...meta };
+  const privateJwk = { ...privateKey.export({ format: 'jwk' }), ...meta };
+  const { rows } = await tx.query<{ activates_at: Date }>(
+    `INSERT INTO signing_keys (kid, alg, public_jwk, private_jwk, activates_at)
+     VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5)) RETURNING activates_at`,
+    [kid, SIGNING_ALG, publicJwk, secrets.encrypt(JSON.stringify(privateJwk)), activationDelay],
+  );
+  return { kid, activatesAt: rows[0]!.activates_at };
+}
+
+function buildKeySet(rows: KeyRow[], secrets: SecretBox, retainSeconds: number): KeySet {
+  const now = Date.now();
+  // rows are newest first; the signing key is the newest active one, the keys before it wait to sign
+  const signingIndex = rows.findIndex((r) => r.activates_at.getTime() <= now);
+  if (signingIndex < 0) throw new Error('no active signing key');
+  const signing = rows[signingIndex]!;
+  const waiting = rows.slice(0, signingIndex);
+  const changes = waiting.map((r) => r.activates_at.getTime());
+  const retired: KeyRow[] = [];
+  for (let i = signingIndex + 1; i < rows.length; i++) {
+    // retired when its successor started signing; published until the tokens it signed have expired
+    const until = rows[i - 1]!.activates_at.getTime() + retainSeconds * 1000;
+    if (until <= now) break;
+    retired.push(rows[i]!);
+    changes.push(until);
+  }
+  const ordered = [signing, ...waiting, ...retired];
+  return {
+    privateJwks: ordered.map((r) => JSON.parse(secrets.decrypt(r.private_jwk)) as JWK),
+    publicJwks: ordered.map((r) => r.public_jwk),
+    signingKid: signing.kid,
+    fingerprint: ordered.map((r) => r.kid).join(','),
+    validUntil: Math.min(Infinity, ...changes),
+  };
+}

@@ -1,0 +1,181 @@
+// Mounts oidc-provider in Fastify (issue 3 §1, oidc-provider-findings §3): explicit routes for exactly the
+// interface's endpoints and the provider's sub-routes, each handed to the CURRENT provider untouched. The provider
+// is rebuilt when the signing keys change (keys.ts), in this and every other process on the same database.
+import { createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { decodeJwt } from 'jose';
+import type Provider from 'oidc-provider';
+import type { AppDeps } from '../app.ts';
+import { findActiveUser } from '../users/lookup.ts';
+import { createAdapterClass, sweepExpired } from './adapter.ts';
+import { createFindAccount } from './accounts.ts';
+import { findClientMetadata, JWT_BEARER } from './clients.ts';
+import { registerMachineGrants } from './grants.ts';
+import { encodeForEdge, JwtAccessTokens } from './jwt-access-tokens.ts';
+import { loadKeySet, type KeySet } from './keys.ts';
+import { patchClients } from './client-rules.ts';
+import { createProvider, ROUTES } from './provider.ts';
+import { createTokenPolicies } from './token-endpoints.ts';
+
+export interface VerifiedAccessToken {
+  tokenId: string;
+  userId: string;
+  clientId: string;
+  scopes: ReadonlySet<string>;
+  expiresAt: Date;
+}
+
+export interface Oidc {
+  /** Checks an access token (opaque or JWT) as introspection does: exists, not expired, not revoked, user active. */
+  verifyAccessToken(token: string): Promise<VerifiedAccessToken | undefined>;
+  /** The current provider; it is replaced on key rotation, so call this per request. */
+  provider(): Provider;
+  /** The published signing keys (public JWKs), for tests and tools. */
+  keys(): KeySet;
+  /** Re-reads the key table now (the timer does it every GATEHOUSE_KEY_RELOAD_INTERVAL_MS). */
+  reloadKeys(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function registerOidc(app: FastifyInstance, deps: AppDeps): Promise<Oidc> {
+  const { config, db, secrets, log } = deps;
+  // The management API's audience entry: ZITADEL resolves its "zitadel" project alias to a project ID; the
+  // instance ID plays that role here (compat.md §4).
+  const managementAudience = deps.instance.id;
+  const keyOptions = {
+    activationDelay: config.keys.activationDelay,
+    retainSeconds: Math.max(config.ttl.accessToken, config.ttl.idToken),
+    rotationDays: config.keyRotationDays,
+  };
+  let keys = await loadKeySet(db, secrets, keyOptions);
+  const jwtAccessTokens = new JwtAccessTokens(config.issuer, () => keys, managementAudience);
+  const findAccount = createFindAccount(db);
+  const policies = createTokenPolicies(db, managementAudience);
+  const Adapter = createAdapterClass(db, {
+    findClient: (id) => findClientMetadata(db, id),
+    resolveAccessToken: (value) => jwtAccessTokens.resolve(value),
+  });
+
+  const build = (keySet: KeySet) => {
+    const provider = createProvider({
+      config, secrets, Adapter, findAccount,
+      introspectionAllowed: policies.introspectionAllowed as never,
+      revocationAllowed: policies.revocationAllowed as never,
+    }, keySet);
+    registerMachineGrants(provider, config, findAccount);
+    jwtAccessTokens.install(provider);
+    patchClients(provider, secrets);
+    provider.use(policies.middleware);
+    provider.on('server_error', (_ctx, error) => log.error({ err: error }, 'oidc server error'));
+    return { provider, callback: provider.callback() };
+  };
+  let current = build(keys);
+
+  const reloadKeys = async () => {
+    const next = await loadKeySet(db, secrets, keyOptions);
+    if (next.fingerprint === keys.fingerprint) return;
+    keys = next;
+    current = build(next);
+    log.info({ signingKid: next.signingKid, published: next.publicJwks.length }, 'signing keys changed; provider rebuilt');
+  };
+  const timers = [
+    setInterval(() => { reloadKeys().catch((err) => log.error({ err }, 'signing key reload failed')); }, config.keys.reloadIntervalMs),
+    setInterval(() => { sweepExpired(db).catch((err) => log.warn({ err }, 'oidc sweep failed')); }, config.oidcSweepIntervalMs),
+  ];
+  timers.forEach((t) => t.unref());
+
+  mountRoutes(app, () => current.callback, config.issuer);
+
+  const oidc: Oidc = {
+    provider: () => current.provider,
+    keys: () => keys,
+    reloadKeys,
+    async verifyAccessToken(token) {
+      const provider = current.provider;
+      const at = await provider.AccessToken.find(token);
+      if (!at || at.isExpired || !at.accountId) return undefined;
+      // a revoked grant (refresh token revocation, code replay, logout) ends its tokens
+      if (at.grantId) {
+        const grant = await provider.Grant.find(at.grantId);
+        if (!grant || grant.isExpired) return undefined;
+      }
+      if (!(await findActiveUser(db, at.accountId))) return undefined;
+      return {
+        tokenId: createHash('sha256').update(at.jti).digest('base64url'),
+        userId: at.accountId,
+        clientId: at.clientId!,
+        scopes: new Set(String(at.scope ?? '').split(' ').filter(Boolean)),
+        expiresAt: new Date(at.exp! * 1000),
+      };
+    },
+    async close() {
+      timers.forEach(clearInterval);
+    },
+  };
+  app.addHook('onClose', async () => oidc.close());
+  return oidc;
+}
+
+function mountRoutes(app: FastifyInstance, callback: () => ReturnType<Provider['callback']>, issuer: string): void {
+  const { host, protocol } = new URL(issuer);
+  const hand = (request: FastifyRequest, reply: FastifyReply) => {
+    // Endpoint URLs and cookie flags derive from the configured issuer, never from the client's headers
+    // (security.md §10); the client address is the one Fastify resolved with its trusted proxies.
+    const headers = request.raw.headers;
+    headers.host = host;
+    headers['x-forwarded-proto'] = protocol.slice(0, -1);
+    headers['x-forwarded-for'] = request.ip;
+    delete headers['x-forwarded-host'];
+    // JWKS may be cached briefly: new keys are published before they sign (compat.md §6).
+    if (request.url.split('?')[0] === ROUTES.jwks) reply.raw.setHeader('cache-control', 'max-age=300, must-revalidate');
+    reply.hijack();
+    void callback()(request.raw, reply.raw);
+  };
+
+  app.register(async (scope) => {
+    // Routes the provider reads itself: handed over before Fastify parses anything.
+    const passthrough = (method: string | string[], url: string) => scope.route({
+      method: method as never, url,
+      onRequest: async (request, reply) => hand(request, reply),
+      handler: async () => {},
+    });
+    passthrough(['GET', 'OPTIONS'], '/.well-known/openid-configuration');
+    passthrough('GET', ROUTES.authorization);
+    passthrough('GET', `${ROUTES.authorization}/:uid`);
+    passthrough(['GET', 'OPTIONS'], ROUTES.jwks);
+    passthrough(['GET', 'POST', 'OPTIONS'], ROUTES.userinfo);
+    passthrough('GET', ROUTES.end_session);
+    passthrough('POST', `${ROUTES.end_session}/confirm`);
+    passthrough('GET', `${ROUTES.end_session}/success`);
+    passthrough('OPTIONS', ROUTES.token);
+    passthrough('OPTIONS', ROUTES.introspection);
+    passthrough('OPTIONS', ROUTES.revocation);
+
+    // Routes whose form body the edge adjusts first; the provider then reads the rewritten body.
+    scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 56 * 1024 }, (_req, body, done) => done(null, body));
+    const rewriting = (url: string, rewrite: (form: URLSearchParams, request: FastifyRequest) => void) => scope.post(url, async (request, reply) => {
+      if (typeof request.body === 'string') {
+        const form = new URLSearchParams(request.body);
+        rewrite(form, request);
+        (request.raw as unknown as { body: string }).body = form.toString();
+      }
+      hand(request, reply);
+    });
+    rewriting(ROUTES.token, (form, request) => {
+      // JWT-profile requests carry no client identification (RFC 7523, compat.md §6): the client is the machine
+      // user named by the assertion's issuer; the grant handler verifies the assertion itself.
+      if (form.get('grant_type') !== JWT_BEARER || request.headers.authorization || form.has('client_id') || form.has('client_assertion')) return;
+      try {
+        const iss = decodeJwt(form.get('assertion') ?? '').iss;
+        if (iss) form.set('client_id', iss);
+      } catch { /* a malformed assertion is answered by the provider */ }
+    });
+    const jwtToEdge = (form: URLSearchParams) => {
+      const tokens = form.getAll('token');
+      if (tokens.length !== 1) return;
+      form.set('token', encodeForEdge(tokens[0]!));
+    };
+    rewriting(ROUTES.introspection, jwtToEdge);
+    rewriting(ROUTES.revocation, jwtToEdge);
+  });
+}

@@ -1,0 +1,142 @@
+// The oidc-provider configuration in one object (architecture.md §6). Every non-default option says why. A key
+// rotation builds a new Provider from the same factory (oidc-provider-findings §14), so everything the provider
+// needs is applied here, in createProvider.
+import Provider, { errors, interactionPolicy, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import type { Config } from '../config.ts';
+import type { SecretBox } from '../platform/secrets.ts';
+import type { KeySet } from './keys.ts';
+import { CLAIMS } from './accounts.ts';
+import { CLIENT_EXTRA_PROPERTIES } from './clients.ts';
+import { SUPPORTED_SCOPES } from './scopes.ts';
+import { renderErrorPage, renderLogoutPage, renderLoggedOutPage } from './pages.ts';
+
+export const ROUTES = {
+  authorization: '/oauth/v2/authorize',
+  token: '/oauth/v2/token',
+  introspection: '/oauth/v2/introspect',
+  revocation: '/oauth/v2/revoke',
+  userinfo: '/oidc/v1/userinfo',
+  end_session: '/oidc/v1/end_session',
+  jwks: '/oauth/v2/keys',
+} as const;
+
+export const INTERACTION_PATH = '/ui/login';
+
+export interface ProviderParts {
+  config: Config;
+  secrets: SecretBox;
+  Adapter: NonNullable<Configuration['adapter']>;
+  findAccount: NonNullable<Configuration['findAccount']>;
+  introspectionAllowed: (ctx: KoaContextWithOIDC, client: Provider['Client']['prototype'], token: { kind: string; clientId?: string; scope?: string }) => Promise<boolean>;
+  revocationAllowed: NonNullable<NonNullable<Configuration['features']>['revocation']>['allowedPolicy'];
+}
+
+export function createProvider(parts: ProviderParts, keys: KeySet): Provider {
+  const { config, secrets } = parts;
+  const ttl = config.ttl;
+  const configuration: Configuration = {
+    adapter: parts.Adapter,
+    findAccount: parts.findAccount,
+    jwks: { keys: keys.privateJwks.map((k) => ({ ...k })) as never },
+    routes: ROUTES,
+    claims: CLAIMS,
+    scopes: SUPPORTED_SCOPES,
+    responseTypes: ['code', 'id_token', 'id_token token'], // interface.md authorization_endpoint; implicit is not a v9 default
+    clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'],
+    enabledJWA: { idTokenSigningAlgValues: ['RS256'], clientAuthSigningAlgValues: ['RS256', 'RS384', 'RS512', 'PS256', 'ES256', 'EdDSA'] },
+    pkce: { required: (_ctx, client) => client.clientAuthMethod === 'none' }, // security.md §2: public clients
+    allowOmittingSingleRegisteredRedirectUri: false, // redirect_uri is required (interface.md)
+    conformIdTokenClaims: false, // per-app "user info inside ID token" is applied in accounts.ts instead
+    rotateRefreshToken: true, // every refresh returns a new refresh token (interface.md refresh_token grant)
+    extraClientMetadata: {
+      properties: CLIENT_EXTRA_PROPERTIES,
+      validator(_ctx, key, value, metadata) {
+        // client_credentials only with basic/post (interface.md Authentication table)
+        if (key === 'gatehouse_kind' && metadata.grant_types?.includes('client_credentials') && !['client_secret_basic', 'client_secret_post'].includes(String(metadata.token_endpoint_auth_method))) {
+          throw new errors.InvalidClientMetadata('client_credentials requires client_secret_basic or client_secret_post');
+        }
+        void value;
+      },
+    },
+    extraParams: {
+      // Runs after oidc-provider's scope checks (oidc-provider-findings §6): openid is required, and offline_access
+      // is kept without prompt=consent, since Gatehouse's apps are first-party.
+      async gatehouse_scope_policy(ctx) {
+        if (ctx.oidc.route !== 'authorization') return;
+        const { client } = ctx.oidc;
+        const params = ctx.oidc.params!;
+        const scope = String(params.scope ?? '').split(' ');
+        if (!scope.includes('openid')) throw new errors.InvalidScope('openid scope is required', 'openid');
+        const raw = String(ctx.method === 'POST' ? (ctx.oidc.body?.scope ?? '') : (ctx.query.scope ?? '')).split(' ');
+        if (raw.includes('offline_access') && String(params.response_type).includes('code') && client?.grantTypeAllowed('refresh_token') && !scope.includes('offline_access')) {
+          params.scope = [...scope, 'offline_access'].join(' ');
+        }
+      },
+    },
+    async loadExistingGrant(ctx) {
+      // First-party apps: the user's login is their consent; the grant covers what the app asked for.
+      const { oidc } = ctx;
+      const grantId = oidc.result?.consent?.grantId ?? oidc.session!.grantIdFor(oidc.client!.clientId);
+      let grant = grantId ? await oidc.provider.Grant.find(grantId) : undefined;
+      if (grant && grant.accountId !== oidc.session!.accountId) grant = undefined;
+      grant ??= new oidc.provider.Grant({ accountId: oidc.session!.accountId!, clientId: oidc.client!.clientId });
+      if (oidc.params?.scope) grant.addOIDCScope(String(oidc.params.scope));
+      await grant.save();
+      return grant;
+    },
+    interactions: {
+      url: (_ctx, interaction) => `${INTERACTION_PATH}/${interaction.uid}`,
+      policy: promptPolicy(),
+    },
+    cookies: {
+      // Signed with a key derived from the master key, so every instance verifies every other's cookies.
+      keys: [secrets.hashSecret('cookie signing v1')],
+      names: { session: '_gh_session', interaction: '_gh_interaction', resume: '_gh_resume' },
+    },
+    ttl: {
+      AccessToken: ttl.accessToken,
+      IdToken: ttl.idToken,
+      AuthorizationCode: ttl.authorizationCode,
+      Grant: ttl.refreshTokenAbsolute,
+      Session: ttl.sessionAbsolute,
+      Interaction: 3600,
+      // idle lifetime, capped by the absolute lifetime counted from the first token of the grant (compat.md §6)
+      RefreshToken: (_ctx, token) => {
+        const absoluteEnd = (token.iat ?? Math.floor(Date.now() / 1000)) + ttl.refreshTokenAbsolute;
+        const remaining = absoluteEnd - Math.floor(Date.now() / 1000);
+        return Math.max(1, Math.min(ttl.refreshTokenIdle, remaining));
+      },
+    },
+    features: {
+      devInteractions: { enabled: false },
+      clientCredentials: { enabled: false }, // replaced by grants.ts: tokens belong to the machine user (compat.md §6)
+      introspection: { enabled: true, allowedPolicy: parts.introspectionAllowed as never },
+      revocation: { enabled: true, allowedPolicy: parts.revocationAllowed },
+      userinfo: { enabled: true },
+      rpInitiatedLogout: { enabled: true, logoutSource: renderLogoutPage, postLogoutSuccessSource: renderLoggedOutPage },
+      // not part of the interface: off, so discovery advertises only what is served (issue 3 §1)
+      pushedAuthorizationRequests: { enabled: false },
+      dPoP: { enabled: false },
+      resourceIndicators: { enabled: false },
+    },
+    discovery: {
+      prompt_values_supported: ['none', 'login', 'consent', 'select_account', 'create'],
+      introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'private_key_jwt'],
+      revocation_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post', 'private_key_jwt'],
+      ui_locales_supported: ['en'],
+    },
+    renderError: renderErrorPage,
+  };
+  const provider = new Provider(config.issuer, configuration);
+  // URLs come from the issuer: the edge sets Host and X-Forwarded-Proto from it (security.md §10).
+  provider.proxy = true;
+  return provider;
+}
+
+/** The base login/consent prompts plus requestable select_account and create (oidc-provider-findings §12). */
+function promptPolicy() {
+  const policy = interactionPolicy.base();
+  policy.add(new interactionPolicy.Prompt({ name: 'create', requestable: true }), 0);
+  policy.add(new interactionPolicy.Prompt({ name: 'select_account', requestable: true }), 1);
+  return policy;
+}

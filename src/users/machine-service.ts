@@ -1,0 +1,76 @@
+// Machine users (service accounts, compat.md §6): client_credentials with a generated secret (client_id = user
+// name) and the JWT-profile grant with registered public keys. Each change is one transaction with its event.
+import { z } from 'zod';
+import type { Db } from '../platform/db.ts';
+import type { SecretBox } from '../platform/secrets.ts';
+import { generateSecret } from '../platform/secrets.ts';
+import { appendEvent } from '../events/log.ts';
+import { changedDetails, createdDetails, type Details } from '../events/details.ts';
+import { newId } from '../platform/ids.ts';
+import { fromDatabaseError, invalidArgument, notFound } from '../platform/errors.ts';
+import { findMachineKeys, findUserById, findUserByUserName, insertMachine, updateMachineSecret, type MachineKeyRow, type UserRow } from './queries.ts';
+import { addMachineKey, type ServiceAccountKeyFile } from './machine-keys.ts';
+
+const text200 = z.string().trim().min(1, 'value length must be between 1 and 200 runes, inclusive').max(200, 'value length must be between 1 and 200 runes, inclusive');
+const addMachineUserSchema = z.object({
+  orgId: z.string().min(1),
+  userName: text200,
+  name: text200,
+  description: z.string().max(500).default(''),
+  accessTokenType: z.enum(['opaque', 'jwt']).default('opaque'),
+});
+
+export async function addMachineUser(db: Db, input: z.input<typeof addMachineUserSchema>, creator: string): Promise<{ userId: string; details: Details }> {
+  const parsed = addMachineUserSchema.safeParse(input);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const field = String(issue.path[0] ?? '');
+    throw invalidArgument(`invalid AddMachineUserRequest.${field.charAt(0).toUpperCase()}${field.slice(1)}: ${issue.message}`, 'USER-Inv4l1d');
+  }
+  const m = parsed.data;
+  const userId = newId();
+  try {
+    return await db.tx(async (tx) => {
+      const event = await appendEvent(tx, { aggregateType: 'user', aggregateId: userId, eventType: 'user.machine.added', payload: { userName: m.userName, name: m.name, description: m.description, accessTokenType: m.accessTokenType }, resourceOwner: m.orgId, creator });
+      await insertMachine(tx, { id: userId, orgId: m.orgId, userName: m.userName, name: m.name, description: m.description, accessTokenType: m.accessTokenType, sequence: event.sequence });
+      return { userId, details: createdDetails(event) };
+    });
+  } catch (error) {
+    fromDatabaseError(error);
+  }
+}
+
+/** A new client secret for client_credentials; the previous one stops working. Returned once. */
+export async function generateMachineSecret(db: Db, secrets: SecretBox, userId: string, creator: string): Promise<{ clientId: string; clientSecret: string; details: Details }> {
+  const user = await getMachine(db, userId);
+  const clientSecret = generateSecret();
+  return db.tx(async (tx) => {
+    const event = await appendEvent(tx, { aggregateType: 'user', aggregateId: userId, eventType: 'user.machine.secret.set', resourceOwner: user.org_id, creator });
+    await updateMachineSecret(tx, userId, secrets.hashSecret(clientSecret), event.sequence, event.createdAt);
+    return { clientId: user.user_name, clientSecret, details: changedDetails(event) };
+  });
+}
+
+/** A key pair for the JWT-profile grant; the key file (with the private key) is returned once. */
+export async function addMachineUserKey(db: Db, userId: string, expiresAt: Date | undefined, creator: string): Promise<{ keyId: string; keyFile: ServiceAccountKeyFile; details: Details }> {
+  const user = await getMachine(db, userId);
+  if (expiresAt && !(expiresAt.getTime() > Date.now())) throw invalidArgument('invalid AddMachineKeyRequest.ExpirationDate: must be in the future', 'USER-Inv4l1d');
+  return db.tx(async (tx) => {
+    const keyFile = await addMachineKey(tx, userId, expiresAt);
+    const event = await appendEvent(tx, { aggregateType: 'user', aggregateId: userId, eventType: 'user.machine.key.added', payload: { keyId: keyFile.keyId, expiresAt: keyFile.expirationDate }, resourceOwner: user.org_id, creator });
+    return { keyId: keyFile.keyId, keyFile, details: createdDetails(event) };
+  });
+}
+
+async function getMachine(db: Db, userId: string): Promise<UserRow> {
+  const user = await findUserById(db, userId);
+  if (!user || user.type !== 'machine') throw notFound('User not found', 'USER-MmVx9');
+  return user;
+}
+
+/** The OIDC client views of a machine user: by user ID (JWT profile) or by user name (client_credentials). */
+export async function findActiveMachine(db: Db, by: { id: string } | { userName: string }): Promise<{ user: UserRow; keys: MachineKeyRow[] } | undefined> {
+  const user = 'id' in by ? await findUserById(db, by.id) : await findUserByUserName(db, by.userName);
+  if (!user || user.type !== 'machine' || user.state !== 'active') return undefined;
+  return { user, keys: 'id' in by ? await findMachineKeys(db, user.id) : [] };
+}
