@@ -11,9 +11,9 @@ import { readFileSync } from 'node:fs';
 import { createDualProtocolServer, createTlsServer, type DualProtocolServer, type RequestHandler } from './platform/http.ts';
 import { registerHealthRoutes } from './platform/health.ts';
 import { isDatabaseUnavailable } from './platform/errors.ts';
-import { registerManagement } from './management/plugin.ts';
 import { registerOidc } from './oidc/plugin.ts';
 import { registerMinimalLogin } from './login/routes.ts';
+import { registerManagement } from './management/plugin.ts';
 
 export interface AppDeps {
   config: Config;

@@ -17,6 +17,13 @@ import { patchClients } from './client-rules.ts';
 import { createProvider, ROUTES } from './provider.ts';
 import { createTokenPolicies } from './token-endpoints.ts';
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The OIDC provider's services for the other parts of the app (management API auth, login pages). */
+    oidc: Oidc;
+  }
+}
+
 export interface VerifiedAccessToken {
   tokenId: string;
   userId: string;
@@ -67,6 +74,8 @@ export async function registerOidc(app: FastifyInstance, deps: AppDeps): Promise
     patchClients(provider, secrets);
     provider.use(policies.middleware);
     provider.on('server_error', (_ctx, error) => log.error({ err: error }, 'oidc server error'));
+    // iss in every authorization response, implicit ones included (security.md §5; the library skips it there)
+    (provider.on as (event: string, listener: (ctx: unknown, out: Record<string, unknown>) => void) => void)('authorization.success', (_ctx, out) => { out.iss ??= config.issuer; });
     return { provider, callback: provider.callback() };
   };
   let current = build(keys);
@@ -112,6 +121,7 @@ export async function registerOidc(app: FastifyInstance, deps: AppDeps): Promise
       timers.forEach(clearInterval);
     },
   };
+  app.decorate('oidc', oidc);
   app.addHook('onClose', async () => oidc.close());
   return oidc;
 }

@@ -3,7 +3,8 @@ import { AuthService } from '@zitadel/proto/zitadel/auth_pb.js';
 import { AccessTokenType, GenderSchema, UserState } from '@zitadel/proto/zitadel/user_pb.js';
 import type { Db } from '../../platform/db.ts';
 import type { Gender } from '../../users/queries.ts';
-import { getUserById, loginName, updateMyProfile } from '../../users/service.ts';
+import { getUserById, updateMyProfile } from '../../users/service.ts';
+import { loginName } from '../../users/lookup.ts';
 import { detailsMessage, enumName, enumNumber, storedDetails } from '../convert.ts';
 import { operation, type Operation } from '../operation.ts';
 
