@@ -70,6 +70,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerHealthRoutes(app, deps.db, deps.schemaVersion);
   const oidc = await registerOidc(app, deps);
   await registerMinimalLogin(app, deps, oidc);
-  registerManagement(app, { db: deps.db, instance: deps.instance, secrets: deps.secrets, verifyAccessToken: (token) => oidc.verifyAccessToken(token), bodyLimit: BODY_LIMIT });
+  registerManagement(app, deps, { verifyAccessToken: (token) => oidc.verifyAccessToken(token), bodyLimit: BODY_LIMIT });
   return app;
 }

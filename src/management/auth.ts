@@ -18,7 +18,6 @@ export interface Principal {
   userId: string;
   /** The organization the user belongs to. */
   orgId: string;
-  userType: 'human' | 'machine';
   roles: Roles;
 }
 
@@ -40,7 +39,7 @@ export function createAuthorizer(db: Db, verifyAccessToken: VerifyAccessToken) {
       throw error instanceof AppError ? invalidToken() : error;
     });
     if (user.state !== 'active') throw invalidToken();
-    return { userId: user.id, orgId: user.org_id, userType: user.type, roles: await rolesOf(db, user.id) };
+    return { userId: user.id, orgId: user.org_id, roles: await rolesOf(db, user.id) };
   }
 
   async function authorize(principal: Principal, permission: Permission, orgIdHeader: string | undefined): Promise<Caller> {

@@ -5,9 +5,7 @@ import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
 import { AuthService } from '@zitadel/proto/zitadel/auth_pb.js';
 import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
 import type { FastifyInstance } from 'fastify';
-import type { Db } from '../platform/db.ts';
-import type { SecretBox } from '../platform/secrets.ts';
-import type { InstanceRow } from '../instance/queries.ts';
+import type { AppDeps } from '../app.ts';
 import { createAuthorizer, type VerifyAccessToken } from './auth.ts';
 import { createInvoke } from './invoke.ts';
 import type { Operation } from './operation.ts';
@@ -19,19 +17,17 @@ import { managementServiceOperations } from './handlers/management-service.ts';
 
 export const MANAGEMENT_SERVICES = [AuthService, AdminService, ManagementService] as const;
 
-export interface ManagementDeps {
-  db: Db;
-  instance: InstanceRow;
-  secrets: SecretBox;
+export interface ManagementOptions {
   verifyAccessToken: VerifyAccessToken;
   /** Largest request message accepted on every encoding. */
   bodyLimit: number;
 }
 
-export function registerManagement(app: FastifyInstance, deps: ManagementDeps): void {
+/** Serves every method of MANAGEMENT_SERVICES; those with an operation in a handler list are implemented. */
+export function registerManagement(app: FastifyInstance, deps: AppDeps, options: ManagementOptions): void {
   const operations = new Map<DescMethod, Operation>();
-  for (const op of [...authServiceOperations(deps.db), ...adminServiceOperations(deps.db, deps.instance), ...managementServiceOperations(deps.db, deps.secrets)]) operations.set(op.method, op);
-  const invoke = createInvoke(createAuthorizer(deps.db, deps.verifyAccessToken));
+  for (const op of [...authServiceOperations(deps), ...adminServiceOperations(deps), ...managementServiceOperations(deps)]) operations.set(op.method, op);
+  const invoke = createInvoke(createAuthorizer(deps.db, options.verifyAccessToken));
   registerRestGateway(app, MANAGEMENT_SERVICES, operations, invoke);
-  registerRpc(app, MANAGEMENT_SERVICES, operations, invoke, deps.bodyLimit);
+  registerRpc(app, MANAGEMENT_SERVICES, operations, invoke, options.bodyLimit);
 }

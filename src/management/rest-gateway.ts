@@ -64,7 +64,8 @@ function bindingOf(rule: HttpRule): Binding {
   return { verb, path: rule.pattern.value as string, body: rule.body };
 }
 
-/** `/projects/{project_id}/roles/{role_key=**}` → `/projects/:p0/roles/*`, remembering which field each fills. */
+/** `/projects/{project_id}/roles/{role_key=**}` → `/projects/:p0/roles/*`, remembering which field each fills, and
+ *  a pattern that recognises the path under any method (for 405). */
 function toRoute(template: string): { url: string; params: Map<string, string>; pattern: RegExp } {
   const params = new Map<string, string>();
   let i = 0;
@@ -73,7 +74,8 @@ function toRoute(template: string): { url: string; params: Map<string, string>; 
     params.set(key, field);
     return rest ? '*' : `:${key}`;
   });
-  const pattern = new RegExp(`^${url.replace(/:p\d+/g, '[^/]+').replace('*', '.+')}/?$`);
+  const pattern = new RegExp(`^${template.replace(/\{[^}]+\}|[^{]+/g, (part) =>
+    part.startsWith('{') ? (part.endsWith('=**}') ? '.+' : '[^/]+') : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))}/?$`);
   return { url, params, pattern };
 }
 

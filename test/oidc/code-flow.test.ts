@@ -140,6 +140,18 @@ describe('authorization code flow', () => {
     expect(new URL(fresh.url).searchParams.get('error')).toBe('login_required');
   });
 
+  it('prompt=select_account, create and consent are requestable and complete through the login', async () => {
+    const app = await createOidcApp(server, { authMethod: 'basic' });
+    const config = await rpConfig(server, app.clientId, client.ClientSecretBasic(app.clientSecret!));
+    const browser = new Browser(server);
+    for (const prompt of ['select_account', 'create', 'consent']) {
+      const landed = await browser.authorize(client.buildAuthorizationUrl(config, { redirect_uri: CALLBACK, scope: 'openid', prompt }));
+      expect([prompt, landed.searchParams.get('code')]).toEqual([prompt, expect.any(String)]);
+    }
+    const withSession = await browser.follow(String(client.buildAuthorizationUrl(config, { redirect_uri: CALLBACK, scope: 'openid', prompt: 'select_account' })));
+    expect(withSession.url).toContain('/ui/login/'); // requested prompts always show the page
+  });
+
   it('the minimal login refuses wrong passwords and unknown users with the same answer', async () => {
     const app = await createOidcApp(server, { authMethod: 'basic' });
     const config = await rpConfig(server, app.clientId, client.ClientSecretBasic(app.clientSecret!));

@@ -22,7 +22,7 @@ function selfSignedCertificate(): { certFile: string; keyFile: string } {
 
 function httpsGet(url: string, ca: Buffer): Promise<{ status: number; alpn: string | false | null; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = https.get(url, { ca }, (res) => {
+    const req = https.get(url, { agent: new https.Agent({ ca, ALPNProtocols: ['http/1.1'] }) }, (res) => {
       const alpn = (res.socket as TLSSocket).alpnProtocol;
       let body = '';
       res.on('data', (d) => { body += String(d); });

@@ -3,8 +3,7 @@ import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
 import { GenderSchema } from '@zitadel/proto/zitadel/user_pb.js';
 import { IDPOwnerType, IDPState, IDPStylingTypeSchema } from '@zitadel/proto/zitadel/idp_pb.js';
 import { OrgState } from '@zitadel/proto/zitadel/org_pb.js';
-import type { Db } from '../../platform/db.ts';
-import type { InstanceRow } from '../../instance/queries.ts';
+import type { AppDeps } from '../../app.ts';
 import type { Gender } from '../../users/queries.ts';
 import type { StylingType } from '../../idps/queries.ts';
 import { addJwtIdp, getIdpById } from '../../idps/service.ts';
@@ -16,7 +15,7 @@ import { operation, type Operation } from '../operation.ts';
 
 const iamOwner = { kind: 'instance', role: IAM_OWNER } as const;
 
-export function adminServiceOperations(db: Db, instance: InstanceRow): Operation[] {
+export function adminServiceOperations({ db, instance }: AppDeps): Operation[] {
   return [
     operation({
       method: AdminService.method.addJWTIDP,

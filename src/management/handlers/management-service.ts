@@ -4,8 +4,7 @@ import { timestampDate } from '@bufbuild/protobuf/wkt';
 import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
 import { OrgState } from '@zitadel/proto/zitadel/org_pb.js';
 import { GenderSchema } from '@zitadel/proto/zitadel/user_pb.js';
-import type { Db } from '../../platform/db.ts';
-import type { SecretBox } from '../../platform/secrets.ts';
+import type { AppDeps } from '../../app.ts';
 import { invalidArgument } from '../../platform/errors.ts';
 import { getOrgById } from '../../orgs/service.ts';
 import { addProject } from '../../projects/service.ts';
@@ -27,7 +26,7 @@ const keyDetails = (keyFile: object) => new TextEncoder().encode(JSON.stringify(
 
 const unsupported = (field: string) => invalidArgument(`invalid ${field}: not supported by Gatehouse`, 'API-N0tSup');
 
-export function managementServiceOperations(db: Db, secrets: SecretBox): Operation[] {
+export function managementServiceOperations({ db, secrets }: AppDeps): Operation[] {
   return [
     operation({
       method: ManagementService.method.getMyOrg,

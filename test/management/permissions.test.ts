@@ -1,0 +1,62 @@
+// The permission kinds of the auth layer (compat.md §1), with real tokens from the running server: `org`
+// permissions act on the caller's org or the one named by x-zitadel-orgid; an unknown org is 403.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAuthorizer, type Authorize } from '../../src/management/auth.ts';
+import { setUpOrg } from '../../src/orgs/service.ts';
+import { AppError } from '../../src/platform/errors.ts';
+import type { Permission } from '../../src/management/operation.ts';
+import type { TestServer } from '../helpers/server.ts';
+import { defaultOrgId } from '../helpers/oidc.ts';
+import { jwtProfileToken, orgOwnerMachine, startServerWithAdminKey } from '../helpers/tokens.ts';
+
+const ORG_OWNER: Permission = { kind: 'org', role: 'ORG_OWNER' };
+
+describe('permissions', () => {
+  let server: TestServer;
+  let authorize: Authorize;
+  let admin: string;
+  let orgOwner: string;
+  let ownOrg: string;
+  let otherOrg: string;
+
+  const outcome = (permission: Permission, token: string, orgIdHeader?: string) =>
+    authorize(permission, { authorization: `Bearer ${token}`, orgIdHeader }).then(
+      (caller) => ({ orgId: caller.orgId }),
+      (error: AppError) => ({ code: error.code }),
+    );
+
+  beforeAll(async () => {
+    const started = await startServerWithAdminKey();
+    server = started.server;
+    admin = started.adminToken;
+    authorize = createAuthorizer(server.db, (token) => server.app.oidc.verifyAccessToken(token));
+    ownOrg = await defaultOrgId(server);
+    orgOwner = await jwtProfileToken(server, (await orgOwnerMachine(server)).keyFile);
+    otherOrg = (await setUpOrg(server.db, 'example.test', {
+      org: { name: 'Other', domain: '' },
+      human: { userName: 'other-owner', profile: { firstName: 'O', lastName: 'O', nickName: '', displayName: '', preferredLanguage: '', gender: 'GENDER_UNSPECIFIED' }, email: 'o@example.test', emailVerified: false, phone: null, phoneVerified: false, password: '' },
+      roles: [],
+    }, 'test')).orgId;
+  });
+  afterAll(async () => server?.stop());
+
+  it('an ORG_OWNER acts on its own org, by default or by header, and nowhere else', async () => {
+    expect(await outcome(ORG_OWNER, orgOwner)).toEqual({ orgId: ownOrg });
+    expect(await outcome(ORG_OWNER, orgOwner, ownOrg)).toEqual({ orgId: ownOrg });
+    expect(await outcome(ORG_OWNER, orgOwner, otherOrg)).toEqual({ code: 7 });
+    expect(await outcome(ORG_OWNER, orgOwner, '999999')).toEqual({ code: 7 });
+    expect(await outcome({ kind: 'org', role: 'ORG_USER_MANAGER' }, orgOwner)).toEqual({ code: 7 });
+  });
+
+  it('IAM_OWNER acts on every existing org; an unknown org is 403', async () => {
+    expect(await outcome(ORG_OWNER, admin, otherOrg)).toEqual({ orgId: otherOrg });
+    expect(await outcome(ORG_OWNER, admin, '999999')).toEqual({ code: 7 });
+    expect(await outcome({ kind: 'instance', role: 'IAM_OWNER' }, admin)).toEqual({ orgId: ownOrg });
+    expect(await outcome({ kind: 'instance', role: 'IAM_OWNER' }, orgOwner)).toEqual({ code: 7 });
+  });
+
+  it('authentication comes first: a bad token is 401 whatever the header names', async () => {
+    expect(await outcome(ORG_OWNER, 'nope', '999999')).toEqual({ code: 16 });
+    expect(await outcome({ kind: 'authenticated' }, orgOwner, '999999')).toEqual({ orgId: ownOrg });
+  });
+});
