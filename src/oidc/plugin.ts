@@ -126,6 +126,8 @@ export async function registerOidc(app: FastifyInstance, deps: AppDeps): Promise
   return oidc;
 }
 
+const END_SESSION_PARAMS = new Set(['id_token_hint', 'post_logout_redirect_uri', 'state', 'ui_locales', 'client_id', 'logout_hint']);
+
 function mountRoutes(app: FastifyInstance, callback: () => ReturnType<Provider['callback']>, issuer: string): void {
   const { host, protocol } = new URL(issuer);
   const hand = (request: FastifyRequest, reply: FastifyReply) => {
@@ -187,5 +189,13 @@ function mountRoutes(app: FastifyInstance, callback: () => ReturnType<Provider['
     };
     rewriting(ROUTES.introspection, jwtToEdge);
     rewriting(ROUTES.revocation, jwtToEdge);
+
+    // end_session by POST (compat.md §6). oidc-provider serves POST only with SameSite=None session cookies, which
+    // would weaken every cookie; a 303 to the GET endpoint with the same parameters keeps them Lax.
+    scope.post(ROUTES.end_session, async (request, reply) => {
+      const form = new URLSearchParams(typeof request.body === 'string' ? request.body : '');
+      const query = new URLSearchParams([...form].filter(([key]) => END_SESSION_PARAMS.has(key)));
+      return reply.redirect(`${issuer}${ROUTES.end_session}${query.size ? `?${query}` : ''}`, 303);
+    });
   });
 }

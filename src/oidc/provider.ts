@@ -84,6 +84,13 @@ export function createProvider(parts: ProviderParts, keys: KeySet): Provider {
       await grant.save();
       return grant;
     },
+    // auth_time of the user's login, which introspection reports for user sessions (compat.md §6)
+    async extraTokenClaims(ctx) {
+      const { entities } = ctx.oidc;
+      const source = (entities.AuthorizationCode ?? entities.RefreshToken) as { authTime?: number } | undefined;
+      const authTime = source?.authTime ?? (ctx.oidc.route === 'resume' || ctx.oidc.route === 'authorization' ? ctx.oidc.session?.authTime : undefined);
+      return authTime ? { auth_time: authTime } : undefined;
+    },
     interactions: {
       url: (_ctx, interaction) => `${INTERACTION_PATH}/${interaction.uid}`,
       policy: promptPolicy(),

@@ -37,6 +37,7 @@ describe('introspection', () => {
     expect(body.jti).toEqual(expect.any(String));
     expect(body.jti).not.toBe(tokens.access_token); // never the opaque token itself
     expect(body.phone_number).toBeUndefined();
+    expect(body.auth_time).toBeGreaterThan(Math.floor(Date.now() / 1000) - 60);
 
     expect((await asBasic(tokens.access_token, app.clientId, app.clientSecret!)).json.active).toBe(true);
     expect((await asBasic(tokens.access_token, stranger.clientId, stranger.clientSecret!)).json).toEqual({ active: false });
