@@ -142,7 +142,7 @@ describe('provisioning: org, projects and apps', () => {
         expect(file.key).toMatch(/^-----BEGIN RSA PRIVATE KEY-----/);
         const stored = (await db().query('SELECT public_jwk, expires_at FROM app_keys WHERE id = $1', [key.id])).rows[0]!;
         expect(stored.public_jwk.d).toBeUndefined();
-        expect(stored.public_jwk.n).toBe(createPublicKey(file.key).export({ format: 'jwk' }).n);
+        expect(stored.public_jwk.n).toBe(createPublicKey(file.key!).export({ format: 'jwk' }).n);
         expect(stored.expires_at.toISOString()).toBe(expirationDate);
         expectError(await call(calls.addAppKey(projectId, app.appId, { type: 'KEY_TYPE_UNSPECIFIED' }), p.orgOwnerToken), encoding, 3, /^invalid AddAppKeyRequest\.Type: /);
         expectError(await call(calls.addAppKey(projectId, app.appId, { expirationDate: '2001-01-01T00:00:00Z' }), p.orgOwnerToken), encoding, 3, /ExpirationDate/);
