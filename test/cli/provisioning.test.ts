@@ -1,6 +1,7 @@
 // The operator CLI (issue 6): every provisioning command with its output checked, exit codes 0/1/2 and --help;
 // then the server, started on the same database, signs in the user the CLI imported to the app the CLI created.
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -22,7 +23,12 @@ describe('gatehouse provisioning commands', () => {
   });
   const run = (args: string[], options: { input?: string; env?: Record<string, string> } = {}) =>
     spawnSync(process.execPath, [CLI, ...args], { env: env(options.env), input: options.input ?? '', encoding: 'utf8', timeout: 60_000 });
-  const json = (result: ReturnType<typeof run>) => {
+  // while the server runs in this process, the CLI must not block its event loop (the doctor fetches the issuer)
+  const runAsync = async (args: string[], extra: Record<string, string> = {}) => {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [CLI, ...args], { env: env(extra), encoding: 'utf8', timeout: 60_000 });
+    return { status: 0, stdout, stderr };
+  };
+  const json = (result: { status: number | null; stdout: string; stderr: string }) => {
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
     return JSON.parse(result.stdout);
@@ -131,11 +137,11 @@ describe('gatehouse provisioning commands', () => {
       expect(events).toBeGreaterThanOrEqual(8);
     });
 
-    it.runIf(isPostgres)('doctor passes every check while the server runs; keys rotate and keys list reach the running database', () => {
-      const checks = json(run(['doctor']));
+    it.runIf(isPostgres)('doctor passes every check while the server runs; keys rotate and keys list reach the running database', async () => {
+      const checks = json(await runAsync(['doctor']));
       expect(checks.map((c: { check: string; status: string }) => `${c.check}:${c.status}`)).toEqual(['configuration:ok', 'database:ok', 'schema:ok', 'instance:ok', 'signing keys:ok', 'issuer:ok']);
-      const rotated = json(run(['keys', 'rotate'], { env: { GATEHOUSE_KEY_ACTIVATION_DELAY: '3600' } }));
-      const listed = json(run(['keys', 'list']));
+      const rotated = json(await runAsync(['keys', 'rotate'], { GATEHOUSE_KEY_ACTIVATION_DELAY: '3600' }));
+      const listed = json(await runAsync(['keys', 'list']));
       expect(listed[0]).toMatchObject({ kid: rotated.kid, status: 'next', alg: 'RS256' });
       expect(listed.filter((k: { status: string }) => k.status === 'signing')).toHaveLength(1);
       expect(JSON.stringify(listed)).not.toMatch(/"d"|PRIVATE/);
