@@ -50,8 +50,9 @@ export function registerRestGateway(app: FastifyInstance, services: readonly Des
         return sendError(reply, known ? new AppError(Code.Unimplemented, 'Method Not Allowed') : new AppError(Code.NotFound, 'Not Found'), known ? 405 : 404);
       });
       scope.setErrorHandler((error: Error & { statusCode?: number }, request, reply) => {
-        // Errors Fastify raises before the handler (body too large, unreadable body) are the client's.
-        if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) return sendError(reply, invalidArgument(error.message), error.statusCode);
+        // Errors Fastify raises before the handler (body too large, unreadable body) are the client's: a clear 400
+        // (security.md §19).
+        if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) return sendError(reply, invalidArgument(`invalid request: ${error.message}`));
         return sendError(reply, toAppError(error, request.log));
       });
     }, { prefix: basePath });
@@ -98,10 +99,18 @@ function requestJson(input: DescMessage, binding: Binding, params: Map<string, s
   return json;
 }
 
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
 function parseBody(raw: Buffer | undefined): unknown {
   if (!raw || raw.length === 0) return {};
+  let text: string;
   try {
-    return JSON.parse(raw.toString('utf8'));
+    text = UTF8.decode(raw);
+  } catch {
+    throw invalidArgument('invalid request body: not valid UTF-8');
+  }
+  try {
+    return JSON.parse(text);
   } catch {
     throw invalidArgument('invalid request body: not valid JSON');
   }

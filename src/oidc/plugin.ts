@@ -37,10 +37,6 @@ export interface Oidc {
   verifyAccessToken(token: string): Promise<VerifiedAccessToken | undefined>;
   /** The current provider; it is replaced on key rotation, so call this per request. */
   provider(): Provider;
-  /** The published signing keys (public JWKs), for tests and tools. */
-  keys(): KeySet;
-  /** Re-reads the key table now (the timer does it every GATEHOUSE_KEY_RELOAD_INTERVAL_MS). */
-  reloadKeys(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -61,7 +57,7 @@ export async function registerOidc(app: FastifyInstance, deps: AppDeps): Promise
   const Adapter = createAdapterClass(db, {
     findClient: (id) => findClientMetadata(db, id),
     resolveAccessToken: (value) => jwtAccessTokens.resolve(value),
-  });
+  }, { refreshReuseGrace: config.ttl.refreshTokenReuseGrace });
 
   const build = (keySet: KeySet) => {
     const provider = createProvider({
@@ -97,8 +93,6 @@ export async function registerOidc(app: FastifyInstance, deps: AppDeps): Promise
 
   const oidc: Oidc = {
     provider: () => current.provider,
-    keys: () => keys,
-    reloadKeys,
     async verifyAccessToken(token) {
       const provider = current.provider;
       const at = await provider.AccessToken.find(token);

@@ -6,7 +6,7 @@ import { AuthService } from '@zitadel/proto/zitadel/auth_pb.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.ts';
 import { callApi, ENCODINGS, type ApiCall } from '../helpers/management.ts';
-import { postForm } from '../helpers/oidc.ts';
+import { createMachine, postForm } from '../helpers/oidc.ts';
 import { jwtProfileToken, orgOwnerMachine, startServerWithAdminKey } from '../helpers/tokens.ts';
 
 const INVALID = { ok: false, code: 16, message: 'Errors.Token.Invalid (AUTH-7fs1e)' };
@@ -40,6 +40,19 @@ describe('management API authentication', () => {
     for (const encoding of ENCODINGS) expect((await callApi(server.url, encoding, getMyUser, { token })).ok).toBe(true);
     // and that caller, not being IAM_OWNER, gets 403 (not 400) for an invalid admin request
     for (const encoding of ENCODINGS) expect(await callApi(server.url, encoding, badSetUp, { token })).toMatchObject({ ok: false, code: 7 });
+  });
+
+  it('accepts JWT access tokens as well, and refuses a tampered one', async () => {
+    const jwtMachine = await createMachine(server, 'jwt');
+    const token = await jwtProfileToken(server, jwtMachine.keyFile);
+    expect(token.split('.')).toHaveLength(3);
+    for (const encoding of ENCODINGS) {
+      expect(await callApi(server.url, encoding, getMyUser, { token })).toMatchObject({ ok: true, json: { user: { id: jwtMachine.userId } } });
+    }
+    const [header, payload] = token.split('.');
+    const forged = JSON.parse(Buffer.from(payload!, 'base64url').toString());
+    forged.sub = machine.userId;
+    await expectInvalidEverywhere(`${header}.${Buffer.from(JSON.stringify(forged)).toString('base64url')}.${token.split('.')[2]}`);
   });
 
   it('refuses a token without the management audience (scope)', async () => {

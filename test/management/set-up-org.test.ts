@@ -128,6 +128,9 @@ describe('SetUpOrg', () => {
         await bad(setUpOrg({ human: { email: { email: '' } } }), /SetUpOrgRequest_Human_Email\.Email: value must be a valid email address$/);
         await bad({ ...setUpOrg(), body: { org: { name: 'No user' } } }, 'invalid SetUpOrgRequest.User: value is required');
         await bad(setUpOrg({ roles: ['ORG_OWNER', 'GALAXY_OWNER'] }), 'Role "GALAXY_OWNER" is not an organization role (ORG-4m9Fs)');
+        // security.md §15: passwords of at least 8 characters
+        await ok(setUpOrg({ human: { password: 'Eight-8!' } }));
+        await bad(setUpOrg({ human: { password: 'Seven-7' } }), 'Password must be between 8 and 1024 characters (COMMA-HuJf6)');
       });
 
       it('answers 409 for a duplicate org name, domain or user name', async () => {
@@ -194,6 +197,12 @@ describe('SetUpOrg', () => {
     expect(user).toEqual({ user_name: `snake-${n}`, first_name: 'Snake', last_name: 'Case', gender: 'GENDER_MALE', email_verified: true, phone: '+41791234567', phone_verified: true });
   });
 
+  it('REST: path parameters win over query parameters of the same field', async () => {
+    const { orgId } = okJson<{ orgId: string }>(await callRest(server.url, setUpOrg(), { token }));
+    const read = await callRest(server.url, { ...getOrg(orgId), rest: ['GET', `/admin/v1/orgs/${orgId}?id=4242`] }, { token });
+    expect(okJson<{ org: { id: string } }>(read).org.id).toBe(orgId);
+  });
+
   it('REST rejects an unknown enum name and a body that is not JSON, with 400', async () => {
     const call = setUpOrg({ profile: { gender: 'GENDER_OTHER' } });
     expect(await callRest(server.url, call, { token })).toMatchObject({
@@ -201,6 +210,20 @@ describe('SetUpOrg', () => {
     });
     expect(await callRest(server.url, call, { token }, '{"org":')).toMatchObject({ status: 400, code: 3 });
     expect(await callRest(server.url, call, { token }, '"a string"')).toMatchObject({ status: 400, code: 3 });
+  });
+
+  it('REST: wrong types, huge bodies and invalid UTF-8 are a clear 400 and write nothing', async () => {
+    const events = await count('events');
+    const call = setUpOrg();
+    const body = call.body as { org: Record<string, unknown> };
+    expect(await callRest(server.url, { ...call, body: { ...body, org: { name: 42 } } }, { token })).toMatchObject({ status: 400, code: 3 });
+    expect(await callRest(server.url, { ...call, body: { ...body, roles: 'ORG_OWNER' } }, { token })).toMatchObject({ status: 400, code: 3 });
+    expect(await callRest(server.url, call, { token }, JSON.stringify({ ...body, padding: 'x'.repeat(300 * 1024) }))).toMatchObject({ status: 400, code: 3 });
+    const invalidUtf8 = Buffer.concat([Buffer.from('{"org":{"name":"'), Buffer.from([0xc3, 0x28]), Buffer.from('"}}')]);
+    const res = await fetch(`${server.url}/admin/v1/orgs/_setup`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: invalidUtf8 });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({ code: 3, message: 'invalid request body: not valid UTF-8' });
+    expect(await count('events')).toBe(events);
   });
 
   it('never returns or logs the password', async () => {

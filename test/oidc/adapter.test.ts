@@ -9,7 +9,7 @@ describe('Postgres adapter', () => {
   let Adapter: ReturnType<typeof createAdapterClass>;
   beforeAll(async () => {
     server = await startTestServer();
-    Adapter = createAdapterClass(server.db, { findClient: async () => undefined, resolveAccessToken: async (value) => ({ id: value, jwt: false }) });
+    Adapter = createAdapterClass(server.db, { findClient: async () => undefined, resolveAccessToken: async (value) => ({ id: value, jwt: false }) }, { refreshReuseGrace: 10 });
   });
   afterAll(async () => server?.stop());
 
@@ -36,6 +36,7 @@ describe('Postgres adapter', () => {
   it('session uid is not unique: findByUid returns the newest row', async () => {
     const sessions = new Adapter('Session');
     await sessions.upsert('session-a', { uid: 'u-1', accountId: 'old' } as never, 60);
+    await new Promise((r) => setTimeout(r, 5)); // two requests, not one: the embedded clock counts milliseconds
     await sessions.upsert('session-b', { uid: 'u-1', accountId: 'new' } as never, 60);
     expect(await sessions.findByUid('u-1')).toMatchObject({ accountId: 'new' });
   });

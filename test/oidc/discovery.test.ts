@@ -24,6 +24,7 @@ describe('discovery', () => {
       jwks_uri: `${base}/oauth/v2/keys`,
       authorization_response_iss_parameter_supported: true,
       code_challenge_methods_supported: ['S256'],
+      id_token_signing_alg_values_supported: ['RS256'], // never "none" (security.md §11)
       prompt_values_supported: ['none', 'login', 'consent', 'select_account', 'create'],
       introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'private_key_jwt'],
     });

@@ -29,7 +29,7 @@ describe('protocol errors', () => {
     const location = new URL(res.headers.get('location')!);
     expect(location.origin + location.pathname).toBe(CALLBACK);
     const p = new URLSearchParams(location.hash ? location.hash.slice(1) : location.search);
-    return { error: p.get('error'), state: p.get('state'), description: p.get('error_description') };
+    return { error: p.get('error'), state: p.get('state'), iss: p.get('iss'), description: p.get('error_description') };
   }
   /** An error shown on the server: never a redirect. */
   async function shownError(params: Record<string, string>) {
@@ -44,7 +44,7 @@ describe('protocol errors', () => {
   }
 
   it('authorization errors at the redirect URI, with state', async () => {
-    expect(await redirectedError({ scope: 'profile email' })).toMatchObject({ error: 'invalid_scope', state: 'st' });
+    expect(await redirectedError({ scope: 'profile email' })).toMatchObject({ error: 'invalid_scope', state: 'st', iss: server.url });
     expect(await redirectedError({ response_type: 'token' })).toMatchObject({ error: 'unsupported_response_type', state: 'st' });
     expect(await redirectedError({ response_type: 'id_token' })).toMatchObject({ error: 'unauthorized_client', state: 'st' });
     expect(await redirectedError({ scope: ['openid', 'openid profile'] })).toMatchObject({ error: 'invalid_request', state: 'st' });

@@ -64,6 +64,7 @@ describe('machine user grants', () => {
       ['wrong audience', await assertion(m.keyFile, 'https://elsewhere.example.com')],
       ['iat older than an hour', await assertion(m.keyFile, server.url, {}, now - 7200)],
       ['not a JWT', 'not-a-jwt'],
+      ['alg none', `${Buffer.from(JSON.stringify({ alg: 'none', kid: m.keyFile.keyId })).toString('base64url')}.${Buffer.from(JSON.stringify({ iss: m.userId, sub: m.userId, aud: server.url, iat: now, exp: now + 600 })).toString('base64url')}.`],
     ];
     for (const [name, value] of cases) {
       const res = await postForm(token, { grant_type: JWT_BEARER, assertion: value, scope: 'openid' });
