@@ -74,7 +74,7 @@ async function insertKey(tx: Queryable, secrets: SecretBox, activationDelay: num
   return { kid, activatesAt: rows[0]!.activates_at };
 }
 
-interface Classified { signing: KeyRow; waiting: KeyRow[]; retired: KeyRow[]; changes: number[] }
+interface Classified { signing: KeyRow; waiting: KeyRow[]; retired: KeyRow[] }
 
 /** Rows newest first: the signing key is the newest active one, the keys before it wait to sign, and the keys after
  *  it stay published until the tokens they signed have expired. */
@@ -89,11 +89,11 @@ function classify(rows: KeyRow[], retainSeconds: number, now: number): Classifie
     if (until <= now) break;
     retired.push(rows[i]!);
   }
-  return { signing: rows[signingIndex]!, waiting, retired, changes };
+  return { signing: rows[signingIndex]!, waiting, retired };
 }
 
 function buildKeySet(rows: KeyRow[], secrets: SecretBox, retainSeconds: number): KeySet {
-  const { signing, waiting, retired, changes } = classify(rows, retainSeconds, Date.now());
+  const { signing, waiting, retired } = classify(rows, retainSeconds, Date.now());
   const ordered = [signing, ...waiting, ...retired];
   return {
     privateJwks: ordered.map((r) => JSON.parse(secrets.decrypt(r.private_jwk)) as JWK),
