@@ -163,7 +163,10 @@ function mountRoutes(app: FastifyInstance, callback: () => ReturnType<Provider['
       if (typeof request.body === 'string') {
         const form = new URLSearchParams(request.body);
         rewrite(form, request);
-        (request.raw as unknown as { body: string }).body = form.toString();
+        const body = form.toString();
+        (request.raw as unknown as { body: string }).body = body;
+        // the provider only reads bodies it sees announced; HTTP/2 clients may send none (and the body changed)
+        request.raw.headers['content-length'] = String(Buffer.byteLength(body));
       }
       hand(request, reply);
     });

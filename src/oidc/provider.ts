@@ -138,6 +138,13 @@ export function createProvider(parts: ProviderParts, keys: KeySet): Provider {
       ui_locales_supported: ['en'],
     },
     renderError: renderErrorPage,
+    // Browser apps call the token, revocation and userinfo endpoints cross-origin: allowed from the origins of
+    // their registered redirect URIs only.
+    clientBasedCORS(ctx, origin, client) {
+      if (origin === 'null') return false;
+      if (ctx.oidc.route !== 'userinfo' && client.clientAuthMethod !== 'none') return false;
+      return client.redirectUris!.some((uri) => URL.parse(uri)?.origin === origin);
+    },
   };
   const provider = new Provider(config.issuer, configuration);
   // URLs come from the issuer: the edge sets Host and X-Forwarded-Proto from it (security.md §10).

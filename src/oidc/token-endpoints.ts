@@ -38,8 +38,14 @@ export function createTokenPolicies(db: Db, managementAudience: string) {
       return false; // "do not revoke the grant"; the answer is 200 all the same
     },
 
-    /** Koa middleware around every provider route: adjusts responses to the interface's tables. */
+    /** Koa middleware around every provider route: security headers, and responses adjusted to the interface's tables. */
     middleware: async (ctx: KoaContextWithOIDC, next: () => Promise<void>) => {
+      // Pages the library renders itself (form_post, which adds its script's hash to script-src) get the same
+      // protections as ours (security.md §12); pages.ts sets its own policy.
+      ctx.set('content-security-policy', "default-src 'none'; script-src 'self'; style-src 'self'; frame-ancestors 'none'");
+      ctx.set('x-frame-options', 'DENY');
+      ctx.set('referrer-policy', 'no-referrer');
+      ctx.set('x-content-type-options', 'nosniff');
       await next();
       const route = ctx.oidc?.route;
       const body = ctx.body as Record<string, any> | undefined;

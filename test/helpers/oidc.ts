@@ -123,13 +123,13 @@ export class Browser {
 }
 
 /** Runs a code flow with PKCE for an app with a secret (Basic) or a public app; returns the token response. */
-export async function userTokens(server: TestServer, app: TestApp, scope = 'openid profile email offline_access', browser = new Browser(server)) {
+export async function userTokens(server: TestServer, app: TestApp, scope = 'openid profile email offline_access', browser = new Browser(server), redirectUri = CALLBACK) {
   const verifier = client.randomPKCECodeVerifier();
   const url = new URL(`${server.url}/oauth/v2/authorize`);
-  const params = { client_id: app.clientId, redirect_uri: CALLBACK, response_type: 'code', scope, code_challenge: await client.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' };
+  const params = { client_id: app.clientId, redirect_uri: redirectUri, response_type: 'code', scope, code_challenge: await client.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' };
   for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
   const callback = await browser.authorize(url);
-  const form = { grant_type: 'authorization_code', code: callback.searchParams.get('code')!, redirect_uri: CALLBACK, code_verifier: verifier };
+  const form = { grant_type: 'authorization_code', code: callback.searchParams.get('code')!, redirect_uri: redirectUri, code_verifier: verifier };
   const res = app.clientSecret
     ? await postForm(`${server.url}/oauth/v2/token`, form, { authorization: basic(app.clientId, app.clientSecret) })
     : await postForm(`${server.url}/oauth/v2/token`, { ...form, client_id: app.clientId });

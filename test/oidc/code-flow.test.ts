@@ -5,12 +5,12 @@ import { decodeJwt, importPKCS8 } from 'jose';
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { Browser, CALLBACK, createAppKey, createOidcApp, postForm, rpConfig, basic } from '../helpers/oidc.ts';
+import { Browser, CALLBACK, createAppKey, createOidcApp, postForm, rpConfig, basic, userTokens } from '../helpers/oidc.ts';
 import { createPrivateKey } from 'node:crypto';
 
 describe('authorization code flow', () => {
   let server: TestServer;
-  beforeAll(async () => { server = await startTestServer({ env: { GATEHOUSE_REFRESH_TOKEN_REUSE_GRACE: '1', GATEHOUSE_SESSION_IDLE_TTL: '3' } }); });
+  beforeAll(async () => { server = await startTestServer({ env: { GATEHOUSE_REFRESH_TOKEN_REUSE_GRACE: '1', GATEHOUSE_SESSION_IDLE_TTL: '4' } }); });
   afterAll(async () => server?.stop());
 
   async function codeFlow(config: client.Configuration, scope = 'openid profile email offline_access', extra: Record<string, string> = {}) {
@@ -68,6 +68,19 @@ describe('authorization code flow', () => {
     // plain is not S256
     const plain = client.buildAuthorizationUrl(config, { redirect_uri: CALLBACK, scope: 'openid', code_challenge: 'a'.repeat(43), code_challenge_method: 'plain' });
     expect(new URL((await new Browser(server).follow(String(plain))).url).searchParams.get('error')).toBe('invalid_request');
+  });
+
+  it('browser apps: CORS from the redirect URI origin only; refresh with client_id alone', async () => {
+    const app = await createOidcApp(server, { authMethod: 'none', appType: 'user_agent', redirectUris: ['https://spa.example.com/cb'] });
+    const tokens = await userTokens(server, { ...app }, 'openid offline_access', new Browser(server), 'https://spa.example.com/cb');
+    const refresh = (origin: string) => fetch(`${server.url}/oauth/v2/token`, { method: 'POST', headers: { origin, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: app.clientId }) });
+    const denied = await refresh('https://evil.example.com');
+    expect(denied.headers.get('access-control-allow-origin')).toBeNull();
+    const allowed = await refresh('https://spa.example.com');
+    expect(allowed.status).toBe(200);
+    expect(allowed.headers.get('access-control-allow-origin')).toBe('https://spa.example.com');
+    const preflight = await fetch(`${server.url}/oauth/v2/token`, { method: 'OPTIONS', headers: { origin: 'https://spa.example.com', 'access-control-request-method': 'POST' } });
+    expect(preflight.status).toBe(204);
   });
 
   it('a wrong code_verifier, a wrong redirect_uri and a reused code are invalid_grant; reuse revokes the tokens', async () => {
@@ -160,16 +173,16 @@ describe('authorization code flow', () => {
     expect(new URL(fresh.url).searchParams.get('error')).toBe('login_required');
   });
 
-  it('the login session ends after the idle timeout (GATEHOUSE_SESSION_IDLE_TTL=3), and use extends it', async () => {
+  it('the login session ends after the idle timeout (GATEHOUSE_SESSION_IDLE_TTL=4), and use extends it', async () => {
     const app = await createOidcApp(server, { authMethod: 'basic' });
     const config = await rpConfig(server, app.clientId, client.ClientSecretBasic(app.clientSecret!));
     const { browser } = await codeFlow(config, 'openid');
     const url = String(client.buildAuthorizationUrl(config, { redirect_uri: CALLBACK, scope: 'openid' }));
     await new Promise((r) => setTimeout(r, 2000));
     expect((await browser.follow(url)).url).toContain('code=');
-    await new Promise((r) => setTimeout(r, 2000)); // 4 s after login, 2 s after last use
+    await new Promise((r) => setTimeout(r, 2500)); // 4.5 s after login, 2.5 s after last use
     expect((await browser.follow(url)).url).toContain('code=');
-    await new Promise((r) => setTimeout(r, 3500));
+    await new Promise((r) => setTimeout(r, 4500));
     expect((await browser.follow(url)).url).toContain('/ui/login/');
   });
 

@@ -76,6 +76,14 @@ describe('end_session', () => {
     expect(refused.response.status).toBe(400);
   });
 
+  it('without a session: the library\'s auto-submitted form carries the security headers, its script allowed by hash', async () => {
+    const app = await createOidcApp(server, { authMethod: 'basic' });
+    const res = await new Browser(server).request(endSession({ client_id: app.clientId, post_logout_redirect_uri: LOGOUT_CALLBACK }));
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-security-policy')).toMatch(/script-src 'self' 'sha256-[^']+'.*frame-ancestors 'none'/);
+    expect(res.headers.get('x-frame-options')).toBe('DENY');
+  });
+
   it('refuses a client_id that disagrees with the hint and unregistered URIs, on the server, without redirect', async () => {
     const app = await createOidcApp(server, { authMethod: 'basic' });
     const other = await createOidcApp(server, { authMethod: 'basic' });

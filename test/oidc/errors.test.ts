@@ -39,6 +39,9 @@ describe('protocol errors', () => {
     expect(res.headers.get('location')).toBeNull();
     const html = await res.text();
     expect(res.headers.get('content-type')).toMatch(/text\/html/);
+    // security.md §12 on every HTML page
+    expect(res.headers.get('content-security-policy')).toMatch(/frame-ancestors 'none'/);
+    expect([res.headers.get('x-frame-options'), res.headers.get('referrer-policy'), res.headers.get('x-content-type-options')]).toEqual(['DENY', 'no-referrer', 'nosniff']);
     expect(html).not.toMatch(/at .*\.js:\d+/); // no stack traces
     return { status: res.status, html };
   }

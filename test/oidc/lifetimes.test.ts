@@ -10,7 +10,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 describe('lifetimes', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer({ env: { GATEHOUSE_AUTH_CODE_TTL: '1', GATEHOUSE_REFRESH_TOKEN_IDLE_TTL: '2', GATEHOUSE_REFRESH_TOKEN_ABSOLUTE_TTL: '5' } });
+    server = await startTestServer({ env: { GATEHOUSE_AUTH_CODE_TTL: '1', GATEHOUSE_REFRESH_TOKEN_IDLE_TTL: '3', GATEHOUSE_REFRESH_TOKEN_ABSOLUTE_TTL: '6' } });
   });
   afterAll(async () => server?.stop());
 
@@ -29,17 +29,18 @@ describe('lifetimes', () => {
     const app = await createOidcApp(server, { authMethod: 'basic' });
     const refresh = (token: string) => postForm(`${server.url}/oauth/v2/token`, { grant_type: 'refresh_token', refresh_token: token }, { authorization: basic(app.clientId, app.clientSecret!) });
     const idle = await userTokens(server, app, 'openid offline_access');
-    await sleep(2500);
-    expect((await refresh(idle.refresh_token!)).json.error).toBe('invalid_grant'); // idle for longer than 2 s
+    await sleep(3500);
+    expect((await refresh(idle.refresh_token!)).json.error).toBe('invalid_grant'); // idle for longer than 3 s
 
     let current = (await userTokens(server, app, 'openid offline_access')).refresh_token!;
-    for (let i = 0; i < 3; i++) { // used every 1.2 s: alive past the idle lifetime
-      await sleep(1200);
+    // token times are whole seconds (a token may live up to 1 s less than its lifetime): used every 1.5 s
+    for (let i = 0; i < 3; i++) {
+      await sleep(1500);
       const res = await refresh(current);
-      expect(res.status).toBe(200);
+      expect([i, res.status, res.json.error_description]).toEqual([i, 200, undefined]);
       current = res.json.refresh_token;
     }
-    await sleep(1600); // 5.2 s after the first token: past the absolute lifetime
+    await sleep(2000); // 6.5 s after the first token: past the absolute lifetime, not past the last idle one
     expect((await refresh(current)).json.error).toBe('invalid_grant');
   });
 });

@@ -1,6 +1,7 @@
 // Service accounts (compat.md §6): the JWT-profile grant with the first-start key file and with @zitadel/node's
 // helper, client_credentials with the generated secret, opaque and JWT access tokens, and verifyAccessToken.
 import { mkdtempSync, readFileSync } from 'node:fs';
+import { connect } from 'node:http2';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLocalJWKSet, decodeJwt, jwtVerify } from 'jose';
@@ -95,6 +96,24 @@ describe('machine user grants', () => {
     const stored = (await server.db.query('SELECT secret_hash FROM users WHERE id = $1', [m.userId])).rows[0]!.secret_hash;
     expect(stored).toMatch(/^hmac-sha256:/);
     expect(stored).not.toContain(m.clientSecret);
+  });
+
+  it('the token endpoint answers over cleartext HTTP/2 too (the port speaks both), without content-length', async () => {
+    const m = await createMachine(server);
+    const session = connect(server.url);
+    try {
+      const body = await new Promise<string>((resolve, reject) => {
+        const req = session.request({ ':path': '/oauth/v2/token', ':method': 'POST', 'content-type': 'application/x-www-form-urlencoded', authorization: basic(m.userName, m.clientSecret) });
+        let data = '';
+        req.on('data', (d) => { data += d; });
+        req.on('end', () => resolve(data));
+        req.on('error', reject);
+        req.end('grant_type=client_credentials&scope=openid');
+      });
+      expect(JSON.parse(body)).toMatchObject({ token_type: 'Bearer', scope: 'openid' });
+    } finally {
+      session.close();
+    }
   });
 
   it('JWT access tokens for machine users with access token type JWT: signed, usable, and the bare jti is no token', async () => {
