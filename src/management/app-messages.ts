@@ -39,8 +39,16 @@ export function oidcConfigInput(req: AddOIDCAppRequest | UpdateOIDCAppConfigRequ
   };
 }
 
+const COMPLIANCE_TEXT: Record<string, string> = {
+  'Application.OIDC.V1.NotCompliant': 'The configuration is not OIDC compliant.',
+  'Application.OIDC.V1.Code.RedirectUris.HttpOnlyForDevMode': 'http redirect URIs are only used in dev mode (or loopback URIs of native apps).',
+  'Application.OIDC.V1.Implicit.RedirectUris.HttpNotAllowed': 'http redirect URIs of implicit flows are only used in dev mode.',
+  'Application.OIDC.V1.UserAgent.AuthMethodType.NotNone': 'User agent apps should use the auth method none (with PKCE).',
+  'Application.OIDC.V1.Native.AuthMethodType.NotNone': 'Native apps should use the auth method none (with PKCE).',
+};
+
 export function complianceMessages(problems: readonly string[]) {
-  return { noneCompliant: problems.length > 0, complianceProblems: problems.map((key) => ({ key, localizedMessage: key })) };
+  return { noneCompliant: problems.length > 0, complianceProblems: problems.map((key) => ({ key, localizedMessage: COMPLIANCE_TEXT[key] ?? key })) };
 }
 
 export function appMessage(app: AppRow): MessageInitShape<typeof AppSchema> {

@@ -69,6 +69,9 @@ describe('provisioning: org, projects and apps', () => {
         const http = await ok(p.server, encoding, calls.addOidcApp(projectId, { redirectUris: ['http://rp.example.com/cb'] }), p.orgOwnerToken);
         expect(http.noneCompliant).toBe(true);
         expect(http.complianceProblems.map((c: { key: string }) => c.key)).toEqual(['Application.OIDC.V1.NotCompliant', 'Application.OIDC.V1.Code.RedirectUris.HttpOnlyForDevMode']);
+        expect(http.complianceProblems[1].localizedMessage).toMatch(/only used in dev mode/);
+        const read = await ok(p.server, encoding, calls.getApp(projectId, http.appId), p.orgOwnerToken);
+        expect(read.app.oidcConfig).toMatchObject({ noneCompliant: true, complianceProblems: http.complianceProblems });
         const dev = await ok(p.server, encoding, calls.addOidcApp(projectId, { redirectUris: ['http://rp.example.com/cb'], devMode: true }), p.orgOwnerToken);
         expect(dev.noneCompliant).toBeUndefined();
         const spa = await ok(p.server, encoding, calls.addOidcApp(projectId, { appType: 'OIDC_APP_TYPE_USER_AGENT', authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE' }), p.orgOwnerToken);
