@@ -70,6 +70,20 @@ describe('provisioning end to end', () => {
     const management = createManagementClient(p.server.url, createServiceAccountInterceptor(p.server.config.issuer, account, { apiAccess: true }));
     const org = await management.getMyOrg({});
     expect(org.org?.id).toBe(p.firstOrgId);
+    // provisioning through ZITADEL's own client (ts-proto messages on @grpc/grpc-js): enums, repeated enums, bytes
+    const added = await management.addProject({ name: unique('sdk-project') });
+    const oidcApp = await management.addOIDCApp({
+      projectId: added.id, name: 'sdk-web', redirectUris: ['https://sdk.example.com/cb'], responseTypes: [0], grantTypes: [0, 2],
+      appType: 0, authMethodType: 0, postLogoutRedirectUris: [], devMode: false, accessTokenType: 1,
+    } as never);
+    expect(oidcApp.clientSecret).toBeTruthy();
+    const read = await management.getAppByID({ projectId: added.id, appId: oidcApp.appId });
+    expect(read.app?.oidcConfig).toMatchObject({ clientId: oidcApp.clientId, grantTypes: [0, 2], accessTokenType: 1 });
+    const machine = await management.addMachineUser({ userName: unique('sdk-svc'), name: 'SDK service' } as never);
+    const sdkKey = await management.addMachineKey({ userId: machine.userId, type: 1 } as never);
+    expect(JSON.parse(Buffer.from(sdkKey.keyDetails).toString('utf8'))).toMatchObject({ type: 'serviceaccount', userId: machine.userId, keyId: sdkKey.keyId });
+    const missing = await management.getUserByID({ id: '404404' }).catch((e: unknown) => e);
+    expect(missing).toMatchObject({ code: 5 });
   });
 
   it('a machine user with a secret gets a client_credentials token (client_id = user name)', async () => {
