@@ -14,6 +14,13 @@ export interface AdapterHooks {
 const hashId = (id: string) => createHash('sha256').update(id).digest('base64url');
 
 /**
+ * A one-time assertion (client assertion, JWT-profile assertion) presented a second time. oidc-provider's replay
+ * check is find-then-save, which lets concurrent copies through; the insert below is atomic. Client authentication
+ * renders it as 401 invalid_client.
+ */
+export class AssertionReplayed extends errors.InvalidClientAuth {}
+
+/**
  * security.md §4 / compat.md §6: a rotated refresh token presented again within `refreshReuseGrace` seconds (a
  * client retry, a race between two tabs) is refused without further harm; after that, reuse revokes the grant.
  */
@@ -30,6 +37,16 @@ export function createAdapterClass(db: Db, hooks: AdapterHooks, options: Adapter
     }
 
     async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
+      if (this.model === 'ReplayDetection') {
+        const { rowCount } = await db.query(
+          `INSERT INTO oidc_payloads (model, id, payload, expires_at) VALUES ($1, $2, $3, now() + make_interval(secs => $4::int))
+           ON CONFLICT ON CONSTRAINT oidc_payloads_pkey DO UPDATE SET payload = EXCLUDED.payload, expires_at = EXCLUDED.expires_at
+             WHERE oidc_payloads.expires_at <= now()`,
+          [this.model, hashId(id), payload, Math.max(1, Math.ceil(expiresIn))],
+        );
+        if (rowCount !== 1) throw new AssertionReplayed();
+        return;
+      }
       const grantId = payload.grantId ?? (this.model === 'Grant' ? id : null);
       await db.query(
         `INSERT INTO oidc_payloads (model, id, payload, grant_id, uid, expires_at)

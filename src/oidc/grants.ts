@@ -5,6 +5,7 @@ import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
 import type Provider from 'oidc-provider';
 import { errors, type FindAccount, type KoaContextWithOIDC } from 'oidc-provider';
 import type { Config } from '../config.ts';
+import { AssertionReplayed } from './adapter.ts';
 import { JWT_BEARER } from './clients.ts';
 import { filterMachineScopes } from './scopes.ts';
 
@@ -33,6 +34,7 @@ export function registerMachineGrants(provider: Provider, config: Config, findAc
       }
     } catch (error) {
       if (error instanceof errors.InvalidGrant) throw error;
+      if (error instanceof AssertionReplayed) throw new errors.InvalidGrant('assertion has already been used');
       throw new errors.InvalidGrant(`invalid assertion: ${(error as { code?: string }).code ?? 'ERR_JWT_INVALID'}`);
     }
     await issueMachineToken(ctx, findAccount, userId, filterMachineScopes(String(params!.scope)), JWT_BEARER, true);

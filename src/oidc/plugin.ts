@@ -129,6 +129,7 @@ function mountRoutes(app: FastifyInstance, callback: () => ReturnType<Provider['
     // (security.md §10); the client address is the one Fastify resolved with its trusted proxies.
     const headers = request.raw.headers;
     headers.host = host;
+    if (headers[':authority']) headers[':authority'] = host; // HTTP/2: Koa reads the authority before Host
     headers['x-forwarded-proto'] = protocol.slice(0, -1);
     headers['x-forwarded-for'] = request.ip;
     delete headers['x-forwarded-host'];

@@ -1,5 +1,6 @@
 // Discovery and JWKS (compat.md §6): the interface's paths, only what is served, no RFC 8414 metadata, and URLs
 // from the configured issuer whatever Host or X-Forwarded-* headers a client sends (security.md §10).
+import { connect } from 'node:http2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
@@ -56,6 +57,20 @@ describe('discovery', () => {
     const res = await fetch(`${server.url}/.well-known/openid-configuration`, { headers: { 'x-forwarded-host': 'evil.example.com', 'x-forwarded-proto': 'https' } });
     const d: any = await res.json();
     expect(d.token_endpoint).toBe(`${server.url}/oauth/v2/token`);
+    // over HTTP/2 (h2c) with a foreign :authority
+    const session = connect(server.url);
+    try {
+      const body = await new Promise<string>((resolve, reject) => {
+        const req = session.request({ ':path': '/.well-known/openid-configuration', ':authority': 'evil.example.com' });
+        let data = '';
+        req.on('data', (chunk) => { data += chunk; });
+        req.on('end', () => resolve(data));
+        req.on('error', reject);
+      });
+      expect(JSON.parse(body).token_endpoint).toBe(`${server.url}/oauth/v2/token`);
+    } finally {
+      session.close();
+    }
   });
 
   it('publishes signing keys with kid, use and alg, cacheable for 5 minutes, without private members', async () => {

@@ -77,6 +77,11 @@ describe('machine user grants', () => {
     expect((await postForm(token, { grant_type: JWT_BEARER, assertion: withJti, scope: 'openid' })).status).toBe(200);
     const replay = await postForm(token, { grant_type: JWT_BEARER, assertion: withJti, scope: 'openid' });
     expect([replay.status, replay.json.error]).toEqual([400, 'invalid_grant']);
+    // concurrent copies of one assertion: exactly one is accepted
+    const racing = await assertion(m.keyFile, server.url, { jti: 'racing' });
+    const results = await Promise.all(Array.from({ length: 8 }, () => postForm(token, { grant_type: JWT_BEARER, assertion: racing, scope: 'openid' })));
+    expect(results.map((r) => r.status).sort()).toEqual([200, ...Array(7).fill(400)]);
+    for (const r of results.filter((x) => x.status === 400)) expect(r.json.error).toBe('invalid_grant');
   });
 
   it('client_credentials: user name + generated secret, Basic or body; tokens of the machine user, no refresh or ID token', async () => {
