@@ -1,53 +1,48 @@
-// The CLI's commands. Each has its own help text and returns an exit code.
-import type { Config } from '../config.ts';
-import { openDb } from '../platform/db.ts';
+// The CLI's commands by name. Each has its own help text and returns an exit code (0 done, 1 failed, 2 usage).
 import { migrate } from '../platform/migrate.ts';
-import { resolveMasterKey } from '../platform/master-key.ts';
-import { createSecretBox } from '../platform/secrets.ts';
-import { rotateKeys } from '../oidc/keys.ts';
+import { OUTPUT_HELP, OUTPUT_OPTION, parseOptions, print, withDb, type Command } from './command.ts';
+import { keysList, keysRotate } from './keys.ts';
+import { adminCreate, appCreate, serviceUserCreate, userImport } from './provision.ts';
+import { doctor } from './doctor.ts';
 
-export class UsageError extends Error {
-  override name = 'UsageError';
-}
+export { UsageError, type Command } from './command.ts';
 
-export interface Command {
-  summary: string;
-  help: string;
-  run(args: string[], config: Config): Promise<number>;
-}
+const migrateCommand: Command = {
+  summary: 'apply pending database migrations',
+  help: `Usage: gatehouse migrate [--output json|table]
 
-export const COMMANDS: Record<string, Command> = {
-  migrate: {
-    summary: 'apply pending database migrations',
-    help: 'Usage: gatehouse migrate\n\nApplies the pending migrations of migrations/ to the configured database (DATABASE_URL, or the\nembedded database under GATEHOUSE_DATA_DIR) and prints the names applied as JSON.',
-    async run(args, config) {
-      if (args.length) throw new UsageError(`unexpected argument "${args[0]}"`);
-      const db = await openDb(config.database);
-      try {
-        const applied = await migrate(db);
-        process.stdout.write(`${JSON.stringify({ applied })}\n`);
-        return 0;
-      } finally {
-        await db.close();
-      }
-    },
-  },
-  'keys:rotate': {
-    summary: 'publish a new token signing key (it signs after GATEHOUSE_KEY_ACTIVATION_DELAY)',
-    help: 'Usage: gatehouse keys:rotate\n\nAdds a new signing key. It is published in the JWKS at once and starts signing after\nGATEHOUSE_KEY_ACTIVATION_DELAY seconds; the previous key stays published until its tokens have expired.\nRunning instances pick the change up without restart. Prints {"kid","activatesAt"} as JSON.',
-    async run(args, config) {
-      if (args.length) throw new UsageError(`unexpected argument "${args[0]}"`);
-      const db = await openDb(config.database);
-      try {
-        const rotated = await rotateKeys(db, createSecretBox(resolveMasterKey(config)), config.keys.activationDelay);
-        process.stdout.write(`${JSON.stringify(rotated)}\n`);
-        return 0;
-      } finally {
-        await db.close();
-      }
-    },
+Applies the pending migrations of migrations/ to the configured database (DATABASE_URL, or the
+embedded database under GATEHOUSE_DATA_DIR) and prints the names applied as {"applied": [...]}.
+
+${OUTPUT_HELP}`,
+  async run(args, config) {
+    const options = parseOptions(args, OUTPUT_OPTION);
+    const applied = await withDb(config, (db) => migrate(db));
+    print({ applied }, options.output);
+    return 0;
   },
 };
+
+export const COMMANDS: Record<string, Command> = {
+  migrate: migrateCommand,
+  'keys rotate': keysRotate,
+  'keys list': keysList,
+  'admin create': adminCreate,
+  'app create': appCreate,
+  'service-user create': serviceUserCreate,
+  'user import': userImport,
+  doctor,
+};
+
+/** The command named by the first one or two arguments (`keys:rotate` is `keys rotate`) and its arguments. */
+export function findCommand(argv: string[]): { name: string; command: Command; args: string[] } | undefined {
+  const [first = '', second = ''] = argv;
+  const [a, b] = first.includes(':') ? first.split(':', 2) : [first, second];
+  const two = `${a} ${b}`;
+  if (COMMANDS[two]) return { name: two, command: COMMANDS[two], args: argv.slice(first.includes(':') ? 1 : 2) };
+  if (COMMANDS[first]) return { name: first, command: COMMANDS[first], args: argv.slice(1) };
+  return undefined;
+}
 
 export function usage(): string {
   const width = Math.max(...Object.keys(COMMANDS).map((n) => n.length));

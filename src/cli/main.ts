@@ -1,20 +1,22 @@
 #!/usr/bin/env node
 // `gatehouse <command>` (also `npm run cli -- <command>`): operator tasks that talk to the database directly.
-// Exit codes: 0 success, 1 the task failed, 2 usage or configuration error.
+// Exit codes: 0 success, 1 the task failed, 2 usage, configuration or input error.
 import { loadConfig, ConfigError } from '../config.ts';
-import { COMMANDS, UsageError, usage } from './commands.ts';
+import { AppError, Code } from '../platform/errors.ts';
+import { findCommand, UsageError, usage } from './commands.ts';
 
 async function main(argv: string[]): Promise<number> {
-  const [name, ...args] = argv;
-  if (!name || name === '--help' || name === '-h' || name === 'help') {
+  const [first] = argv;
+  if (!first || first === '--help' || first === '-h' || first === 'help') {
     process.stdout.write(usage());
-    return name ? 0 : 2;
+    return first ? 0 : 2;
   }
-  const command = COMMANDS[name];
-  if (!command) {
-    process.stderr.write(`gatehouse: unknown command "${name}"\n\n${usage()}`);
+  const found = findCommand(argv);
+  if (!found) {
+    process.stderr.write(`gatehouse: unknown command "${argv.slice(0, 2).join(' ')}"\n\n${usage()}`);
     return 2;
   }
+  const { name, command, args } = found;
   if (args.includes('--help') || args.includes('-h')) {
     process.stdout.write(`${command.help}\n`);
     return 0;
@@ -22,12 +24,10 @@ async function main(argv: string[]): Promise<number> {
   try {
     return await command.run(args, loadConfig());
   } catch (error) {
-    if (error instanceof ConfigError || error instanceof UsageError) {
-      process.stderr.write(`gatehouse ${name}: ${error.message}\n`);
-      return 2;
-    }
-    process.stderr.write(`gatehouse ${name}: ${(error as Error).message}\n`);
-    return 1;
+    const input = error instanceof ConfigError || error instanceof UsageError || (error instanceof AppError && error.code === Code.InvalidArgument);
+    const message = error instanceof AppError ? error.publicMessage : (error as Error).message;
+    process.stderr.write(`gatehouse ${name}: ${message}\n`);
+    return input ? 2 : 1;
   }
 }
 

@@ -13,6 +13,7 @@ import { registerRestGateway } from './rest-gateway.ts';
 import { registerRpc } from './rpc.ts';
 import { authServiceOperations } from './handlers/auth-service.ts';
 import { adminServiceOperations } from './handlers/admin-service.ts';
+import { managementServiceOperations } from './handlers/management-service.ts';
 
 export const MANAGEMENT_SERVICES = [AuthService, AdminService, ManagementService] as const;
 
@@ -25,7 +26,7 @@ export interface ManagementOptions {
 /** Serves every method of MANAGEMENT_SERVICES; those with an operation in a handler list are implemented. */
 export function registerManagement(app: FastifyInstance, deps: AppDeps, options: ManagementOptions): void {
   const operations = new Map<DescMethod, Operation>();
-  for (const op of [...authServiceOperations(deps), ...adminServiceOperations(deps)]) operations.set(op.method, op);
+  for (const op of [...authServiceOperations(deps), ...adminServiceOperations(deps), ...managementServiceOperations(deps)]) operations.set(op.method, op);
   const invoke = createInvoke(createAuthorizer(deps.db, options.verifyAccessToken));
   registerRestGateway(app, MANAGEMENT_SERVICES, operations, invoke);
   registerRpc(app, MANAGEMENT_SERVICES, operations, invoke, options.bodyLimit);

@@ -17,7 +17,8 @@ type Values = Record<string, unknown>;
 function firstViolation(schema: DescMessage, message: Message): string | undefined {
   const values = message as unknown as Values;
   for (const field of schema.fields) {
-    if (field.oneof && !isFieldSet(message, field)) continue;
+    // Like PGV, rules of an unset oneof member or proto3 `optional` field do not apply.
+    if ((field.oneof || field.proto.proto3Optional) && !isFieldSet(message, field)) continue;
     const value = field.oneof ? (values[field.oneof.localName] as { value: unknown }).value : values[field.localName];
     const problem = checkField(field, value, message, schema);
     if (problem) return problem;

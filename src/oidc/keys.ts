@@ -41,7 +41,7 @@ export async function loadKeySet(db: Db, secrets: SecretBox, options: KeyOptions
   return buildKeySet(rows, secrets, options.retainSeconds);
 }
 
-/** `npm run keys:rotate`: publishes a new key that signs after the activation delay. */
+/** `gatehouse keys rotate`: publishes a new key that signs after the activation delay. */
 export async function rotateKeys(db: Db, secrets: SecretBox, activationDelay: number): Promise<{ kid: string; activatesAt: Date }> {
   return db.tx(async (tx) => {
     await tx.query('SELECT pg_advisory_xact_lock($1)', [LOCK_KEY]);
@@ -74,12 +74,13 @@ async function insertKey(tx: Queryable, secrets: SecretBox, activationDelay: num
   return { kid, activatesAt: rows[0]!.activates_at };
 }
 
-function buildKeySet(rows: KeyRow[], secrets: SecretBox, retainSeconds: number): KeySet {
-  const now = Date.now();
-  // rows are newest first; the signing key is the newest active one, the keys before it wait to sign
+interface Classified { signing: KeyRow; waiting: KeyRow[]; retired: KeyRow[] }
+
+/** Rows newest first: the signing key is the newest active one, the keys before it wait to sign, and the keys after
+ *  it stay published until the tokens they signed have expired. */
+function classify(rows: KeyRow[], retainSeconds: number, now: number): Classified {
   const signingIndex = rows.findIndex((r) => r.activates_at.getTime() <= now);
   if (signingIndex < 0) throw new Error('no active signing key');
-  const signing = rows[signingIndex]!;
   const waiting = rows.slice(0, signingIndex);
   const retired: KeyRow[] = [];
   for (let i = signingIndex + 1; i < rows.length; i++) {
@@ -88,6 +89,11 @@ function buildKeySet(rows: KeyRow[], secrets: SecretBox, retainSeconds: number):
     if (until <= now) break;
     retired.push(rows[i]!);
   }
+  return { signing: rows[signingIndex]!, waiting, retired };
+}
+
+function buildKeySet(rows: KeyRow[], secrets: SecretBox, retainSeconds: number): KeySet {
+  const { signing, waiting, retired } = classify(rows, retainSeconds, Date.now());
   const ordered = [signing, ...waiting, ...retired];
   return {
     privateJwks: ordered.map((r) => JSON.parse(secrets.decrypt(r.private_jwk)) as JWK),
@@ -95,4 +101,25 @@ function buildKeySet(rows: KeyRow[], secrets: SecretBox, retainSeconds: number):
     signingKid: signing.kid,
     fingerprint: ordered.map((r) => r.kid).join(','),
   };
+}
+
+export interface KeyListing { kid: string; alg: string; status: 'signing' | 'next' | 'published' | 'unpublished'; createdAt: Date; activatesAt: Date }
+
+/** `gatehouse keys list`: every key with its state; `published` = retired but still in the JWKS. */
+export async function listKeys(db: Db, retainSeconds: number): Promise<KeyListing[]> {
+  const { rows } = await db.query<KeyRow & { alg: string; created_at: Date }>(
+    'SELECT kid, alg, public_jwk, private_jwk, activates_at, created_at FROM signing_keys ORDER BY activates_at DESC, created_at DESC');
+  if (!rows.length) return [];
+  const { signing, waiting, retired } = classify(rows, retainSeconds, Date.now());
+  const status = (r: KeyRow): KeyListing['status'] =>
+    r === signing ? 'signing' : waiting.includes(r) ? 'next' : retired.includes(r) ? 'published' : 'unpublished';
+  return rows.map((r) => ({ kid: r.kid, alg: r.alg, status: status(r), createdAt: r.created_at, activatesAt: r.activates_at }));
+}
+
+/** Whether the signing key opens with this master key (doctor: a wrong GATEHOUSE_MASTER_KEY cannot sign). */
+export async function checkSigningKey(db: Db, secrets: SecretBox): Promise<string> {
+  const rows = await selectKeys(db);
+  const { signing } = classify(rows, 0, Date.now());
+  JSON.parse(secrets.decrypt(signing.private_jwk));
+  return signing.kid;
 }

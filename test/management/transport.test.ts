@@ -6,6 +6,7 @@ import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { callApi, callRest, ENCODINGS, type ApiCall } from '../helpers/management.ts';
+import { calls } from '../helpers/provisioning.ts';
 
 const OPERATIONS: ApiCall[] = [
   { service: AuthService, method: 'UpdateMyProfile', rest: ['PUT', '/auth/v1/users/me/profile'], body: { firstName: 'a' } },
@@ -14,6 +15,10 @@ const OPERATIONS: ApiCall[] = [
   { service: AdminService, method: 'GetIDPByID', rest: ['GET', '/admin/v1/idps/123'], body: { id: '123' } },
   { service: AdminService, method: 'SetUpOrg', rest: ['POST', '/admin/v1/orgs/_setup'], body: { org: { name: 'x' } } },
   { service: AdminService, method: 'GetOrgByID', rest: ['GET', '/admin/v1/orgs/123'], body: { id: '123' } },
+  calls.addIamMember('123'),
+  calls.getMyOrg(), calls.addProject(), calls.addOidcApp('1'), calls.addApiApp('1'), calls.getApp('1', '2'), calls.updateOidcConfig('1', '2'),
+  calls.addAppKey('1', '2'), calls.addMachineUser(), calls.addMachineKey('1'), calls.generateMachineSecret('1'), calls.importHumanUser(),
+  calls.getUser('1'), calls.deactivateUser('1'),
 ];
 
 describe('management transport', () => {
@@ -32,7 +37,7 @@ describe('management transport', () => {
     });
 
     it(`${encoding}: a method without an implementation answers UNIMPLEMENTED`, async () => {
-      const outcome = await callApi(server.url, encoding, { service: ManagementService, method: 'GetMyOrg', rest: ['GET', '/management/v1/orgs/me'] });
+      const outcome = await callApi(server.url, encoding, { service: ManagementService, method: 'ListProjects', rest: ['POST', '/management/v1/projects/_search'] });
       expect(outcome).toMatchObject({ ok: false, code: 12 });
       if (encoding === 'rest') expect(outcome.status).toBe(501);
     });

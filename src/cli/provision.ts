@@ -1,0 +1,200 @@
+// Provisioning from the command line (issue 6): `admin create`, `user import`, `app create`, `service-user create`.
+// They call the same service functions as the management API, so the rules and events are the same.
+import { getOrgById } from '../orgs/service.ts';
+import { addProject } from '../projects/service.ts';
+import { addOidcApp } from '../apps/service.ts';
+import { addOidcAppSchema, checkOidcConfig, parseInput } from '../apps/schema.ts';
+import { addMachineUser, addMachineUserKey, generateMachineSecret } from '../users/machine-service.ts';
+import { importHumanUser, type ImportHumanInput } from '../users/import.ts';
+import { getUserById } from '../users/service.ts';
+import { loginName } from '../users/lookup.ts';
+import { createAdmin } from '../instance/admins.ts';
+import type { Db } from '../platform/db.ts';
+import type { InstanceRow } from '../instance/queries.ts';
+import { CLI_CREATOR, OUTPUT_HELP, OUTPUT_OPTION, parseOptions, print, readStdinLine, required, UsageError, withInstance, type Command } from './command.ts';
+
+const ORG_OPTION = { org: { type: 'string' } } as const;
+const ORG_HELP = '  --org ID              the organization (default: the first org, "Gatehouse")';
+
+/** The org named by --org (which must exist), or the instance's first org. */
+async function orgOf(db: Db, instance: InstanceRow, org: string | undefined): Promise<string> {
+  return org ? (await getOrgById(db, org)).id : instance.default_org_id;
+}
+
+const HUMAN_OPTIONS = {
+  ...ORG_OPTION, ...OUTPUT_OPTION,
+  username: { type: 'string' }, email: { type: 'string' }, 'email-verified': { type: 'boolean', default: false },
+  'first-name': { type: 'string' }, 'last-name': { type: 'string' }, 'display-name': { type: 'string', default: '' },
+  phone: { type: 'string' }, 'phone-verified': { type: 'boolean', default: false },
+  password: { type: 'string' }, 'password-stdin': { type: 'boolean', default: false },
+} as const;
+
+const HUMAN_HELP = `  --username NAME       user name (login name: NAME@<org domain>)            required
+  --email ADDRESS       e-mail address                                       required
+  --email-verified      mark the e-mail address as verified
+  --first-name NAME     given name                                           required
+  --last-name NAME      family name                                          required
+  --display-name NAME   display name (default: first and last name)
+  --phone NUMBER        phone number starting with +; --phone-verified marks it verified
+  --password-stdin      read the password from the first line of standard input (preferred)
+  --password PASSWORD   the password (visible in the process list; use --password-stdin)
+${ORG_HELP}
+${OUTPUT_HELP}`;
+
+async function humanInput(args: string[], db: Db, instance: InstanceRow, password: string) {
+  const o = parseOptions(args, HUMAN_OPTIONS);
+  const input: ImportHumanInput = {
+    orgId: await orgOf(db, instance, o.org),
+    userName: required(o.username, 'username'),
+    profile: { firstName: required(o['first-name'], 'first-name'), lastName: required(o['last-name'], 'last-name'), nickName: '', displayName: o['display-name'], preferredLanguage: '', gender: 'GENDER_UNSPECIFIED' },
+    email: required(o.email, 'email'),
+    emailVerified: o['email-verified'],
+    phone: o.phone ?? null,
+    phoneVerified: o['phone-verified'],
+    password,
+  };
+  if (!/^[^\s@]+@[^\s@]+$/.test(input.email)) throw new UsageError('--email must be an e-mail address');
+  if (input.phone !== null && !/^\+\d{1,49}$/.test(input.phone)) throw new UsageError('--phone must start with + followed by digits');
+  return { input, output: o.output };
+}
+
+async function password(args: string[]): Promise<string> {
+  const o = parseOptions(args, HUMAN_OPTIONS);
+  if (o.password !== undefined && o['password-stdin']) throw new UsageError('give either --password or --password-stdin');
+  return o['password-stdin'] ? readStdinLine() : o.password ?? '';
+}
+
+async function printUser(db: Db, userId: string, output: string | undefined, extra: Record<string, unknown> = {}) {
+  const user = await getUserById(db, userId);
+  print({ userId, userName: user.user_name, loginName: loginName(user), orgId: user.org_id, ...extra }, output);
+}
+
+export const userImport: Command = {
+  summary: 'create a human user with a password (ImportHumanUser)',
+  help: `Usage: gatehouse user import --username NAME --email ADDRESS --first-name NAME --last-name NAME [options]
+
+Creates a human user who can sign in with the password given (argon2id-hashed). Without a password the user
+exists but cannot sign in. Prints {"userId","userName","loginName","orgId"}.
+
+${HUMAN_HELP}`,
+  async run(args, config) {
+    parseOptions(args, HUMAN_OPTIONS);
+    const secret = await password(args);
+    return withInstance(config, async ({ db, instance }) => {
+      const { input, output } = await humanInput(args, db, instance, secret);
+      const { userId } = await importHumanUser(db, input, CLI_CREATOR);
+      await printUser(db, userId, output);
+      return 0;
+    });
+  },
+};
+
+export const adminCreate: Command = {
+  summary: 'create a human instance administrator (IAM_OWNER)',
+  help: `Usage: gatehouse admin create --username NAME --email ADDRESS --first-name NAME --last-name NAME --password-stdin [options]
+
+Creates a human user with a password and the IAM_OWNER role on the instance, in one transaction.
+Prints {"userId","userName","loginName","orgId","roles"}.
+
+${HUMAN_HELP}`,
+  async run(args, config) {
+    parseOptions(args, HUMAN_OPTIONS);
+    const secret = await password(args);
+    if (!secret) throw new UsageError('an administrator needs a password: --password-stdin or --password');
+    return withInstance(config, async ({ db, instance }) => {
+      const { input, output } = await humanInput(args, db, instance, secret);
+      const { userId } = await createAdmin(db, instance.id, input, CLI_CREATOR);
+      await printUser(db, userId, output, { roles: ['IAM_OWNER'] });
+      return 0;
+    });
+  },
+};
+
+const APP_OPTIONS = {
+  ...ORG_OPTION, ...OUTPUT_OPTION,
+  project: { type: 'string' }, 'project-id': { type: 'string' }, name: { type: 'string' },
+  'redirect-uri': { type: 'string', multiple: true, default: [] as string[] }, 'post-logout-redirect-uri': { type: 'string', multiple: true, default: [] as string[] },
+  type: { type: 'string', default: 'web' }, 'auth-method': { type: 'string', default: 'basic' },
+  'grant-type': { type: 'string', multiple: true, default: [] as string[] }, 'response-type': { type: 'string', multiple: true, default: [] as string[] },
+  'access-token-type': { type: 'string', default: 'opaque' }, 'id-token-userinfo': { type: 'boolean', default: false }, 'dev-mode': { type: 'boolean', default: false },
+} as const;
+
+export const appCreate: Command = {
+  summary: 'create an OIDC application (and its project); prints client id and secret',
+  help: `Usage: gatehouse app create (--project NAME | --project-id ID) --name NAME --redirect-uri URI [options]
+
+Creates an OIDC application, in a new project (--project) or an existing one (--project-id). Prints
+{"projectId","appId","clientId","clientSecret","complianceProblems"}; the secret is shown only this once.
+
+  --project NAME                 create a new project with this name
+  --project-id ID                use an existing project of the org
+  --name NAME                    application name                                      required
+  --redirect-uri URI             allowed redirect URI (repeatable; exact match)        required
+  --post-logout-redirect-uri URI allowed post-logout redirect URI (repeatable)
+  --type web|user_agent|native   application type (default web)
+  --auth-method basic|post|none|private_key_jwt   client authentication (default basic; none = public + PKCE)
+  --grant-type TYPE              authorization_code, implicit, refresh_token (repeatable; default authorization_code)
+  --response-type TYPE           code, id_token, "id_token token" (repeatable; default code)
+  --access-token-type opaque|jwt access token format (default opaque)
+  --id-token-userinfo            put the user's claims into the ID token
+  --dev-mode                     allow http redirect URIs (development only)
+${ORG_HELP}
+${OUTPUT_HELP}`,
+  async run(args, config) {
+    const o = parseOptions(args, APP_OPTIONS);
+    if (Boolean(o.project) === Boolean(o['project-id'])) throw new UsageError('give exactly one of --project NAME or --project-id ID');
+    const input = {
+      name: required(o.name, 'name'), redirectUris: o['redirect-uri'], postLogoutRedirectUris: o['post-logout-redirect-uri'],
+      appType: o.type, authMethod: o['auth-method'], accessTokenType: o['access-token-type'], idTokenUserinfoAssertion: o['id-token-userinfo'], devMode: o['dev-mode'],
+      ...(o['grant-type'].length ? { grantTypes: o['grant-type'] } : {}), ...(o['response-type'].length ? { responseTypes: o['response-type'] } : {}),
+    };
+    // checked before the project is created, so a bad app leaves nothing behind
+    checkOidcConfig(parseInput(addOidcAppSchema, { ...input, projectId: o['project-id'] ?? 'new' }, 'AddOIDCAppRequest'), 'AddOIDCAppRequest');
+    return withInstance(config, async ({ db, secrets, instance }) => {
+      const orgId = await orgOf(db, instance, o.org);
+      const projectId = o['project-id'] ?? (await addProject(db, { orgId, name: o.project! }, CLI_CREATOR)).projectId;
+      const app = await addOidcApp(db, secrets, { ...input, projectId } as never, CLI_CREATOR);
+      print({ projectId, appId: app.appId, clientId: app.clientId, clientSecret: app.clientSecret ?? '', complianceProblems: app.complianceProblems ?? [] }, o.output);
+      return 0;
+    });
+  },
+};
+
+const SERVICE_USER_OPTIONS = {
+  ...ORG_OPTION, ...OUTPUT_OPTION,
+  username: { type: 'string' }, name: { type: 'string' }, description: { type: 'string', default: '' },
+  'access-token-type': { type: 'string', default: 'opaque' }, secret: { type: 'boolean', default: false },
+} as const;
+
+export const serviceUserCreate: Command = {
+  summary: 'create a machine user; prints its key file (or a client secret with --secret)',
+  help: `Usage: gatehouse service-user create --username NAME [options]
+
+Creates a machine user (service account) and prints its key file, the JSON ZITADEL's SDKs read
+({"type":"serviceaccount","keyId","key","userId",...}; save it: the private key is not stored). With --secret it
+gets a client secret for client_credentials instead and prints {"userId","clientId","clientSecret"}.
+
+  --username NAME                 user name (the client_id for client_credentials)   required
+  --name NAME                     display name (default: the user name)
+  --description TEXT              description
+  --access-token-type opaque|jwt  access token format (default opaque)
+  --secret                        a client secret instead of a key
+${ORG_HELP}
+${OUTPUT_HELP}`,
+  async run(args, config) {
+    const o = parseOptions(args, SERVICE_USER_OPTIONS);
+    const userName = required(o.username, 'username');
+    if (o['access-token-type'] !== 'opaque' && o['access-token-type'] !== 'jwt') throw new UsageError('--access-token-type must be opaque or jwt');
+    return withInstance(config, async ({ db, secrets, instance }) => {
+      const orgId = await orgOf(db, instance, o.org);
+      const { userId } = await addMachineUser(db, { orgId, userName, name: o.name ?? userName, description: o.description, accessTokenType: o['access-token-type'] as 'opaque' }, CLI_CREATOR);
+      if (o.secret) {
+        const { clientId, clientSecret } = await generateMachineSecret(db, secrets, userId, CLI_CREATOR);
+        print({ userId, clientId, clientSecret }, o.output);
+      } else {
+        print({ ...(await addMachineUserKey(db, userId, undefined, CLI_CREATOR)).keyFile }, o.output);
+      }
+      return 0;
+    });
+  },
+};

@@ -1,0 +1,16 @@
+// `gatehouse admin create`: another instance administrator, a human user with IAM_OWNER, created with its
+// membership in one transaction (no user without the role it was created for).
+import type { Db } from '../platform/db.ts';
+import { createdDetails, type Details } from '../events/details.ts';
+import { importPasswordHash, insertImportedHuman, type ImportHumanInput } from '../users/import.ts';
+import { insertIamMember } from '../members/iam-members.ts';
+import { IAM_OWNER } from '../members/roles.ts';
+
+export async function createAdmin(db: Db, instanceId: string, input: ImportHumanInput, creator: string): Promise<{ userId: string; details: Details }> {
+  const { password, ...human } = input;
+  const passwordHash = await importPasswordHash(password);
+  return db.tx(async (tx) => {
+    const { userId } = await insertImportedHuman(tx, { ...human, passwordHash }, creator);
+    return { userId, details: createdDetails(await insertIamMember(tx, instanceId, userId, [IAM_OWNER], creator)) };
+  });
+}
