@@ -11,6 +11,7 @@ import { readFileSync } from 'node:fs';
 import { createDualProtocolServer, createTlsServer, type DualProtocolServer, type RequestHandler } from './platform/http.ts';
 import { registerHealthRoutes } from './platform/health.ts';
 import { isDatabaseUnavailable } from './platform/errors.ts';
+import { registerMetricsRoutes, type Metrics } from './platform/metrics.ts';
 import { registerManagement } from './management/plugin.ts';
 import { registerOidc } from './oidc/plugin.ts';
 import { registerMinimalLogin } from './login/routes.ts';
@@ -22,6 +23,7 @@ export interface AppDeps {
   secrets: SecretBox;
   instance: InstanceRow;
   schemaVersion: number;
+  metrics: Metrics;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
@@ -68,6 +70,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   registerHealthRoutes(app, deps.db, deps.schemaVersion);
+  registerMetricsRoutes(app, deps.metrics);
   const oidc = await registerOidc(app, deps);
   await registerMinimalLogin(app, deps, oidc);
   registerManagement(app, { db: deps.db, instance: deps.instance, verifyAccessToken: (token) => oidc.verifyAccessToken(token), bodyLimit: BODY_LIMIT });

@@ -4,22 +4,14 @@ import type { Queryable } from '../platform/db.ts';
 import { appendEvent, type WrittenEvent } from '../events/log.ts';
 import { newId } from '../platform/ids.ts';
 import { fromDatabaseError } from '../platform/errors.ts';
-import { insertHuman, type HumanProfile } from '../users/queries.ts';
+import { insertHuman, type NewHuman } from '../users/queries.ts';
 import { insertMembership } from '../members/queries.ts';
 import { insertOrg, insertOrgDomain } from './queries.ts';
 
 export interface NewOrgWithHuman {
   /** id: when the caller needs it before the insert (e.g. for a generated domain). */
   org: { id?: string; name: string; domain: string };
-  human: {
-    userName: string;
-    profile: HumanProfile;
-    email: string;
-    emailVerified: boolean;
-    phone: string | null;
-    phoneVerified: boolean;
-    passwordHash: string | null;
-  };
+  human: Omit<NewHuman, 'id' | 'orgId' | 'sequence'>;
   roles: readonly string[];
 }
 

@@ -20,6 +20,9 @@ export interface Db extends Queryable {
   /** Queries sent since start: benchmarks and tests count queries per request with it. */
   readonly stats: { queries: number };
   readonly pool: pg.Pool;
+  /** Runs a small read on a connection of its own (PostgreSQL), so health checks and metric scrapes never queue
+   *  behind business requests for a pool slot; returns the first column of the first row as text. */
+  ping(sql?: string): Promise<string | undefined>;
   close(): Promise<void>;
 }
 
@@ -32,11 +35,15 @@ class PoolDb implements Db {
   readonly kind: 'postgres' | 'embedded';
   readonly pool: pg.Pool;
   readonly #onClose: () => Promise<void>;
+  readonly #pingConfig: pg.ClientConfig | undefined;
+  #pingClient: Promise<pg.Client> | undefined;
+  #closed = false;
 
-  constructor(kind: 'postgres' | 'embedded', pool: pg.Pool, onClose: () => Promise<void> = async () => {}) {
+  constructor(kind: 'postgres' | 'embedded', pool: pg.Pool, onClose: () => Promise<void> = async () => {}, pingConfig?: pg.ClientConfig) {
     this.kind = kind;
     this.pool = pool;
     this.#onClose = onClose;
+    this.#pingConfig = pingConfig;
     // An idle client that loses its server (restart, failover) must not crash the process; the pool replaces it.
     pool.on('error', () => {});
   }
@@ -72,24 +79,58 @@ class PoolDb implements Db {
     }
   }
 
+  async ping(sql = 'SELECT 1'): Promise<string | undefined> {
+    // PGlite has a single session anyway; its queries are in-process and short.
+    if (!this.#pingConfig) return firstValue(await this.pool.query(sql));
+    if (this.#closed) throw new Error('the database is closed');
+    const config = this.#pingConfig;
+    this.#pingClient ??= (async () => {
+      const client = new pg.Client(config);
+      client.on('error', () => { this.#pingClient = undefined; });
+      await client.connect();
+      return client;
+    })();
+    try {
+      return firstValue(await (await this.#pingClient).query(sql));
+    } catch (error) {
+      const broken = this.#pingClient;
+      this.#pingClient = undefined;
+      broken?.then((c) => c.end()).catch(() => {});
+      throw error;
+    }
+  }
+
   async close(): Promise<void> {
+    this.#closed = true;
+    const ping = this.#pingClient;
+    this.#pingClient = undefined;
+    await ping?.then((c) => c.end()).catch(() => {});
     await this.pool.end();
     await this.#onClose();
   }
 }
 
+function firstValue(result: pg.QueryResult): string | undefined {
+  const row = result.rows[0];
+  const value = row ? Object.values(row)[0] : undefined;
+  return value === undefined || value === null ? undefined : String(value);
+}
+
 export async function openDb(database: Config['database']): Promise<Db> {
   if (database.kind === 'postgres') {
-    return new PoolDb('postgres', new pg.Pool({
+    const connection = {
       connectionString: database.url,
-      max: database.poolSize,
       connectionTimeoutMillis: database.connectTimeoutMs,
       statement_timeout: database.statementTimeoutMs,
       // Bounded wait for a reply even if the server vanished without closing the socket.
       query_timeout: database.statementTimeoutMs + 1000,
-      idleTimeoutMillis: 30_000,
       application_name: 'gatehouse',
-    }));
+    };
+    const pool = new pg.Pool({ ...connection, max: database.poolSize, idleTimeoutMillis: 30_000 });
+    const pingTimeout = Math.min(database.connectTimeoutMs, 2000);
+    return new PoolDb('postgres', pool, undefined, {
+      ...connection, application_name: 'gatehouse-health', connectionTimeoutMillis: pingTimeout, statement_timeout: pingTimeout, query_timeout: pingTimeout + 500,
+    });
   }
   const dir = join(database.dataDir, 'pg');
   mkdirSync(dir, { recursive: true });

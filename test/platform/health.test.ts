@@ -60,7 +60,7 @@ describe('readiness follows the database', () => {
     const server = await startTestServer();
     try {
       expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
-      await server.db.pool.end();
+      await server.db.close();
       expect((await fetch(`${server.url}/readyz`)).status).toBe(503);
     } finally {
       await server.app.close();

@@ -1,0 +1,84 @@
+// Load generation: autocannon for single-request scenarios, a bounded virtual-user loop for multi-step flows.
+import autocannon from 'autocannon';
+
+export interface LoadResult {
+  requests: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  /** Responses with a status other than the scenario's expected one. */
+  unexpected: number;
+}
+
+export interface HttpScenario {
+  method?: 'GET' | 'POST' | 'PUT';
+  path: string;
+  headers?: Record<string, string>;
+  body?: string;
+  expectStatus?: number;
+  /** For chains such as refresh-token rotation: build each request from the previous response. */
+  setupRequest?: (request: autocannon.Request, context: Record<string, unknown>) => autocannon.Request;
+  onResponse?: (status: number, body: string, context: Record<string, unknown>) => void;
+  initialContext?: () => Record<string, unknown>;
+}
+
+export async function runHttpLoad(baseUrl: string, scenario: HttpScenario, connections: number, durationSeconds: number): Promise<LoadResult> {
+  const expected = scenario.expectStatus ?? 200;
+  let unexpected = 0;
+  const result = await autocannon({
+    url: baseUrl,
+    connections,
+    duration: durationSeconds,
+    timeout: 10,
+    requests: [{
+      method: scenario.method ?? 'GET',
+      path: scenario.path,
+      headers: scenario.headers,
+      body: scenario.body,
+      setupRequest: scenario.setupRequest as never,
+      onResponse: ((status: number, body: string, context: Record<string, unknown>) => {
+        if (status !== expected) unexpected++;
+        scenario.onResponse?.(status, body, context);
+      }) as never,
+    }],
+    initialContext: scenario.initialContext?.(),
+  });
+  return {
+    requests: result.requests.total,
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.timeouts,
+    unexpected,
+  };
+}
+
+/** Runs `flow` in `users` concurrent loops for the duration; each loop iteration is one measured operation. */
+export async function runFlowLoad(flow: () => Promise<void>, users: number, durationSeconds: number): Promise<LoadResult> {
+  const latencies: number[] = [];
+  let errors = 0;
+  const deadline = Date.now() + durationSeconds * 1000;
+  const started = Date.now();
+  await Promise.all(Array.from({ length: users }, async () => {
+    while (Date.now() < deadline) {
+      const t0 = performance.now();
+      try {
+        await flow();
+        latencies.push(performance.now() - t0);
+      } catch {
+        errors++;
+      }
+    }
+  }));
+  latencies.sort((a, b) => a - b);
+  const pick = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
+  return {
+    requests: latencies.length,
+    rps: latencies.length / ((Date.now() - started) / 1000),
+    p50: Math.round(pick(0.5) * 100) / 100,
+    p99: Math.round(pick(0.99) * 100) / 100,
+    errors,
+    unexpected: 0,
+  };
+}

@@ -1,0 +1,70 @@
+// Prometheus metrics (issue "Reliability" §6). One registry per app instance, so several servers in one process
+// (tests) never mix their numbers.
+import type { FastifyInstance } from 'fastify';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Db } from './db.ts';
+
+export interface Metrics {
+  registry: Registry;
+  /** Tokens issued at the token and authorization endpoints, by grant type. */
+  tokensIssued: Counter<'grant'>;
+  /** Password logins, by result (success, failure, locked). */
+  logins: Counter<'result'>;
+  /** Rows removed by the background sweep of expired OIDC artefacts, by model. */
+  sweptRows: Counter<'model'>;
+}
+
+export function createMetrics(db: Db): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'gatehouse_' });
+  const pool = db.pool;
+  new Gauge({
+    name: 'gatehouse_db_pool_connections', help: 'Database pool connections by state', labelNames: ['state'], registers: [registry],
+    collect() {
+      this.set({ state: 'total' }, pool.totalCount);
+      this.set({ state: 'idle' }, pool.idleCount);
+      this.set({ state: 'waiting' }, pool.waitingCount);
+    },
+  });
+  new Gauge({
+    name: 'gatehouse_db_queries_total', help: 'Database queries sent by this process', registers: [registry],
+    collect() { this.set(db.stats.queries); },
+  });
+  new Gauge({
+    name: 'gatehouse_event_log_sequence', help: 'Latest position of the event log', registers: [registry],
+    async collect() {
+      // Out of band, like readiness: a scrape must not queue behind business requests.
+      const sequence = await db.ping('SELECT coalesce(max(sequence), 0)::text AS v FROM events').catch(() => undefined);
+      if (sequence !== undefined) this.set(Number(sequence));
+    },
+  });
+  return {
+    registry,
+    tokensIssued: new Counter({ name: 'gatehouse_tokens_issued_total', help: 'Tokens issued, by grant type', labelNames: ['grant'], registers: [registry] }),
+    logins: new Counter({ name: 'gatehouse_logins_total', help: 'Password logins, by result', labelNames: ['result'], registers: [registry] }),
+    sweptRows: new Counter({ name: 'gatehouse_swept_rows_total', help: 'Expired rows removed by the background sweep', labelNames: ['model'], registers: [registry] }),
+  };
+}
+
+/** Request counts and latencies per route and status, and the /metrics endpoint. */
+export function registerMetricsRoutes(app: FastifyInstance, metrics: Metrics): void {
+  const requests = new Counter({ name: 'gatehouse_http_requests_total', help: 'HTTP requests', labelNames: ['method', 'route', 'status'], registers: [metrics.registry] });
+  const duration = new Histogram({
+    name: 'gatehouse_http_request_duration_seconds', help: 'HTTP request latency', labelNames: ['method', 'route', 'status'],
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5], registers: [metrics.registry],
+  });
+  app.addHook('onRequest', async (request, reply) => {
+    const start = process.hrtime.bigint();
+    // 'finish' on the raw response also covers routes that hand the response to oidc-provider (reply.hijack),
+    // after which Fastify's onResponse hooks do not run.
+    reply.raw.once('finish', () => {
+      const labels = { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.raw.statusCode) };
+      requests.inc(labels);
+      duration.observe(labels, Number(process.hrtime.bigint() - start) / 1e9);
+    });
+  });
+  app.get('/metrics', { logLevel: 'warn' }, async (_request, reply) => {
+    reply.type(metrics.registry.contentType);
+    return metrics.registry.metrics();
+  });
+}

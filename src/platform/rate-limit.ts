@@ -1,0 +1,59 @@
+// Abuse control (issue "Reliability" §5): fixed-window request counters per key (client IP, client ID), kept in
+// process memory. Each instance limits on its own, so N instances behind a balancer allow up to N times the
+// configured rate; that bounds abuse without a shared store on the hot path. Brute force on passwords is handled
+// separately by the login lockout, which is stored in Postgres so that all instances agree.
+
+export interface RateLimitRule {
+  /** Requests allowed per window; 0 disables the rule. */
+  limit: number;
+  windowSeconds: number;
+}
+
+export interface RateLimitDecision {
+  allowed: boolean;
+  /** Seconds until the window resets (for Retry-After). */
+  retryAfterSeconds: number;
+}
+
+interface Window { startedAt: number; count: number }
+
+// Upper bound on tracked keys: a flood of distinct keys (spoofed client IDs) must not grow memory without limit.
+const MAX_KEYS = 100_000;
+
+export class RateLimiter {
+  readonly #rule: RateLimitRule;
+  readonly #windows = new Map<string, Window>();
+  readonly #now: () => number;
+
+  constructor(rule: RateLimitRule, now: () => number = Date.now) {
+    this.#rule = rule;
+    this.#now = now;
+  }
+
+  hit(key: string): RateLimitDecision {
+    if (this.#rule.limit <= 0) return { allowed: true, retryAfterSeconds: 0 };
+    const now = this.#now();
+    const windowMs = this.#rule.windowSeconds * 1000;
+    let window = this.#windows.get(key);
+    if (!window || now - window.startedAt >= windowMs) {
+      if (!window && this.#windows.size >= MAX_KEYS) this.#evictExpired(now, windowMs);
+      window = { startedAt: now, count: 0 };
+      this.#windows.set(key, window);
+    }
+    window.count++;
+    const retryAfterSeconds = Math.max(1, Math.ceil((window.startedAt + windowMs - now) / 1000));
+    return { allowed: window.count <= this.#rule.limit, retryAfterSeconds };
+  }
+
+  #evictExpired(now: number, windowMs: number): void {
+    for (const [key, w] of this.#windows) if (now - w.startedAt >= windowMs) this.#windows.delete(key);
+    // Still full: every key is active. Drop the oldest half rather than refuse to track new keys.
+    if (this.#windows.size >= MAX_KEYS) {
+      let n = 0;
+      for (const key of this.#windows.keys()) {
+        if (n++ >= MAX_KEYS / 2) break;
+        this.#windows.delete(key);
+      }
+    }
+  }
+}
