@@ -16,6 +16,7 @@ import { loadKeySet, type KeySet } from './keys.ts';
 import { patchClients } from './client-rules.ts';
 import { createProvider, ROUTES } from './provider.ts';
 import { createTokenPolicies } from './token-endpoints.ts';
+import { observeProvider } from './observe.ts';
 
 export interface VerifiedAccessToken {
   tokenId: string;
@@ -66,7 +67,7 @@ export async function registerOidc(app: FastifyInstance, deps: AppDeps): Promise
     jwtAccessTokens.install(provider);
     patchClients(provider, secrets);
     provider.use(policies.middleware);
-    provider.on('server_error', (_ctx, error) => log.error({ err: error }, 'oidc server error'));
+    observeProvider(provider, deps.metrics, log);
     return { provider, callback: provider.callback() };
   };
   let current = build(keys);
