@@ -55,7 +55,13 @@ class PoolDb implements Db {
 
   async tx<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
+      let broken = false;
       const client = await this.pool.connect();
+      // A connection lost while checked out (between two statements of fn) is reported as an 'error' event; the
+      // pool only listens on idle clients, and an unheard 'error' would end the process. The failure itself
+      // reaches fn through its next query.
+      const onLostConnection = () => { broken = true; };
+      client.on('error', onLostConnection);
       const stats = this.stats;
       const tx: Queryable = {
         query: <R extends Row>(text: string, params?: readonly unknown[]) => {
@@ -63,7 +69,6 @@ class PoolDb implements Db {
           return client.query<R>(text, params as unknown[]);
         },
       };
-      let broken = false;
       try {
         await client.query('BEGIN');
         const result = await fn(tx);
@@ -74,6 +79,7 @@ class PoolDb implements Db {
         if (attempt < MAX_ATTEMPTS && RETRYABLE.has((error as { code?: string }).code ?? '')) continue;
         throw error;
       } finally {
+        client.removeListener('error', onLostConnection);
         client.release(broken);
       }
     }
