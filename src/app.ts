@@ -9,7 +9,7 @@ import type { SecretBox } from './platform/secrets.ts';
 import type { InstanceRow } from './instance/queries.ts';
 import { readFileSync } from 'node:fs';
 import { createDualProtocolServer, createTlsServer, type DualProtocolServer, type RequestHandler } from './platform/http.ts';
-import { registerHealthRoutes } from './platform/health.ts';
+import { registerHealthRoutes, type Lifecycle } from './platform/health.ts';
 import { isDatabaseUnavailable } from './platform/errors.ts';
 import { registerMetricsRoutes, type Metrics } from './platform/metrics.ts';
 import { registerManagement } from './management/plugin.ts';
@@ -24,6 +24,7 @@ export interface AppDeps {
   instance: InstanceRow;
   schemaVersion: number;
   metrics: Metrics;
+  lifecycle: Lifecycle;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
@@ -69,7 +70,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     return reply.code(status).send({ error: status >= 500 ? 'server_error' : 'invalid_request', error_description: status >= 500 ? 'unexpected error' : error.message });
   });
 
-  registerHealthRoutes(app, deps.db, deps.schemaVersion);
+  registerHealthRoutes(app, deps.db, deps.schemaVersion, deps.lifecycle);
   registerMetricsRoutes(app, deps.metrics);
   const oidc = await registerOidc(app, deps);
   await registerMinimalLogin(app, deps, oidc);

@@ -35,6 +35,7 @@ const schema = z
     GATEHOUSE_ASSERTION_MAX_AGE: seconds.default(3600),
     GATEHOUSE_OIDC_SWEEP_INTERVAL_MS: z.coerce.number().int().min(100).default(60_000),
     GATEHOUSE_SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().positive().default(10000),
+    GATEHOUSE_SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).default(0),
     GATEHOUSE_ALLOW_PRIVATE_FETCH: boolean.default(false),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   })
@@ -89,6 +90,8 @@ export interface Config {
   /** Interval of the sweep that deletes expired OIDC rows. */
   readonly oidcSweepIntervalMs: number;
   readonly shutdownTimeoutMs: number;
+  /** After SIGTERM: how long /readyz answers 503 while requests are still served, so a balancer stops sending. */
+  readonly shutdownDrainMs: number;
   readonly allowPrivateFetch: boolean;
   readonly logLevel: string;
 }
@@ -135,6 +138,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     assertionMaxAge: e.GATEHOUSE_ASSERTION_MAX_AGE,
     oidcSweepIntervalMs: e.GATEHOUSE_OIDC_SWEEP_INTERVAL_MS,
     shutdownTimeoutMs: e.GATEHOUSE_SHUTDOWN_TIMEOUT_MS,
+    shutdownDrainMs: e.GATEHOUSE_SHUTDOWN_DRAIN_MS,
     allowPrivateFetch: e.GATEHOUSE_ALLOW_PRIVATE_FETCH,
     logLevel: e.LOG_LEVEL,
   });

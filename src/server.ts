@@ -11,6 +11,7 @@ import { resolveMasterKey } from './platform/master-key.ts';
 import { createSecretBox } from './platform/secrets.ts';
 import { bootstrap } from './instance/bootstrap.ts';
 import { createMetrics } from './platform/metrics.ts';
+import type { Lifecycle } from './platform/health.ts';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -18,7 +19,8 @@ export interface RunningServer {
   config: Config;
   /** The address the server listens on, e.g. http://127.0.0.1:8080. */
   url: string;
-  /** Stops accepting, lets in-flight requests finish (bounded by the shutdown timeout), closes the database. */
+  /** Drains (readiness 503 while still serving, GATEHOUSE_SHUTDOWN_DRAIN_MS), stops accepting, lets in-flight
+   *  requests finish (bounded by the shutdown timeout), closes the database. */
   close(): Promise<void>;
 }
 
@@ -26,17 +28,18 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   const secrets = createSecretBox(resolveMasterKey(config));
   const db = await openDb(config.database);
   let app: FastifyInstance | undefined;
+  const lifecycle: Lifecycle = { draining: false };
   try {
     const migrations = listMigrations();
     const applied = await migrate(db, migrations);
     if (applied.length) log.info({ applied }, 'migrations applied');
     const instance = await bootstrap(db, config, log);
-    app = await buildApp({ config, db, log, secrets, instance, schemaVersion: migrations.at(-1)?.version ?? 0, metrics: createMetrics(db) });
+    app = await buildApp({ config, db, log, secrets, instance, schemaVersion: migrations.at(-1)?.version ?? 0, metrics: createMetrics(db), lifecycle });
     const address = await app.listen({ port: config.port, host: config.host });
     // Fastify names the scheme after its own https option; TLS here comes from the server factory.
     const url = config.tls ? address.replace(/^http:/, 'https:') : address;
     const running = app;
-    return { app, db, config, url, close: () => shutdown(running, db, config.shutdownTimeoutMs) };
+    return { app, db, config, url, close: () => shutdown(running, db, config, lifecycle) };
   } catch (error) {
     await app?.close().catch(() => {});
     await db.close().catch(() => {});
@@ -44,9 +47,13 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   }
 }
 
-async function shutdown(app: FastifyInstance, db: Db, timeoutMs: number): Promise<void> {
+async function shutdown(app: FastifyInstance, db: Db, config: Config, lifecycle: Lifecycle): Promise<void> {
+  // Drain first: a balancer sees /readyz turn 503 and stops sending, while requests already on their way
+  // (including those still in the accept backlog) are served instead of being reset when the listener closes.
+  lifecycle.draining = true;
+  if (config.shutdownDrainMs) await new Promise((r) => setTimeout(r, config.shutdownDrainMs));
   let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<void>((resolve) => { timer = setTimeout(resolve, timeoutMs); });
+  const deadline = new Promise<void>((resolve) => { timer = setTimeout(resolve, config.shutdownTimeoutMs); });
   try {
     await Promise.race([app.close(), deadline]);
   } finally {

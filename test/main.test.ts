@@ -66,3 +66,18 @@ describe('the gatehouse process', () => {
     await expect(fetch(`${server.url}/healthz`)).rejects.toThrow();
   });
 });
+
+describe('draining on shutdown', () => {
+  it('reports not ready but keeps serving for GATEHOUSE_SHUTDOWN_DRAIN_MS, then closes', async () => {
+    const server = await startTestServer({ env: { GATEHOUSE_SHUTDOWN_DRAIN_MS: '800' } });
+    const closing = server.close();
+    await new Promise((r) => setTimeout(r, 100));
+    const ready = await fetch(`${server.url}/readyz`);
+    expect(ready.status).toBe(503);
+    expect(await ready.json()).toEqual({ status: 'unavailable', reason: 'shutting down' });
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+    await closing;
+    await server.database.drop();
+    await expect(fetch(`${server.url}/healthz`)).rejects.toThrow();
+  });
+});

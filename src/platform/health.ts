@@ -5,9 +5,13 @@ import { schemaVersion } from './migrate.ts';
 
 const READY_TIMEOUT_MS = 2000;
 
-export function registerHealthRoutes(app: FastifyInstance, db: Db, expectedSchemaVersion: number): void {
+/** Shared with the shutdown sequence: while draining, the process serves requests but reports itself not ready. */
+export interface Lifecycle { draining: boolean }
+
+export function registerHealthRoutes(app: FastifyInstance, db: Db, expectedSchemaVersion: number, lifecycle: Lifecycle): void {
   const alive = async () => ({ status: 'ok' });
   const ready = async (_req: unknown, reply: import('fastify').FastifyReply) => {
+    if (lifecycle.draining) return reply.code(503).send({ status: 'unavailable', reason: 'shutting down' });
     try {
       const version = await withTimeout(schemaVersion(db), READY_TIMEOUT_MS);
       if (version < expectedSchemaVersion) {
