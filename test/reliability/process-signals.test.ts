@@ -99,16 +99,18 @@ describe('process faults under load', () => {
     proc.child.kill('SIGTERM');
     expect(await proc.exited(20_000)).toBe(0);
     await load.stop();
-    // In flight = sent before the listener closes: each of those completed.
-    const inFlight = outcomes.filter((o) => o.sentAt < termAt + DRAIN_MS - 300);
+    // In flight = sent before SIGTERM: each of those completed.
+    const inFlight = outcomes.filter((o) => o.sentAt < termAt);
     expect(inFlight.length).toBeGreaterThan(5);
     expect(inFlight.filter((o) => o.outcome !== '200')).toEqual([]);
-    // Afterwards a request is refused (or, from the accept backlog, reset): never a 5xx or a half answer.
-    expect(outcomes.filter((o) => !['200', 'ECONNREFUSED', 'ECONNRESET'].includes(o.outcome))).toEqual([]);
+    // Later ones are served during the drain, or turned away whole: a 503 from the closing server, a refused or
+    // (from the accept backlog) reset connection. Never another status, never a request cut off half-way.
+    expect(outcomes.filter((o) => !['200', '503', 'ECONNREFUSED', 'ECONNRESET'].includes(o.outcome))).toEqual([]);
+    // Exactly the acknowledged writes exist: nothing turned away wrote anything.
     const db = await openDb(database.database);
     try {
-      const { rows } = await db.query('SELECT count(*)::int AS n FROM orgs WHERE id = ANY($1)', [acknowledged]);
-      expect(rows[0]!.n).toBe(acknowledged.length);
+      const { rows } = await db.query("SELECT id FROM orgs WHERE name LIKE 'Term Org %'");
+      expect(rows.map((r) => r.id).sort()).toEqual([...acknowledged].sort());
     } finally {
       await db.close();
     }
