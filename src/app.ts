@@ -12,9 +12,9 @@ import { createDualProtocolServer, createTlsServer, type DualProtocolServer, typ
 import { registerHealthRoutes, type Lifecycle } from './platform/health.ts';
 import { isDatabaseUnavailable } from './platform/errors.ts';
 import { registerMetricsRoutes, type Metrics } from './platform/metrics.ts';
-import { registerManagement } from './management/plugin.ts';
 import { registerOidc } from './oidc/plugin.ts';
 import { registerMinimalLogin } from './login/routes.ts';
+import { registerManagement } from './management/plugin.ts';
 
 export interface AppDeps {
   config: Config;
@@ -74,6 +74,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerMetricsRoutes(app, deps.metrics);
   const oidc = await registerOidc(app, deps);
   await registerMinimalLogin(app, deps, oidc);
-  registerManagement(app, { db: deps.db, instance: deps.instance, verifyAccessToken: (token) => oidc.verifyAccessToken(token), bodyLimit: BODY_LIMIT });
+  registerManagement(app, { db: deps.db, instance: deps.instance, secrets: deps.secrets, verifyAccessToken: (token) => oidc.verifyAccessToken(token), bodyLimit: BODY_LIMIT });
   return app;
 }

@@ -21,6 +21,8 @@ export interface AppRow {
   id_token_userinfo_assertion: boolean;
   dev_mode: boolean;
   state: 'active' | 'inactive';
+  created_at: Date;
+  changed_at: Date;
   sequence: string;
   /** The project's org: the resource owner of the app. */
   org_id: string;
@@ -28,7 +30,7 @@ export interface AppRow {
 
 const SELECT_APP = `SELECT a.id, a.project_id, a.name, a.kind, a.client_id, a.secret_hash, a.auth_method, a.app_type,
   a.redirect_uris, a.post_logout_redirect_uris, a.response_types, a.grant_types, a.access_token_type,
-  a.id_token_userinfo_assertion, a.dev_mode, a.state, a.sequence, p.org_id
+  a.id_token_userinfo_assertion, a.dev_mode, a.state, a.created_at, a.changed_at, a.sequence, p.org_id
   FROM apps a JOIN projects p ON p.id = a.project_id`;
 
 export async function findAppById(db: Queryable, id: string): Promise<AppRow | undefined> {

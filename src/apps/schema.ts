@@ -1,6 +1,7 @@
 // Input rules for apps (issue 3 §3). The messages name the field, as ZITADEL's validation errors do (compat.md §3).
 import { z } from 'zod';
 import { invalidArgument } from '../platform/errors.ts';
+import type { AppType } from './queries.ts';
 
 const name = z.string().trim().min(1, 'value length must be between 1 and 200 runes, inclusive').max(200, 'value length must be between 1 and 200 runes, inclusive');
 const LOOPBACK = new Set(['127.0.0.1', '[::1]', 'localhost']);
@@ -46,9 +47,26 @@ export function checkOidcConfig(c: OidcConfig, request: string): void {
     for (const uri of uris) {
       const url = URL.parse(uri);
       if (!url || uri.includes('#')) fail(field, `"${uri}" is not an absolute URI without fragment`);
-      // http only for loopback native apps or in dev mode (security.md §1; ZITADEL's dev mode)
-      if (url!.protocol === 'http:' && !c.devMode && !(c.appType === 'native' && LOOPBACK.has(url!.hostname))) fail(field, `"${uri}" must use https unless dev mode is on`);
       if (c.appType !== 'native' && url!.protocol !== 'http:' && url!.protocol !== 'https:') fail(field, `"${uri}" must be an http(s) URI for this app type`);
     }
   }
+}
+
+/** http is usable only for loopback native apps or in dev mode (security.md §1; ZITADEL's dev mode). */
+export function usableRedirectUri(uri: string, c: { devMode: boolean; appType: AppType }): boolean {
+  const url = URL.parse(uri);
+  return url?.protocol !== 'http:' || c.devMode || (c.appType === 'native' && LOOPBACK.has(url.hostname));
+}
+
+/** ZITADEL's compliance report (AddOIDCApp noneCompliant/complianceProblems): the app is saved, and what it
+ *  reports is not used at the endpoints (an http redirect URI outside dev mode never matches, clients.ts). */
+export function oidcComplianceProblems(c: OidcConfig): string[] {
+  const problems: string[] = [];
+  const implicit = c.grantTypes.includes('implicit');
+  if ([...c.redirectUris, ...c.postLogoutRedirectUris].some((uri) => !usableRedirectUri(uri, c))) {
+    problems.push(implicit ? 'Application.OIDC.V1.Implicit.RedirectUris.HttpNotAllowed' : 'Application.OIDC.V1.Code.RedirectUris.HttpOnlyForDevMode');
+  }
+  if (c.appType === 'user_agent' && c.authMethod !== 'none') problems.push('Application.OIDC.V1.UserAgent.AuthMethodType.NotNone');
+  if (c.appType === 'native' && c.authMethod !== 'none') problems.push('Application.OIDC.V1.Native.AuthMethodType.NotNone');
+  return problems.length ? ['Application.OIDC.V1.NotCompliant', ...problems] : [];
 }

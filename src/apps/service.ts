@@ -10,13 +10,13 @@ import { changedDetails, createdDetails, type Details } from '../events/details.
 import { newId } from '../platform/ids.ts';
 import { notFound, invalidArgument } from '../platform/errors.ts';
 import { getProject } from '../projects/service.ts';
-import { addApiAppSchema, addOidcAppSchema, checkOidcConfig, oidcConfigSchema, parseInput, type OidcConfigInput } from './schema.ts';
+import { addApiAppSchema, addOidcAppSchema, checkOidcConfig, oidcComplianceProblems, oidcConfigSchema, parseInput, type OidcConfigInput } from './schema.ts';
 import { findActiveAppKeys, findAppByClientId, findAppById, insertApp, insertAppKey, updateAppConfig, type AppRow } from './queries.ts';
 
 const generateRsa = promisify(generateKeyPair);
 const NO_EXPIRY = new Date('9999-12-31T23:59:59Z');
 
-export interface AddedApp { appId: string; clientId: string; clientSecret?: string; details: Details }
+export interface AddedApp { appId: string; clientId: string; clientSecret?: string; complianceProblems?: string[]; details: Details }
 
 export async function addOidcApp(db: Db, secrets: SecretBox, input: OidcConfigInput & { projectId: string; name: string }, creator: string): Promise<AddedApp> {
   const app = parseInput(addOidcAppSchema, input, 'AddOIDCAppRequest');
@@ -29,7 +29,7 @@ export async function addOidcApp(db: Db, secrets: SecretBox, input: OidcConfigIn
     const { projectId, name, ...config } = app;
     const event = await appendEvent(tx, { aggregateType: 'project', aggregateId: projectId, eventType: 'project.application.added', payload: { appId, name, kind: 'oidc', clientId, ...config }, resourceOwner: project.org_id, creator });
     await insertApp(tx, { id: appId, projectId, name, kind: 'oidc', clientId, secretHash: clientSecret ? secrets.hashSecret(clientSecret) : null, sequence: event.sequence, ...config });
-    return { appId, clientId, ...(clientSecret ? { clientSecret } : {}), details: createdDetails(event) };
+    return { appId, clientId, ...(clientSecret ? { clientSecret } : {}), complianceProblems: oidcComplianceProblems(app), details: createdDetails(event) };
   });
 }
 

@@ -2,6 +2,9 @@
 import type { Config } from '../config.ts';
 import { openDb } from '../platform/db.ts';
 import { migrate } from '../platform/migrate.ts';
+import { resolveMasterKey } from '../platform/master-key.ts';
+import { createSecretBox } from '../platform/secrets.ts';
+import { rotateKeys } from '../oidc/keys.ts';
 
 export class UsageError extends Error {
   override name = 'UsageError';
@@ -23,6 +26,21 @@ export const COMMANDS: Record<string, Command> = {
       try {
         const applied = await migrate(db);
         process.stdout.write(`${JSON.stringify({ applied })}\n`);
+        return 0;
+      } finally {
+        await db.close();
+      }
+    },
+  },
+  'keys:rotate': {
+    summary: 'publish a new token signing key (it signs after GATEHOUSE_KEY_ACTIVATION_DELAY)',
+    help: 'Usage: gatehouse keys:rotate\n\nAdds a new signing key. It is published in the JWKS at once and starts signing after\nGATEHOUSE_KEY_ACTIVATION_DELAY seconds; the previous key stays published until its tokens have expired.\nRunning instances pick the change up without restart. Prints {"kid","activatesAt"} as JSON.',
+    async run(args, config) {
+      if (args.length) throw new UsageError(`unexpected argument "${args[0]}"`);
+      const db = await openDb(config.database);
+      try {
+        const rotated = await rotateKeys(db, createSecretBox(resolveMasterKey(config)), config.keys.activationDelay);
+        process.stdout.write(`${JSON.stringify(rotated)}\n`);
         return 0;
       } finally {
         await db.close();

@@ -7,13 +7,12 @@ import { getUserById } from '../users/service.ts';
 import { getOrgById } from '../orgs/service.ts';
 import { rolesOf, type Roles } from '../members/service.ts';
 import { IAM_OWNER } from '../members/roles.ts';
+import { MANAGEMENT_API_SCOPE } from '../oidc/scopes.ts';
+import type { Oidc } from '../oidc/plugin.ts';
 import type { Caller, Permission } from './operation.ts';
 
-/** The scope that puts the management API into a token's audience (compat.md §4; exactly this string). */
-export const MANAGEMENT_API_SCOPE = 'urn:zitadel:iam:org:project:id:zitadel:aud';
-
-/** What the OIDC provider tells about a presented access token; undefined when it is not active. */
-export type VerifyAccessToken = (token: string) => Promise<{ userId: string; scopes: ReadonlySet<string> } | undefined>;
+/** The OIDC provider's check of a presented access token; undefined when it is not active. */
+export type VerifyAccessToken = Oidc['verifyAccessToken'];
 
 export interface Principal {
   userId: string;

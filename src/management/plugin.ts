@@ -6,6 +6,7 @@ import { AuthService } from '@zitadel/proto/zitadel/auth_pb.js';
 import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../platform/db.ts';
+import type { SecretBox } from '../platform/secrets.ts';
 import type { InstanceRow } from '../instance/queries.ts';
 import { createAuthorizer, type VerifyAccessToken } from './auth.ts';
 import { createInvoke } from './invoke.ts';
@@ -14,12 +15,14 @@ import { registerRestGateway } from './rest-gateway.ts';
 import { registerRpc } from './rpc.ts';
 import { authServiceOperations } from './handlers/auth-service.ts';
 import { adminServiceOperations } from './handlers/admin-service.ts';
+import { managementServiceOperations } from './handlers/management-service.ts';
 
 export const MANAGEMENT_SERVICES = [AuthService, AdminService, ManagementService] as const;
 
 export interface ManagementDeps {
   db: Db;
   instance: InstanceRow;
+  secrets: SecretBox;
   verifyAccessToken: VerifyAccessToken;
   /** Largest request message accepted on every encoding. */
   bodyLimit: number;
@@ -27,7 +30,7 @@ export interface ManagementDeps {
 
 export function registerManagement(app: FastifyInstance, deps: ManagementDeps): void {
   const operations = new Map<DescMethod, Operation>();
-  for (const op of [...authServiceOperations(deps.db), ...adminServiceOperations(deps.db, deps.instance)]) operations.set(op.method, op);
+  for (const op of [...authServiceOperations(deps.db), ...adminServiceOperations(deps.db, deps.instance), ...managementServiceOperations(deps.db, deps.secrets)]) operations.set(op.method, op);
   const invoke = createInvoke(createAuthorizer(deps.db, deps.verifyAccessToken));
   registerRestGateway(app, MANAGEMENT_SERVICES, operations, invoke);
   registerRpc(app, MANAGEMENT_SERVICES, operations, invoke, deps.bodyLimit);

@@ -3,7 +3,7 @@
 import type { DescMethod, DescService, Message } from '@bufbuild/protobuf';
 import type { ConnectRouter, HandlerContext } from '@connectrpc/connect';
 import { fastifyConnectPlugin } from '@connectrpc/connect-fastify';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { connectError, toAppError } from './errors.ts';
 import type { Invoke } from './invoke.ts';
 import type { Operation } from './operation.ts';
@@ -30,5 +30,34 @@ export function registerRpc(app: FastifyInstance, services: readonly DescService
     }
   };
   // Its own encapsulated scope: the plugin replaces the content-type parsers of the instance it is given.
-  app.register(fastifyConnectPlugin, { routes, grpc: true, grpcWeb: true, connect: false, readMaxBytes });
+  app.register(async (scope) => {
+    scope.addHook('onRequest', async (_request, reply) => encodeGrpcMessageAsSpecified(reply.raw));
+    await scope.register(fastifyConnectPlugin, { routes, grpc: true, grpcWeb: true, connect: false, readMaxBytes });
+  });
+}
+
+// connect-es percent-encodes grpc-message with encodeURIComponent (":" becomes "%3A"), but @grpc/grpc-js, under
+// ZITADEL's Node SDK, decodes it with decodeURI, which leaves "%3A" as is: clients would read "invalid X%3A ...".
+// The gRPC spec only requires encoding bytes outside 0x20-0x7E and "%", which every decoder reverses, as Go does.
+const GRPC_MESSAGE = 'grpc-message';
+
+function specEncoded(value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  const bytes = Buffer.from(decodeURIComponent(value), 'utf8');
+  return [...bytes].map((b) => (b >= 0x20 && b <= 0x7e && b !== 0x25 ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, '0')}`)).join('');
+}
+
+function withSpecEncodedMessage(headers: unknown): unknown {
+  if (!headers || typeof headers !== 'object' || !(GRPC_MESSAGE in headers)) return headers;
+  const h = headers as Record<string, unknown>;
+  return { ...h, [GRPC_MESSAGE]: specEncoded(h[GRPC_MESSAGE]) };
+}
+
+function encodeGrpcMessageAsSpecified(response: FastifyReply['raw']): void {
+  const writeHead = response.writeHead.bind(response) as (...args: unknown[]) => unknown;
+  const addTrailers = response.addTrailers.bind(response) as (headers: unknown) => void;
+  Object.assign(response, {
+    writeHead: (status: number, ...rest: unknown[]) => writeHead(status, ...rest.map(withSpecEncodedMessage)),
+    addTrailers: (headers: unknown) => addTrailers(withSpecEncodedMessage(headers)),
+  });
 }

@@ -3,7 +3,7 @@
 // stored here: they are built from apps and machine users on every lookup (clients.ts).
 import { createHash } from 'node:crypto';
 import { errors, type Adapter, type AdapterPayload } from 'oidc-provider';
-import type { Db } from '../platform/db.ts';
+import type { Db, Queryable } from '../platform/db.ts';
 
 export interface AdapterHooks {
   findClient(clientId: string): Promise<AdapterPayload | undefined>;
@@ -105,4 +105,15 @@ export async function sweepExpired(db: Db, batchSize = 1000, maxBatches = 10): P
     if ((rowCount ?? 0) < batchSize) break;
   }
   return total;
+}
+
+/** Ends everything oidc-provider holds for a user (sessions, grants, codes, tokens) in the caller's transaction:
+ *  a deactivated user's tokens are inactive at once on every process (issue 6, DeactivateUser). */
+export async function deleteUserArtifacts(tx: Queryable, userId: string): Promise<number> {
+  const { rowCount } = await tx.query(
+    `DELETE FROM oidc_payloads WHERE payload->>'accountId' = $1
+       OR grant_id IN (SELECT grant_id FROM oidc_payloads WHERE payload->>'accountId' = $1 AND grant_id IS NOT NULL)`,
+    [userId],
+  );
+  return rowCount ?? 0;
 }

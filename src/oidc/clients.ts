@@ -4,6 +4,7 @@
 import type { AdapterPayload } from 'oidc-provider';
 import type { Db } from '../platform/db.ts';
 import { findClientApp } from '../apps/service.ts';
+import { usableRedirectUri } from '../apps/schema.ts';
 import { findActiveMachine } from '../users/machine-service.ts';
 
 export const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
@@ -17,14 +18,16 @@ export async function findClientMetadata(db: Db, clientId: string): Promise<Adap
   const found = await findClientApp(db, clientId);
   if (found) {
     const { app, keys } = found;
+    const usable = { devMode: app.dev_mode, appType: app.app_type };
     return {
       client_id: app.client_id,
       ...(app.secret_hash ? { client_secret: app.secret_hash } : {}),
       token_endpoint_auth_method: AUTH_METHODS[app.auth_method],
       ...(app.auth_method === 'private_key_jwt' ? { jwks: { keys } } : {}),
       application_type: app.app_type === 'native' ? 'native' : 'web',
-      redirect_uris: app.redirect_uris,
-      post_logout_redirect_uris: app.post_logout_redirect_uris,
+      // URIs reported as not compliant are kept but never match (apps/schema.ts oidcComplianceProblems)
+      redirect_uris: app.redirect_uris.filter((uri) => usableRedirectUri(uri, usable)),
+      post_logout_redirect_uris: app.post_logout_redirect_uris.filter((uri) => usableRedirectUri(uri, usable)),
       response_types: app.response_types as never,
       grant_types: app.grant_types,
       access_token_type: app.access_token_type,

@@ -41,7 +41,8 @@ export function registerMachineGrants(provider: Provider, config: Config, findAc
   provider.registerGrantType('client_credentials', async (ctx: KoaContextWithOIDC) => {
     const userId = ctx.oidc.client!['machine_user_id' as never] as string | undefined;
     if (!userId) throw new errors.UnauthorizedClient('the client may not use this grant type');
-    await issueMachineToken(ctx, findAccount, userId, filterMachineScopes(String(ctx.oidc.params!.scope ?? '')), 'client_credentials', false);
+    if (!ctx.oidc.params!.scope) throw new errors.InvalidRequest("missing required parameter 'scope'"); // interface.md
+    await issueMachineToken(ctx, findAccount, userId, filterMachineScopes(String(ctx.oidc.params!.scope)), 'client_credentials', false);
   }, ['scope']);
 }
 

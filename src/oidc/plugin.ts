@@ -18,6 +18,13 @@ import { createProvider, ROUTES } from './provider.ts';
 import { createTokenPolicies } from './token-endpoints.ts';
 import { observeProvider } from './observe.ts';
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The OIDC provider's services for the other parts of the app (management API auth, login pages). */
+    oidc: Oidc;
+  }
+}
+
 export interface VerifiedAccessToken {
   tokenId: string;
   userId: string;
@@ -68,6 +75,8 @@ export async function registerOidc(app: FastifyInstance, deps: AppDeps): Promise
     patchClients(provider, secrets);
     provider.use(policies.middleware);
     observeProvider(provider, deps.metrics, log);
+    // iss in every authorization response, implicit ones included (security.md §5; the library skips it there)
+    (provider.on as (event: string, listener: (ctx: unknown, out: Record<string, unknown>) => void) => void)('authorization.success', (_ctx, out) => { out.iss ??= config.issuer; });
     return { provider, callback: provider.callback() };
   };
   let current = build(keys);
@@ -113,6 +122,7 @@ export async function registerOidc(app: FastifyInstance, deps: AppDeps): Promise
       timers.forEach(clearInterval);
     },
   };
+  app.decorate('oidc', oidc);
   app.addHook('onClose', async () => oidc.close());
   return oidc;
 }

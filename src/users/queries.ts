@@ -121,3 +121,13 @@ export async function findMachineKeys(db: Queryable, userId: string): Promise<Ma
 export async function updateMachineSecret(tx: Queryable, id: string, secretHash: string, sequence: string, changedAt: Date): Promise<void> {
   await tx.query('UPDATE users SET secret_hash = $2, sequence = $3, changed_at = $4 WHERE id = $1', [id, secretHash, sequence, changedAt]);
 }
+
+/** The user row locked for a state change (concurrent changes of one user serialise). */
+export async function lockUser(tx: Queryable, id: string): Promise<Pick<UserRow, 'id' | 'org_id' | 'state'> | undefined> {
+  const { rows } = await tx.query<Pick<UserRow, 'id' | 'org_id' | 'state'>>('SELECT id, org_id, state FROM users WHERE id = $1 FOR UPDATE', [id]);
+  return rows[0];
+}
+
+export async function setUserState(tx: Queryable, id: string, state: UserRow['state'], sequence: string, changedAt: Date): Promise<void> {
+  await tx.query('UPDATE users SET state = $2, sequence = $3, changed_at = $4 WHERE id = $1', [id, state, sequence, changedAt]);
+}

@@ -11,11 +11,6 @@ export async function getUserById(db: Db, id: string): Promise<UserRow> {
   return user;
 }
 
-/** The login name of a user: user name at the org's primary domain (compat.md §5). */
-export function loginName(user: UserRow): string {
-  return `${user.user_name}@${user.primary_domain}`;
-}
-
 export async function updateMyProfile(db: Db, userId: string, profile: HumanProfile): Promise<Details> {
   return db.tx(async (tx) => {
     const user = await findUserById(tx, userId);

@@ -46,7 +46,7 @@ export async function callApi(baseUrl: string, encoding: Encoding, call: ApiCall
   if (options.orgId) headers['x-zitadel-orgid'] = options.orgId;
   const client = createClient(call.service, transport(baseUrl, encoding)) as unknown as Record<string, (req: unknown, o: unknown) => Promise<never>>;
   try {
-    const request = fromJson(method.input, (call.body ?? {}) as JsonValue);
+    const request = fromJson(method.input, JSON.parse(JSON.stringify(call.body ?? {})) as JsonValue);
     const response = await client[method.localName]!(request, { headers, timeoutMs: 20_000 });
     return { ok: true, status: 200, json: toJson(method.output as DescMethod['output'], response) as Record<string, unknown> };
   } catch (error) {

@@ -1,47 +1,43 @@
 // Access tokens for management API tests, obtained the way clients obtain them: the JWT-profile grant (RFC 7523,
-// compat.md §6) with a service account key file, against the real token endpoint.
-import { createPrivateKey } from 'node:crypto';
+// compat.md §6) with a service account key file, or the code flow through the login page for a human user.
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SignJWT } from 'jose';
-import type { Db } from '../../src/platform/db.ts';
-import { appendEvent } from '../../src/events/log.ts';
-import { newId } from '../../src/platform/ids.ts';
-import { insertMachine } from '../../src/users/queries.ts';
-import { addMachineKey, type ServiceAccountKeyFile } from '../../src/users/machine-keys.ts';
+import * as client from 'openid-client';
+import { MANAGEMENT_API_SCOPE } from '../../src/oidc/scopes.ts';
+import type { ServiceAccountKeyFile } from '../../src/users/machine-keys.ts';
 import { insertMembership } from '../../src/members/queries.ts';
 import { startTestServer, type TestServer } from './server.ts';
+import { assertion, basic, Browser, CALLBACK, createMachine, createOidcApp, defaultOrgId, postForm } from './oidc.ts';
 
-export const MANAGEMENT_SCOPE = 'urn:zitadel:iam:org:project:id:zitadel:aud';
-
-export async function jwtProfileToken(issuer: string, keyFile: ServiceAccountKeyFile, scope = `openid ${MANAGEMENT_SCOPE}`): Promise<string> {
-  const now = Math.floor(Date.now() / 1000);
-  const assertion = await new SignJWT({})
-    .setProtectedHeader({ alg: 'RS256', kid: keyFile.keyId })
-    .setIssuer(keyFile.userId).setSubject(keyFile.userId).setAudience(issuer)
-    .setIssuedAt(now).setExpirationTime(now + 300)
-    .sign(createPrivateKey(keyFile.key));
-  const res = await fetch(`${issuer}/oauth/v2/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion, scope }),
-    signal: AbortSignal.timeout(20_000),
+export async function jwtProfileToken(server: TestServer, keyFile: Pick<ServiceAccountKeyFile, 'keyId' | 'key' | 'userId'>, scope = `openid ${MANAGEMENT_API_SCOPE}`): Promise<string> {
+  const res = await postForm(`${server.url}/oauth/v2/token`, {
+    grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion: await assertion(keyFile, server.config.issuer), scope,
   });
-  const body = (await res.json()) as { access_token?: string };
-  if (!res.ok || !body.access_token) throw new Error(`token request failed: ${res.status} ${JSON.stringify(body)}`);
-  return body.access_token;
+  if (res.status !== 200) throw new Error(`token request failed: ${res.status} ${res.text}`);
+  return res.json.access_token as string;
 }
 
-/** A machine user in the given org with the given org roles, and its key file. */
-export async function createMachineUser(db: Db, orgId: string, userName: string, orgRoles: string[] = []): Promise<ServiceAccountKeyFile> {
-  return db.tx(async (tx) => {
-    const id = newId();
-    const added = await appendEvent(tx, { aggregateType: 'user', aggregateId: id, eventType: 'user.machine.added', payload: { userName }, resourceOwner: orgId, creator: 'test' });
-    await insertMachine(tx, { id, orgId, userName, name: userName, description: '', accessTokenType: 'opaque', sequence: added.sequence });
-    if (orgRoles.length) await insertMembership(tx, { userId: id, resourceType: 'org', resourceId: orgId, roles: orgRoles });
-    return addMachineKey(tx, id);
-  });
+/** A machine user of the first org holding ORG_OWNER there (an admin of one org, not of the instance). */
+export async function orgOwnerMachine(server: TestServer): Promise<Awaited<ReturnType<typeof createMachine>>> {
+  const machine = await createMachine(server);
+  await insertMembership(server.db, { userId: machine.userId, resourceType: 'org', resourceId: await defaultOrgId(server), roles: ['ORG_OWNER'] });
+  return machine;
+}
+
+/** A human user's access token: code flow with PKCE through the login page. */
+export async function humanToken(server: TestServer, loginName: string, password: string, scope = `openid ${MANAGEMENT_API_SCOPE}`): Promise<string> {
+  const app = await createOidcApp(server);
+  const verifier = client.randomPKCECodeVerifier();
+  const url = new URL(`${server.url}/oauth/v2/authorize`);
+  const params = { client_id: app.clientId, redirect_uri: CALLBACK, response_type: 'code', scope, code_challenge: await client.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' };
+  for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
+  const callback = await new Browser(server).authorize(url, loginName, password);
+  const res = await postForm(`${server.url}/oauth/v2/token`, {
+    grant_type: 'authorization_code', code: callback.searchParams.get('code')!, redirect_uri: CALLBACK, code_verifier: verifier,
+  }, { authorization: basic(app.clientId, app.clientSecret!) });
+  if (res.status !== 200) throw new Error(`token request failed: ${res.status} ${res.text}`);
+  return res.json.access_token as string;
 }
 
 /** A server with the admin service account of the first start (IAM_OWNER) and a token for it. */
@@ -50,7 +46,7 @@ export async function startServerWithAdminKey(env: Record<string, string> = {}):
   const server = await startTestServer({ env: { GATEHOUSE_ADMIN_KEY_FILE: keyPath, ...env } });
   try {
     const adminKey = JSON.parse(readFileSync(keyPath, 'utf8')) as ServiceAccountKeyFile;
-    return { server, adminKey, adminToken: await jwtProfileToken(server.config.issuer, adminKey) };
+    return { server, adminKey, adminToken: await jwtProfileToken(server, adminKey) };
   } catch (error) {
     await server.stop();
     throw error;

@@ -3,7 +3,7 @@ import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.ts';
 import { callApi, callRest, ENCODINGS, okJson, type ApiCall } from '../helpers/management.ts';
-import { createMachineUser, jwtProfileToken, startServerWithAdminKey } from '../helpers/tokens.ts';
+import { jwtProfileToken, orgOwnerMachine, startServerWithAdminKey } from '../helpers/tokens.ts';
 
 const SEQUENCE = /^\d+$/;
 const TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
@@ -32,9 +32,8 @@ describe('AddJWTIDP', () => {
     const started = await startServerWithAdminKey();
     server = started.server;
     token = started.adminToken;
-    const instance = (await server.db.query('SELECT id, default_org_id FROM instance')).rows[0]!;
-    instanceId = instance.id;
-    orgOwnerToken = await jwtProfileToken(server.config.issuer, await createMachineUser(server.db, instance.default_org_id, 'org-owner-sa', ['ORG_OWNER']));
+    instanceId = (await server.db.query('SELECT id FROM instance')).rows[0]!.id;
+    orgOwnerToken = await jwtProfileToken(server, (await orgOwnerMachine(server)).keyFile);
   });
   afterAll(async () => server?.stop());
 

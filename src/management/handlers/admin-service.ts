@@ -10,6 +10,7 @@ import type { StylingType } from '../../idps/queries.ts';
 import { addJwtIdp, getIdpById } from '../../idps/service.ts';
 import { getOrgById, setUpOrg } from '../../orgs/service.ts';
 import { IAM_OWNER } from '../../members/roles.ts';
+import { addIamMember } from '../../members/iam-members.ts';
 import { detailsMessage, enumName, enumNumber, storedDetails } from '../convert.ts';
 import { operation, type Operation } from '../operation.ts';
 
@@ -87,6 +88,13 @@ export function adminServiceOperations(db: Db, instance: InstanceRow): Operation
             state: org.state === 'active' ? OrgState.ACTIVE : OrgState.INACTIVE,
           },
         };
+      },
+    }),
+    operation({
+      method: AdminService.method.addIAMMember,
+      permission: iamOwner,
+      async handle(caller, req) {
+        return { details: detailsMessage(await addIamMember(db, instance.id, req.userId, req.roles, caller.principal.userId)) };
       },
     }),
   ];

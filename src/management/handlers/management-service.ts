@@ -1,0 +1,172 @@
+// zitadel.management.v1.ManagementService: provisioning within the org in context (compat.md §1, issue 6):
+// `x-zitadel-orgid` or the caller's org; ORG_OWNER of that org, IAM_OWNER everywhere (auth.ts).
+import { timestampDate } from '@bufbuild/protobuf/wkt';
+import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
+import { OrgState } from '@zitadel/proto/zitadel/org_pb.js';
+import { GenderSchema } from '@zitadel/proto/zitadel/user_pb.js';
+import type { Db } from '../../platform/db.ts';
+import type { SecretBox } from '../../platform/secrets.ts';
+import { invalidArgument } from '../../platform/errors.ts';
+import { getOrgById } from '../../orgs/service.ts';
+import { addProject } from '../../projects/service.ts';
+import { addApiApp, addAppKey, addOidcApp, updateOidcAppConfig } from '../../apps/service.ts';
+import { addMachineUser, addMachineUserKey, generateMachineSecret } from '../../users/machine-service.ts';
+import { importHumanUser } from '../../users/import.ts';
+import { deactivateUser } from '../../users/deactivate.ts';
+import type { Gender } from '../../users/queries.ts';
+import { ORG_OWNER } from '../../members/roles.ts';
+import { detailsMessage, enumName, storedDetails, userMessage } from '../convert.ts';
+import { API_AUTH_METHODS, appMessage, complianceMessages, oidcConfigInput, TOKEN_TYPES } from '../app-messages.ts';
+import { appInScope, projectInScope, userInScope } from '../scope.ts';
+import { operation, type Operation } from '../operation.ts';
+
+const orgOwner = { kind: 'org', role: ORG_OWNER } as const;
+
+/** keyDetails: the key file JSON, as bytes (base64 in the JSON encoding), compat.md §6. */
+const keyDetails = (keyFile: object) => new TextEncoder().encode(JSON.stringify(keyFile));
+
+const unsupported = (field: string) => invalidArgument(`invalid ${field}: not supported by Gatehouse`, 'API-N0tSup');
+
+export function managementServiceOperations(db: Db, secrets: SecretBox): Operation[] {
+  return [
+    operation({
+      method: ManagementService.method.getMyOrg,
+      permission: orgOwner,
+      async handle(caller) {
+        const org = await getOrgById(db, caller.orgId);
+        return {
+          org: {
+            id: org.id, details: storedDetails(org, org.id), name: org.name, primaryDomain: org.primary_domain,
+            state: org.state === 'active' ? OrgState.ACTIVE : OrgState.INACTIVE,
+          },
+        };
+      },
+    }),
+    operation({
+      method: ManagementService.method.addProject,
+      permission: orgOwner,
+      async handle(caller, req) {
+        const { projectId, details } = await addProject(db, { orgId: caller.orgId, name: req.name }, caller.principal.userId);
+        return { id: projectId, details: detailsMessage(details) };
+      },
+    }),
+    operation({
+      method: ManagementService.method.addOIDCApp,
+      permission: orgOwner,
+      async handle(caller, req) {
+        await projectInScope(db, caller, req.projectId);
+        const added = await addOidcApp(db, secrets, { projectId: req.projectId, name: req.name, ...oidcConfigInput(req, 'AddOIDCAppRequest') }, caller.principal.userId);
+        return {
+          appId: added.appId, clientId: added.clientId, clientSecret: added.clientSecret ?? '', details: detailsMessage(added.details),
+          ...complianceMessages(added.complianceProblems ?? []),
+        };
+      },
+    }),
+    operation({
+      method: ManagementService.method.addAPIApp,
+      permission: orgOwner,
+      async handle(caller, req) {
+        await projectInScope(db, caller, req.projectId);
+        const added = await addApiApp(db, secrets, { projectId: req.projectId, name: req.name, authMethod: API_AUTH_METHODS[req.authMethodType]! }, caller.principal.userId);
+        return { appId: added.appId, clientId: added.clientId, clientSecret: added.clientSecret ?? '', details: detailsMessage(added.details) };
+      },
+    }),
+    operation({
+      method: ManagementService.method.getAppByID,
+      permission: orgOwner,
+      async handle(caller, req) {
+        return { app: appMessage(await appInScope(db, caller, req.projectId, req.appId)) };
+      },
+    }),
+    operation({
+      method: ManagementService.method.updateOIDCAppConfig,
+      permission: orgOwner,
+      async handle(caller, req) {
+        await appInScope(db, caller, req.projectId, req.appId);
+        const { details } = await updateOidcAppConfig(db, secrets, req.appId, oidcConfigInput(req, 'UpdateOIDCAppConfigRequest'), caller.principal.userId);
+        return { details: detailsMessage(details) };
+      },
+    }),
+    operation({
+      method: ManagementService.method.addAppKey,
+      permission: orgOwner,
+      async handle(caller, req) {
+        await appInScope(db, caller, req.projectId, req.appId);
+        const expiresAt = req.expirationDate ? timestampDate(req.expirationDate) : undefined;
+        const { keyId, keyFile, details } = await addAppKey(db, req.appId, expiresAt, caller.principal.userId);
+        return { id: keyId, keyDetails: keyDetails(keyFile), details: detailsMessage(details) };
+      },
+    }),
+    operation({
+      method: ManagementService.method.addMachineUser,
+      permission: orgOwner,
+      async handle(caller, req) {
+        if (req.userId) throw unsupported('AddMachineUserRequest.UserId');
+        const { userId, details } = await addMachineUser(db, {
+          orgId: caller.orgId, userName: req.userName, name: req.name, description: req.description, accessTokenType: TOKEN_TYPES[req.accessTokenType]!,
+        }, caller.principal.userId);
+        return { userId, details: detailsMessage(details) };
+      },
+    }),
+    operation({
+      method: ManagementService.method.addMachineKey,
+      permission: orgOwner,
+      async handle(caller, req) {
+        if (req.publicKey.length) throw unsupported('AddMachineKeyRequest.PublicKey');
+        await userInScope(db, caller, req.userId);
+        const expiresAt = req.expirationDate ? timestampDate(req.expirationDate) : undefined;
+        const { keyId, keyFile, details } = await addMachineUserKey(db, req.userId, expiresAt, caller.principal.userId);
+        return { keyId, keyDetails: keyDetails(keyFile), details: detailsMessage(details) };
+      },
+    }),
+    operation({
+      method: ManagementService.method.generateMachineSecret,
+      permission: orgOwner,
+      async handle(caller, req) {
+        await userInScope(db, caller, req.userId);
+        const { clientId, clientSecret, details } = await generateMachineSecret(db, secrets, req.userId, caller.principal.userId);
+        return { clientId, clientSecret, details: detailsMessage(details) };
+      },
+    }),
+    operation({
+      method: ManagementService.method.importHumanUser,
+      permission: orgOwner,
+      async handle(caller, req) {
+        if (req.hashedPassword?.value) throw unsupported('ImportHumanUserRequest.HashedPassword');
+        if (req.requestPasswordlessRegistration) throw unsupported('ImportHumanUserRequest.RequestPasswordlessRegistration');
+        if (req.otpCode) throw unsupported('ImportHumanUserRequest.OtpCode');
+        if (req.idps.length) throw unsupported('ImportHumanUserRequest.Idps');
+        const profile = req.profile!;
+        const { userId, details } = await importHumanUser(db, {
+          orgId: caller.orgId,
+          userName: req.userName,
+          profile: {
+            firstName: profile.firstName, lastName: profile.lastName, nickName: profile.nickName, displayName: profile.displayName,
+            preferredLanguage: profile.preferredLanguage, gender: enumName<Gender>(GenderSchema, profile.gender),
+          },
+          email: req.email!.email,
+          emailVerified: req.email!.isEmailVerified,
+          phone: req.phone?.phone || null,
+          phoneVerified: req.phone?.isPhoneVerified ?? false,
+          password: req.password,
+        }, caller.principal.userId);
+        return { userId, details: detailsMessage(details) };
+      },
+    }),
+    operation({
+      method: ManagementService.method.getUserByID,
+      permission: orgOwner,
+      async handle(caller, req) {
+        return { user: userMessage(await userInScope(db, caller, req.id)) };
+      },
+    }),
+    operation({
+      method: ManagementService.method.deactivateUser,
+      permission: orgOwner,
+      async handle(caller, req) {
+        await userInScope(db, caller, req.id);
+        return { details: detailsMessage(await deactivateUser(db, req.id, caller.principal.userId)) };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,58 @@
+// ImportHumanUser (compat.md §1): a human user of an existing org with an optional password (argon2id) and the
+// verified flags as given. Shared by the management API and the CLI (`user import`, `admin create`).
+import type { Db, Queryable } from '../platform/db.ts';
+import { appendEvent, type WrittenEvent } from '../events/log.ts';
+import { createdDetails, type Details } from '../events/details.ts';
+import { newId } from '../platform/ids.ts';
+import { fromDatabaseError, invalidArgument } from '../platform/errors.ts';
+import { hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './passwords.ts';
+import { insertHuman, type HumanProfile } from './queries.ts';
+
+export interface ImportHumanInput {
+  orgId: string;
+  userName: string;
+  profile: HumanProfile;
+  email: string;
+  emailVerified: boolean;
+  phone: string | null;
+  phoneVerified: boolean;
+  /** Empty: the user is created without a password and cannot log in until one is set. */
+  password: string;
+}
+
+/** The slow part (argon2id) before any transaction: the hash of the password, or null without one. */
+export async function importPasswordHash(password: string, request = 'ImportHumanUserRequest'): Promise<string | null> {
+  if (!password) return null;
+  const length = [...password].length;
+  if (length < PASSWORD_MIN_LENGTH || length > PASSWORD_MAX_LENGTH) {
+    throw invalidArgument(`invalid ${request}.Password: must be between ${PASSWORD_MIN_LENGTH} and ${PASSWORD_MAX_LENGTH} characters`, 'COMMA-HuJf6');
+  }
+  return hashPassword(password);
+}
+
+/** Inserts the user and its event in the caller's transaction (so other changes can join it). */
+export async function insertImportedHuman(tx: Queryable, input: Omit<ImportHumanInput, 'password'> & { passwordHash: string | null }, creator: string): Promise<{ userId: string; event: WrittenEvent }> {
+  const userId = newId();
+  const { passwordHash, orgId, ...publicFields } = input;
+  // interface.md: a display name not given is first name, space, last name
+  const profile = { ...input.profile, displayName: input.profile.displayName || `${input.profile.firstName} ${input.profile.lastName}` };
+  try {
+    const event = await appendEvent(tx, {
+      aggregateType: 'user', aggregateId: userId, eventType: 'user.human.added',
+      payload: { ...publicFields, profile, hasPassword: passwordHash !== null }, resourceOwner: orgId, creator,
+    });
+    await insertHuman(tx, { ...publicFields, id: userId, orgId, profile, passwordHash, sequence: event.sequence });
+    return { userId, event };
+  } catch (error) {
+    fromDatabaseError(error);
+  }
+}
+
+export async function importHumanUser(db: Db, input: ImportHumanInput, creator: string): Promise<{ userId: string; details: Details }> {
+  const { password, ...rest } = input;
+  const passwordHash = await importPasswordHash(password);
+  return db.tx(async (tx) => {
+    const { userId, event } = await insertImportedHuman(tx, { ...rest, passwordHash }, creator);
+    return { userId, details: createdDetails(event) };
+  });
+}
