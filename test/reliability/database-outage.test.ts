@@ -38,7 +38,7 @@ describe.runIf(isPostgres)('PostgreSQL outage under load', () => {
       env: { GATEHOUSE_ADMIN_KEY_FILE: keyPath, DATABASE_CONNECT_TIMEOUT_MS: String(CONNECT_TIMEOUT_MS), DATABASE_STATEMENT_TIMEOUT_MS: String(STATEMENT_TIMEOUT_MS), LOG_LEVEL: 'fatal' },
     });
     const adminKey = JSON.parse(readFileSync(keyPath, 'utf8'));
-    const token = await jwtProfileToken(server.config.issuer, adminKey);
+    const token = await jwtProfileToken(server, adminKey);
 
     const acknowledged: string[] = [];
     let n = 0;

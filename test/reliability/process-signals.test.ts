@@ -9,7 +9,7 @@ import { openDb } from '../../src/platform/db.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { spawnGatehouse, waitForOk } from '../helpers/process.ts';
 import { freePort, testEnv } from '../helpers/server.ts';
-import { jwtProfileToken } from '../helpers/tokens.ts';
+import { jwtProfileToken, type Target } from '../helpers/tokens.ts';
 import { sleep, startLoad } from '../helpers/load.ts';
 
 /** POST /admin/v1/orgs/_setup on a connection of its own; resolves the status or the network error code. */
@@ -48,7 +48,7 @@ describe('process faults under load', () => {
     databases.push(database);
     const keyPath = join(mkdtempSync(join(tmpdir(), 'gatehouse-kill-')), 'admin.json');
     const first = await start(database, keyPath);
-    const token = await jwtProfileToken(`http://127.0.0.1:${first.port}`, JSON.parse(readFileSync(keyPath, 'utf8')));
+    const token = await jwtProfileToken(local(first.port), JSON.parse(readFileSync(keyPath, 'utf8')));
     const acknowledged: string[] = [];
     let n = 0;
     const load = startLoad(4, () => setUpOrg(first.port, token, `Kill Org ${n++}`, acknowledged), { maxSeconds: 20 });
@@ -62,7 +62,7 @@ describe('process faults under load', () => {
     const second = await start(database, keyPath);
     try {
       // Read back through the API: the embedded database is locked by the running process.
-      const check = await jwtProfileToken(`http://127.0.0.1:${second.port}`, JSON.parse(readFileSync(keyPath, 'utf8')));
+      const check = await jwtProfileToken(local(second.port), JSON.parse(readFileSync(keyPath, 'utf8')));
       for (const orgId of acknowledged) {
         const res = await fetch(`http://127.0.0.1:${second.port}/admin/v1/orgs/${orgId}`, { headers: { authorization: `Bearer ${check}` } });
         expect(res.status).toBe(200);
@@ -79,7 +79,7 @@ describe('process faults under load', () => {
     const keyPath = join(mkdtempSync(join(tmpdir(), 'gatehouse-term-')), 'admin.json');
     const DRAIN_MS = 1500;
     const { port, proc } = await start(database, keyPath, { GATEHOUSE_SHUTDOWN_DRAIN_MS: String(DRAIN_MS) });
-    const token = await jwtProfileToken(`http://127.0.0.1:${port}`, JSON.parse(readFileSync(keyPath, 'utf8')));
+    const token = await jwtProfileToken(local(port), JSON.parse(readFileSync(keyPath, 'utf8')));
     const acknowledged: string[] = [];
     let n = 0;
     const outcomes: { sentAt: number; outcome: string }[] = [];
@@ -116,3 +116,8 @@ describe('process faults under load', () => {
     }
   }, 90_000);
 });
+
+function local(port: number): Target {
+  const url = `http://127.0.0.1:${port}`;
+  return { url, config: { issuer: url } };
+}
