@@ -17,6 +17,8 @@ import { patchClients } from './client-rules.ts';
 import { createProvider, ROUTES } from './provider.ts';
 import { createTokenPolicies } from './token-endpoints.ts';
 import { observeProvider } from './observe.ts';
+import { createClientRateLimit, type ClientRateLimit } from './client-rate-limit.ts';
+import { tooManyRequests } from '../platform/rate-limit.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -64,6 +66,7 @@ export async function registerOidc(app: FastifyInstance, deps: AppDeps): Promise
     resolveAccessToken: (value) => jwtAccessTokens.resolve(value),
   });
 
+  const clientRateLimit = createClientRateLimit(config.rateLimit.perClient);
   const build = (keySet: KeySet) => {
     const provider = createProvider({
       config, secrets, Adapter, findAccount,
@@ -74,6 +77,7 @@ export async function registerOidc(app: FastifyInstance, deps: AppDeps): Promise
     jwtAccessTokens.install(provider);
     patchClients(provider, secrets);
     provider.use(policies.middleware);
+    provider.use(clientRateLimit.middleware);
     observeProvider(provider, deps.metrics, log);
     // iss in every authorization response, implicit ones included (security.md §5; the library skips it there)
     (provider.on as (event: string, listener: (ctx: unknown, out: Record<string, unknown>) => void) => void)('authorization.success', (_ctx, out) => { out.iss ??= config.issuer; });
@@ -94,7 +98,7 @@ export async function registerOidc(app: FastifyInstance, deps: AppDeps): Promise
   ];
   timers.forEach((t) => t.unref());
 
-  mountRoutes(app, () => current.callback, config.issuer);
+  mountRoutes(app, () => current.callback, config.issuer, clientRateLimit);
 
   const oidc: Oidc = {
     provider: () => current.provider,
@@ -127,7 +131,7 @@ export async function registerOidc(app: FastifyInstance, deps: AppDeps): Promise
   return oidc;
 }
 
-function mountRoutes(app: FastifyInstance, callback: () => ReturnType<Provider['callback']>, issuer: string): void {
+function mountRoutes(app: FastifyInstance, callback: () => ReturnType<Provider['callback']>, issuer: string, clientRateLimit: ClientRateLimit): void {
   const { host, protocol } = new URL(issuer);
   const hand = (request: FastifyRequest, reply: FastifyReply) => {
     // Endpoint URLs and cookie flags derive from the configured issuer, never from the client's headers
@@ -164,10 +168,14 @@ function mountRoutes(app: FastifyInstance, callback: () => ReturnType<Provider['
 
     // Routes whose form body the edge adjusts first; the provider then reads the rewritten body.
     scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 56 * 1024 }, (_req, body, done) => done(null, body));
-    const rewriting = (url: string, rewrite: (form: URLSearchParams, request: FastifyRequest) => void) => scope.post(url, async (request, reply) => {
+    const rewriting = (url: string, rewrite: (form: URLSearchParams, request: FastifyRequest) => void, limitPerClient = false) => scope.post(url, async (request, reply) => {
       if (typeof request.body === 'string') {
         const form = new URLSearchParams(request.body);
         rewrite(form, request);
+        if (limitPerClient) {
+          const decision = clientRateLimit.check(form, request.headers.authorization);
+          if (!decision.allowed) return tooManyRequests(reply, decision);
+        }
         (request.raw as unknown as { body: string }).body = form.toString();
       }
       hand(request, reply);
@@ -180,13 +188,13 @@ function mountRoutes(app: FastifyInstance, callback: () => ReturnType<Provider['
         const iss = decodeJwt(form.get('assertion') ?? '').iss;
         if (iss) form.set('client_id', iss);
       } catch { /* a malformed assertion is answered by the provider */ }
-    });
+    }, true);
     const jwtToEdge = (form: URLSearchParams) => {
       const tokens = form.getAll('token');
       if (tokens.length !== 1) return;
       form.set('token', encodeForEdge(tokens[0]!));
     };
-    rewriting(ROUTES.introspection, jwtToEdge);
+    rewriting(ROUTES.introspection, jwtToEdge, true);
     rewriting(ROUTES.revocation, jwtToEdge);
   });
 }
