@@ -12,7 +12,9 @@ import { isPostgres } from '../helpers/postgres.ts';
 import { spawnGatehouse, waitForOk, type GatehouseProcess } from '../helpers/process.ts';
 import { freePort, testEnv, TEST_MASTER_KEY } from '../helpers/server.ts';
 import { jwtProfileToken } from '../helpers/tokens.ts';
-import { basic, postForm } from '../helpers/oidc.ts';
+import * as client from 'openid-client';
+import { ADMIN_PASSWORD, basic, Browser, CALLBACK, postForm } from '../helpers/oidc.ts';
+import type { TestServer } from '../helpers/server.ts';
 import { until } from '../helpers/load.ts';
 
 describe.runIf(isPostgres)('many instances on one database', () => {
@@ -106,6 +108,33 @@ describe.runIf(isPostgres)('many instances on one database', () => {
     expect((await userinfo()).status).toBe(401);
     const again = await postForm(`${b}/oauth/v2/token`, { grant_type: 'client_credentials', scope: 'openid' }, { authorization: basic(secret.json.clientId, secret.json.clientSecret) });
     expect(again.status).toBeGreaterThanOrEqual(400);
+  });
+
+  it('a login started on one instance finishes on another', async () => {
+    const project = await api(a, 'POST', '/management/v1/projects', { name: 'Login Project' });
+    const app = await api(a, 'POST', `/management/v1/projects/${project.json.id}/apps/oidc`, {
+      name: 'web', redirectUris: [CALLBACK], responseTypes: ['OIDC_RESPONSE_TYPE_CODE'], grantTypes: ['OIDC_GRANT_TYPE_AUTHORIZATION_CODE'],
+      appType: 'OIDC_APP_TYPE_WEB', authMethodType: 'OIDC_AUTH_METHOD_TYPE_BASIC',
+    });
+    const verifier = client.randomPKCECodeVerifier();
+    const params = { client_id: app.json.clientId, redirect_uri: CALLBACK, response_type: 'code', scope: 'openid', code_challenge: await client.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' };
+    // The browser's cookies are per host, not per port: both instances see them, as behind one balancer.
+    const browser = new Browser({ url: b } as TestServer);
+    const started = await browser.request(`${a}/oauth/v2/authorize?${new URLSearchParams(params)}`);
+    expect(started.status).toBe(303);
+    const loginPath = started.headers.get('location')!;
+    expect(loginPath).toMatch(/^\/ui\/login\//);
+    // The login pages run on B; they send the browser back to the issuer's resume URL, here served by A.
+    const resume = await browser.authorize(new URL(loginPath, b), 'admin', ADMIN_PASSWORD);
+    expect(resume.toString().startsWith(`${a}/oauth/v2/authorize/`)).toBe(true);
+    const onA = new Browser({ url: a } as TestServer);
+    for (const [name, value] of browser.cookies) onA.cookies.set(name, value);
+    const callback = new URL((await onA.follow(resume.toString())).url);
+    expect(callback.toString().startsWith(CALLBACK)).toBe(true);
+    const tokens = await postForm(`${a}/oauth/v2/token`, { grant_type: 'authorization_code', code: callback.searchParams.get('code')!, redirect_uri: CALLBACK, code_verifier: verifier },
+      { authorization: basic(app.json.clientId, app.json.clientSecret) });
+    expect(tokens.status).toBe(200);
+    expect(tokens.json.id_token).toBeTruthy();
   });
 
   it('a key rotated on the database is published by every instance without a restart', async () => {
