@@ -95,7 +95,9 @@ export async function registerOidc(app: FastifyInstance, deps: AppDeps): Promise
   };
   const timers = [
     setInterval(() => { reloadKeys().catch((err) => log.error({ err }, 'signing key reload failed')); }, config.keys.reloadIntervalMs),
-    setInterval(() => { sweepExpired(db).catch((err) => log.warn({ err }, 'oidc sweep failed')); }, config.oidcSweepIntervalMs),
+    setInterval(() => {
+      sweepExpired(db).then((removed) => deps.metrics.sweptRows.inc({ model: 'oidc' }, removed), (err) => log.warn({ err }, 'oidc sweep failed'));
+    }, config.oidcSweepIntervalMs),
   ];
   timers.forEach((t) => t.unref());
 
