@@ -9,16 +9,7 @@ export interface AdapterHooks {
   findClient(clientId: string): Promise<AdapterPayload | undefined>;
   /** Maps a presented access token value to its storage id; JWT access tokens are verified here (jwt-access-tokens.ts). */
   resolveAccessToken(value: string): Promise<{ id: string; jwt: boolean } | undefined>;
-  /** Seconds after a refresh token's rotation during which presenting it again is refused without revoking its
-   *  grant: a client's retried or duplicated request must not end its session. Later reuse revokes the grant
-   *  (compat.md §6, security.md §4). */
-  refreshReuseGraceSeconds: number;
 }
-
-// Within the grace window a rotated refresh token is neither usable nor reported as consumed (which would make
-// oidc-provider revoke the grant); consume() then refuses it without revoking.
-const withinGrace = (model: string, consumedAt: Date | null, graceSeconds: number) =>
-  model === 'RefreshToken' && consumedAt !== null && Date.now() - consumedAt.getTime() < graceSeconds * 1000;
 
 const hashId = (id: string) => createHash('sha256').update(id).digest('base64url');
 
@@ -59,8 +50,7 @@ export function createAdapterClass(db: Db, hooks: AdapterHooks) {
       if (!row) return undefined;
       // The jti of a JWT access token is printed in the token and in introspection: it is not a bearer token.
       if (this.model === 'AccessToken' && Boolean(row.payload.gatehouseJwt) !== jwt) return undefined;
-      if (!row.consumed_at || withinGrace(this.model, row.consumed_at, hooks.refreshReuseGraceSeconds)) return row.payload;
-      return { ...row.payload, consumed: Math.floor(row.consumed_at.getTime() / 1000) };
+      return row.consumed_at ? { ...row.payload, consumed: Math.floor(row.consumed_at.getTime() / 1000) } : row.payload;
     }
 
     async findByUid(uid: string): Promise<AdapterPayload | undefined> {
@@ -86,11 +76,7 @@ export function createAdapterClass(db: Db, hooks: AdapterHooks) {
         [this.model, hashId(id)],
       );
       if (rowCount === 1) return;
-      const { rows } = await db.query<{ grant_id: string | null; consumed_at: Date | null }>(
-        'SELECT grant_id, consumed_at FROM oidc_payloads WHERE model = $1 AND id = $2', [this.model, hashId(id)]);
-      if (withinGrace(this.model, rows[0]?.consumed_at ?? null, hooks.refreshReuseGraceSeconds)) {
-        throw new errors.InvalidGrant('refresh token already used');
-      }
+      const { rows } = await db.query<{ grant_id: string | null }>('SELECT grant_id FROM oidc_payloads WHERE model = $1 AND id = $2', [this.model, hashId(id)]);
       const grantId = rows[0]?.grant_id;
       if (grantId) await db.query('DELETE FROM oidc_payloads WHERE grant_id = $1 AND model <> $2', [grantId, this.model]);
       throw new errors.InvalidGrant('grant request is invalid');

@@ -64,7 +64,6 @@ export async function registerOidc(app: FastifyInstance, deps: AppDeps): Promise
   const Adapter = createAdapterClass(db, {
     findClient: (id) => findClientMetadata(db, id),
     resolveAccessToken: (value) => jwtAccessTokens.resolve(value),
-    refreshReuseGraceSeconds: config.ttl.refreshReuseGrace,
   });
 
   const clientRateLimit = createClientRateLimit(config.rateLimit.perClient);

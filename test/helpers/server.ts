@@ -39,8 +39,6 @@ export function testEnv(port: number, database: TestDatabase, overrides: Record<
     LOG_LEVEL: 'info',
     // Rate limits are off for loopback in tests unless a test asks for them (issue "Reliability" §5).
     GATEHOUSE_RATE_LIMIT_EXEMPT: '127.0.0.1,::1,::ffff:127.0.0.1',
-    // Reuse of a rotated refresh token revokes its grant at once unless a test asks for a grace window.
-    GATEHOUSE_REFRESH_TOKEN_REUSE_GRACE: '0',
     ...database.env,
     ...overrides,
   };
