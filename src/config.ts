@@ -27,6 +27,7 @@ const schema = z
     GATEHOUSE_REFRESH_TOKEN_IDLE_TTL: seconds.default(30 * 86400),
     GATEHOUSE_REFRESH_TOKEN_ABSOLUTE_TTL: seconds.default(90 * 86400),
     GATEHOUSE_AUTH_CODE_TTL: seconds.default(60),
+    GATEHOUSE_REFRESH_TOKEN_REUSE_GRACE: z.coerce.number().int().min(0).default(10),
     GATEHOUSE_SESSION_IDLE_TTL: seconds.default(24 * 3600),
     GATEHOUSE_SESSION_ABSOLUTE_TTL: seconds.default(14 * 86400),
     GATEHOUSE_KEY_ROTATION_DAYS: z.coerce.number().min(0).default(90),
@@ -79,6 +80,8 @@ export interface Config {
   readonly ttl: {
     readonly accessToken: number; readonly idToken: number; readonly refreshTokenIdle: number;
     readonly refreshTokenAbsolute: number; readonly authorizationCode: number;
+    /** Seconds in which a rotated refresh token presented again is refused without revoking its grant. */
+    readonly refreshTokenReuseGrace: number;
     readonly sessionIdle: number; readonly sessionAbsolute: number;
   };
   readonly keyRotationDays: number;
@@ -136,6 +139,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       refreshTokenIdle: e.GATEHOUSE_REFRESH_TOKEN_IDLE_TTL,
       refreshTokenAbsolute: e.GATEHOUSE_REFRESH_TOKEN_ABSOLUTE_TTL,
       authorizationCode: e.GATEHOUSE_AUTH_CODE_TTL,
+      refreshTokenReuseGrace: e.GATEHOUSE_REFRESH_TOKEN_REUSE_GRACE,
       sessionIdle: e.GATEHOUSE_SESSION_IDLE_TTL,
       sessionAbsolute: e.GATEHOUSE_SESSION_ABSOLUTE_TTL,
     },

@@ -13,7 +13,15 @@ export interface AdapterHooks {
 
 const hashId = (id: string) => createHash('sha256').update(id).digest('base64url');
 
-export function createAdapterClass(db: Db, hooks: AdapterHooks) {
+/**
+ * security.md §4 / compat.md §6: a rotated refresh token presented again within `refreshReuseGrace` seconds (a
+ * client retry, a race between two tabs) is refused without further harm; after that, reuse revokes the grant.
+ */
+export interface AdapterOptions { refreshReuseGrace: number }
+
+export function createAdapterClass(db: Db, hooks: AdapterHooks, options: AdapterOptions) {
+  const inGrace = (model: string, consumedAt: Date | null) =>
+    model === 'RefreshToken' && consumedAt !== null && consumedAt.getTime() > Date.now() - options.refreshReuseGrace * 1000;
   return class PostgresAdapter implements Adapter {
     readonly model: string;
 
@@ -50,6 +58,7 @@ export function createAdapterClass(db: Db, hooks: AdapterHooks) {
       if (!row) return undefined;
       // The jti of a JWT access token is printed in the token and in introspection: it is not a bearer token.
       if (this.model === 'AccessToken' && Boolean(row.payload.gatehouseJwt) !== jwt) return undefined;
+      if (inGrace(this.model, row.consumed_at)) return undefined; // unknown → invalid_grant, the grant lives on
       return row.consumed_at ? { ...row.payload, consumed: Math.floor(row.consumed_at.getTime() / 1000) } : row.payload;
     }
 
@@ -69,16 +78,16 @@ export function createAdapterClass(db: Db, hooks: AdapterHooks) {
     }
 
     async consume(id: string): Promise<void> {
-      // Atomic: of concurrent redemptions exactly one sets consumed_at (security.md §3). The losers revoke the
-      // grant, so the tokens of the winner die too, even those it saves after this point (the grant is gone).
+      // Atomic: of concurrent redemptions exactly one sets consumed_at (security.md §3). A losing code redemption
+      // revokes the grant, so the winner's tokens die too, even those it saves after this point (the grant is gone).
       const { rowCount } = await db.query(
         'UPDATE oidc_payloads SET consumed_at = now() WHERE model = $1 AND id = $2 AND consumed_at IS NULL',
         [this.model, hashId(id)],
       );
       if (rowCount === 1) return;
-      const { rows } = await db.query<{ grant_id: string | null }>('SELECT grant_id FROM oidc_payloads WHERE model = $1 AND id = $2', [this.model, hashId(id)]);
+      const { rows } = await db.query<{ grant_id: string | null; consumed_at: Date | null }>('SELECT grant_id, consumed_at FROM oidc_payloads WHERE model = $1 AND id = $2', [this.model, hashId(id)]);
       const grantId = rows[0]?.grant_id;
-      if (grantId) await db.query('DELETE FROM oidc_payloads WHERE grant_id = $1 AND model <> $2', [grantId, this.model]);
+      if (grantId && !inGrace(this.model, rows[0]!.consumed_at)) await db.query('DELETE FROM oidc_payloads WHERE grant_id = $1 AND model <> $2', [grantId, this.model]);
       throw new errors.InvalidGrant('grant request is invalid');
     }
 

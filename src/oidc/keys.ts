@@ -18,10 +18,8 @@ export interface KeySet {
   /** Public JWKs of every published key, for verifying our own JWTs. */
   readonly publicJwks: readonly JWK[];
   readonly signingKid: string;
-  /** Changes whenever the published set or the signing key changes; drives the provider rebuild. */
+  /** Changes whenever the published set or the signing key changes (also by time: activation, expiry). */
   readonly fingerprint: string;
-  /** When this set stops being current without a table change (the next key activates). */
-  readonly validUntil: number;
 }
 
 export interface KeyOptions { activationDelay: number; retainSeconds: number; rotationDays: number }
@@ -83,14 +81,12 @@ function buildKeySet(rows: KeyRow[], secrets: SecretBox, retainSeconds: number):
   if (signingIndex < 0) throw new Error('no active signing key');
   const signing = rows[signingIndex]!;
   const waiting = rows.slice(0, signingIndex);
-  const changes = waiting.map((r) => r.activates_at.getTime());
   const retired: KeyRow[] = [];
   for (let i = signingIndex + 1; i < rows.length; i++) {
     // retired when its successor started signing; published until the tokens it signed have expired
     const until = rows[i - 1]!.activates_at.getTime() + retainSeconds * 1000;
     if (until <= now) break;
     retired.push(rows[i]!);
-    changes.push(until);
   }
   const ordered = [signing, ...waiting, ...retired];
   return {
@@ -98,6 +94,5 @@ function buildKeySet(rows: KeyRow[], secrets: SecretBox, retainSeconds: number):
     publicJwks: ordered.map((r) => r.public_jwk),
     signingKid: signing.kid,
     fingerprint: ordered.map((r) => r.kid).join(','),
-    validUntil: Math.min(Infinity, ...changes),
   };
 }

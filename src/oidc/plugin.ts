@@ -40,10 +40,6 @@ export interface Oidc {
   verifyAccessToken(token: string): Promise<VerifiedAccessToken | undefined>;
   /** The current provider; it is replaced on key rotation, so call this per request. */
   provider(): Provider;
-  /** The published signing keys (public JWKs), for tests and tools. */
-  keys(): KeySet;
-  /** Re-reads the key table now (the timer does it every GATEHOUSE_KEY_RELOAD_INTERVAL_MS). */
-  reloadKeys(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -64,7 +60,7 @@ export async function registerOidc(app: FastifyInstance, deps: AppDeps): Promise
   const Adapter = createAdapterClass(db, {
     findClient: (id) => findClientMetadata(db, id),
     resolveAccessToken: (value) => jwtAccessTokens.resolve(value),
-  });
+  }, { refreshReuseGrace: config.ttl.refreshTokenReuseGrace });
 
   const clientRateLimit = createClientRateLimit(config.rateLimit.perClient);
   const build = (keySet: KeySet) => {
@@ -104,8 +100,6 @@ export async function registerOidc(app: FastifyInstance, deps: AppDeps): Promise
 
   const oidc: Oidc = {
     provider: () => current.provider,
-    keys: () => keys,
-    reloadKeys,
     async verifyAccessToken(token) {
       const provider = current.provider;
       const at = await provider.AccessToken.find(token);
@@ -132,6 +126,8 @@ export async function registerOidc(app: FastifyInstance, deps: AppDeps): Promise
   app.addHook('onClose', async () => oidc.close());
   return oidc;
 }
+
+const END_SESSION_PARAMS = new Set(['id_token_hint', 'post_logout_redirect_uri', 'state', 'ui_locales', 'client_id', 'logout_hint']);
 
 function mountRoutes(app: FastifyInstance, callback: () => ReturnType<Provider['callback']>, issuer: string, clientRateLimit: ClientRateLimit): void {
   const { host, protocol } = new URL(issuer);
@@ -198,5 +194,13 @@ function mountRoutes(app: FastifyInstance, callback: () => ReturnType<Provider['
     };
     rewriting(ROUTES.introspection, jwtToEdge, true);
     rewriting(ROUTES.revocation, jwtToEdge);
+
+    // end_session by POST (compat.md §6). oidc-provider serves POST only with SameSite=None session cookies, which
+    // would weaken every cookie; a 303 to the GET endpoint with the same parameters keeps them Lax.
+    scope.post(ROUTES.end_session, async (request, reply) => {
+      const form = new URLSearchParams(typeof request.body === 'string' ? request.body : '');
+      const query = new URLSearchParams([...form].filter(([key]) => END_SESSION_PARAMS.has(key)));
+      return reply.redirect(`${issuer}${ROUTES.end_session}${query.size ? `?${query}` : ''}`, 303);
+    });
   });
 }

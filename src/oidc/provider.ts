@@ -7,7 +7,7 @@ import type { SecretBox } from '../platform/secrets.ts';
 import type { KeySet } from './keys.ts';
 import { CLAIMS } from './accounts.ts';
 import { CLIENT_EXTRA_PROPERTIES } from './clients.ts';
-import { SUPPORTED_SCOPES } from './scopes.ts';
+import { isProjectAudience, SUPPORTED_SCOPES } from './scopes.ts';
 import { renderErrorPage, renderLogoutPage, renderLoggedOutPage } from './pages.ts';
 
 export const ROUTES = {
@@ -50,12 +50,11 @@ export function createProvider(parts: ProviderParts, keys: KeySet): Provider {
     rotateRefreshToken: true, // every refresh returns a new refresh token (interface.md refresh_token grant)
     extraClientMetadata: {
       properties: CLIENT_EXTRA_PROPERTIES,
-      validator(_ctx, key, value, metadata) {
+      validator(_ctx, key, _value, metadata) {
         // client_credentials only with basic/post (interface.md Authentication table)
         if (key === 'gatehouse_kind' && metadata.grant_types?.includes('client_credentials') && !['client_secret_basic', 'client_secret_post'].includes(String(metadata.token_endpoint_auth_method))) {
           throw new errors.InvalidClientMetadata('client_credentials requires client_secret_basic or client_secret_post');
         }
-        void value;
       },
     },
     extraParams: {
@@ -84,6 +83,13 @@ export function createProvider(parts: ProviderParts, keys: KeySet): Provider {
       await grant.save();
       return grant;
     },
+    // auth_time of the user's login, which introspection reports for user sessions (compat.md §6)
+    async extraTokenClaims(ctx) {
+      const { entities } = ctx.oidc;
+      const source = (entities.AuthorizationCode ?? entities.RefreshToken) as { authTime?: number } | undefined;
+      const authTime = source?.authTime ?? (ctx.oidc.route === 'resume' || ctx.oidc.route === 'authorization' ? ctx.oidc.session?.authTime : undefined);
+      return authTime ? { auth_time: authTime } : undefined;
+    },
     interactions: {
       url: (_ctx, interaction) => `${INTERACTION_PATH}/${interaction.uid}`,
       policy: promptPolicy(),
@@ -98,7 +104,12 @@ export function createProvider(parts: ProviderParts, keys: KeySet): Provider {
       IdToken: ttl.idToken,
       AuthorizationCode: ttl.authorizationCode,
       Grant: ttl.refreshTokenAbsolute,
-      Session: ttl.sessionAbsolute,
+      // saved on every request that uses it: idle timeout, capped by the absolute timeout (security.md §14)
+      Session: (_ctx, session) => {
+        const now = Math.floor(Date.now() / 1000);
+        const absoluteEnd = (session.loginTs ?? now) + ttl.sessionAbsolute;
+        return Math.max(1, Math.min(ttl.sessionIdle, absoluteEnd - now));
+      },
       Interaction: 3600,
       // idle lifetime, capped by the absolute lifetime counted from the first token of the grant (compat.md §6)
       RefreshToken: (_ctx, token) => {
@@ -130,12 +141,32 @@ export function createProvider(parts: ProviderParts, keys: KeySet): Provider {
   const provider = new Provider(config.issuer, configuration);
   // URLs come from the issuer: the edge sets Host and X-Forwarded-Proto from it (security.md §10).
   provider.proxy = true;
+  keepProjectAudienceScopes(provider);
   return provider;
+}
+
+/**
+ * oidc-provider keeps only its configured (static) scopes of a request; urn:zitadel:iam:org:project:id:{id}:aud
+ * is dynamic (compat.md §6), so the request's OIDC scopes are widened by the project audiences it names.
+ */
+function keepProjectAudienceScopes(provider: Provider): void {
+  const proto = provider.OIDCContext.prototype as object;
+  const original = Object.getOwnPropertyDescriptor(proto, 'requestParamOIDCScopes')!.get!;
+  Object.defineProperty(proto, 'requestParamOIDCScopes', {
+    configurable: true,
+    get(this: { params?: { scope?: unknown } }) {
+      const scopes = original.call(this) as Set<string>;
+      for (const scope of String(this.params?.scope ?? '').split(' ')) if (isProjectAudience(scope)) scopes.add(scope);
+      return scopes;
+    },
+  });
 }
 
 /** The base login/consent prompts plus requestable select_account and create (oidc-provider-findings §12). */
 function promptPolicy() {
   const policy = interactionPolicy.base();
+  // first-party native apps need no consent screen either (loadExistingGrant grants what they ask for)
+  policy.get('consent')!.checks.remove('native_client_prompt');
   policy.add(new interactionPolicy.Prompt({ name: 'create', requestable: true }), 0);
   policy.add(new interactionPolicy.Prompt({ name: 'select_account', requestable: true }), 1);
   return policy;

@@ -9,6 +9,9 @@ export const SUPPORTED_SCOPES = ['openid', 'profile', 'email', 'phone', 'address
 
 const PROJECT_AUDIENCE = /^urn:zitadel:iam:org:project:id:([^:\s]+):aud$/;
 
+/** urn:zitadel:iam:org:project:id:{projectId}:aud: a dynamic scope, which oidc-provider would drop. */
+export const isProjectAudience = (scope: string) => PROJECT_AUDIENCE.test(scope) && scope !== MANAGEMENT_API_SCOPE;
+
 /** Project IDs requested with urn:zitadel:iam:org:project:id:{projectId}:aud (the management alias excluded). */
 export function requestedProjects(scopes: Iterable<string>): string[] {
   const ids: string[] = [];
@@ -19,8 +22,12 @@ export function requestedProjects(scopes: Iterable<string>): string[] {
   return ids;
 }
 
-/** The scopes a machine grant keeps: the supported ones and project audiences. */
+/** The requested scopes Gatehouse knows (the supported ones and project audiences), without duplicates. */
+function knownScopes(requested: string): string[] {
+  return [...new Set(requested.split(' ').filter((s) => SUPPORTED_SCOPES.includes(s) || PROJECT_AUDIENCE.test(s)))];
+}
+
+/** Machine grants issue no refresh tokens (compat.md §6), so offline_access is dropped too. */
 export function filterMachineScopes(requested: string): string {
-  const kept = requested.split(' ').filter((s) => s && s !== 'offline_access' && (SUPPORTED_SCOPES.includes(s) || PROJECT_AUDIENCE.test(s)));
-  return [...new Set(kept)].join(' ');
+  return knownScopes(requested).filter((s) => s !== 'offline_access').join(' ');
 }

@@ -60,7 +60,8 @@ async function adjustIntrospection(ctx: KoaContextWithOIDC, db: Db): Promise<voi
   // Introspection callers authenticate with client_secret_basic or private_key_jwt only; a missing or other
   // method is 401 invalid_client (interface.md Authentication; compat.md §6).
   const noAuth = body?.error === 'invalid_request' && /client authentication/.test(String(body.error_description));
-  if (noAuth || (client && (client.clientAuthMethod === 'none' || ctx.oidc.params?.client_secret !== undefined && !ctx.headers.authorization))) {
+  const viaPost = ctx.oidc.params?.client_secret !== undefined && !ctx.headers.authorization;
+  if (noAuth || (client && (client.clientAuthMethod === 'none' || viaPost))) {
     ctx.status = 401;
     ctx.body = { error: 'invalid_client', error_description: 'client authentication failed' };
     return;

@@ -8,6 +8,15 @@ export const REDACTED_PATHS = [
   '*.key', '*.privateKey', '*.private_jwk', '*.masterKey',
 ];
 
+// Query parameters that carry credentials (end_session's id_token_hint, a token in a URL) are logged redacted.
+const SECRET_QUERY = /([?&](?:id_token_hint|access_token|code|token|assertion|client_secret|login_hint_token)=)[^&#]*/gi;
+
+interface LoggedRequest { method?: string; url?: string; host?: string; hostname?: string; ip?: string; socket?: { remotePort?: number } }
+
+function serializeRequest(req: LoggedRequest) {
+  return { method: req.method, url: req.url?.replace(SECRET_QUERY, '$1[redacted]'), host: req.host ?? req.hostname, remoteAddress: req.ip, remotePort: req.socket?.remotePort };
+}
+
 export function createLogger(level: string, destination?: NodeJS.WritableStream): Logger {
-  return pino({ level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' }, base: { service: 'gatehouse' } }, destination as any);
+  return pino({ level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' }, serializers: { req: serializeRequest }, base: { service: 'gatehouse' } }, destination as any);
 }

@@ -10,7 +10,7 @@ import { createPrivateKey } from 'node:crypto';
 
 describe('authorization code flow', () => {
   let server: TestServer;
-  beforeAll(async () => { server = await startTestServer(); });
+  beforeAll(async () => { server = await startTestServer({ env: { GATEHOUSE_REFRESH_TOKEN_REUSE_GRACE: '1', GATEHOUSE_SESSION_IDLE_TTL: '3' } }); });
   afterAll(async () => server?.stop());
 
   async function codeFlow(config: client.Configuration, scope = 'openid profile email offline_access', extra: Record<string, string> = {}) {
@@ -89,6 +89,22 @@ describe('authorization code flow', () => {
     expect(refresh.json.error).toBe('invalid_grant');
   });
 
+  it('codes and refresh tokens are bound to their client; a verifier without a challenge is refused', async () => {
+    const app = await createOidcApp(server, { authMethod: 'basic' });
+    const other = await createOidcApp(server, { authMethod: 'basic' }, app.projectId);
+    const url = new URL(`${server.url}/oauth/v2/authorize`);
+    for (const [k, v] of Object.entries({ client_id: app.clientId, redirect_uri: CALLBACK, response_type: 'code', scope: 'openid offline_access' })) url.searchParams.set(k, v);
+    const code = (await new Browser(server).authorize(url)).searchParams.get('code')!;
+    const tokenAt = (who: { clientId: string; clientSecret?: string }, form: Record<string, string>) => postForm(`${server.url}/oauth/v2/token`, form, { authorization: basic(who.clientId, who.clientSecret!) });
+    expect((await tokenAt(other, { grant_type: 'authorization_code', code, redirect_uri: CALLBACK })).json.error).toBe('invalid_grant');
+    expect((await tokenAt(app, { grant_type: 'authorization_code', code, redirect_uri: CALLBACK, code_verifier: client.randomPKCECodeVerifier() })).json.error).toBe('invalid_grant');
+
+    const url2 = new URL(url);
+    const tokens = await tokenAt(app, { grant_type: 'authorization_code', code: (await new Browser(server).authorize(url2)).searchParams.get('code')!, redirect_uri: CALLBACK });
+    expect(tokens.status).toBe(200);
+    expect((await tokenAt(other, { grant_type: 'refresh_token', refresh_token: tokens.json.refresh_token })).json.error).toBe('invalid_grant');
+  });
+
   it('private_key_jwt with the app key file', async () => {
     const app = await createOidcApp(server, { authMethod: 'private_key_jwt' });
     const keyFile = await createAppKey(server, app.appId);
@@ -117,7 +133,11 @@ describe('authorization code flow', () => {
     expect(info.name).toBeUndefined();
     await expect(client.refreshTokenGrant(config, narrowed.refresh_token!, { scope: 'openid phone' })).rejects.toMatchObject({ error: 'invalid_scope' });
 
-    // reuse of an already rotated refresh token: invalid_grant, and the newest tokens die too
+    // reuse of a rotated refresh token within the grace window: refused, nothing else happens
+    await expect(client.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+    expect(await server.app.oidc.verifyAccessToken(narrowed.access_token)).toBeDefined();
+    // after it (GATEHOUSE_REFRESH_TOKEN_REUSE_GRACE=1): invalid_grant, and the newest tokens die too
+    await new Promise((r) => setTimeout(r, 1100));
     await expect(client.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
     expect(await server.app.oidc.verifyAccessToken(narrowed.access_token)).toBeUndefined();
     await expect(client.refreshTokenGrant(config, narrowed.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
@@ -138,6 +158,43 @@ describe('authorization code flow', () => {
     // prompt=none without a session: login_required at the redirect URI
     const fresh = await new Browser(server).follow(String(client.buildAuthorizationUrl(config, { redirect_uri: CALLBACK, scope: 'openid', prompt: 'none', state: 'x' })));
     expect(new URL(fresh.url).searchParams.get('error')).toBe('login_required');
+  });
+
+  it('the login session ends after the idle timeout (GATEHOUSE_SESSION_IDLE_TTL=3), and use extends it', async () => {
+    const app = await createOidcApp(server, { authMethod: 'basic' });
+    const config = await rpConfig(server, app.clientId, client.ClientSecretBasic(app.clientSecret!));
+    const { browser } = await codeFlow(config, 'openid');
+    const url = String(client.buildAuthorizationUrl(config, { redirect_uri: CALLBACK, scope: 'openid' }));
+    await new Promise((r) => setTimeout(r, 2000));
+    expect((await browser.follow(url)).url).toContain('code=');
+    await new Promise((r) => setTimeout(r, 2000)); // 4 s after login, 2 s after last use
+    expect((await browser.follow(url)).url).toContain('code=');
+    await new Promise((r) => setTimeout(r, 3500));
+    expect((await browser.follow(url)).url).toContain('/ui/login/');
+  });
+
+  it('native apps: loopback redirect with any port, no consent screen, prompt=none works after login', async () => {
+    const app = await createOidcApp(server, { authMethod: 'none', appType: 'native', redirectUris: ['http://127.0.0.1/callback'] });
+    const config = await rpConfig(server, app.clientId, client.None());
+    const browser = new Browser(server);
+    const verifier = client.randomPKCECodeVerifier();
+    const params = { redirect_uri: 'http://127.0.0.1:53117/callback', scope: 'openid', code_challenge: await client.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' };
+    const landed = await browser.authorize(client.buildAuthorizationUrl(config, params));
+    expect(landed.origin + landed.pathname).toBe('http://127.0.0.1:53117/callback');
+    const silent = await browser.follow(String(client.buildAuthorizationUrl(config, { ...params, prompt: 'none' })));
+    expect(new URL(silent.url).searchParams.get('code')).toEqual(expect.any(String));
+  });
+
+  it('prompt=select_account, create and consent are requestable and complete through the login', async () => {
+    const app = await createOidcApp(server, { authMethod: 'basic' });
+    const config = await rpConfig(server, app.clientId, client.ClientSecretBasic(app.clientSecret!));
+    const browser = new Browser(server);
+    for (const prompt of ['select_account', 'create', 'consent']) {
+      const landed = await browser.authorize(client.buildAuthorizationUrl(config, { redirect_uri: CALLBACK, scope: 'openid', prompt }));
+      expect([prompt, landed.searchParams.get('code')]).toEqual([prompt, expect.any(String)]);
+    }
+    const withSession = await browser.follow(String(client.buildAuthorizationUrl(config, { redirect_uri: CALLBACK, scope: 'openid', prompt: 'select_account' })));
+    expect(withSession.url).toContain('/ui/login/'); // requested prompts always show the page
   });
 
   it('the minimal login refuses wrong passwords and unknown users with the same answer', async () => {

@@ -35,6 +35,9 @@ describe('end_session', () => {
     expect(html).toContain('.submit()');
     const done = await submitLogout(browser, html, false);
     expect(done.url).toBe(`${LOGOUT_CALLBACK}?state=bye`);
+    // tokens never reach the log, not even as query parameters of logged URLs (security.md §21)
+    const logs = server.logs.join('');
+    for (const secret of [tokens.id_token, tokens.access_token, tokens.id_token.split('.')[2]!]) expect(logs).not.toContain(secret);
     expect(await server.app.oidc.verifyAccessToken(tokens.access_token)).toBeUndefined();
     // the browser has to log in again
     const again = await browser.follow(`${server.url}/oauth/v2/authorize?client_id=${encodeURIComponent(app.clientId)}&redirect_uri=${encodeURIComponent('https://rp.example.com/callback')}&response_type=code&scope=openid`);
@@ -60,6 +63,17 @@ describe('end_session', () => {
     expect(plainHtml).toContain('Do you want to sign out?');
     const signedOut = await submitLogout(other, plainHtml, true);
     expect([signedOut.response.status, await signedOut.response.text()]).toEqual([200, expect.stringContaining('You are signed out')]);
+  });
+
+  it('accepts POST as well, with the same rules', async () => {
+    const app = await createOidcApp(server, { authMethod: 'basic' });
+    const browser = new Browser(server);
+    const tokens = await userTokens(server, app, 'openid', browser);
+    const page = await browser.follow(`${server.url}/oidc/v1/end_session`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ id_token_hint: tokens.id_token, post_logout_redirect_uri: LOGOUT_CALLBACK, state: 'p' }) });
+    const done = await submitLogout(browser, await page.response.text(), false);
+    expect(done.url).toBe(`${LOGOUT_CALLBACK}?state=p`);
+    const refused = await browser.follow(`${server.url}/oidc/v1/end_session`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ client_id: app.clientId, post_logout_redirect_uri: 'https://evil.example.com/' }) });
+    expect(refused.response.status).toBe(400);
   });
 
   it('refuses a client_id that disagrees with the hint and unregistered URIs, on the server, without redirect', async () => {

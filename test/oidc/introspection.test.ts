@@ -37,6 +37,7 @@ describe('introspection', () => {
     expect(body.jti).toEqual(expect.any(String));
     expect(body.jti).not.toBe(tokens.access_token); // never the opaque token itself
     expect(body.phone_number).toBeUndefined();
+    expect(body.auth_time).toBeGreaterThan(Math.floor(Date.now() / 1000) - 60);
 
     expect((await asBasic(tokens.access_token, app.clientId, app.clientSecret!)).json.active).toBe(true);
     expect((await asBasic(tokens.access_token, stranger.clientId, stranger.clientSecret!)).json).toEqual({ active: false });
@@ -55,6 +56,10 @@ describe('introspection', () => {
 
     const otherProject = await createProject(server);
     const otherApi = await createApiApp(server, otherProject);
+    // a user token that asks for the other project's audience (unknown scopes are dropped)
+    const forOther = await userTokens(server, app, `openid urn:zitadel:iam:org:project:id:${otherProject}:aud made-up-scope`);
+    expect(forOther.scope.split(' ').sort()).toEqual(['openid', `urn:zitadel:iam:org:project:id:${otherProject}:aud`]);
+    expect((await asBasic(forOther.access_token, otherApi.clientId, otherApi.clientSecret!)).json.active).toBe(true);
     const machine = await createMachine(server);
     const token = await postForm(`${server.url}/oauth/v2/token`, {
       grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion: await assertion(machine.keyFile, server.url),
