@@ -32,7 +32,7 @@ export interface GatehouseTarget {
 }
 
 /** Starts Gatehouse on a fresh database: PostgreSQL when DATABASE_URL is set (a new database there), else embedded. */
-export async function startGatehouse(port: number): Promise<GatehouseTarget> {
+export async function startGatehouse(port: number, options: { cpuProfileDir?: string } = {}): Promise<GatehouseTarget> {
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-bench-'));
   const url = `http://127.0.0.1:${port}`;
   const env: Record<string, string> = {
@@ -63,7 +63,8 @@ export async function startGatehouse(port: number): Promise<GatehouseTarget> {
   } else {
     env.GATEHOUSE_DATA_DIR = join(dir, 'data');
   }
-  const child = spawn(process.execPath, [MAIN], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const profiling = options.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`] : [];
+  const child = spawn(process.execPath, [...profiling, MAIN], { env, stdio: ['ignore', 'ignore', 'inherit'] });
   await waitReady(url, child);
   const adminKey = JSON.parse(readFileSync(env.GATEHOUSE_ADMIN_KEY_FILE!, 'utf8')) as KeyFile;
   const adminToken = await jwtProfileToken(url, adminKey, `openid ${MANAGEMENT_SCOPE}`);

@@ -82,7 +82,8 @@ async function measure(url: string, scenario: HttpScenario | (() => Promise<void
 async function main(): Promise<void> {
   const step = (what: string) => process.stderr.write(`bench: ${what}\n`);
   step('starting gatehouse and its fixtures');
-  const gh: GatehouseTarget = await startGatehouse(18000 + Math.floor(Math.random() * 2000));
+  const cpuProfileDir = args.includes('--cpu-prof') ? fileURLToPath(new URL('./results/profiles/', import.meta.url)) : undefined;
+  const gh: GatehouseTarget = await startGatehouse(18000 + Math.floor(Math.random() * 2000), { cpuProfileDir });
   step('starting the baseline');
   const bl = await startBaseline();
   const results: ScenarioResult[] = [];
@@ -161,6 +162,7 @@ async function main(): Promise<void> {
   } finally {
     bl.stop();
     await gh.stop();
+    if (cpuProfileDir) process.stdout.write(`\nCPU profile of the Gatehouse process in ${cpuProfileDir} (summary: node bench/profile-summary.ts <file>)\n`);
   }
 }
 
