@@ -12,6 +12,7 @@ import { createDualProtocolServer, createTlsServer, type DualProtocolServer, typ
 import { registerHealthRoutes, type Lifecycle } from './platform/health.ts';
 import { isDatabaseUnavailable } from './platform/errors.ts';
 import { registerMetricsRoutes, type Metrics } from './platform/metrics.ts';
+import { RateLimiter, registerIpRateLimit } from './platform/rate-limit.ts';
 import { registerOidc } from './oidc/plugin.ts';
 import { registerLogin } from './login/routes.ts';
 import { registerManagement } from './management/plugin.ts';
@@ -27,6 +28,7 @@ export interface AppDeps {
   lifecycle: Lifecycle;
 }
 
+const CREDENTIAL_ROUTES = /^\/(oauth\/v2\/(token|introspect|revoke)$|ui\/)/;
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 const BODY_LIMIT = 256 * 1024;
 
@@ -72,6 +74,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   registerHealthRoutes(app, deps.db, deps.schemaVersion, deps.lifecycle);
   registerMetricsRoutes(app, deps.metrics);
+  // Per-IP abuse control on every endpoint that takes credentials: token, introspection, revocation, login forms.
+  registerIpRateLimit(app, new RateLimiter({ limit: config.rateLimit.perIp, windowSeconds: 60 }), new Set(config.rateLimit.exempt),
+    (request) => request.method === 'POST' && CREDENTIAL_ROUTES.test(request.routeOptions.url ?? ''));
   const oidc = await registerOidc(app, deps);
   await registerLogin(app, deps, oidc);
   registerManagement(app, deps, { verifyAccessToken: (token) => oidc.verifyAccessToken(token), bodyLimit: BODY_LIMIT });

@@ -41,6 +41,9 @@ const schema = z
     GATEHOUSE_LOCKOUT_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(1000).default(5),
     GATEHOUSE_LOCKOUT_IP_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100000).default(50),
     GATEHOUSE_LOCKOUT_SECONDS: z.coerce.number().int().min(1).max(86400).default(300),
+    GATEHOUSE_RATE_LIMIT_PER_IP: z.coerce.number().int().min(0).default(6000),
+    GATEHOUSE_RATE_LIMIT_PER_CLIENT: z.coerce.number().int().min(0).default(3000),
+    GATEHOUSE_RATE_LIMIT_EXEMPT: z.string().default(''),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   })
   .superRefine((env, ctx) => {
@@ -101,6 +104,9 @@ export interface Config {
   readonly allowPrivateFetch: boolean;
   /** Failed-login lockout (security.md §16): failures within `seconds` per account and per IP, then locked for `seconds`. */
   readonly lockout: { readonly maxAttempts: number; readonly ipMaxAttempts: number; readonly seconds: number };
+  /** Requests per minute (0 = off): per client IP on the credential endpoints, per authenticated client on token
+   *  and introspection; exempt addresses are never limited. */
+  readonly rateLimit: { readonly perIp: number; readonly perClient: number; readonly exempt: readonly string[] };
   readonly logLevel: string;
 }
 
@@ -130,7 +136,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: e.GATEHOUSE_DATA_DIR,
     masterKey: e.GATEHOUSE_MASTER_KEY,
     admin: { userName: e.GATEHOUSE_ADMIN_USERNAME, password: e.GATEHOUSE_ADMIN_PASSWORD, keyFile: e.GATEHOUSE_ADMIN_KEY_FILE },
-    trustedProxies: e.GATEHOUSE_TRUSTED_PROXIES.split(',').map((s) => s.trim()).filter(Boolean),
+    trustedProxies: list(e.GATEHOUSE_TRUSTED_PROXIES),
     tls: e.GATEHOUSE_TLS_CERT_FILE && e.GATEHOUSE_TLS_KEY_FILE ? { certFile: e.GATEHOUSE_TLS_CERT_FILE, keyFile: e.GATEHOUSE_TLS_KEY_FILE } : undefined,
     ttl: {
       accessToken: e.GATEHOUSE_ACCESS_TOKEN_TTL,
@@ -150,9 +156,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownDrainMs: e.GATEHOUSE_SHUTDOWN_DRAIN_MS,
     allowPrivateFetch: e.GATEHOUSE_ALLOW_PRIVATE_FETCH,
     lockout: { maxAttempts: e.GATEHOUSE_LOCKOUT_MAX_ATTEMPTS, ipMaxAttempts: e.GATEHOUSE_LOCKOUT_IP_MAX_ATTEMPTS, seconds: e.GATEHOUSE_LOCKOUT_SECONDS },
+    rateLimit: { perIp: e.GATEHOUSE_RATE_LIMIT_PER_IP, perClient: e.GATEHOUSE_RATE_LIMIT_PER_CLIENT, exempt: list(e.GATEHOUSE_RATE_LIMIT_EXEMPT) },
     logLevel: e.LOG_LEVEL,
   });
 }
+
+const list = (value: string) => value.split(',').map((s) => s.trim()).filter(Boolean);
 
 function deepFreeze<T extends object>(value: T): T {
   for (const v of Object.values(value)) if (v && typeof v === 'object') deepFreeze(v);

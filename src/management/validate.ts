@@ -79,6 +79,8 @@ function checkField(field: DescField, value: unknown, message: Message, schema: 
 }
 
 function scalarViolation(r: FieldRules | undefined, value: unknown): string | undefined {
+  // An unset optional or oneof member has no value to check; "required" is its own rule.
+  if (value === undefined) return undefined;
   if (r?.type.case === 'string') {
     const s = r.type.value;
     const rule = setRules(StringRulesSchema, s);

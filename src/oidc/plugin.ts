@@ -18,6 +18,9 @@ import { createProvider, ROUTES } from './provider.ts';
 import { providerPages } from '../login/provider-pages.ts';
 import { sameOriginPostsOnly } from '../login/routes.ts';
 import { createTokenPolicies } from './token-endpoints.ts';
+import { observeProvider } from './observe.ts';
+import { createClientRateLimit, type ClientRateLimit } from './client-rate-limit.ts';
+import { tooManyRequests } from '../platform/rate-limit.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -62,6 +65,7 @@ export async function registerOidc(app: FastifyInstance, deps: AppDeps): Promise
     resolveAccessToken: (value) => jwtAccessTokens.resolve(value),
   }, { refreshReuseGrace: config.ttl.refreshTokenReuseGrace });
 
+  const clientRateLimit = createClientRateLimit(config.rateLimit.perClient);
   const build = (keySet: KeySet) => {
     const provider = createProvider({
       config, secrets, Adapter, findAccount,
@@ -73,7 +77,8 @@ export async function registerOidc(app: FastifyInstance, deps: AppDeps): Promise
     jwtAccessTokens.install(provider);
     patchClients(provider, secrets);
     provider.use(policies.middleware);
-    provider.on('server_error', (_ctx, error) => log.error({ err: error }, 'oidc server error'));
+    provider.use(clientRateLimit.middleware);
+    observeProvider(provider, deps.metrics, log);
     // iss in every authorization response, implicit ones included (security.md §5; the library skips it there)
     (provider.on as (event: string, listener: (ctx: unknown, out: Record<string, unknown>) => void) => void)('authorization.success', (_ctx, out) => { out.iss ??= config.issuer; });
     return { provider, callback: provider.callback() };
@@ -89,11 +94,13 @@ export async function registerOidc(app: FastifyInstance, deps: AppDeps): Promise
   };
   const timers = [
     setInterval(() => { reloadKeys().catch((err) => log.error({ err }, 'signing key reload failed')); }, config.keys.reloadIntervalMs),
-    setInterval(() => { sweepExpired(db).catch((err) => log.warn({ err }, 'oidc sweep failed')); }, config.oidcSweepIntervalMs),
+    setInterval(() => {
+      sweepExpired(db).then((removed) => deps.metrics.sweptRows.inc({ model: 'oidc' }, removed), (err) => log.warn({ err }, 'oidc sweep failed'));
+    }, config.oidcSweepIntervalMs),
   ];
   timers.forEach((t) => t.unref());
 
-  mountRoutes(app, () => current.callback, config.issuer, sameOriginPostsOnly(deps));
+  mountRoutes(app, () => current.callback, config.issuer, sameOriginPostsOnly(deps), clientRateLimit);
 
   const oidc: Oidc = {
     provider: () => current.provider,
@@ -126,7 +133,7 @@ export async function registerOidc(app: FastifyInstance, deps: AppDeps): Promise
 
 const END_SESSION_PARAMS = new Set(['id_token_hint', 'post_logout_redirect_uri', 'state', 'ui_locales', 'client_id', 'logout_hint']);
 
-function mountRoutes(app: FastifyInstance, callback: () => ReturnType<Provider['callback']>, issuer: string, formPostCheck: ReturnType<typeof sameOriginPostsOnly>): void {
+function mountRoutes(app: FastifyInstance, callback: () => ReturnType<Provider['callback']>, issuer: string, formPostCheck: ReturnType<typeof sameOriginPostsOnly>, clientRateLimit: ClientRateLimit): void {
   const { host, protocol } = new URL(issuer);
   const hand = (request: FastifyRequest, reply: FastifyReply) => {
     // Endpoint URLs and cookie flags derive from the configured issuer, never from the client's headers
@@ -168,10 +175,14 @@ function mountRoutes(app: FastifyInstance, callback: () => ReturnType<Provider['
 
     // Routes whose form body the edge adjusts first; the provider then reads the rewritten body.
     scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 56 * 1024 }, (_req, body, done) => done(null, body));
-    const rewriting = (url: string, rewrite: (form: URLSearchParams, request: FastifyRequest) => void) => scope.post(url, async (request, reply) => {
+    const rewriting = (url: string, rewrite: (form: URLSearchParams, request: FastifyRequest) => void, limitPerClient = false) => scope.post(url, async (request, reply) => {
       if (typeof request.body === 'string') {
         const form = new URLSearchParams(request.body);
         rewrite(form, request);
+        if (limitPerClient) {
+          const decision = clientRateLimit.check(form, request.headers.authorization);
+          if (!decision.allowed) return tooManyRequests(reply, decision);
+        }
         const body = form.toString();
         (request.raw as unknown as { body: string }).body = body;
         // the provider only reads bodies it sees announced; HTTP/2 clients may send none (and the body changed)
@@ -187,13 +198,13 @@ function mountRoutes(app: FastifyInstance, callback: () => ReturnType<Provider['
         const iss = decodeJwt(form.get('assertion') ?? '').iss;
         if (iss) form.set('client_id', iss);
       } catch { /* a malformed assertion is answered by the provider */ }
-    });
+    }, true);
     const jwtToEdge = (form: URLSearchParams) => {
       const tokens = form.getAll('token');
       if (tokens.length !== 1) return;
       form.set('token', encodeForEdge(tokens[0]!));
     };
-    rewriting(ROUTES.introspection, jwtToEdge);
+    rewriting(ROUTES.introspection, jwtToEdge, true);
     rewriting(ROUTES.revocation, jwtToEdge);
 
     // end_session by POST (compat.md §6). oidc-provider serves POST only with SameSite=None session cookies, which

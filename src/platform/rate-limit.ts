@@ -3,6 +3,8 @@
 // configured rate; that bounds abuse without a shared store on the hot path. Brute force on passwords is handled
 // separately by the login lockout, which is stored in Postgres so that all instances agree.
 
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+
 export interface RateLimitRule {
   /** Requests allowed per window; 0 disables the rule. */
   limit: number;
@@ -28,6 +30,16 @@ export class RateLimiter {
   constructor(rule: RateLimitRule, now: () => number = Date.now) {
     this.#rule = rule;
     this.#now = now;
+  }
+
+  /** Whether key is over its limit, without counting a request. */
+  check(key: string): RateLimitDecision {
+    if (this.#rule.limit <= 0) return { allowed: true, retryAfterSeconds: 0 };
+    const now = this.#now();
+    const window = this.#windows.get(key);
+    const windowMs = this.#rule.windowSeconds * 1000;
+    if (!window || now - window.startedAt >= windowMs) return { allowed: true, retryAfterSeconds: 0 };
+    return { allowed: window.count < this.#rule.limit, retryAfterSeconds: Math.max(1, Math.ceil((window.startedAt + windowMs - now) / 1000)) };
   }
 
   hit(key: string): RateLimitDecision {
@@ -56,4 +68,19 @@ export class RateLimiter {
       }
     }
   }
+}
+
+/** The answer to a limited request (RFC 6585 §4): 429 with Retry-After. */
+export function tooManyRequests(reply: FastifyReply, decision: RateLimitDecision): FastifyReply {
+  return reply.code(429).header('retry-after', String(decision.retryAfterSeconds))
+    .send({ error: 'temporarily_unavailable', error_description: 'too many requests; retry later' });
+}
+
+/** Per-IP limit on the routes that take credentials: checked before anything else runs for them. */
+export function registerIpRateLimit(app: FastifyInstance, limiter: RateLimiter, exempt: ReadonlySet<string>, limited: (request: FastifyRequest) => boolean): void {
+  app.addHook('onRequest', async (request, reply) => {
+    if (exempt.has(request.ip) || !limited(request)) return;
+    const decision = limiter.hit(request.ip);
+    if (!decision.allowed) return tooManyRequests(reply, decision);
+  });
 }

@@ -37,6 +37,8 @@ export function testEnv(port: number, database: TestDatabase, overrides: Record<
     GATEHOUSE_MASTER_KEY: TEST_MASTER_KEY,
     GATEHOUSE_ADMIN_PASSWORD: ADMIN_PASSWORD,
     LOG_LEVEL: 'info',
+    // Rate limits are off for loopback in tests unless a test asks for them (issue "Reliability" §5).
+    GATEHOUSE_RATE_LIMIT_EXEMPT: '127.0.0.1,::1,::ffff:127.0.0.1',
     ...database.env,
     ...overrides,
   };

@@ -10,7 +10,10 @@ import { insertMembership } from '../../src/members/queries.ts';
 import { startTestServer, type TestServer } from './server.ts';
 import { assertion, basic, Browser, CALLBACK, createMachine, createOidcApp, defaultOrgId, postForm } from './oidc.ts';
 
-export async function jwtProfileToken(server: TestServer, keyFile: Pick<ServiceAccountKeyFile, 'keyId' | 'key' | 'userId'>, scope = `openid ${MANAGEMENT_API_SCOPE}`): Promise<string> {
+/** Any running Gatehouse: a test server, or a spawned process known by its URL and issuer. */
+export type Target = Pick<TestServer, 'url'> & { config: Pick<TestServer['config'], 'issuer'> };
+
+export async function jwtProfileToken(server: Target, keyFile: Pick<ServiceAccountKeyFile, 'keyId' | 'key' | 'userId'>, scope = `openid ${MANAGEMENT_API_SCOPE}`): Promise<string> {
   const res = await postForm(`${server.url}/oauth/v2/token`, {
     grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion: await assertion(keyFile, server.config.issuer), scope,
   });

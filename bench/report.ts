@@ -1,0 +1,53 @@
+// Results of `npm run bench`: a table on stdout, and JSON + Markdown files under bench/results/.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { LoadResult } from './load.ts';
+
+export interface ScenarioResult {
+  scenario: string;
+  connections: number;
+  gatehouse: LoadResult & { queriesPerRequest?: number };
+  baseline?: LoadResult;
+  target?: { rps?: number; p99?: number; queries?: number; ratio?: number };
+}
+
+export interface Run {
+  startedAt: string;
+  database: 'postgres' | 'embedded';
+  machine: { cpus: number; node: string };
+  durationSeconds: number;
+  peakRssMb: number;
+  results: ScenarioResult[];
+}
+
+const RESULTS_DIR = fileURLToPath(new URL('./results/', import.meta.url));
+
+function verdict(r: ScenarioResult): string {
+  const t = r.target;
+  if (!t) return 'report';
+  const fails: string[] = [];
+  if (t.rps !== undefined && r.gatehouse.rps < t.rps) fails.push(`req/s < ${t.rps}`);
+  if (t.p99 !== undefined && r.gatehouse.p99 > t.p99) fails.push(`p99 > ${t.p99} ms`);
+  if (t.queries !== undefined && (r.gatehouse.queriesPerRequest ?? 0) > t.queries) fails.push(`queries > ${t.queries}`);
+  if (t.ratio !== undefined && r.baseline && r.gatehouse.rps / r.baseline.rps < t.ratio) fails.push(`ratio < ${t.ratio}`);
+  return fails.length ? `MISSED: ${fails.join(', ')}` : 'met';
+}
+
+export function toMarkdown(run: Run): string {
+  const head = '| scenario | conns | req/s | p50 ms | p99 ms | errors | queries/req | baseline req/s | ratio | target |\n|---|---|---|---|---|---|---|---|---|---|';
+  const rows = run.results.map((r) => {
+    const g = r.gatehouse;
+    const ratio = r.baseline ? (g.rps / r.baseline.rps).toFixed(2) : '';
+    return `| ${r.scenario} | ${r.connections} | ${Math.round(g.rps)} | ${g.p50} | ${g.p99} | ${g.errors + g.unexpected} | ${g.queriesPerRequest?.toFixed(2) ?? ''} | ${r.baseline ? Math.round(r.baseline.rps) : ''} | ${ratio} | ${verdict(r)} |`;
+  });
+  return `# Gatehouse benchmark, ${run.startedAt}\n\nDatabase: ${run.database}; ${run.machine.cpus} vCPU; Node ${run.machine.node}; ${run.durationSeconds} s per scenario after warm-up; peak RSS of the Gatehouse process ${run.peakRssMb} MB. Load generator, database and server share the machine.\n\n${head}\n${rows.join('\n')}\n`;
+}
+
+export function writeRun(run: Run): string {
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  const stamp = run.startedAt.replace(/[:.]/g, '-');
+  const base = `${RESULTS_DIR}${stamp}-${run.database}`;
+  writeFileSync(`${base}.json`, `${JSON.stringify(run, null, 2)}\n`);
+  writeFileSync(`${base}.md`, toMarkdown(run));
+  return base;
+}

@@ -1,0 +1,172 @@
+// `npm run bench`: Gatehouse against a bare oidc-provider baseline on the same machine, scenario by scenario,
+// alternating the two so that machine noise hits both alike. `--smoke` runs every scenario for a moment and fails
+// on any error (CI); a full run writes bench/results/<time>-<database>.{json,md}.
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { createClient } from '@connectrpc/connect';
+import { createGrpcTransport } from '@connectrpc/connect-node';
+import { fromJson } from '@bufbuild/protobuf';
+import { AdminService, SetUpOrgRequestSchema } from '@zitadel/proto/zitadel/admin_pb.js';
+import { runFlowLoad, runHttpLoad, type HttpScenario, type LoadResult } from './load.ts';
+import { jwtProfileToken, serviceAssertion, startGatehouse, USER, type GatehouseTarget } from './gatehouse.ts';
+import { passwordLogin } from './login-flow.ts';
+import { toMarkdown, writeRun, type Run, type ScenarioResult } from './report.ts';
+
+const args = process.argv.slice(2);
+const smoke = args.includes('--smoke');
+const DURATION = smoke ? 1 : Number(args[args.indexOf('--duration') + 1] || 0) || 10;
+const WARMUP = smoke ? 0 : 2;
+const CONNECTIONS = smoke ? 4 : 32;
+const basic = (c: { clientId: string; clientSecret: string }) => `Basic ${Buffer.from(`${encodeURIComponent(c.clientId)}:${encodeURIComponent(c.clientSecret)}`).toString('base64')}`;
+const FORM = 'application/x-www-form-urlencoded';
+
+interface Baseline { url: string; clientCredentials: { clientId: string; clientSecret: string }; introspector: { clientId: string; clientSecret: string }; web: { clientId: string; clientSecret: string }; userAccessToken: string; refreshTokens: string[]; stop(): void }
+
+async function startBaseline(): Promise<Baseline> {
+  const child = spawn(process.execPath, [fileURLToPath(new URL('./baseline.ts', import.meta.url)), '0'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const line = await new Promise<string>((resolve, reject) => {
+    // oidc-provider prints its own notices on stdout too; the baseline's line is the JSON one.
+    createInterface({ input: child.stdout! }).on('line', (l) => { if (l.startsWith('{')) resolve(l); });
+    child.once('exit', (code) => reject(new Error(`baseline exited with ${code}`)));
+  });
+  return { ...JSON.parse(line), stop: () => child.kill('SIGTERM') };
+}
+
+async function queries(url: string): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  return Number(/^gatehouse_db_queries_total (\d+)/m.exec(text)?.[1] ?? 0);
+}
+
+function peakRssMb(pid: number): number {
+  const kb = Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
+  return Math.round(kb / 1024);
+}
+
+async function clientCredentialsToken(url: string, creds: { clientId: string; clientSecret: string }, scope?: string): Promise<string> {
+  const body = new URLSearchParams({ grant_type: 'client_credentials', ...(scope ? { scope } : {}) });
+  const res = await fetch(`${url}/oauth/v2/token`, { method: 'POST', headers: { 'content-type': FORM, authorization: basic(creds) }, body });
+  const json = await res.json() as { access_token?: string };
+  if (!json.access_token) throw new Error(`client_credentials at ${url}: ${res.status} ${JSON.stringify(json)}`);
+  return json.access_token;
+}
+
+/** Refresh with rotation: each request takes a refresh token from the pool and puts the new one back, so no token
+ *  is ever used twice (a reuse would revoke its grant). */
+function refreshChain(url: string, pool: string[], client: { clientId: string; clientSecret: string }): () => Promise<void> {
+  return async () => {
+    const refreshToken = pool.pop();
+    if (!refreshToken) throw new Error('refresh token pool is empty');
+    const res = await fetch(`${url}/oauth/v2/token`, { method: 'POST', headers: { 'content-type': FORM, authorization: basic(client) },
+      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken }) });
+    const json = await res.json() as { refresh_token?: string; error?: string };
+    if (!json.refresh_token) throw new Error(`refresh: ${res.status} ${json.error}`);
+    pool.push(json.refresh_token);
+  };
+}
+
+interface Scenario {
+  name: string;
+  connections?: number;
+  target?: ScenarioResult['target'];
+  gatehouse: () => Promise<HttpScenario | (() => Promise<void>)>;
+  baseline?: () => Promise<HttpScenario | (() => Promise<void>)>;
+}
+
+async function measure(url: string, scenario: HttpScenario | (() => Promise<void>), connections: number, seconds: number): Promise<LoadResult> {
+  return typeof scenario === 'function' ? runFlowLoad(scenario, connections, seconds) : runHttpLoad(url, scenario, connections, seconds);
+}
+
+async function main(): Promise<void> {
+  const step = (what: string) => process.stderr.write(`bench: ${what}\n`);
+  step('starting gatehouse and its fixtures');
+  const cpuProfileDir = args.includes('--cpu-prof') ? fileURLToPath(new URL('./results/profiles/', import.meta.url)) : undefined;
+  const gh: GatehouseTarget = await startGatehouse(18000 + Math.floor(Math.random() * 2000), { cpuProfileDir });
+  step('starting the baseline');
+  const bl = await startBaseline();
+  const results: ScenarioResult[] = [];
+  try {
+    const projectScope = `openid profile urn:zitadel:iam:org:project:id:${gh.projectId}:aud`;
+    const ghToken = await clientCredentialsToken(gh.url, gh.clientCredentials, projectScope);
+    const blToken = await clientCredentialsToken(bl.url, bl.clientCredentials);
+    const assertion = await serviceAssertion(gh.url, gh.serviceKey);
+    step('logging in users for the refresh scenario');
+    const refreshPool: string[] = [];
+    for (let i = 0; i < CONNECTIONS + 4; i += 4) {
+      const logins = await Promise.all([0, 1, 2, 3].map(() => passwordLogin(gh.url, gh.web, USER)));
+      refreshPool.push(...logins.map((l) => l.refreshToken!));
+    }
+    let org = 0;
+    const setUpOrgBody = () => JSON.stringify({ org: { name: `Bench Org ${process.pid} ${org++}` }, human: { userName: `bench-${process.pid}-${org}`, profile: { firstName: 'B', lastName: 'O' }, email: { email: 'b@example.test' }, password: 'Bench-Password-1' } });
+    const admin = createClient(AdminService, createGrpcTransport({ baseUrl: gh.url }));
+    const grpcHeaders = { authorization: `Bearer ${gh.adminToken}` };
+
+    const scenarios: Scenario[] = [
+      { name: 'discovery', target: { rps: 20_000, p99: 10, queries: 0 },
+        gatehouse: async () => ({ path: '/.well-known/openid-configuration' }), baseline: async () => ({ path: '/.well-known/openid-configuration' }) },
+      { name: 'jwks', target: { rps: 20_000, p99: 10, queries: 0 }, gatehouse: async () => ({ path: '/oauth/v2/keys' }), baseline: async () => ({ path: '/oauth/v2/keys' }) },
+      { name: 'client_credentials (opaque)', target: { rps: 3000, p99: 40, queries: 2, ratio: 0.5 },
+        gatehouse: async () => ({ method: 'POST', path: '/oauth/v2/token', headers: { 'content-type': FORM, authorization: basic(gh.clientCredentials) }, body: 'grant_type=client_credentials&scope=openid' }),
+        baseline: async () => ({ method: 'POST', path: '/oauth/v2/token', headers: { 'content-type': FORM, authorization: basic(bl.clientCredentials) }, body: 'grant_type=client_credentials' }) },
+      { name: 'client_credentials (JWT)', gatehouse: async () => ({ method: 'POST', path: '/oauth/v2/token', headers: { 'content-type': FORM, authorization: basic(gh.clientCredentialsJwt) }, body: 'grant_type=client_credentials&scope=openid' }) },
+      { name: 'JWT-profile grant', target: { rps: 1200, p99: 60, queries: 3 },
+        gatehouse: async () => ({ method: 'POST', path: '/oauth/v2/token', headers: { 'content-type': FORM }, body: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion, scope: 'openid' }).toString() }) },
+      { name: 'introspection', target: { rps: 5000, p99: 25, queries: 1, ratio: 0.6 },
+        gatehouse: async () => ({ method: 'POST', path: '/oauth/v2/introspect', headers: { 'content-type': FORM, authorization: basic(gh.introspector) }, body: `token=${ghToken}` }),
+        baseline: async () => ({ method: 'POST', path: '/oauth/v2/introspect', headers: { 'content-type': FORM, authorization: basic(bl.introspector) }, body: `token=${blToken}` }) },
+      { name: 'userinfo', target: { rps: 5000, p99: 25, queries: 2 },
+        gatehouse: async () => ({ path: '/oidc/v1/userinfo', headers: { authorization: `Bearer ${ghToken}` } }),
+        baseline: async () => ({ path: '/oidc/v1/userinfo', headers: { authorization: `Bearer ${bl.userAccessToken}` } }) },
+      { name: 'refresh', gatehouse: async () => refreshChain(gh.url, refreshPool, gh.web), baseline: async () => refreshChain(bl.url, [...bl.refreshTokens], bl.web) },
+      { name: 'SetUpOrg (REST)', target: { rps: 100 },
+        gatehouse: async () => ({ method: 'POST', path: '/admin/v1/orgs/_setup', headers: { 'content-type': 'application/json', authorization: `Bearer ${gh.adminToken}` },
+          setupRequest: (request) => ({ ...request, body: setUpOrgBody() }) }) },
+      { name: 'SetUpOrg (gRPC)', gatehouse: async () => async () => { await admin.setUpOrg(fromJson(SetUpOrgRequestSchema, JSON.parse(setUpOrgBody())), { headers: grpcHeaders }); } },
+      { name: 'password login (authorize → pages → code → token)', target: { rps: 100, p99: 300 },
+        gatehouse: async () => async () => { await passwordLogin(gh.url, gh.web, USER, 'openid'); } },
+      { name: 'client_credentials, 1 connection', connections: 1, target: { p99: 5 },
+        gatehouse: async () => ({ method: 'POST', path: '/oauth/v2/token', headers: { 'content-type': FORM, authorization: basic(gh.clientCredentials) }, body: 'grant_type=client_credentials&scope=openid' }) },
+      { name: 'introspection, 1 connection', connections: 1, target: { p99: 5 },
+        gatehouse: async () => ({ method: 'POST', path: '/oauth/v2/introspect', headers: { 'content-type': FORM, authorization: basic(gh.introspector) }, body: `token=${ghToken}` }) },
+    ];
+    const only = args.includes('--only') ? args[args.indexOf('--only') + 1]!.split(',') : undefined;
+    for (const s of scenarios.filter((x) => !only || only.some((o) => x.name.startsWith(o)))) {
+      const connections = smoke ? Math.min(CONNECTIONS, s.connections ?? CONNECTIONS) : s.connections ?? CONNECTIONS;
+      const ghScenario = await s.gatehouse();
+      const blScenario = s.baseline && (await s.baseline());
+      if (WARMUP) {
+        await measure(gh.url, ghScenario, connections, WARMUP);
+        if (blScenario) await measure(bl.url, blScenario, connections, WARMUP);
+      }
+      const q0 = await queries(gh.url);
+      const g = await measure(gh.url, ghScenario, connections, DURATION);
+      const q1 = await queries(gh.url);
+      const b = blScenario ? await measure(bl.url, blScenario, connections, DURATION) : undefined;
+      const result: ScenarioResult = { scenario: s.name, connections, gatehouse: { ...g, queriesPerRequest: g.requests ? (q1 - q0) / g.requests : 0 }, baseline: b, target: s.target };
+      results.push(result);
+      process.stdout.write(`${s.name}: ${Math.round(g.rps)} req/s p50 ${g.p50} ms p99 ${g.p99} ms errors ${g.errors + g.unexpected} queries/req ${result.gatehouse.queriesPerRequest?.toFixed(2)}${b ? ` | baseline ${Math.round(b.rps)} req/s` : ''}\n`);
+    }
+    const run: Run = {
+      startedAt: new Date().toISOString(), database: gh.database, machine: { cpus: availableParallelism(), node: process.version },
+      durationSeconds: DURATION, peakRssMb: peakRssMb(gh.pid), results,
+    };
+    process.stdout.write(`\n${toMarkdown(run)}`);
+    if (smoke) {
+      const failed = results.filter((r) => r.gatehouse.errors + r.gatehouse.unexpected > 0 || r.gatehouse.requests === 0 || (r.baseline && r.baseline.errors + r.baseline.unexpected > 0));
+      if (failed.length) throw new Error(`smoke run had errors in: ${failed.map((r) => r.scenario).join(', ')}`);
+    } else {
+      process.stdout.write(`\nwritten to ${writeRun(run)}.{json,md}\n`);
+    }
+  } finally {
+    bl.stop();
+    await gh.stop();
+    if (cpuProfileDir) process.stdout.write(`\nCPU profile of the Gatehouse process in ${cpuProfileDir} (summary: node bench/profile-summary.ts <file>)\n`);
+  }
+}
+
+main().then(() => process.exit(0), (error: Error) => {
+  process.stderr.write(`bench failed: ${error.message}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,50 @@
+// Per-client abuse control on the token and introspection endpoints (issue "Reliability" §5). A request counts
+// only when the provider authenticated its client and answered with success, so requests that merely name another
+// client's client_id cannot use up that client's budget; the limit is enforced on the client a request names,
+// before the provider does any work.
+import type { Middleware } from 'koa';
+import { decodeJwt } from 'jose';
+import { RateLimiter, type RateLimitDecision } from '../platform/rate-limit.ts';
+
+const COUNTED_ROUTES = new Set(['token', 'introspection']);
+
+export interface ClientRateLimit {
+  /** Provider middleware that counts authenticated, successful requests per client. */
+  middleware: Middleware;
+  check(form: URLSearchParams, authorization: string | undefined): RateLimitDecision;
+}
+
+export function createClientRateLimit(perMinute: number): ClientRateLimit {
+  const limiter = new RateLimiter({ limit: perMinute, windowSeconds: 60 });
+  return {
+    middleware: async (ctx, next) => {
+      await next();
+      const oidc = ctx.oidc as { route?: string; client?: { clientId: string } } | undefined;
+      if (oidc?.client && COUNTED_ROUTES.has(oidc.route ?? '') && ctx.status < 400) limiter.hit(oidc.client.clientId);
+    },
+    check(form, authorization) {
+      const clientId = presentedClientId(form, authorization);
+      return clientId ? limiter.check(clientId) : { allowed: true, retryAfterSeconds: 0 };
+    },
+  };
+}
+
+function presentedClientId(form: URLSearchParams, authorization: string | undefined): string | undefined {
+  if (authorization?.toLowerCase().startsWith('basic ')) {
+    const user = Buffer.from(authorization.slice(6), 'base64').toString('utf8').split(':')[0] ?? '';
+    try {
+      return decodeURIComponent(user); // RFC 6749 §2.3.1: form-urlencoded before base64
+    } catch {
+      return user;
+    }
+  }
+  const clientId = form.get('client_id');
+  if (clientId) return clientId;
+  const assertion = form.get('client_assertion');
+  if (!assertion) return undefined;
+  try {
+    return decodeJwt(assertion).iss;
+  } catch {
+    return undefined;
+  }
+}
