@@ -12,7 +12,7 @@ export type InteractionDetails = Awaited<ReturnType<Provider['interactionDetails
 /** What the login routes need from the OIDC plugin: the current provider (it is rebuilt on key rotation). */
 export interface InteractionProvider { provider(): Provider }
 
-export interface LoginDeps extends Pick<AppDeps, 'config' | 'db' | 'secrets' | 'instance'> {
+export interface LoginDeps extends Pick<AppDeps, 'config' | 'db' | 'secrets' | 'instance' | 'metrics'> {
   oidc: InteractionProvider;
   pages: LoginPages;
 }

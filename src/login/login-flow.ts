@@ -52,6 +52,7 @@ export const submitPassword: Handler = async (deps, request, reply) => {
   if (!loginName) return renderLoginName(deps, interaction, reply, 400, '', t.errorLoginNameRequired);
   if (!password) return renderPassword(deps, interaction, reply, 400, loginName, { error: t.errorPasswordRequired });
   const outcome = await signInWithPassword(deps.db, deps.config.lockout, { loginName, password, ip: request.ip });
+  deps.metrics.logins.inc({ result: outcome.kind === 'ok' ? 'success' : outcome.kind === 'locked' ? 'locked' : 'failure' });
   if (outcome.kind === 'locked') {
     reply.header('retry-after', String(outcome.retryAfter));
     return renderPassword(deps, interaction, reply, 429, loginName, { alert: format(t.errorLocked!, { seconds: outcome.retryAfter }) });

@@ -20,7 +20,7 @@ const STATIC: Record<string, { type: string; body: Buffer }> = {
 
 export async function registerLogin(app: FastifyInstance, deps: AppDeps, oidc: InteractionProvider): Promise<void> {
   const pages = await loadLoginPages(deps);
-  const login: LoginDeps = { config: deps.config, db: deps.db, secrets: deps.secrets, instance: deps.instance, oidc, pages };
+  const login: LoginDeps = { config: deps.config, db: deps.db, secrets: deps.secrets, instance: deps.instance, metrics: deps.metrics, oidc, pages };
   const route = (handler: (d: LoginDeps, req: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>) =>
     (request: FastifyRequest, reply: FastifyReply) => handler(login, request, reply);
 

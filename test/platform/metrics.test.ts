@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isPostgres } from '../helpers/postgres.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { createMachine, createOidcApp, basic, postForm, userTokens } from '../helpers/oidc.ts';
 
 describe('/metrics', () => {
   let server: TestServer;
@@ -22,6 +23,16 @@ describe('/metrics', () => {
     const { rows } = await server.db.query('SELECT max(sequence)::text AS s FROM events');
     expect(text).toContain(`gatehouse_event_log_sequence ${rows[0]!.s}`);
     expect(text).toMatch(/gatehouse_process_resident_memory_bytes \d+/);
+  });
+
+  it('counts password logins by result and tokens by grant', async () => {
+    await userTokens(server, await createOidcApp(server), 'openid');
+    const machine = await createMachine(server);
+    await postForm(`${server.url}/oauth/v2/token`, { grant_type: 'client_credentials', scope: 'openid' }, { authorization: basic(machine.userName, machine.clientSecret) });
+    const text = await (await fetch(`${server.url}/metrics`)).text();
+    expect(text).toMatch(/gatehouse_logins_total\{result="success"\} 1/);
+    expect(text).toMatch(/gatehouse_tokens_issued_total\{grant="authorization_code"\} 1/);
+    expect(text).toMatch(/gatehouse_tokens_issued_total\{grant="client_credentials"\} 1/);
   });
 });
 
