@@ -113,7 +113,8 @@ export class Browser {
     const csrf = /name="csrf" value="([^"]*)"/.exec(page)?.[1] ?? '';
     return this.follow(`${loginUrl}/password`, {
       method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: this.#server.url },
+      // the page's origin is the issuer's (behind a balancer, whichever instance served it)
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: new URL(this.#server.config.issuer).origin },
       body: new URLSearchParams({ csrf, loginName, password }),
     });
   }

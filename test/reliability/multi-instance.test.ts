@@ -119,7 +119,7 @@ describe.runIf(isPostgres)('many instances on one database', () => {
     const verifier = client.randomPKCECodeVerifier();
     const params = { client_id: app.json.clientId, redirect_uri: CALLBACK, response_type: 'code', scope: 'openid', code_challenge: await client.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' };
     // The browser's cookies are per host, not per port: both instances see them, as behind one balancer.
-    const browser = new Browser({ url: b } as TestServer);
+    const browser = new Browser({ url: b, config: { issuer } } as TestServer);
     const started = await browser.request(`${a}/oauth/v2/authorize?${new URLSearchParams(params)}`);
     expect(started.status).toBe(303);
     const loginPath = started.headers.get('location')!;
@@ -127,7 +127,7 @@ describe.runIf(isPostgres)('many instances on one database', () => {
     // The login pages run on B; they send the browser back to the issuer's resume URL, here served by A.
     const resume = await browser.authorize(new URL(loginPath, b), 'admin', ADMIN_PASSWORD);
     expect(resume.toString().startsWith(`${a}/oauth/v2/authorize/`)).toBe(true);
-    const onA = new Browser({ url: a } as TestServer);
+    const onA = new Browser({ url: a, config: { issuer } } as TestServer);
     for (const [name, value] of browser.cookies) onA.cookies.set(name, value);
     const callback = new URL((await onA.follow(resume.toString())).url);
     expect(callback.toString().startsWith(CALLBACK)).toBe(true);
