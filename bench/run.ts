@@ -11,7 +11,7 @@ import { createGrpcTransport } from '@connectrpc/connect-node';
 import { fromJson } from '@bufbuild/protobuf';
 import { AdminService, SetUpOrgRequestSchema } from '@zitadel/proto/zitadel/admin_pb.js';
 import { runFlowLoad, runHttpLoad, type HttpScenario, type LoadResult } from './load.ts';
-import { jwtProfileToken, serviceAssertion, startGatehouse, USER, type GatehouseTarget } from './gatehouse.ts';
+import { serviceAssertion, startGatehouse, USER, type GatehouseTarget } from './gatehouse.ts';
 import { passwordLogin } from './login-flow.ts';
 import { toMarkdown, writeRun, type Run, type ScenarioResult } from './report.ts';
 

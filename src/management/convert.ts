@@ -5,6 +5,10 @@ import type { ObjectDetailsSchema } from '@zitadel/proto/zitadel/object_pb.js';
 import { AccessTokenType, GenderSchema, UserState, type UserSchema } from '@zitadel/proto/zitadel/user_pb.js';
 import type { Details } from '../events/details.ts';
 import { loginName, type UserRow } from '../users/lookup.ts';
+import { OrgState, type OrgSchema } from '@zitadel/proto/zitadel/org_pb.js';
+import type { OrgRow } from '../orgs/queries.ts';
+import type { HumanInput } from '../users/import.ts';
+import type { Gender } from '../users/queries.ts';
 
 export function detailsMessage(d: Details): MessageInitShape<typeof ObjectDetailsSchema> {
   return {
@@ -60,3 +64,37 @@ export function userMessage(u: UserRow): MessageInitShape<typeof UserSchema> {
     type,
   };
 }
+
+export function orgMessage(org: OrgRow): MessageInitShape<typeof OrgSchema> {
+  return {
+    id: org.id, details: storedDetails(org, org.id), name: org.name, primaryDomain: org.primary_domain,
+    state: org.state === 'active' ? OrgState.ACTIVE : OrgState.INACTIVE,
+  };
+}
+
+/** The human user of SetUpOrg and ImportHumanUser: the two requests carry the same members (validate.rules make
+ *  profile and email present before a handler runs). */
+interface HumanMembers {
+  userName: string;
+  profile?: { firstName: string; lastName: string; nickName: string; displayName: string; preferredLanguage: string; gender: number };
+  email?: { email: string; isEmailVerified: boolean };
+  phone?: { phone: string; isPhoneVerified: boolean };
+  password: string;
+}
+
+export function humanInput(h: HumanMembers): HumanInput {
+  const p = h.profile!;
+  return {
+    userName: h.userName,
+    profile: {
+      firstName: p.firstName, lastName: p.lastName, nickName: p.nickName, displayName: p.displayName,
+      preferredLanguage: p.preferredLanguage, gender: enumName<Gender>(GenderSchema, p.gender),
+    },
+    email: h.email!.email,
+    emailVerified: h.email!.isEmailVerified,
+    phone: h.phone?.phone || null,
+    phoneVerified: h.phone?.isPhoneVerified ?? false,
+    password: h.password,
+  };
+}
+

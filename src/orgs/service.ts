@@ -5,7 +5,7 @@ import { createdDetails, type Details } from '../events/details.ts';
 import { invalidArgument, notFound } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import { hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../users/passwords.ts';
-import type { HumanProfile } from '../users/queries.ts';
+import type { HumanInput } from '../users/import.ts';
 import { isOrgRole, ORG_OWNER } from '../members/roles.ts';
 import { addOrgWithHuman } from './create.ts';
 import { generateOrgDomain } from './domain-name.ts';
@@ -13,16 +13,7 @@ import { findOrgById, type OrgRow } from './queries.ts';
 
 export interface SetUpOrgInput {
   org: { name: string; domain: string };
-  human: {
-    userName: string;
-    profile: HumanProfile;
-    email: string;
-    emailVerified: boolean;
-    phone: string | null;
-    phoneVerified: boolean;
-    /** Empty: the user is created without a password (compat.md §5). */
-    password: string;
-  };
+  human: HumanInput;
   roles: readonly string[];
 }
 

@@ -6,18 +6,16 @@ import { createdDetails, type Details } from '../events/details.ts';
 import { newId } from '../platform/ids.ts';
 import { fromDatabaseError, invalidArgument } from '../platform/errors.ts';
 import { hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './passwords.ts';
-import { insertHuman, type HumanProfile } from './queries.ts';
+import { insertHuman, type NewHuman } from './queries.ts';
 
-export interface ImportHumanInput {
-  orgId: string;
-  userName: string;
-  profile: HumanProfile;
-  email: string;
-  emailVerified: boolean;
-  phone: string | null;
-  phoneVerified: boolean;
-  /** Empty: the user is created without a password and cannot log in until one is set. */
+/** A human user as the API creates one: the stored fields and a password to hash (compat.md §5: empty means the
+ *  user is created without one and cannot log in until one is set). */
+export interface HumanInput extends Omit<NewHuman, 'id' | 'orgId' | 'sequence' | 'passwordHash'> {
   password: string;
+}
+
+export interface ImportHumanInput extends HumanInput {
+  orgId: string;
 }
 
 /** The slow part (argon2id) before any transaction: the hash of the password, or null without one. */

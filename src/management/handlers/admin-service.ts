@@ -1,16 +1,13 @@
 // zitadel.admin.v1.AdminService: instance administration, IAM_OWNER only (compat.md §1).
 import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
-import { GenderSchema } from '@zitadel/proto/zitadel/user_pb.js';
 import { IDPOwnerType, IDPState, IDPStylingTypeSchema } from '@zitadel/proto/zitadel/idp_pb.js';
-import { OrgState } from '@zitadel/proto/zitadel/org_pb.js';
 import type { AppDeps } from '../../app.ts';
-import type { Gender } from '../../users/queries.ts';
 import type { StylingType } from '../../idps/queries.ts';
 import { addJwtIdp, getIdpById } from '../../idps/service.ts';
 import { getOrgById, setUpOrg } from '../../orgs/service.ts';
 import { IAM_OWNER } from '../../members/roles.ts';
 import { addIamMember } from '../../members/iam-members.ts';
-import { detailsMessage, enumName, enumNumber, storedDetails } from '../convert.ts';
+import { detailsMessage, enumName, enumNumber, storedDetails, orgMessage, humanInput } from '../convert.ts';
 import { operation, type Operation } from '../operation.ts';
 
 const iamOwner = { kind: 'instance', role: IAM_OWNER } as const;
@@ -55,22 +52,9 @@ export function adminServiceOperations({ db, instance }: AppDeps): Operation[] {
       permission: iamOwner,
       async handle(caller, req) {
         // validate.rules make the oneof `user` required, so only the human case reaches this point
-        const human = req.user.value!;
-        const profile = human.profile!;
         const result = await setUpOrg(db, instance.domain, {
           org: { name: req.org!.name, domain: req.org!.domain },
-          human: {
-            userName: human.userName,
-            profile: {
-              firstName: profile.firstName, lastName: profile.lastName, nickName: profile.nickName, displayName: profile.displayName,
-              preferredLanguage: profile.preferredLanguage, gender: enumName<Gender>(GenderSchema, profile.gender),
-            },
-            email: human.email!.email,
-            emailVerified: human.email!.isEmailVerified,
-            phone: human.phone?.phone || null,
-            phoneVerified: human.phone?.isPhoneVerified ?? false,
-            password: human.password,
-          },
+          human: humanInput(req.user.value!),
           roles: req.roles,
         }, caller.principal.userId);
         return { details: detailsMessage(result.details), orgId: result.orgId, userId: result.userId };
@@ -81,12 +65,7 @@ export function adminServiceOperations({ db, instance }: AppDeps): Operation[] {
       permission: iamOwner,
       async handle(_caller, req) {
         const org = await getOrgById(db, req.id);
-        return {
-          org: {
-            id: org.id, details: storedDetails(org, org.id), name: org.name, primaryDomain: org.primary_domain,
-            state: org.state === 'active' ? OrgState.ACTIVE : OrgState.INACTIVE,
-          },
-        };
+        return { org: orgMessage(org) };
       },
     }),
     operation({

@@ -2,8 +2,6 @@
 // `x-zitadel-orgid` or the caller's org; ORG_OWNER of that org, IAM_OWNER everywhere (auth.ts).
 import { timestampDate } from '@bufbuild/protobuf/wkt';
 import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
-import { OrgState } from '@zitadel/proto/zitadel/org_pb.js';
-import { GenderSchema } from '@zitadel/proto/zitadel/user_pb.js';
 import type { AppDeps } from '../../app.ts';
 import { invalidArgument } from '../../platform/errors.ts';
 import { getOrgById } from '../../orgs/service.ts';
@@ -12,9 +10,8 @@ import { addApiApp, addAppKey, addOidcApp, updateOidcAppConfig } from '../../app
 import { addMachineUser, addMachineUserKey, generateMachineSecret } from '../../users/machine-service.ts';
 import { importHumanUser } from '../../users/import.ts';
 import { deactivateUser } from '../../users/deactivate.ts';
-import type { Gender } from '../../users/queries.ts';
 import { ORG_OWNER } from '../../members/roles.ts';
-import { detailsMessage, enumName, storedDetails, userMessage } from '../convert.ts';
+import { detailsMessage, userMessage, humanInput, orgMessage } from '../convert.ts';
 import { API_AUTH_METHODS, appMessage, complianceMessages, oidcConfigInput, TOKEN_TYPES } from '../app-messages.ts';
 import { appInScope, projectInScope, userInScope } from '../scope.ts';
 import { operation, type Operation } from '../operation.ts';
@@ -33,12 +30,7 @@ export function managementServiceOperations({ db, secrets }: AppDeps): Operation
       permission: orgOwner,
       async handle(caller) {
         const org = await getOrgById(db, caller.orgId);
-        return {
-          org: {
-            id: org.id, details: storedDetails(org, org.id), name: org.name, primaryDomain: org.primary_domain,
-            state: org.state === 'active' ? OrgState.ACTIVE : OrgState.INACTIVE,
-          },
-        };
+        return { org: orgMessage(org) };
       },
     }),
     operation({
@@ -135,20 +127,7 @@ export function managementServiceOperations({ db, secrets }: AppDeps): Operation
         if (req.requestPasswordlessRegistration) throw unsupported('ImportHumanUserRequest.RequestPasswordlessRegistration');
         if (req.otpCode) throw unsupported('ImportHumanUserRequest.OtpCode');
         if (req.idps.length) throw unsupported('ImportHumanUserRequest.Idps');
-        const profile = req.profile!;
-        const { userId, details } = await importHumanUser(db, {
-          orgId: caller.orgId,
-          userName: req.userName,
-          profile: {
-            firstName: profile.firstName, lastName: profile.lastName, nickName: profile.nickName, displayName: profile.displayName,
-            preferredLanguage: profile.preferredLanguage, gender: enumName<Gender>(GenderSchema, profile.gender),
-          },
-          email: req.email!.email,
-          emailVerified: req.email!.isEmailVerified,
-          phone: req.phone?.phone || null,
-          phoneVerified: req.phone?.isPhoneVerified ?? false,
-          password: req.password,
-        }, caller.principal.userId);
+        const { userId, details } = await importHumanUser(db, { orgId: caller.orgId, ...humanInput(req) }, caller.principal.userId);
         return { userId, details: detailsMessage(details) };
       },
     }),
