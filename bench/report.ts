@@ -23,6 +23,8 @@ export interface Run {
 const RESULTS_DIR = fileURLToPath(new URL('./results/', import.meta.url));
 
 function verdict(r: ScenarioResult): string {
+  const errors = r.gatehouse.errors + r.gatehouse.unexpected;
+  if (errors) return `ERRORS: ${errors} failed requests; the numbers do not count`;
   const t = r.target;
   if (!t) return 'report';
   const fails: string[] = [];

@@ -11,10 +11,10 @@ const COUNTED_ROUTES = new Set(['token', 'introspection']);
 export interface ClientRateLimit {
   /** Provider middleware that counts authenticated, successful requests per client. */
   middleware: Middleware;
-  check(form: URLSearchParams, authorization: string | undefined): RateLimitDecision;
+  check(form: URLSearchParams, authorization: string | undefined, ip: string): RateLimitDecision;
 }
 
-export function createClientRateLimit(perMinute: number): ClientRateLimit {
+export function createClientRateLimit(perMinute: number, exempt: ReadonlySet<string>): ClientRateLimit {
   const limiter = new RateLimiter({ limit: perMinute, windowSeconds: 60 });
   return {
     middleware: async (ctx, next) => {
@@ -22,7 +22,8 @@ export function createClientRateLimit(perMinute: number): ClientRateLimit {
       const oidc = ctx.oidc as { route?: string; client?: { clientId: string } } | undefined;
       if (oidc?.client && COUNTED_ROUTES.has(oidc.route ?? '') && ctx.status < 400) limiter.hit(oidc.client.clientId);
     },
-    check(form, authorization) {
+    check(form, authorization, ip) {
+      if (exempt.has(ip)) return { allowed: true, retryAfterSeconds: 0 };
       const clientId = presentedClientId(form, authorization);
       return clientId ? limiter.check(clientId) : { allowed: true, retryAfterSeconds: 0 };
     },

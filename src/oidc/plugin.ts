@@ -65,7 +65,7 @@ export async function registerOidc(app: FastifyInstance, deps: AppDeps): Promise
     resolveAccessToken: (value) => jwtAccessTokens.resolve(value),
   }, { refreshReuseGrace: config.ttl.refreshTokenReuseGrace });
 
-  const clientRateLimit = createClientRateLimit(config.rateLimit.perClient);
+  const clientRateLimit = createClientRateLimit(config.rateLimit.perClient, new Set(config.rateLimit.exempt));
   const build = (keySet: KeySet) => {
     const provider = createProvider({
       config, secrets, Adapter, findAccount,
@@ -180,7 +180,7 @@ function mountRoutes(app: FastifyInstance, callback: () => ReturnType<Provider['
         const form = new URLSearchParams(request.body);
         rewrite(form, request);
         if (limitPerClient) {
-          const decision = clientRateLimit.check(form, request.headers.authorization);
+          const decision = clientRateLimit.check(form, request.headers.authorization, request.ip);
           if (!decision.allowed) return tooManyRequests(reply, decision);
         }
         const body = form.toString();

@@ -25,7 +25,7 @@ describe('rate limits', () => {
 
   describe('per client', () => {
     let server: TestServer;
-    beforeAll(async () => { server = await startTestServer({ env: { GATEHOUSE_RATE_LIMIT_PER_CLIENT: '3' } }); });
+    beforeAll(async () => { server = await startTestServer({ env: { GATEHOUSE_RATE_LIMIT_EXEMPT: '', GATEHOUSE_RATE_LIMIT_PER_CLIENT: '3' } }); });
     afterAll(async () => server?.stop());
 
     it('limits a client after its successful requests, and requests naming it without its secret do not count', async () => {
@@ -40,6 +40,20 @@ describe('rate limits', () => {
       expect(limited.status).toBe(429);
       expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
       expect((await token(b, b.clientSecret)).status).toBe(200);
+    });
+  });
+
+  describe('exempt addresses', () => {
+    let server: TestServer;
+    beforeAll(async () => { server = await startTestServer({ env: { GATEHOUSE_RATE_LIMIT_PER_IP: '2', GATEHOUSE_RATE_LIMIT_PER_CLIENT: '2' } }); });
+    afterAll(async () => server?.stop());
+
+    it('are limited neither per IP nor per client', async () => {
+      const machine = await createMachine(server);
+      for (let i = 0; i < 6; i++) {
+        const res = await postForm(`${server.url}/oauth/v2/token`, { grant_type: 'client_credentials', scope: 'openid' }, { authorization: basic(machine.userName, machine.clientSecret) });
+        expect(res.status).toBe(200);
+      }
     });
   });
 });
