@@ -3,7 +3,6 @@
 import type { Account, KoaContextWithOIDC } from 'oidc-provider';
 import type { Db } from '../platform/db.ts';
 import { findActiveUser, loginName, type UserRow } from '../users/lookup.ts';
-import { findOrgById } from '../orgs/queries.ts';
 import { RESOURCE_OWNER_SCOPE } from './scopes.ts';
 
 export const CLAIMS = {
@@ -27,7 +26,7 @@ export function createFindAccount(db: Db) {
         // Without "user info inside ID token", an ID token issued next to an access token carries only sub
         // (interface.md authorization_endpoint; compat.md §6 idTokenUserinfoAssertion).
         if (use === 'id_token' && issuesAccessToken(ctx) && !ctx.oidc.client?.['id_token_userinfo_assertion' as never]) return { sub: user.id };
-        return { ...(await userClaims(db, user, new Set(scope.split(' ')))), sub: user.id };
+        return { ...userClaims(user, new Set(scope.split(' '))), sub: user.id };
       },
     };
   };
@@ -37,7 +36,7 @@ function issuesAccessToken(ctx: KoaContextWithOIDC): boolean {
   return ctx.oidc.route === 'token' || String(ctx.oidc.params?.response_type ?? '').split(' ').includes('token');
 }
 
-export async function userClaims(db: Db, user: UserRow, scopes: ReadonlySet<string>): Promise<Record<string, unknown>> {
+export function userClaims(user: UserRow, scopes: ReadonlySet<string>): Record<string, unknown> {
   const claims: Record<string, unknown> = {
     sub: user.id,
     preferred_username: loginName(user),
@@ -59,10 +58,9 @@ export async function userClaims(db: Db, user: UserRow, scopes: ReadonlySet<stri
     });
   }
   if (scopes.has(RESOURCE_OWNER_SCOPE)) {
-    const org = await findOrgById(db, user.org_id);
     Object.assign(claims, {
       [`${RESOURCE_OWNER_SCOPE}:id`]: user.org_id,
-      [`${RESOURCE_OWNER_SCOPE}:name`]: org?.name,
+      [`${RESOURCE_OWNER_SCOPE}:name`]: user.org_name,
       [`${RESOURCE_OWNER_SCOPE}:primary_domain`]: user.primary_domain,
     });
   }

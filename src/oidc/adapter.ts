@@ -4,14 +4,16 @@
 import { createHash } from 'node:crypto';
 import { errors, type Adapter, type AdapterPayload } from 'oidc-provider';
 import type { Db, Queryable } from '../platform/db.ts';
+import type { TokenReference } from './access-tokens.ts';
 
 export interface AdapterHooks {
   findClient(clientId: string): Promise<AdapterPayload | undefined>;
   /** Maps a presented access token value to its storage id; JWT access tokens are verified here (jwt-access-tokens.ts). */
-  resolveAccessToken(value: string): Promise<{ id: string; jwt: boolean } | undefined>;
+  resolveAccessToken(value: string): Promise<TokenReference | undefined>;
 }
 
-const hashId = (id: string) => createHash('sha256').update(id).digest('base64url');
+/** Storage id of a token, code or session id: its SHA-256 (security.md §7). */
+export const hashId = (id: string) => createHash('sha256').update(id).digest('base64url');
 
 /**
  * A one-time assertion (client assertion, JWT-profile assertion) presented a second time. oidc-provider's replay
@@ -64,7 +66,7 @@ export function createAdapterClass(db: Db, hooks: AdapterHooks, options: Adapter
       if (this.model === 'AccessToken') {
         const ref = await hooks.resolveAccessToken(id);
         if (!ref) return undefined;
-        ({ id, jwt } = ref);
+        ({ jti: id, jwt } = ref);
       }
       const { rows } = await db.query<{ payload: AdapterPayload; consumed_at: Date | null }>(
         `SELECT payload, consumed_at FROM oidc_payloads

@@ -11,7 +11,9 @@ const COUNTED_ROUTES = new Set(['token', 'introspection']);
 export interface ClientRateLimit {
   /** Provider middleware that counts authenticated, successful requests per client. */
   middleware: Middleware;
-  check(form: URLSearchParams, authorization: string | undefined, ip: string): RateLimitDecision;
+  /** Counts an authenticated, successful request of a client (the endpoints Gatehouse serves itself). */
+  hit(clientId: string): void;
+  check(clientId: string | undefined, ip: string): RateLimitDecision;
 }
 
 export function createClientRateLimit(perMinute: number, exempt: ReadonlySet<string>): ClientRateLimit {
@@ -22,15 +24,18 @@ export function createClientRateLimit(perMinute: number, exempt: ReadonlySet<str
       const oidc = ctx.oidc as { route?: string; client?: { clientId: string } } | undefined;
       if (oidc?.client && COUNTED_ROUTES.has(oidc.route ?? '') && ctx.status < 400) limiter.hit(oidc.client.clientId);
     },
-    check(form, authorization, ip) {
-      if (exempt.has(ip)) return { allowed: true, retryAfterSeconds: 0 };
-      const clientId = presentedClientId(form, authorization);
-      return clientId ? limiter.check(clientId) : { allowed: true, retryAfterSeconds: 0 };
+    hit(clientId) {
+      limiter.hit(clientId);
+    },
+    check(clientId, ip) {
+      if (exempt.has(ip) || !clientId) return { allowed: true, retryAfterSeconds: 0 };
+      return limiter.check(clientId);
     },
   };
 }
 
-function presentedClientId(form: URLSearchParams, authorization: string | undefined): string | undefined {
+/** The client a request names, authenticated or not. */
+export function presentedClientId(form: URLSearchParams, authorization: string | undefined): string | undefined {
   if (authorization?.toLowerCase().startsWith('basic ')) {
     const user = Buffer.from(authorization.slice(6), 'base64').toString('utf8').split(':')[0] ?? '';
     try {

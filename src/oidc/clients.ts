@@ -40,24 +40,24 @@ export async function findClientMetadata(db: Db, clientId: string): Promise<Adap
   const machine = await findActiveMachine(db, { id: clientId });
   if (machine) {
     return {
-      client_id: machine.user.id,
+      client_id: machine.id,
       token_endpoint_auth_method: 'none',
       redirect_uris: [], response_types: [], grant_types: [JWT_BEARER],
-      jwks: { keys: machine.keys.map((k) => ({ ...k.public_jwk, kid: k.id })) },
-      access_token_type: machine.user.access_token_type,
-      machine_user_id: machine.user.id,
+      jwks: { keys: machine.jwks },
+      access_token_type: machine.access_token_type,
+      machine_user_id: machine.id,
       gatehouse_kind: 'machine',
     };
   }
   const named = await findActiveMachine(db, { userName: clientId });
-  if (named?.user.secret_hash) {
+  if (named?.secret_hash) {
     return {
       client_id: clientId,
-      client_secret: named.user.secret_hash,
+      client_secret: named.secret_hash,
       token_endpoint_auth_method: 'client_secret_basic',
       redirect_uris: [], response_types: [], grant_types: ['client_credentials'],
-      access_token_type: named.user.access_token_type,
-      machine_user_id: named.user.id,
+      access_token_type: named.access_token_type,
+      machine_user_id: named.id,
       gatehouse_kind: 'machine',
     };
   }

@@ -6,10 +6,16 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { decodeJwt } from 'jose';
 import type Provider from 'oidc-provider';
 import type { AppDeps } from '../app.ts';
-import { findActiveUser } from '../users/lookup.ts';
-import { createAdapterClass, sweepExpired } from './adapter.ts';
+import { AssertionReplayed, createAdapterClass, sweepExpired } from './adapter.ts';
 import { createFindAccount } from './accounts.ts';
 import { findClientMetadata, JWT_BEARER } from './clients.ts';
+import { findActiveAccessToken } from './access-tokens.ts';
+import type { MachineTokenDeps } from './machine-tokens.ts';
+import { machineTokenFastPath, type FastTokenResult } from './endpoints/machine-token.ts';
+import { registerIntrospection } from './endpoints/introspection.ts';
+import { registerUserinfo } from './endpoints/userinfo.ts';
+import { noStore } from './endpoints/oauth.ts';
+import { allowOrigin } from './endpoints/cors.ts';
 import { registerMachineGrants } from './grants.ts';
 import { encodeForEdge, JwtAccessTokens } from './jwt-access-tokens.ts';
 import { loadKeySet, type KeySet } from './keys.ts';
@@ -19,7 +25,7 @@ import { providerPages } from '../login/provider-pages.ts';
 import { sameOriginPostsOnly } from '../login/routes.ts';
 import { createTokenPolicies } from './token-endpoints.ts';
 import { observeProvider } from './observe.ts';
-import { createClientRateLimit, type ClientRateLimit } from './client-rate-limit.ts';
+import { createClientRateLimit, presentedClientId, type ClientRateLimit } from './client-rate-limit.ts';
 import { tooManyRequests } from '../platform/rate-limit.ts';
 
 declare module 'fastify' {
@@ -59,21 +65,31 @@ export async function registerOidc(app: FastifyInstance, deps: AppDeps): Promise
   const jwtAccessTokens = new JwtAccessTokens(config.issuer, () => keys, managementAudience);
   const findAccount = createFindAccount(db);
   const pages = providerPages(deps);
-  const policies = createTokenPolicies(db, managementAudience);
+  const policies = createTokenPolicies();
   const Adapter = createAdapterClass(db, {
     findClient: (id) => findClientMetadata(db, id),
     resolveAccessToken: (value) => jwtAccessTokens.resolve(value),
   }, { refreshReuseGrace: config.ttl.refreshTokenReuseGrace });
+  const machineTokens: MachineTokenDeps = {
+    issuer: config.issuer,
+    ttl: { accessToken: config.ttl.accessToken, idToken: config.ttl.idToken },
+    assertionMaxAge: config.assertionMaxAge,
+    signer: jwtAccessTokens,
+    saveAccessToken: (jti, payload, expiresIn) => new Adapter('AccessToken').upsert(jti, payload as never, expiresIn),
+    // oidc-provider's ReplayDetection ids, so an assertion used on one path cannot be replayed on the other
+    claimOnce: (issuer, jti, expiresAt) => new Adapter('ReplayDetection')
+      .upsert(createHash('sha256').update(`${issuer}${jti}`).digest('base64url'), { iss: issuer, jti } as never, expiresAt - Math.floor(Date.now() / 1000))
+      .then(() => true, (error) => { if (error instanceof AssertionReplayed) return false; throw error; }),
+  };
 
   const clientRateLimit = createClientRateLimit(config.rateLimit.perClient, new Set(config.rateLimit.exempt));
   const build = (keySet: KeySet) => {
     const provider = createProvider({
       config, secrets, Adapter, findAccount,
-      introspectionAllowed: policies.introspectionAllowed as never,
       revocationAllowed: policies.revocationAllowed as never,
       pages,
     }, keySet);
-    registerMachineGrants(provider, config, findAccount);
+    registerMachineGrants(provider, machineTokens);
     jwtAccessTokens.install(provider);
     patchClients(provider, secrets);
     provider.use(policies.middleware);
@@ -100,26 +116,37 @@ export async function registerOidc(app: FastifyInstance, deps: AppDeps): Promise
   ];
   timers.forEach((t) => t.unref());
 
-  mountRoutes(app, () => current.callback, config.issuer, sameOriginPostsOnly(deps), clientRateLimit);
+  const resolveToken = (value: string) => jwtAccessTokens.resolve(value);
+  const fastToken = machineTokenFastPath({ ...machineTokens, db, secrets });
+  mountRoutes(app, {
+    callback: () => current.callback,
+    issuer: config.issuer,
+    formPostCheck: sameOriginPostsOnly(deps),
+    clientRateLimit,
+    fastToken: async (form, authorization) => {
+      const served = await fastToken(form, authorization);
+      if (served) deps.metrics.tokensIssued.inc({ grant: String(form.get('grant_type')) });
+      return served;
+    },
+  });
+  app.register(async (scope) => {
+    scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT }, (_req, body, done) => done(null, body));
+    registerIntrospection(scope, { db, issuer: config.issuer, secrets, managementAudience, resolveToken, claimOnce: machineTokens.claimOnce, rateLimit: clientRateLimit });
+    registerUserinfo(scope, { db, issuer: config.issuer, resolveToken });
+  });
 
   const oidc: Oidc = {
     provider: () => current.provider,
-    async verifyAccessToken(token) {
-      const provider = current.provider;
-      const at = await provider.AccessToken.find(token);
-      if (!at || at.isExpired || !at.accountId) return undefined;
-      // a revoked grant (refresh token revocation, code replay, logout) ends its tokens
-      if (at.grantId) {
-        const grant = await provider.Grant.find(at.grantId);
-        if (!grant || grant.isExpired) return undefined;
-      }
-      if (!(await findActiveUser(db, at.accountId))) return undefined;
+    async verifyAccessToken(value) {
+      const ref = await resolveToken(value);
+      const token = ref && (await findActiveAccessToken(db, ref));
+      if (!token) return undefined;
       return {
-        tokenId: createHash('sha256').update(at.jti).digest('base64url'),
-        userId: at.accountId,
-        clientId: at.clientId!,
-        scopes: new Set(String(at.scope ?? '').split(' ').filter(Boolean)),
-        expiresAt: new Date(at.exp! * 1000),
+        tokenId: createHash('sha256').update(token.payload.jti).digest('base64url'),
+        userId: token.user.id,
+        clientId: token.payload.clientId,
+        scopes: token.scopes,
+        expiresAt: new Date(token.payload.exp * 1000),
       };
     },
     async close() {
@@ -131,9 +158,28 @@ export async function registerOidc(app: FastifyInstance, deps: AppDeps): Promise
   return oidc;
 }
 
+/** Form bodies of the OAuth endpoints: generous for assertions and scopes, small enough to refuse abuse early. */
+const FORM_BODY_LIMIT = 56 * 1024;
+
+function assertionIssuer(form: URLSearchParams): string | undefined {
+  try {
+    return decodeJwt(form.get('assertion') ?? '').iss;
+  } catch {
+    return undefined; // a malformed assertion is answered by the provider
+  }
+}
+
 const END_SESSION_PARAMS = new Set(['id_token_hint', 'post_logout_redirect_uri', 'state', 'ui_locales', 'client_id', 'logout_hint']);
 
-function mountRoutes(app: FastifyInstance, callback: () => ReturnType<Provider['callback']>, issuer: string, formPostCheck: ReturnType<typeof sameOriginPostsOnly>, clientRateLimit: ClientRateLimit): void {
+interface Mount {
+  callback: () => ReturnType<Provider['callback']>;
+  issuer: string;
+  formPostCheck: ReturnType<typeof sameOriginPostsOnly>;
+  clientRateLimit: ClientRateLimit;
+  fastToken(form: URLSearchParams, authorization: string | undefined): Promise<FastTokenResult>;
+}
+
+function mountRoutes(app: FastifyInstance, { callback, issuer, formPostCheck, clientRateLimit, fastToken }: Mount): void {
   const { host, protocol } = new URL(issuer);
   const hand = (request: FastifyRequest, reply: FastifyReply) => {
     // Endpoint URLs and cookie flags derive from the configured issuer, never from the client's headers
@@ -161,7 +207,7 @@ function mountRoutes(app: FastifyInstance, callback: () => ReturnType<Provider['
     passthrough('GET', ROUTES.authorization);
     passthrough('GET', `${ROUTES.authorization}/:uid`);
     passthrough(['GET', 'OPTIONS'], ROUTES.jwks);
-    passthrough(['GET', 'POST', 'OPTIONS'], ROUTES.userinfo);
+    passthrough('OPTIONS', ROUTES.userinfo);
     passthrough('GET', ROUTES.end_session);
     scope.route({
       method: 'POST', url: `${ROUTES.end_session}/confirm`,
@@ -173,39 +219,41 @@ function mountRoutes(app: FastifyInstance, callback: () => ReturnType<Provider['
     passthrough('OPTIONS', ROUTES.introspection);
     passthrough('OPTIONS', ROUTES.revocation);
 
-    // Routes whose form body the edge adjusts first; the provider then reads the rewritten body.
-    scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 56 * 1024 }, (_req, body, done) => done(null, body));
-    const rewriting = (url: string, rewrite: (form: URLSearchParams, request: FastifyRequest) => void, limitPerClient = false) => scope.post(url, async (request, reply) => {
-      if (typeof request.body === 'string') {
-        const form = new URLSearchParams(request.body);
-        rewrite(form, request);
-        if (limitPerClient) {
-          const decision = clientRateLimit.check(form, request.headers.authorization, request.ip);
-          if (!decision.allowed) return tooManyRequests(reply, decision);
-        }
-        const body = form.toString();
-        (request.raw as unknown as { body: string }).body = body;
-        // the provider only reads bodies it sees announced; HTTP/2 clients may send none (and the body changed)
-        request.raw.headers['content-length'] = String(Buffer.byteLength(body));
-      }
+    // Routes whose form body the edge reads first; the provider then reads the (possibly rewritten) body.
+    scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT }, (_req, body, done) => done(null, body));
+    const handOver = (request: FastifyRequest, reply: FastifyReply, form: URLSearchParams) => {
+      const body = form.toString();
+      (request.raw as unknown as { body: string }).body = body;
+      // the provider only reads bodies it sees announced; HTTP/2 clients may send none (and the body changed)
+      request.raw.headers['content-length'] = String(Buffer.byteLength(body));
       hand(request, reply);
-    });
-    rewriting(ROUTES.token, (form, request) => {
-      // JWT-profile requests carry no client identification (RFC 7523, compat.md §6): the client is the machine
-      // user named by the assertion's issuer; the grant handler verifies the assertion itself.
-      if (form.get('grant_type') !== JWT_BEARER || request.headers.authorization || form.has('client_id') || form.has('client_assertion')) return;
-      try {
-        const iss = decodeJwt(form.get('assertion') ?? '').iss;
-        if (iss) form.set('client_id', iss);
-      } catch { /* a malformed assertion is answered by the provider */ }
-    }, true);
-    const jwtToEdge = (form: URLSearchParams) => {
-      const tokens = form.getAll('token');
-      if (tokens.length !== 1) return;
-      form.set('token', encodeForEdge(tokens[0]!));
     };
-    rewriting(ROUTES.introspection, jwtToEdge, true);
-    rewriting(ROUTES.revocation, jwtToEdge);
+    scope.post(ROUTES.token, async (request, reply) => {
+      if (typeof request.body !== 'string') return hand(request, reply);
+      const form = new URLSearchParams(request.body);
+      const authorization = request.headers.authorization;
+      // JWT-profile requests carry no client identification (RFC 7523, compat.md §6): the client is the machine
+      // user named by the assertion's issuer.
+      const jwtProfileClient = form.get('grant_type') === JWT_BEARER && !authorization && !form.has('client_id') && !form.has('client_assertion') ? assertionIssuer(form) : undefined;
+      const limit = clientRateLimit.check(presentedClientId(form, authorization) ?? jwtProfileClient, request.ip);
+      if (!limit.allowed) return tooManyRequests(reply, limit);
+      // cross-origin requests go to the provider, whose CORS rules refuse them for machine clients
+      const served = request.headers.origin === undefined ? await fastToken(form, authorization) : undefined;
+      if (served) {
+        clientRateLimit.hit(served.clientId);
+        allowOrigin(request, reply, 'WWW-Authenticate');
+        return noStore(reply).send(served.body);
+      }
+      if (jwtProfileClient) form.set('client_id', jwtProfileClient);
+      return handOver(request, reply, form);
+    });
+    scope.post(ROUTES.revocation, async (request, reply) => {
+      if (typeof request.body !== 'string') return hand(request, reply);
+      const form = new URLSearchParams(request.body);
+      const tokens = form.getAll('token');
+      if (tokens.length === 1) form.set('token', encodeForEdge(tokens[0]!));
+      return handOver(request, reply, form);
+    });
 
     // end_session by POST (compat.md §6). oidc-provider serves POST only with SameSite=None session cookies, which
     // would weaken every cookie; a 303 to the GET endpoint with the same parameters keeps them Lax.

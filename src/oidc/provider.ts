@@ -1,7 +1,7 @@
 // The oidc-provider configuration in one object (architecture.md §6). Every non-default option says why. A key
 // rotation builds a new Provider from the same factory (oidc-provider-findings §14), so everything the provider
 // needs is applied here, in createProvider.
-import Provider, { errors, interactionPolicy, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import Provider, { errors, interactionPolicy, type Configuration } from 'oidc-provider';
 import type { Config } from '../config.ts';
 import type { SecretBox } from '../platform/secrets.ts';
 import type { KeySet } from './keys.ts';
@@ -29,7 +29,6 @@ export interface ProviderParts {
   secrets: SecretBox;
   Adapter: NonNullable<Configuration['adapter']>;
   findAccount: NonNullable<Configuration['findAccount']>;
-  introspectionAllowed: (ctx: KoaContextWithOIDC, client: Provider['Client']['prototype'], token: { kind: string; clientId?: string; scope?: string }) => Promise<boolean>;
   revocationAllowed: NonNullable<NonNullable<Configuration['features']>['revocation']>['allowedPolicy'];
   /** The login pages' look for the pages the provider renders itself (src/login/provider-pages.ts). */
   pages: ProviderPages;
@@ -126,7 +125,8 @@ export function createProvider(parts: ProviderParts, keys: KeySet): Provider {
     features: {
       devInteractions: { enabled: false },
       clientCredentials: { enabled: false }, // replaced by grants.ts: tokens belong to the machine user (compat.md §6)
-      introspection: { enabled: true, allowedPolicy: parts.introspectionAllowed as never },
+      // introspection and userinfo are served by Gatehouse itself (endpoints/); enabled here so discovery lists them
+      introspection: { enabled: true },
       revocation: { enabled: true, allowedPolicy: parts.revocationAllowed },
       userinfo: { enabled: true },
       rpInitiatedLogout: { enabled: true, logoutSource: parts.pages.logoutSource as never, postLogoutSuccessSource: parts.pages.postLogoutSuccessSource as never },

@@ -8,7 +8,7 @@ import { appendEvent } from '../events/log.ts';
 import { changedDetails, createdDetails, type Details } from '../events/details.ts';
 import { newId } from '../platform/ids.ts';
 import { fromDatabaseError, invalidArgument, notFound } from '../platform/errors.ts';
-import { findMachineKeys, findUserById, findUserByUserName, insertMachine, updateMachineSecret, type MachineKeyRow, type UserRow } from './queries.ts';
+import { findActiveMachineWithKeys, findUserById, insertMachine, updateMachineSecret, type UserRow } from './queries.ts';
 import { addMachineKey, type ServiceAccountKeyFile } from './machine-keys.ts';
 
 const text200 = z.string().trim().min(1, 'value length must be between 1 and 200 runes, inclusive').max(200, 'value length must be between 1 and 200 runes, inclusive');
@@ -69,8 +69,6 @@ async function getMachine(db: Db, userId: string): Promise<UserRow> {
 }
 
 /** The OIDC client views of a machine user: by user ID (JWT profile) or by user name (client_credentials). */
-export async function findActiveMachine(db: Db, by: { id: string } | { userName: string }): Promise<{ user: UserRow; keys: MachineKeyRow[] } | undefined> {
-  const user = 'id' in by ? await findUserById(db, by.id) : await findUserByUserName(db, by.userName);
-  if (!user || user.type !== 'machine' || user.state !== 'active') return undefined;
-  return { user, keys: 'id' in by ? await findMachineKeys(db, user.id) : [] };
+export function findActiveMachine(db: Db, by: { id: string } | { userName: string }) {
+  return findActiveMachineWithKeys(db, by);
 }

@@ -37,9 +37,14 @@ export interface UserRow {
   sequence: string;
   /** The org's primary domain: login names are user_name@primary_domain (compat.md §5). */
   primary_domain: string;
+  /** The org's name, for the resource owner claims (compat.md §6). */
+  org_name: string;
 }
 
-const SELECT_USER = `SELECT u.*, o.primary_domain FROM users u JOIN orgs o ON o.id = u.org_id`;
+/** The user columns with the org's, for joins that read a user next to other rows (users u JOIN orgs o). */
+export const USER_COLUMNS = 'u.*, o.primary_domain, o.name AS org_name';
+
+const SELECT_USER = `SELECT ${USER_COLUMNS} FROM users u JOIN orgs o ON o.id = u.org_id`;
 
 export async function findUserById(db: Queryable, id: string): Promise<UserRow | undefined> {
   const { rows } = await db.query<UserRow>(`${SELECT_USER} WHERE u.id = $1`, [id]);
@@ -112,11 +117,18 @@ export async function findMachineKey(db: Queryable, userId: string, keyId: strin
   return rows[0];
 }
 
-export async function findMachineKeys(db: Queryable, userId: string): Promise<MachineKeyRow[]> {
-  const { rows } = await db.query<MachineKeyRow>(
-    'SELECT id, user_id, public_jwk, expires_at FROM machine_keys WHERE user_id = $1 AND expires_at > now() ORDER BY created_at', [userId]);
-  return rows;
+/** An active machine user with its unexpired public keys as a JWK set (kid = key ID), in one query. */
+export async function findActiveMachineWithKeys(db: Queryable, by: { id: string } | { userName: string }): Promise<(UserRow & { jwks: Array<Record<string, unknown>> }) | undefined> {
+  const { rows } = await db.query<UserRow & { jwks: Array<Record<string, unknown>> }>(
+    `${SELECT_USER_WITH_KEYS} WHERE ${'id' in by ? 'u.id = $1' : 'lower(u.user_name) = lower($1)'} AND u.type = 'machine' AND u.state = 'active'`,
+    ['id' in by ? by.id : by.userName]);
+  return rows[0];
 }
+
+const SELECT_USER_WITH_KEYS = `SELECT ${USER_COLUMNS},
+  (SELECT coalesce(jsonb_agg(k.public_jwk || jsonb_build_object('kid', k.id) ORDER BY k.created_at), '[]')
+   FROM machine_keys k WHERE k.user_id = u.id AND k.expires_at > now()) AS jwks
+  FROM users u JOIN orgs o ON o.id = u.org_id`;
 
 export async function updateMachineSecret(tx: Queryable, id: string, secretHash: string, sequence: string, changedAt: Date): Promise<void> {
   await tx.query('UPDATE users SET secret_hash = $2, sequence = $3, changed_at = $4 WHERE id = $1', [id, secretHash, sequence, changedAt]);

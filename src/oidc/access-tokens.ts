@@ -1,0 +1,106 @@
+// Whether a presented access token is active, answered with one query for every consumer: introspection, userinfo
+// and the management API's bearer check (compat.md §4: "checked like introspection"). The rules are oidc-provider's
+// own (token_find, access_token.js, token_helpers.js checkSessionBinding) plus ours: the user must be active and the
+// client must still exist. The token's row, its grant, its session, its client and its user come back together.
+import type { Queryable } from '../platform/db.ts';
+import { USER_COLUMNS, type UserRow } from '../users/queries.ts';
+import { hashId } from './adapter.ts';
+import { usableRedirectUri } from '../apps/schema.ts';
+import type { AppType } from '../apps/queries.ts';
+
+/** The fields of oidc-provider's AccessToken payload that Gatehouse reads. */
+export interface AccessTokenPayload {
+  jti: string;
+  iat: number;
+  exp: number;
+  accountId?: string;
+  clientId: string;
+  grantId?: string;
+  scope?: string;
+  expiresWithSession?: boolean;
+  sessionUid?: string;
+  gatehouseJwt?: boolean;
+  extra?: Record<string, unknown>;
+}
+
+export interface ActiveAccessToken {
+  payload: AccessTokenPayload;
+  scopes: ReadonlySet<string>;
+  user: UserRow;
+  /** The token's client: an app (with its project and usable redirect URIs) or, for machine grants, the machine user. */
+  client: { clientId: string; projectId?: string; redirectUris: string[] };
+}
+
+/**
+ * The token columns of one access token row, joined to everything that decides whether it is active. $1 is the
+ * storage id (hashId of the token's jti). Columns are prefixed, so the statement can sit next to others (introspection
+ * joins its caller into the same statement).
+ */
+export const ACCESS_TOKEN_SQL = `
+  SELECT t.payload AS token_payload, g.payload AS grant_payload, s.payload AS session_payload,
+         a.project_id AS app_project_id, a.redirect_uris AS app_redirect_uris, a.dev_mode AS app_dev_mode, a.app_type AS app_app_type,
+         (a.id IS NOT NULL) AS app_found,
+         ${USER_COLUMNS}
+  FROM oidc_payloads t
+  LEFT JOIN oidc_payloads g ON g.model = 'Grant' AND g.grant_id = t.grant_id AND (g.expires_at IS NULL OR g.expires_at > now())
+  LEFT JOIN LATERAL (
+    SELECT payload FROM oidc_payloads
+    WHERE model = 'Session' AND uid = t.payload->>'sessionUid' AND (expires_at IS NULL OR expires_at > now())
+    ORDER BY updated_at DESC LIMIT 1
+  ) s ON t.payload->>'expiresWithSession' = 'true'
+  LEFT JOIN apps a ON a.client_id = t.payload->>'clientId' AND a.state = 'active'
+  LEFT JOIN users u ON u.id = t.payload->>'accountId'
+  LEFT JOIN orgs o ON o.id = u.org_id
+  WHERE t.model = 'AccessToken' AND t.id = $1 AND (t.expires_at IS NULL OR t.expires_at > now())`;
+
+export interface AccessTokenRow extends Partial<UserRow> {
+  token_payload: AccessTokenPayload | null;
+  grant_payload: { accountId?: string; clientId?: string; exp?: number } | null;
+  session_payload: { accountId?: string; authorizations?: Record<string, { grantId?: string }> } | null;
+  app_project_id: string | null;
+  app_redirect_uris: string[] | null;
+  app_dev_mode: boolean | null;
+  app_app_type: AppType | null;
+  app_found: boolean | null;
+}
+
+/** A presented token's storage reference: opaque tokens are their own jti; JWTs were verified before (jwt-access-tokens.ts). */
+export interface TokenReference { jti: string; jwt: boolean }
+
+export async function findActiveAccessToken(db: Queryable, ref: TokenReference): Promise<ActiveAccessToken | undefined> {
+  const { rows } = await db.query<AccessTokenRow>(ACCESS_TOKEN_SQL, [hashId(ref.jti)]);
+  return rows[0] && activeAccessToken(rows[0], ref);
+}
+
+/** The rules, applied to the joined row. */
+export function activeAccessToken(row: AccessTokenRow, ref: TokenReference): ActiveAccessToken | undefined {
+  const token = row.token_payload;
+  if (!token || token.exp <= Math.floor(Date.now() / 1000)) return undefined;
+  // A JWT's jti is printed in the token itself: it is no bearer token, so such rows answer only through the JWT.
+  if (Boolean(token.gatehouseJwt) !== ref.jwt) return undefined;
+  // A revoked grant (refresh token revocation, code replay) ends its tokens.
+  if (token.grantId) {
+    const grant = row.grant_payload;
+    if (!grant || grant.clientId !== token.clientId || grant.accountId !== token.accountId) return undefined;
+  }
+  // Tokens without offline_access end with the login session (logout, session expiry).
+  if (token.expiresWithSession) {
+    const session = row.session_payload;
+    if (!session || session.accountId !== token.accountId || session.authorizations?.[token.clientId]?.grantId !== token.grantId) return undefined;
+  }
+  if (!token.accountId || row.id !== token.accountId || row.state !== 'active') return undefined;
+  const user = row as UserRow;
+  // The client must still exist: an active app, or the machine user itself for machine grants (clients.ts).
+  const machineClient = user.type === 'machine' && (token.clientId === user.id || token.clientId.toLowerCase() === user.user_name.toLowerCase());
+  if (!row.app_found && !machineClient) return undefined;
+  return {
+    payload: token,
+    scopes: new Set(String(token.scope ?? '').split(' ').filter(Boolean)),
+    user,
+    client: {
+      clientId: token.clientId,
+      projectId: row.app_project_id ?? undefined,
+      redirectUris: (row.app_redirect_uris ?? []).filter((uri) => usableRedirectUri(uri, { devMode: Boolean(row.app_dev_mode), appType: row.app_app_type ?? 'web' })),
+    },
+  };
+}

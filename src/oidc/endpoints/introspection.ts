@@ -1,0 +1,120 @@
+// The introspection endpoint (RFC 7662; interface.md introspection_endpoint; compat.md §6), served by Gatehouse
+// itself: the caller and the token are read with one query (issue 8: <= 1 query per request). Callers authenticate
+// with client_secret_basic or private_key_jwt; every failure of that is 401 invalid_client. A token is active only
+// for a caller whose client or project is in its audience.
+import { createHash } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import type { JSONWebKeySet } from 'jose';
+import type { Db } from '../../platform/db.ts';
+import type { SecretBox } from '../../platform/secrets.ts';
+import { tooManyRequests } from '../../platform/rate-limit.ts';
+import { loginName } from '../../users/lookup.ts';
+import { claimsForScopes, userClaims } from '../accounts.ts';
+import { ACCESS_TOKEN_SQL, activeAccessToken, type AccessTokenRow, type TokenReference } from '../access-tokens.ts';
+import { hashId } from '../adapter.ts';
+import { inAudience, tokenAudience } from '../audience.ts';
+import type { ClientRateLimit } from '../client-rate-limit.ts';
+import { ROUTES } from '../provider.ts';
+import { OAuthError, invalidClient, noStore, readForm, requireParam, sendOAuthError } from './oauth.ts';
+import { presentedClient, verifyClientAssertion, type ClaimOnce, type PresentedClient } from './client-auth.ts';
+
+export interface IntrospectionDeps {
+  db: Db;
+  issuer: string;
+  secrets: SecretBox;
+  managementAudience: string;
+  resolveToken(value: string): Promise<TokenReference | undefined>;
+  claimOnce: ClaimOnce;
+  rateLimit: ClientRateLimit;
+}
+
+interface IntrospectionRow extends AccessTokenRow {
+  caller_client_id: string | null;
+  caller_auth_method: string | null;
+  caller_secret_hash: string | null;
+  caller_project_id: string | null;
+  caller_keys: JSONWebKeySet['keys'] | null;
+}
+
+// The caller (an active app) next to the token; $2 is the caller's client ID.
+const INTROSPECTION_SQL = `
+  SELECT tok.*, c.client_id AS caller_client_id, c.auth_method AS caller_auth_method, c.secret_hash AS caller_secret_hash,
+         c.project_id AS caller_project_id,
+         CASE WHEN c.auth_method = 'private_key_jwt' THEN
+           (SELECT coalesce(json_agg(k.public_jwk ORDER BY k.created_at), '[]') FROM app_keys k WHERE k.app_id = c.id AND k.expires_at > now())
+         END AS caller_keys
+  FROM (SELECT 1) AS one
+  LEFT JOIN (${ACCESS_TOKEN_SQL}) AS tok ON true
+  LEFT JOIN apps c ON c.client_id = $2 AND c.state = 'active'`;
+
+export function registerIntrospection(scope: FastifyInstance, deps: IntrospectionDeps): void {
+  const audiences = new Set([deps.issuer, `${deps.issuer}${ROUTES.token}`, `${deps.issuer}${ROUTES.introspection}`]);
+
+  scope.post(ROUTES.introspection, async (request, reply) => {
+    noStore(reply);
+    try {
+      const form = readForm(request);
+      const caller = callerOf(form, request.headers.authorization);
+      const limit = deps.rateLimit.check(caller.clientId, request.ip);
+      if (!limit.allowed) return tooManyRequests(reply, limit);
+      const value = form.get('token');
+      const ref = value ? await deps.resolveToken(value) : undefined;
+      const { rows } = await deps.db.query<IntrospectionRow>(INTROSPECTION_SQL, [ref ? hashId(ref.jti) : '', caller.clientId]);
+      const row = rows[0]!;
+      await authenticate(caller, row, deps, audiences);
+      requireParam(form, 'token');
+      deps.rateLimit.hit(caller.clientId);
+      return reply.send(ref ? introspect(row, ref, caller.clientId, deps) : { active: false });
+    } catch (error) {
+      return sendOAuthError(reply, error);
+    }
+  });
+}
+
+/** Basic or private_key_jwt; anything else, and any malformed authentication, is 401 invalid_client. */
+function callerOf(form: URLSearchParams, authorization: string | undefined): PresentedClient {
+  let caller: PresentedClient;
+  try {
+    caller = presentedClient(form, authorization);
+  } catch (error) {
+    throw error instanceof OAuthError ? invalidClient() : error;
+  }
+  if (caller.method === 'post' || caller.method === 'none') throw invalidClient();
+  return caller;
+}
+
+async function authenticate(caller: PresentedClient, row: IntrospectionRow, deps: IntrospectionDeps, audiences: ReadonlySet<string>): Promise<void> {
+  if (!row.caller_client_id) throw invalidClient();
+  if (caller.method === 'basic') {
+    // basic and post are one registered method family (oidc-provider); the stored secret is a keyed hash
+    if (!row.caller_secret_hash || !deps.secrets.verifySecret(caller.secret, row.caller_secret_hash)) throw invalidClient();
+  } else if (caller.method === 'private_key_jwt') {
+    if (row.caller_auth_method !== 'private_key_jwt') throw invalidClient();
+    await verifyClientAssertion(caller.assertion, caller.clientId, { keys: row.caller_keys ?? [] }, audiences, deps.claimOnce);
+  }
+}
+
+function introspect(row: IntrospectionRow, ref: TokenReference, callerId: string, deps: IntrospectionDeps): Record<string, unknown> {
+  const token = activeAccessToken(row, ref);
+  if (!token) return { active: false };
+  const { payload, scopes, user } = token;
+  const aud = tokenAudience({ clientId: token.client.clientId, project_id: token.client.projectId }, scopes, deps.managementAudience);
+  if (!inAudience({ clientId: callerId, project_id: row.caller_project_id ?? undefined }, aud)) return { active: false };
+  return {
+    ...payload.extra, // auth_time of user logins (provider.ts extraTokenClaims)
+    active: true,
+    client_id: payload.clientId,
+    exp: payload.exp,
+    iat: payload.iat,
+    nbf: payload.iat,
+    iss: deps.issuer,
+    // a JWT's jti is printed in the token; an opaque token's jti is the token itself, so report its hash instead
+    jti: ref.jwt ? payload.jti : createHash('sha256').update(payload.jti).digest('base64url'),
+    aud,
+    ...(payload.scope ? { scope: payload.scope } : {}),
+    token_type: 'Bearer',
+    username: loginName(user),
+    ...claimsForScopes(userClaims(user, scopes), scopes),
+    sub: user.id,
+  };
+}

@@ -1,0 +1,65 @@
+// The userinfo endpoint (OIDC Core §5.3; interface.md userinfo_endpoint; compat.md §6), served by Gatehouse itself
+// with one query (issue 8). GET or POST; the token in the Authorization header or, for POST, the form body; claims
+// by the token's scopes. Errors as RFC 6750 §3: 401 with a Bearer challenge, 403 insufficient_scope.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Db } from '../../platform/db.ts';
+import { claimsForScopes, userClaims } from '../accounts.ts';
+import { findActiveAccessToken, type TokenReference } from '../access-tokens.ts';
+import { ROUTES } from '../provider.ts';
+import { OAuthError, invalidRequest, noStore, sendOAuthError } from './oauth.ts';
+import { allowOrigin, checkClientOrigin } from './cors.ts';
+
+export interface UserinfoDeps {
+  db: Db;
+  issuer: string;
+  resolveToken(value: string): Promise<TokenReference | undefined>;
+}
+
+export function registerUserinfo(scope: FastifyInstance, deps: UserinfoDeps): void {
+  const challenge = (fields: Record<string, string>) =>
+    `Bearer ${Object.entries({ realm: deps.issuer, ...fields }).map(([k, v]) => `${k}="${v.replace(/["\\]/g, '\\$&')}"`).join(', ')}`;
+  const invalidToken = () => new OAuthError(401, 'invalid_token', 'invalid token provided', challenge({ error: 'invalid_token', error_description: 'invalid token provided' }));
+
+  scope.route({
+    method: ['GET', 'POST'],
+    url: ROUTES.userinfo,
+    handler: async (request, reply) => {
+      noStore(reply);
+      allowOrigin(request, reply, 'WWW-Authenticate');
+      try {
+        const value = presentedToken(request);
+        if (value === undefined) {
+          // RFC 6750 §3.1: no error code in the challenge when no token came; the body says invalid_request (compat.md §6)
+          throw new OAuthError(401, 'invalid_request', 'no access token provided', challenge({}));
+        }
+        const ref = await deps.resolveToken(value);
+        const token = ref && (await findActiveAccessToken(deps.db, ref));
+        if (!token) throw invalidToken();
+        if (!token.scopes.has('openid')) {
+          throw new OAuthError(403, 'insufficient_scope', 'access token missing openid scope', challenge({ error: 'insufficient_scope', error_description: 'access token missing openid scope', scope: 'openid' }));
+        }
+        checkClientOrigin(request, reply, token.client.clientId, (origin) => token.client.redirectUris.some((uri) => URL.parse(uri)?.origin === origin));
+        return reply.send({ ...claimsForScopes(userClaims(token.user, token.scopes), token.scopes), sub: token.user.id });
+      } catch (error) {
+        return sendOAuthError(reply, error);
+      }
+    },
+  });
+}
+
+/** The access token of a request: one mechanism only, never the query string (RFC 6750 §2, oidc-provider's rule). */
+function presentedToken(request: FastifyRequest): string | undefined {
+  const query = request.query as Record<string, unknown>;
+  if (query.access_token !== undefined) throw invalidRequest('access tokens must not be provided via query parameter');
+  const header = request.headers.authorization;
+  const body = request.method === 'POST' && typeof request.body === 'string' && request.headers['content-type']?.startsWith('application/x-www-form-urlencoded')
+    ? new URLSearchParams(request.body).getAll('access_token') : [];
+  if (body.length > 1) throw invalidRequest("'access_token' parameter must not be provided twice");
+  if (header && body.length) throw invalidRequest('access token must only be provided using one mechanism');
+  if (body.length) return body[0] || undefined;
+  if (!header) return undefined;
+  const [scheme, value, extra] = header.split(' ');
+  if (!value || extra !== undefined) throw invalidRequest('invalid authorization header value format');
+  if (scheme!.toLowerCase() !== 'bearer') throw invalidRequest('authorization header scheme must be `Bearer`');
+  return value;
+}
