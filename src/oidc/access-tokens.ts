@@ -42,7 +42,11 @@ export const ACCESS_TOKEN_SQL = `
          (a.id IS NOT NULL) AS app_found,
          ${USER_COLUMNS}
   FROM oidc_payloads t
-  LEFT JOIN oidc_payloads g ON g.model = 'Grant' AND g.grant_id = t.grant_id AND (g.expires_at IS NULL OR g.expires_at > now())
+  LEFT JOIN LATERAL (
+    SELECT payload FROM oidc_payloads
+    WHERE grant_id = t.grant_id AND model = 'Grant' AND (expires_at IS NULL OR expires_at > now())
+    LIMIT 1
+  ) g ON t.grant_id IS NOT NULL
   LEFT JOIN LATERAL (
     SELECT payload FROM oidc_payloads
     WHERE model = 'Session' AND uid = t.payload->>'sessionUid' AND (expires_at IS NULL OR expires_at > now())

@@ -1,5 +1,6 @@
 // One code path on the pg API: a pg.Pool to PostgreSQL, or a pg.Pool over embedded PGlite through its in-process
 // node-postgres adapter (no socket, same type parsers as production; feasibility-findings.md Q1).
+import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -26,6 +27,21 @@ export interface Db extends Queryable {
   close(): Promise<void>;
 }
 
+/**
+ * Parameterised statements are prepared once per connection and kept (issue 8: hold prepared statements): the hot
+ * path's queries cost more to plan than to run. The name derives from the text, so every distinct statement of the
+ * code base is one prepared statement per connection. A statement prepared before a migration changed its result
+ * type (a rolling upgrade that adds a column) fails with 0A000; it is then run unprepared.
+ */
+function prepared(client: pg.Pool | pg.PoolClient, text: string, params: readonly unknown[] | undefined): Promise<pg.QueryResult> {
+  if (!params) return client.query(text);
+  const name = `gh_${createHash('sha256').update(text).digest('base64url').slice(0, 20)}`;
+  return client.query({ name, text, values: params as unknown[] }).catch((error: { code?: string; message?: string }) => {
+    if (error.code === '0A000' && /cached plan must not change result type/.test(error.message ?? '')) return client.query(text, params as unknown[]);
+    throw error;
+  });
+}
+
 // Serialization failures and deadlocks are safe to retry: the transaction was rolled back as a whole.
 const RETRYABLE = new Set(['40001', '40P01']);
 const MAX_ATTEMPTS = 3;
@@ -50,7 +66,7 @@ class PoolDb implements Db {
 
   query<R extends Row = Row>(text: string, params?: readonly unknown[]): Promise<pg.QueryResult<R>> {
     this.stats.queries++;
-    return this.pool.query<R>(text, params as unknown[]);
+    return prepared(this.pool, text, params) as Promise<pg.QueryResult<R>>;
   }
 
   async tx<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
@@ -66,7 +82,7 @@ class PoolDb implements Db {
       const tx: Queryable = {
         query: <R extends Row>(text: string, params?: readonly unknown[]) => {
           stats.queries++;
-          return client.query<R>(text, params as unknown[]);
+          return prepared(client, text, params) as Promise<pg.QueryResult<R>>;
         },
       };
       try {
