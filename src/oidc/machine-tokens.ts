@@ -7,22 +7,32 @@
 import { randomBytes } from 'node:crypto';
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
 import type { AdapterPayload } from 'oidc-provider';
+import type { Queryable } from '../platform/db.ts';
 import type { AccessTokenPayload } from './access-tokens.ts';
+import { hashId } from './adapter.ts';
 import type { JwtAccessTokens } from './jwt-access-tokens.ts';
 import { CLOCK_TOLERANCE, type ClaimOnce } from './endpoints/client-auth.ts';
 
 export interface MachineTokenDeps {
+  db: Queryable;
   issuer: string;
   ttl: { accessToken: number; idToken: number };
   /** Maximum age of an assertion's iat, seconds (compat.md §6: one hour). */
   assertionMaxAge: number;
   signer: JwtAccessTokens;
-  saveAccessToken(jti: string, payload: AccessTokenPayload, expiresIn: number): Promise<void>;
   claimOnce: ClaimOnce;
 }
 
+/**
+ * The credentials a token was granted on. The token is written only while they are still current: the user active
+ * with this access token type, and the secret (client_credentials) or the signing key (JWT profile) unchanged. A
+ * token granted on stale credentials (a cached secret, a key removed meanwhile) is never written.
+ */
+export interface GrantedOn { secretHash?: string; keyId?: string }
+
 export interface MachineTokenRequest {
   user: { id: string; access_token_type: 'opaque' | 'jwt' };
+  grantedOn: GrantedOn;
   /** The OAuth client the request authenticated as: the user name (client_credentials) or user ID (JWT profile). */
   clientId: string;
   /** Already filtered (scopes.ts filterMachineScopes). */
@@ -33,6 +43,18 @@ export interface MachineTokenRequest {
 
 export interface TokenResponse { access_token: string; expires_in: number; scope: string; token_type: 'Bearer'; id_token?: string }
 
+// oidc-provider's AccessToken row (adapter.ts upsert), written only while the credentials hold (GrantedOn).
+const INSERT_TOKEN = `
+  INSERT INTO oidc_payloads (model, id, payload, expires_at)
+  SELECT 'AccessToken', $1, $2, now() + make_interval(secs => $3::int)
+  WHERE EXISTS (SELECT 1 FROM users u WHERE u.id = $4 AND u.type = 'machine' AND u.state = 'active' AND u.access_token_type = $5
+                  AND ($6::text IS NULL OR u.secret_hash = $6)
+                  AND ($7::text IS NULL OR EXISTS (SELECT 1 FROM machine_keys k WHERE k.id = $7 AND k.user_id = u.id AND k.expires_at > now())))`;
+
+/** The credentials changed between reading and writing: nothing was issued. */
+export class CredentialsChanged extends Error {}
+
+/** Issues the token, or throws CredentialsChanged when the credentials it was granted on no longer hold. */
 export async function issueMachineToken(deps: MachineTokenDeps, request: MachineTokenRequest): Promise<TokenResponse> {
   const { user, clientId, scope } = request;
   const iat = Math.floor(Date.now() / 1000);
@@ -44,7 +66,8 @@ export async function issueMachineToken(deps: MachineTokenDeps, request: Machine
     kind: 'AccessToken', jti, iat, exp: iat + expiresIn, accountId: user.id, clientId, gty: request.grantType, scope,
     expiresWithSession: false, ...(jwt ? { gatehouseJwt: true } : {}),
   };
-  await deps.saveAccessToken(jti, payload, expiresIn);
+  const { rowCount } = await deps.db.query(INSERT_TOKEN, [hashId(jti), payload, expiresIn, user.id, user.access_token_type, request.grantedOn.secretHash ?? null, request.grantedOn.keyId ?? null]);
+  if (rowCount !== 1) throw new CredentialsChanged();
   const body: TokenResponse = {
     access_token: jwt ? await deps.signer.accessTokenJwt(payload, { clientId }) : jti,
     expires_in: expiresIn,
@@ -62,24 +85,28 @@ export class AssertionRejected extends Error {}
 
 /**
  * A JWT-profile assertion of a machine user (compat.md §6): RS256 with one of the user's keys, iss = sub = user ID,
- * aud the issuer (with or without a trailing slash, as ZITADEL's SDKs send it) or the token endpoint, unexpired, iat
- * at most assertionMaxAge old, and a jti not seen before. Throws AssertionRejected with the reason.
+ * aud the issuer (with or without a trailing slash, as ZITADEL's SDKs send it) or the token endpoint, unexpired, and
+ * iat at most assertionMaxAge old. Throws AssertionRejected with the reason. Its jti is claimed separately.
  */
-export async function verifyServiceAssertion(deps: MachineTokenDeps, assertion: string, userId: string, jwks: JSONWebKeySet): Promise<void> {
-  let payload;
+export async function verifyServiceAssertion(deps: MachineTokenDeps, assertion: string, userId: string, jwks: JSONWebKeySet): Promise<VerifiedAssertion> {
   try {
-    ({ payload } = await jwtVerify(assertion, createLocalJWKSet(jwks), {
+    const { payload, protectedHeader } = await jwtVerify(assertion, createLocalJWKSet(jwks), {
       issuer: userId,
       subject: userId,
       audience: [deps.issuer, `${deps.issuer}/`, `${deps.issuer}/oauth/v2/token`],
       requiredClaims: ['exp', 'iat'],
       maxTokenAge: deps.assertionMaxAge,
       clockTolerance: CLOCK_TOLERANCE,
-    }));
+    });
+    return { keyId: protectedHeader.kid!, jti: payload.jti, exp: payload.exp! };
   } catch (error) {
     throw new AssertionRejected(`invalid assertion: ${(error as { code?: string }).code ?? 'ERR_JWT_INVALID'}`);
   }
-  if (payload.jti && !(await deps.claimOnce(userId, payload.jti, payload.exp! + CLOCK_TOLERANCE))) {
-    throw new AssertionRejected('assertion has already been used');
-  }
+}
+
+export interface VerifiedAssertion { keyId: string; jti?: string; exp: number }
+
+/** An assertion with a jti is accepted once (RFC 7523 §3 item 7); false when it was used before. */
+export async function claimAssertion(deps: MachineTokenDeps, userId: string, verified: VerifiedAssertion): Promise<boolean> {
+  return !verified.jti || deps.claimOnce(userId, verified.jti, verified.exp + CLOCK_TOLERANCE);
 }

@@ -71,11 +71,11 @@ export async function registerOidc(app: FastifyInstance, deps: AppDeps): Promise
     resolveAccessToken: (value) => jwtAccessTokens.resolve(value),
   }, { refreshReuseGrace: config.ttl.refreshTokenReuseGrace });
   const machineTokens: MachineTokenDeps = {
+    db,
     issuer: config.issuer,
     ttl: { accessToken: config.ttl.accessToken, idToken: config.ttl.idToken },
     assertionMaxAge: config.assertionMaxAge,
     signer: jwtAccessTokens,
-    saveAccessToken: (jti, payload, expiresIn) => new Adapter('AccessToken').upsert(jti, payload as never, expiresIn),
     // oidc-provider's ReplayDetection ids, so an assertion used on one path cannot be replayed on the other
     claimOnce: (issuer, jti, expiresAt) => new Adapter('ReplayDetection')
       .upsert(createHash('sha256').update(`${issuer}${jti}`).digest('base64url'), { iss: issuer, jti } as never, expiresAt - Math.floor(Date.now() / 1000))

@@ -1,14 +1,16 @@
-// The token endpoint's fast path for machine grants (issue 8: <= 2 queries for client_credentials, <= 3 for the
-// JWT profile): a request that names an active machine user with valid credentials is answered here, from one read
-// of the user and one write of the token. Anything else (errors, apps, unusual requests) returns undefined and goes
-// to oidc-provider, whose grant handlers (grants.ts) issue the same tokens or the precise error.
-import { decodeJwt } from 'jose';
+// The token endpoint's fast path for machine grants (issue 8): a request that names an active machine user with
+// valid credentials is answered here, usually with a single statement. The user's credentials come from a cache and
+// the token is written only if they are still current (machine-tokens.ts GrantedOn), so a rotated secret, a removed
+// key or a deactivated user takes effect on the very next request, on every instance (issue 6 §2). Anything else
+// (errors, apps, unusual requests) returns undefined and goes to oidc-provider, whose grant handlers (grants.ts)
+// issue the same tokens or the precise error.
+import { decodeJwt, type JSONWebKeySet } from 'jose';
 import type { Db } from '../../platform/db.ts';
 import type { SecretBox } from '../../platform/secrets.ts';
 import { findActiveMachine } from '../../users/machine-service.ts';
 import { JWT_BEARER } from '../clients.ts';
 import { filterMachineScopes } from '../scopes.ts';
-import { issueMachineToken, verifyServiceAssertion, type MachineTokenDeps, type TokenResponse } from '../machine-tokens.ts';
+import { claimAssertion, CredentialsChanged, issueMachineToken, verifyServiceAssertion, type MachineTokenDeps, type MachineTokenRequest, type TokenResponse } from '../machine-tokens.ts';
 import { presentedClient } from './client-auth.ts';
 
 export interface MachineTokenFastPathDeps extends MachineTokenDeps {
@@ -19,51 +21,97 @@ export interface MachineTokenFastPathDeps extends MachineTokenDeps {
 /** The grant's response and the client it was issued to, or undefined to let the provider answer. */
 export type FastTokenResult = { body: TokenResponse; clientId: string } | undefined;
 
+interface MachineCredentials { id: string; access_token_type: 'opaque' | 'jwt'; secret_hash: string | null; jwks: JSONWebKeySet }
+
+/** Bounded: a flood of made-up client names must not grow memory; the oldest entries go first. */
+const CACHE_LIMIT = 10_000;
+
 export function machineTokenFastPath(deps: MachineTokenFastPathDeps) {
+  const cache = new Map<string, MachineCredentials>();
+  /** From the cache, or from the database when not cached or when `fresh` (the cached copy failed). */
+  const credentials = async (by: { id: string } | { userName: string }, fresh: boolean): Promise<MachineCredentials | undefined> => {
+    const key = 'id' in by ? `id:${by.id}` : `name:${by.userName.toLowerCase()}`;
+    if (!fresh && cache.has(key)) return cache.get(key);
+    cache.delete(key);
+    const user = await findActiveMachine(deps.db, by);
+    if (!user) return undefined;
+    if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value!);
+    const found = { id: user.id, access_token_type: user.access_token_type, secret_hash: user.secret_hash, jwks: { keys: user.jwks } as JSONWebKeySet };
+    cache.set(key, found);
+    return found;
+  };
+
+  /**
+   * Grants with cached credentials first; when they do not verify (undefined) or no longer hold, once more with fresh
+   * ones. `null` from authorize ends the attempt (a replayed assertion).
+   */
+  const grant = async (by: { id: string } | { userName: string }, authorize: (user: MachineCredentials) => Promise<Omit<MachineTokenRequest, 'user'> | undefined | null>): Promise<TokenResponse | undefined> => {
+    for (const fresh of [false, true]) {
+      const user = await credentials(by, fresh);
+      if (!user) return undefined;
+      const request = await authorize(user);
+      if (request === null) return undefined;
+      if (!request) continue;
+      try {
+        return await issueMachineToken(deps, { ...request, user });
+      } catch (error) {
+        if (!(error instanceof CredentialsChanged)) throw error;
+      }
+    }
+    return undefined;
+  };
+
   return async function serve(form: URLSearchParams, authorization: string | undefined): Promise<FastTokenResult> {
     if (new Set(form.keys()).size !== [...form.keys()].length) return undefined; // repeated parameters: the provider's error
     const scope = form.get('scope');
     if (!scope) return undefined;
     switch (form.get('grant_type')) {
-      case 'client_credentials': return clientCredentials(deps, form, authorization, scope);
-      case JWT_BEARER: return jwtProfile(deps, form, authorization, scope);
+      case 'client_credentials': return clientCredentials(form, authorization, filterMachineScopes(scope));
+      case JWT_BEARER: return jwtProfile(form, authorization, filterMachineScopes(scope));
       default: return undefined;
     }
   };
-}
 
-async function clientCredentials(deps: MachineTokenFastPathDeps, form: URLSearchParams, authorization: string | undefined, scope: string): Promise<FastTokenResult> {
-  let client;
-  try {
-    client = presentedClient(form, authorization);
-  } catch {
-    return undefined;
+  async function clientCredentials(form: URLSearchParams, authorization: string | undefined, scope: string): Promise<FastTokenResult> {
+    let client;
+    try {
+      client = presentedClient(form, authorization);
+    } catch {
+      return undefined;
+    }
+    if (client.method !== 'basic' && client.method !== 'post') return undefined;
+    const { clientId, secret } = client;
+    const body = await grant({ userName: clientId }, async (user) => {
+      if (!user.secret_hash || !deps.secrets.verifySecret(secret, user.secret_hash)) return undefined;
+      return { grantedOn: { secretHash: user.secret_hash }, clientId, scope, grantType: 'client_credentials', withIdToken: false };
+    });
+    return body && { body, clientId };
   }
-  if (client.method !== 'basic' && client.method !== 'post') return undefined;
-  const user = await findActiveMachine(deps.db, { userName: client.clientId });
-  if (!user?.secret_hash || !deps.secrets.verifySecret(client.secret, user.secret_hash)) return undefined;
-  const body = await issueMachineToken(deps, { user, clientId: client.clientId, scope: filterMachineScopes(scope), grantType: 'client_credentials', withIdToken: false });
-  return { body, clientId: client.clientId };
-}
 
-async function jwtProfile(deps: MachineTokenFastPathDeps, form: URLSearchParams, authorization: string | undefined, scope: string): Promise<FastTokenResult> {
-  // RFC 7523 §2.1 without client authentication (compat.md §6): the client is the assertion's issuer
-  if (authorization !== undefined || form.has('client_id') || form.has('client_assertion') || form.has('client_secret')) return undefined;
-  const assertion = form.get('assertion');
-  let iss: string | undefined;
-  try {
-    iss = decodeJwt(assertion ?? '').iss;
-  } catch {
-    return undefined;
+  async function jwtProfile(form: URLSearchParams, authorization: string | undefined, scope: string): Promise<FastTokenResult> {
+    // RFC 7523 §2.1 without client authentication (compat.md §6): the client is the assertion's issuer
+    if (authorization !== undefined || form.has('client_id') || form.has('client_assertion') || form.has('client_secret')) return undefined;
+    const assertion = form.get('assertion');
+    let iss: string | undefined;
+    try {
+      iss = decodeJwt(assertion ?? '').iss;
+    } catch {
+      return undefined;
+    }
+    if (!assertion || !iss) return undefined;
+    let claimed = false;
+    const body = await grant({ id: iss }, async (user) => {
+      let verified;
+      try {
+        verified = await verifyServiceAssertion(deps, assertion, user.id, user.jwks);
+      } catch {
+        return undefined;
+      }
+      // claimed once: a second round (fresh credentials) only checks the signature again
+      if (!claimed && !(await claimAssertion(deps, user.id, verified))) return null;
+      claimed = true;
+      return { grantedOn: { keyId: verified.keyId }, clientId: user.id, scope, grantType: JWT_BEARER, withIdToken: true };
+    });
+    return body && { body, clientId: iss };
   }
-  if (!assertion || !iss) return undefined;
-  const user = await findActiveMachine(deps.db, { id: iss });
-  if (!user) return undefined;
-  try {
-    await verifyServiceAssertion(deps, assertion, user.id, { keys: user.jwks });
-  } catch {
-    return undefined;
-  }
-  const body = await issueMachineToken(deps, { user, clientId: user.id, scope: filterMachineScopes(scope), grantType: JWT_BEARER, withIdToken: true });
-  return { body, clientId: user.id };
 }

@@ -1,0 +1,76 @@
+// The endpoints Gatehouse serves itself (issue 8): introspection, userinfo and the machine grants stay within their
+// query budgets, and the machine grants' credential cache never outlives a change: a rotated secret, a new or
+// expired key and a deactivated user take effect on the very next request (issue 6 §2).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { assertion, basic, createApiApp, createMachine, createProject, postForm, secrets } from '../helpers/oidc.ts';
+import { addMachineUserKey, generateMachineSecret } from '../../src/users/machine-service.ts';
+
+const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
+
+describe('fast paths', () => {
+  let server: TestServer;
+  let token: string;
+  beforeAll(async () => {
+    server = await startTestServer();
+    token = `${server.url}/oauth/v2/token`;
+  });
+  afterAll(async () => server?.stop());
+
+  /** Queries one request costs: the fewest of three tries, so a background job (key reload, sweep) cannot count. */
+  async function queriesOf(request: () => Promise<{ status: number }>): Promise<number> {
+    const counts: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const before = server.db.stats.queries;
+      expect((await request()).status).toBe(200);
+      counts.push(server.db.stats.queries - before);
+    }
+    return Math.min(...counts);
+  }
+
+  it('costs one query for introspection, userinfo and a client_credentials token; two for a JWT-profile token with jti', async () => {
+    const m = await createMachine(server);
+    const project = await createProject(server);
+    const api = await createApiApp(server, project);
+    const cc = () => postForm(token, { grant_type: 'client_credentials', scope: `openid profile urn:zitadel:iam:org:project:id:${project}:aud` }, { authorization: basic(m.userName, m.clientSecret) });
+    const accessToken = (await cc()).json.access_token as string;
+
+    expect(await queriesOf(cc)).toBe(1);
+    expect(await queriesOf(() => postForm(`${server.url}/oauth/v2/introspect`, { token: accessToken }, { authorization: basic(api.clientId, api.clientSecret!) }))).toBe(1);
+    expect(await queriesOf(() => fetch(`${server.url}/oidc/v1/userinfo`, { headers: { authorization: `Bearer ${accessToken}` } }))).toBe(1);
+    expect(await queriesOf(async () => postForm(token, { grant_type: JWT_BEARER, assertion: await assertion(m.keyFile, server.url), scope: 'openid' }))).toBe(1);
+    expect(await queriesOf(async () => postForm(token, { grant_type: JWT_BEARER, assertion: await assertion(m.keyFile, server.url, { jti: crypto.randomUUID() }), scope: 'openid' }))).toBe(2);
+  });
+
+  it('a rotated secret: the old one fails and the new one works on the next request', async () => {
+    const m = await createMachine(server);
+    const cc = (secret: string) => postForm(token, { grant_type: 'client_credentials', scope: 'openid' }, { authorization: basic(m.userName, secret) });
+    expect((await cc(m.clientSecret)).status).toBe(200); // now cached
+    const { clientSecret } = await generateMachineSecret(server.db, secrets, m.userId, 'test');
+    expect([(await cc(m.clientSecret)).status, (await cc(m.clientSecret)).json.error]).toEqual([401, 'invalid_client']);
+    expect((await cc(clientSecret)).status).toBe(200);
+  });
+
+  it('a deactivated user gets no token on the next request, by either grant', async () => {
+    const m = await createMachine(server);
+    const cc = () => postForm(token, { grant_type: 'client_credentials', scope: 'openid' }, { authorization: basic(m.userName, m.clientSecret) });
+    const jwtProfile = async () => postForm(token, { grant_type: JWT_BEARER, assertion: await assertion(m.keyFile, server.url), scope: 'openid' });
+    expect((await cc()).status).toBe(200);
+    expect((await jwtProfile()).status).toBe(200);
+    await server.db.query("UPDATE users SET state = 'inactive' WHERE id = $1", [m.userId]);
+    // the deactivated machine user is no client any more (clients.ts)
+    expect([(await cc()).status, (await jwtProfile()).status]).toEqual([401, 401]);
+  });
+
+  it('a key added after the keys were cached signs at once; an expired key stops at once', async () => {
+    const m = await createMachine(server);
+    const jwtProfile = async (keyFile: typeof m.keyFile) => postForm(token, { grant_type: JWT_BEARER, assertion: await assertion(keyFile, server.url), scope: 'openid' });
+    expect((await jwtProfile(m.keyFile)).status).toBe(200); // the user's keys are cached now
+    const { keyFile } = await addMachineUserKey(server.db, m.userId, undefined, 'test');
+    expect((await jwtProfile(keyFile)).status).toBe(200);
+    await server.db.query('UPDATE machine_keys SET expires_at = now() WHERE id = $1', [m.keyFile.keyId]);
+    const expired = await jwtProfile(m.keyFile);
+    expect([expired.status, expired.json.error]).toEqual([400, 'invalid_grant']);
+    expect((await jwtProfile(keyFile)).status).toBe(200);
+  });
+});
