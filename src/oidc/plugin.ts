@@ -38,6 +38,8 @@ declare module 'fastify' {
 export interface VerifiedAccessToken {
   tokenId: string;
   userId: string;
+  /** The user's organization. */
+  orgId: string;
   clientId: string;
   scopes: ReadonlySet<string>;
   expiresAt: Date;
@@ -144,6 +146,7 @@ export async function registerOidc(app: FastifyInstance, deps: AppDeps): Promise
       return {
         tokenId: createHash('sha256').update(token.payload.jti).digest('base64url'),
         userId: token.user.id,
+        orgId: token.user.org_id,
         clientId: token.payload.clientId,
         scopes: token.scopes,
         expiresAt: new Date(token.payload.exp * 1000),
