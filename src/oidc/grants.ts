@@ -3,7 +3,7 @@
 // (machine-tokens.ts) or the provider's precise error. Registering the grants also lists them in discovery.
 import type Provider from 'oidc-provider';
 import { errors, type KoaContextWithOIDC } from 'oidc-provider';
-import type { JSONWebKeySet } from 'jose';
+import { createLocalJWKSet, type JSONWebKeySet } from 'jose';
 import { JWT_BEARER } from './clients.ts';
 import { filterMachineScopes } from './scopes.ts';
 import { AssertionRejected, claimAssertion, CredentialsChanged, issueMachineToken, verifyServiceAssertion, type MachineTokenDeps, type MachineTokenRequest, type VerifiedAssertion } from './machine-tokens.ts';
@@ -17,7 +17,7 @@ export function registerMachineGrants(provider: Provider, deps: MachineTokenDeps
     const user = machineUser(ctx);
     let verified: VerifiedAssertion;
     try {
-      verified = await verifyServiceAssertion(deps, assertion, user.id, (client!.jwks ?? { keys: [] }) as JSONWebKeySet);
+      verified = await verifyServiceAssertion(deps, assertion, user.id, createLocalJWKSet((client!.jwks ?? { keys: [] }) as JSONWebKeySet));
     } catch (error) {
       throw error instanceof AssertionRejected ? new errors.InvalidGrant(error.message) : error;
     }

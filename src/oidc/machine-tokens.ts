@@ -5,7 +5,7 @@
 // fast path leaves to the provider (errors, unusual requests). The token row is oidc-provider's AccessToken format,
 // so the provider's revocation endpoint and the adapter know it.
 import { randomBytes } from 'node:crypto';
-import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
+import { jwtVerify, type JWTVerifyGetKey } from 'jose';
 import type { AdapterPayload } from 'oidc-provider';
 import type { Queryable } from '../platform/db.ts';
 import type { AccessTokenPayload } from './access-tokens.ts';
@@ -88,9 +88,9 @@ export class AssertionRejected extends Error {}
  * aud the issuer (with or without a trailing slash, as ZITADEL's SDKs send it) or the token endpoint, unexpired, and
  * iat at most assertionMaxAge old. Throws AssertionRejected with the reason. Its jti is claimed separately.
  */
-export async function verifyServiceAssertion(deps: MachineTokenDeps, assertion: string, userId: string, jwks: JSONWebKeySet): Promise<VerifiedAssertion> {
+export async function verifyServiceAssertion(deps: MachineTokenDeps, assertion: string, userId: string, keys: JWTVerifyGetKey): Promise<VerifiedAssertion> {
   try {
-    const { payload, protectedHeader } = await jwtVerify(assertion, createLocalJWKSet(jwks), {
+    const { payload, protectedHeader } = await jwtVerify(assertion, keys, {
       issuer: userId,
       subject: userId,
       audience: [deps.issuer, `${deps.issuer}/`, `${deps.issuer}/oauth/v2/token`],

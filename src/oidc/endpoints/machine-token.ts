@@ -4,7 +4,7 @@
 // key or a deactivated user takes effect on the very next request, on every instance (issue 6 §2). Anything else
 // (errors, apps, unusual requests) returns undefined and goes to oidc-provider, whose grant handlers (grants.ts)
 // issue the same tokens or the precise error.
-import { decodeJwt, type JSONWebKeySet } from 'jose';
+import { createLocalJWKSet, decodeJwt, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
 import type { Db } from '../../platform/db.ts';
 import type { SecretBox } from '../../platform/secrets.ts';
 import { findActiveMachine } from '../../users/machine-service.ts';
@@ -21,7 +21,8 @@ export interface MachineTokenFastPathDeps extends MachineTokenDeps {
 /** The grant's response and the client it was issued to, or undefined to let the provider answer. */
 export type FastTokenResult = { body: TokenResponse; clientId: string } | undefined;
 
-interface MachineCredentials { id: string; access_token_type: 'opaque' | 'jwt'; secret_hash: string | null; jwks: JSONWebKeySet }
+/** jose's key set keeps the imported keys: built once per cached user, not per assertion. */
+interface MachineCredentials { id: string; access_token_type: 'opaque' | 'jwt'; secret_hash: string | null; keys: JWTVerifyGetKey }
 
 /** Bounded: a flood of made-up client names must not grow memory; the oldest entries go first. */
 const CACHE_LIMIT = 10_000;
@@ -36,7 +37,7 @@ export function machineTokenFastPath(deps: MachineTokenFastPathDeps) {
     const user = await findActiveMachine(deps.db, by);
     if (!user) return undefined;
     if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value!);
-    const found = { id: user.id, access_token_type: user.access_token_type, secret_hash: user.secret_hash, jwks: { keys: user.jwks } as JSONWebKeySet };
+    const found = { id: user.id, access_token_type: user.access_token_type, secret_hash: user.secret_hash, keys: createLocalJWKSet({ keys: user.jwks } as JSONWebKeySet) };
     cache.set(key, found);
     return found;
   };
@@ -103,7 +104,7 @@ export function machineTokenFastPath(deps: MachineTokenFastPathDeps) {
     const body = await grant({ id: iss }, async (user) => {
       let verified;
       try {
-        verified = await verifyServiceAssertion(deps, assertion, user.id, user.jwks);
+        verified = await verifyServiceAssertion(deps, assertion, user.id, user.keys);
       } catch {
         return undefined;
       }
