@@ -13,7 +13,7 @@ import { AdminService, SetUpOrgRequestSchema } from '@zitadel/proto/zitadel/admi
 import { runFlowLoad, runHttpLoad, type HttpScenario, type LoadResult } from './load.ts';
 import { serviceAssertion, startGatehouse, USER, type GatehouseTarget } from './gatehouse.ts';
 import { passwordLogin } from './login-flow.ts';
-import { toMarkdown, writeRun, type Run, type ScenarioResult } from './report.ts';
+import { printedQueries, toMarkdown, writeRun, type Run, type ScenarioResult } from './report.ts';
 
 const args = process.argv.slice(2);
 const smoke = args.includes('--smoke');
@@ -148,7 +148,7 @@ async function main(): Promise<void> {
       const b = blScenario ? await measure(bl.url, blScenario, connections, DURATION) : undefined;
       const result: ScenarioResult = { scenario: s.name, connections, gatehouse: { ...g, queriesPerRequest: g.requests ? (q1 - q0) / g.requests : 0 }, baseline: b, target: s.target };
       results.push(result);
-      process.stdout.write(`${s.name}: ${Math.round(g.rps)} req/s p50 ${g.p50} ms p99 ${g.p99} ms errors ${g.errors + g.unexpected} queries/req ${result.gatehouse.queriesPerRequest?.toFixed(2)}${b ? ` | baseline ${Math.round(b.rps)} req/s` : ''}\n`);
+      process.stdout.write(`${s.name}: ${Math.round(g.rps)} req/s p50 ${g.p50} ms p99 ${g.p99} ms errors ${g.errors + g.unexpected} queries/req ${printedQueries(result)}${b ? ` | baseline ${Math.round(b.rps)} req/s` : ''}\n`);
     }
     const run: Run = {
       startedAt: new Date().toISOString(), database: gh.database, machine: { cpus: availableParallelism(), node: process.version },
