@@ -2,7 +2,7 @@
 // alternating the two so that machine noise hits both alike. `--smoke` runs every scenario for a moment and fails
 // on any error (CI); a full run writes bench/results/<time>-<database>.{json,md}.
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -13,7 +13,7 @@ import { AdminService, SetUpOrgRequestSchema } from '@zitadel/proto/zitadel/admi
 import { runFlowLoad, runHttpLoad, type HttpScenario, type LoadResult } from './load.ts';
 import { serviceAssertion, startGatehouse, USER, type GatehouseTarget } from './gatehouse.ts';
 import { passwordLogin } from './login-flow.ts';
-import { toMarkdown, writeRun, type Run, type ScenarioResult } from './report.ts';
+import { printedQueries, toMarkdown, writeRun, type Run, type ScenarioResult } from './report.ts';
 
 const args = process.argv.slice(2);
 const smoke = args.includes('--smoke');
@@ -43,6 +43,11 @@ async function queries(url: string): Promise<number> {
 function peakRssMb(pid: number): number {
   const kb = Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
   return Math.round(kb / 1024);
+}
+
+/** Starts a new peak (VmHWM) for the process, so each scenario reports its own (proc(5), clear_refs value 5). */
+function resetPeakRss(pid: number): void {
+  writeFileSync(`/proc/${pid}/clear_refs`, '5');
 }
 
 async function clientCredentialsToken(url: string, creds: { clientId: string; clientSecret: string }, scope?: string): Promise<string> {
@@ -133,11 +138,13 @@ async function main(): Promise<void> {
       { name: 'introspection, 1 connection', connections: 1, target: { p99: 5 },
         gatehouse: async () => ({ method: 'POST', path: '/oauth/v2/introspect', headers: { 'content-type': FORM, authorization: basic(gh.introspector) }, body: `token=${ghToken}` }) },
     ];
+    let runPeakRssMb = peakRssMb(gh.pid); // start-up and fixtures
     const only = args.includes('--only') ? args[args.indexOf('--only') + 1]!.split(',') : undefined;
     for (const s of scenarios.filter((x) => !only || only.some((o) => x.name.startsWith(o)))) {
       const connections = smoke ? Math.min(CONNECTIONS, s.connections ?? CONNECTIONS) : s.connections ?? CONNECTIONS;
       const ghScenario = await s.gatehouse();
       const blScenario = s.baseline && (await s.baseline());
+      resetPeakRss(gh.pid);
       if (WARMUP) {
         await measure(gh.url, ghScenario, connections, WARMUP);
         if (blScenario) await measure(bl.url, blScenario, connections, WARMUP);
@@ -146,13 +153,15 @@ async function main(): Promise<void> {
       const g = await measure(gh.url, ghScenario, connections, DURATION);
       const q1 = await queries(gh.url);
       const b = blScenario ? await measure(bl.url, blScenario, connections, DURATION) : undefined;
-      const result: ScenarioResult = { scenario: s.name, connections, gatehouse: { ...g, queriesPerRequest: g.requests ? (q1 - q0) / g.requests : 0 }, baseline: b, target: s.target };
+      const peak = peakRssMb(gh.pid);
+      runPeakRssMb = Math.max(runPeakRssMb, peak);
+      const result: ScenarioResult = { scenario: s.name, connections, gatehouse: { ...g, queriesPerRequest: g.requests ? (q1 - q0) / g.requests : 0, peakRssMb: peak }, baseline: b, target: s.target };
       results.push(result);
-      process.stdout.write(`${s.name}: ${Math.round(g.rps)} req/s p50 ${g.p50} ms p99 ${g.p99} ms errors ${g.errors + g.unexpected} queries/req ${result.gatehouse.queriesPerRequest?.toFixed(2)}${b ? ` | baseline ${Math.round(b.rps)} req/s` : ''}\n`);
+      process.stdout.write(`${s.name}: ${Math.round(g.rps)} req/s p50 ${g.p50} ms p99 ${g.p99} ms errors ${g.errors + g.unexpected} queries/req ${printedQueries(result)} peak RSS ${peak} MB${b ? ` | baseline ${Math.round(b.rps)} req/s` : ''}\n`);
     }
     const run: Run = {
       startedAt: new Date().toISOString(), database: gh.database, machine: { cpus: availableParallelism(), node: process.version },
-      durationSeconds: DURATION, peakRssMb: peakRssMb(gh.pid), results,
+      durationSeconds: DURATION, peakRssMb: runPeakRssMb, results,
     };
     process.stdout.write(`\n${toMarkdown(run)}`);
     if (smoke) {

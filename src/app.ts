@@ -9,6 +9,7 @@ import type { SecretBox } from './platform/secrets.ts';
 import type { InstanceRow } from './instance/queries.ts';
 import { readFileSync } from 'node:fs';
 import { createDualProtocolServer, createTlsServer, type DualProtocolServer, type RequestHandler } from './platform/http.ts';
+import { requestLogger } from './platform/logger.ts';
 import { registerHealthRoutes, type Lifecycle } from './platform/health.ts';
 import { isDatabaseUnavailable } from './platform/errors.ts';
 import { registerMetricsRoutes, type Metrics } from './platform/metrics.ts';
@@ -38,6 +39,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const serverOptions = { sniffTimeoutMs: 10_000, http2SessionTimeoutMs: 120_000 };
   const app = Fastify({
     loggerInstance: deps.log as FastifyBaseLogger,
+    childLoggerFactory: requestLogger,
     serverFactory: (handler) => tls
       ? createTlsServer(handler as RequestHandler, tls, serverOptions)
       : createDualProtocolServer(handler as RequestHandler, serverOptions),
@@ -55,8 +57,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
   });
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    done();
   });
   app.addHook('preClose', (done) => {
     (app.server as unknown as DualProtocolServer).closeHttp2Sessions();

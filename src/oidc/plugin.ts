@@ -21,6 +21,7 @@ import { encodeForEdge, JwtAccessTokens } from './jwt-access-tokens.ts';
 import { loadKeySet, type KeySet } from './keys.ts';
 import { patchClients } from './client-rules.ts';
 import { createProvider, ROUTES } from './provider.ts';
+import { DISCOVERY_PATH, renderDocuments, serveDocuments, type Documents } from './documents.ts';
 import { providerPages } from '../login/provider-pages.ts';
 import { sameOriginPostsOnly } from '../login/routes.ts';
 import { createTokenPolicies } from './token-endpoints.ts';
@@ -85,7 +86,7 @@ export async function registerOidc(app: FastifyInstance, deps: AppDeps): Promise
   };
 
   const clientRateLimit = createClientRateLimit(config.rateLimit.perClient, new Set(config.rateLimit.exempt));
-  const build = (keySet: KeySet) => {
+  const build = async (keySet: KeySet) => {
     const provider = createProvider({
       config, secrets, Adapter, findAccount,
       revocationAllowed: policies.revocationAllowed as never,
@@ -99,15 +100,16 @@ export async function registerOidc(app: FastifyInstance, deps: AppDeps): Promise
     observeProvider(provider, deps.metrics, log);
     // iss in every authorization response, implicit ones included (security.md §5; the library skips it there)
     (provider.on as (event: string, listener: (ctx: unknown, out: Record<string, unknown>) => void) => void)('authorization.success', (_ctx, out) => { out.iss ??= config.issuer; });
-    return { provider, callback: provider.callback() };
+    const callback = provider.callback();
+    return { provider, callback, documents: await renderDocuments(callback, config.issuer) };
   };
-  let current = build(keys);
+  let current = await build(keys);
 
   const reloadKeys = async () => {
     const next = await loadKeySet(db, secrets, keyOptions);
     if (next.fingerprint === keys.fingerprint) return;
     keys = next;
-    current = build(next);
+    current = await build(next);
     log.info({ signingKid: next.signingKid, published: next.publicJwks.length }, 'signing keys changed; provider rebuilt');
   };
   const timers = [
@@ -122,6 +124,7 @@ export async function registerOidc(app: FastifyInstance, deps: AppDeps): Promise
   const fastToken = machineTokenFastPath({ ...machineTokens, db, secrets });
   mountRoutes(app, {
     callback: () => current.callback,
+    documents: () => current.documents,
     issuer: config.issuer,
     formPostCheck: sameOriginPostsOnly(deps),
     clientRateLimit,
@@ -176,13 +179,14 @@ const END_SESSION_PARAMS = new Set(['id_token_hint', 'post_logout_redirect_uri',
 
 interface Mount {
   callback: () => ReturnType<Provider['callback']>;
+  documents: () => Documents;
   issuer: string;
   formPostCheck: ReturnType<typeof sameOriginPostsOnly>;
   clientRateLimit: ClientRateLimit;
   fastToken(form: URLSearchParams, authorization: string | undefined): Promise<FastTokenResult>;
 }
 
-function mountRoutes(app: FastifyInstance, { callback, issuer, formPostCheck, clientRateLimit, fastToken }: Mount): void {
+function mountRoutes(app: FastifyInstance, { callback, documents, issuer, formPostCheck, clientRateLimit, fastToken }: Mount): void {
   const { host, protocol } = new URL(issuer);
   const hand = (request: FastifyRequest, reply: FastifyReply) => {
     // Endpoint URLs and cookie flags derive from the configured issuer, never from the client's headers
@@ -193,8 +197,6 @@ function mountRoutes(app: FastifyInstance, { callback, issuer, formPostCheck, cl
     headers['x-forwarded-proto'] = protocol.slice(0, -1);
     headers['x-forwarded-for'] = request.ip;
     delete headers['x-forwarded-host'];
-    // JWKS may be cached briefly: new keys are published before they sign (compat.md §6).
-    if (request.url.split('?')[0] === ROUTES.jwks) reply.raw.setHeader('cache-control', 'max-age=300, must-revalidate');
     reply.hijack();
     void callback()(request.raw, reply.raw);
   };
@@ -206,10 +208,11 @@ function mountRoutes(app: FastifyInstance, { callback, issuer, formPostCheck, cl
       onRequest: async (request, reply) => hand(request, reply),
       handler: async () => {},
     });
-    passthrough(['GET', 'OPTIONS'], '/.well-known/openid-configuration');
+    serveDocuments(scope, documents);
+    passthrough('OPTIONS', DISCOVERY_PATH);
     passthrough('GET', ROUTES.authorization);
     passthrough('GET', `${ROUTES.authorization}/:uid`);
-    passthrough(['GET', 'OPTIONS'], ROUTES.jwks);
+    passthrough('OPTIONS', ROUTES.jwks);
     passthrough('OPTIONS', ROUTES.userinfo);
     passthrough('GET', ROUTES.end_session);
     scope.route({

@@ -78,9 +78,10 @@ export function tooManyRequests(reply: FastifyReply, decision: RateLimitDecision
 
 /** Per-IP limit on the routes that take credentials: checked before anything else runs for them. */
 export function registerIpRateLimit(app: FastifyInstance, limiter: RateLimiter, exempt: ReadonlySet<string>, limited: (request: FastifyRequest) => boolean): void {
-  app.addHook('onRequest', async (request, reply) => {
-    if (exempt.has(request.ip) || !limited(request)) return;
+  app.addHook('onRequest', (request, reply, done) => {
+    if (exempt.has(request.ip) || !limited(request)) return done();
     const decision = limiter.hit(request.ip);
-    if (!decision.allowed) return tooManyRequests(reply, decision);
+    if (!decision.allowed) return void tooManyRequests(reply, decision); // answered: the request goes no further
+    done();
   });
 }

@@ -33,6 +33,9 @@ describe('/metrics', () => {
     expect(text).toMatch(/gatehouse_logins_total\{result="success"\} 1/);
     expect(text).toMatch(/gatehouse_tokens_issued_total\{grant="authorization_code"\} 1/);
     expect(text).toMatch(/gatehouse_tokens_issued_total\{grant="client_credentials"\} 1/);
+    // routes handed to oidc-provider are counted too (the authorization code and the client_credentials token)
+    expect(text).toMatch(/gatehouse_http_requests_total\{method="POST",route="\/oauth\/v2\/token",status="200"\} 2/);
+    expect(text).toMatch(/gatehouse_http_request_duration_seconds_count\{method="GET",route="\/oauth\/v2\/authorize",status="303"\} 1/);
   });
 });
 
