@@ -39,7 +39,11 @@ export interface UserRow {
   primary_domain: string;
 }
 
-const SELECT_USER = `SELECT u.*, o.primary_domain FROM users u JOIN orgs o ON o.id = u.org_id`;
+// Named columns: these reads are prepared statements (src/platform/db.ts), which a new column must not break.
+const SELECT_USER = `SELECT u.id, u.org_id, u.type, u.user_name, u.state, u.first_name, u.last_name, u.nick_name, u.display_name,
+  u.preferred_language, u.gender, u.email, u.email_verified, u.phone, u.phone_verified, u.password_hash, u.machine_name,
+  u.machine_description, u.access_token_type, u.secret_hash, u.created_at, u.changed_at, u.sequence, o.primary_domain
+  FROM users u JOIN orgs o ON o.id = u.org_id`;
 
 export async function findUserById(db: Queryable, id: string): Promise<UserRow | undefined> {
   const { rows } = await db.query<UserRow>(`${SELECT_USER} WHERE u.id = $1`, [id]);
