@@ -3,15 +3,15 @@ import type { Queryable } from '../platform/db.ts';
 export type LockScope = 'account' | 'ip';
 export interface LockKey { scope: LockScope; key: string }
 
-/** Seconds until the longest running lock among the keys ends; 0 when none is locked. Database time, so every
- *  instance agrees. */
-export async function findLockSeconds(db: Queryable, keys: readonly LockKey[]): Promise<number> {
-  const { rows } = await db.query<{ seconds: string | null }>(
-    `SELECT ceil(extract(epoch FROM max(locked_until) - now()))::text AS seconds FROM login_failures
-      WHERE (scope, key) IN (SELECT * FROM unnest($1::text[], $2::text[])) AND locked_until > now()`,
+/** The rows of the keys that have one, with the seconds left of each lock (0 when not locked). Database time, so
+ *  every instance agrees. */
+export async function findLocks(db: Queryable, keys: readonly LockKey[]): Promise<(LockKey & { seconds: number })[]> {
+  const { rows } = await db.query<LockKey & { seconds: number }>(
+    `SELECT scope, key, greatest(0, ceil(extract(epoch FROM locked_until - now())))::int AS seconds FROM login_failures
+      WHERE (scope, key) IN (SELECT * FROM unnest($1::text[], $2::text[]))`,
     [keys.map((k) => k.scope), keys.map((k) => k.key)],
   );
-  return Math.max(0, Number(rows[0]?.seconds ?? 0));
+  return rows;
 }
 
 /** Counts one failure in the key's window (a new window once the previous one or its lock has passed) and locks

@@ -56,8 +56,12 @@ export function formField(request: FastifyRequest, name: string): string | undef
   return typeof value === 'string' ? value : undefined;
 }
 
-/** Ends the interaction and sends the browser back to the authorization endpoint with 303 (security.md §13). */
-export async function finish(deps: LoginDeps, request: FastifyRequest, reply: FastifyReply, result: InteractionResults): Promise<FastifyReply> {
-  const to = await deps.oidc.provider().interactionResult(request.raw, reply.raw, result, { mergeWithLastSubmission: false });
-  return reply.redirect(to, 303);
+/** Ends the interaction and sends the browser back to the authorization endpoint with 303 (security.md §13). What
+ *  the provider's interactionResult does, on the interaction this request has already loaded (and checked): it
+ *  would look the interaction up again. */
+export async function finish(interaction: Interaction, reply: FastifyReply, result: InteractionResults): Promise<FastifyReply> {
+  const { details } = interaction;
+  details.result = result;
+  await details.save(details.exp - Math.floor(Date.now() / 1000));
+  return reply.redirect(details.returnTo, 303);
 }

@@ -20,7 +20,7 @@ export const showStart: Handler = async (deps, request, reply) => {
   if (prompt.name === 'create') return showRegistration(deps, interaction, reply);
   // prompt=consent: apps are first-party and their grants come from loadExistingGrant (src/oidc/provider.ts), so
   // consent is given without a page, as in ZITADEL.
-  if (prompt.name === 'consent') return finish(deps, request, reply, { consent: {} });
+  if (prompt.name === 'consent') return finish(interaction, reply, { consent: {} });
   const accounts = await describeAccounts(deps.db, knownAccountIds(deps, request));
   // prompt=select_account, or a plain request on a browser that knows several accounts (interface.md "prompt").
   const choose = prompt.name === 'select_account' || (prompt.name === 'login' && accounts.length >= 2 && !params.login_hint && prompt.reasons.includes('no_session'));
@@ -74,7 +74,7 @@ export const submitSelect: Handler = async (deps, request, reply) => {
   if (session?.accountId === account.id && !requestedPrompts(interaction.details).has('login') && params.max_age === undefined) {
     const current = await deps.oidc.provider().Session.find(session.cookie);
     if (current?.accountId === account.id && current.loginTs) {
-      return finish(deps, request, reply, { select_account: {}, login: { accountId: account.id, ts: current.loginTs, amr: current.amr } });
+      return finish(interaction, reply, { select_account: {}, login: { accountId: account.id, ts: current.loginTs, amr: current.amr } });
     }
   }
   return renderPassword(deps, interaction, reply, 200, account.loginName);

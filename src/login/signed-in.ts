@@ -15,7 +15,7 @@ export async function signedIn(deps: LoginDeps, request: FastifyRequest, reply: 
   const cookie = withKnownAccount(deps.secrets, knownAccountIds(deps, request), userId);
   reply.setCookie(KNOWN_ACCOUNTS_COOKIE, cookie, knownAccountsCookieOptions(deps.config.issuer.startsWith('https:'), deps.config.ttl.sessionAbsolute));
   const prompts = requestedPrompts(interaction.details);
-  return finish(deps, request, reply, {
+  return finish(interaction, reply, {
     login: { accountId: userId, amr: ['pwd'] },
     ...(prompts.has('select_account') || interaction.details.prompt.name === 'select_account' ? { select_account: {} } : {}),
     ...(prompts.has('create') || interaction.details.prompt.name === 'create' ? { create: {} } : {}),

@@ -6,6 +6,7 @@ import type { Config } from '../config.ts';
 import type { SecretBox } from '../platform/secrets.ts';
 import type { KeySet } from './keys.ts';
 import { CLAIMS } from './accounts.ts';
+import { cookieKeys } from './cookie-keys.ts';
 import { CLIENT_EXTRA_PROPERTIES } from './clients.ts';
 import { isProjectAudience, SUPPORTED_SCOPES } from './scopes.ts';
 import type { ProviderPages } from '../login/provider-pages.ts';
@@ -99,7 +100,7 @@ export function createProvider(parts: ProviderParts, keys: KeySet): Provider {
     },
     cookies: {
       // Signed with a key derived from the master key, so every instance verifies every other's cookies.
-      keys: [secrets.hashSecret('cookie signing v1')],
+      keys: cookieKeys(secrets.hashSecret('cookie signing v1')),
       names: { session: '_gh_session', interaction: '_gh_interaction', resume: '_gh_resume' },
     },
     ttl: {

@@ -1,5 +1,5 @@
 // Password hashing with argon2id at OWASP/ASVS parameters (security.md §15: m=19 MiB, t=2, p=1). @node-rs/argon2
-// runs the hash on a worker thread, off the event loop.
+// runs the hash on libuv's thread pool, off the event loop.
 import { hash, verify } from '@node-rs/argon2';
 
 // Algorithm.Argon2id of @node-rs/argon2, whose const enum cannot be imported under verbatimModuleSyntax.
@@ -10,13 +10,35 @@ const PARAMS = { algorithm: ARGON2ID, memoryCost: 19456, timeCost: 2, parallelis
 export const PASSWORD_MIN_LENGTH = 8;
 export const PASSWORD_MAX_LENGTH = 1024;
 
+// How many hashes run at once. libuv's pool (four threads unless UV_THREADPOOL_SIZE says otherwise) also runs the
+// JWT signatures of the token endpoint (WebCrypto) and file I/O, first come first served: during a burst of logins,
+// hashes queued there held an ID token's signature back for about 200 ms on two cores (issue 8). So hashes beyond
+// three wait here instead and one pool thread stays free for the rest. Three or four hashes at once make no
+// difference on two cores (measured: the same verifications per second). Known and unknown users queue alike (§16).
+export const HASH_CONCURRENCY = 3;
+let running = 0;
+const queued: (() => void)[] = [];
+
+async function limited<T>(work: () => Promise<T>): Promise<T> {
+  if (running < HASH_CONCURRENCY) running++;
+  else await new Promise<void>((resolve) => queued.push(resolve));
+  try {
+    return await work();
+  } finally {
+    // the slot passes to the next waiter as it is, or is given back
+    const next = queued.shift();
+    if (next) next();
+    else running--;
+  }
+}
+
 export function hashPassword(password: string): Promise<string> {
-  return hash(password, PARAMS);
+  return limited(() => hash(password, PARAMS));
 }
 
 export async function verifyPassword(password: string, passwordHash: string): Promise<boolean> {
   try {
-    return await verify(passwordHash, password);
+    return await limited(() => verify(passwordHash, password));
   } catch {
     return false; // a malformed stored hash never authenticates
   }

@@ -41,8 +41,14 @@ export interface UserRow {
   org_name: string;
 }
 
-/** The user columns with the org's, for joins that read a user next to other rows (users u JOIN orgs o). */
-export const USER_COLUMNS = 'u.*, o.primary_domain, o.name AS org_name';
+/**
+ * The user columns with the org's, for reads that join a user to other rows (users u JOIN orgs o). Named, not u.*:
+ * these reads are prepared statements (src/platform/db.ts), which a new column must not break.
+ */
+export const USER_COLUMNS = `u.id, u.org_id, u.type, u.user_name, u.state, u.first_name, u.last_name, u.nick_name, u.display_name,
+  u.preferred_language, u.gender, u.email, u.email_verified, u.phone, u.phone_verified, u.password_hash, u.machine_name,
+  u.machine_description, u.access_token_type, u.secret_hash, u.created_at, u.changed_at, u.sequence, o.primary_domain,
+  o.name AS org_name`;
 
 const SELECT_USER = `SELECT ${USER_COLUMNS} FROM users u JOIN orgs o ON o.id = u.org_id`;
 
