@@ -5,6 +5,11 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund
 
 FROM node:24-bookworm-slim
+# V8 heap sizing as in `npm start` (override with -e NODE_OPTIONS=...). Node's builds have no pointer compression,
+# so V8 commits a 128 MB young generation and, with a heap limit above 2 GB, lets the old generation grow to 4x
+# its live size between full collections. 16 MB semi-spaces and a 1 GB old-space limit (which also lowers that
+# factor to about 1.6) took the bench's peak RSS from 484 to 281 MB for about 1.5% more CPU in GC (issue 8).
+ENV NODE_OPTIONS="--max-semi-space-size=16 --max-old-space-size=1024"
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=8080 \

@@ -10,6 +10,9 @@ import { SignJWT } from 'jose';
 import pg from 'pg';
 
 const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
+// The node flags of `npm start` (V8 heap sizing), so the bench measures the process operators run.
+const START_FLAGS = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } })
+  .scripts.start.split(' ').filter((arg) => arg.startsWith('--'));
 export const MANAGEMENT_SCOPE = 'urn:zitadel:iam:org:project:id:zitadel:aud';
 export const CALLBACK = 'https://rp.bench.test/callback';
 export const USER = { loginName: 'bench-user', password: 'Bench-Password-1' };
@@ -64,7 +67,7 @@ export async function startGatehouse(port: number, options: { cpuProfileDir?: st
     env.GATEHOUSE_DATA_DIR = join(dir, 'data');
   }
   const profiling = options.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`] : [];
-  const child = spawn(process.execPath, [...profiling, MAIN], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(process.execPath, [...profiling, ...START_FLAGS, MAIN], { env, stdio: ['ignore', 'ignore', 'inherit'] });
   await waitReady(url, child);
   const adminKey = JSON.parse(readFileSync(env.GATEHOUSE_ADMIN_KEY_FILE!, 'utf8')) as KeyFile;
   const adminToken = await jwtProfileToken(url, adminKey, `openid ${MANAGEMENT_SCOPE}`);

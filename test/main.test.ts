@@ -1,4 +1,6 @@
 // `npm start` as an operator runs it: a separate process, signals, configuration errors, the data dir lock.
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDb } from '../src/platform/db.ts';
 import { createTestDatabase } from './helpers/database.ts';
@@ -79,5 +81,16 @@ describe('draining on shutdown', () => {
     await closing;
     await server.database.drop();
     await expect(fetch(`${server.url}/healthz`)).rejects.toThrow();
+  });
+});
+
+describe('V8 heap sizing', () => {
+  it('is the same for npm start and the container image', () => {
+    const read = (file: string) => readFileSync(fileURLToPath(new URL(`../${file}`, import.meta.url)), 'utf8');
+    const start = (JSON.parse(read('package.json')) as { scripts: { start: string } }).scripts.start;
+    const image = /^ENV NODE_OPTIONS="([^"]*)"$/m.exec(read('Dockerfile'))?.[1];
+    const flags = start.split(' ').filter((arg) => arg.startsWith('--'));
+    expect(flags.length).toBeGreaterThan(0);
+    expect(image?.split(' ')).toEqual(flags);
   });
 });
