@@ -30,10 +30,10 @@ export interface Db extends Queryable {
 // parses and plans each only once. Measured on PostgreSQL 15 (issue 8): a primary-key read of oidc_payloads costs
 // the server about 30 µs instead of 115 and an upsert 180 instead of 250, and pg's own work per query halves. Every
 // statement text in src/ is a constant, so the names stay few; NAMED_MAX bounds them should one ever be built from
-// data. A migration that changes the columns a
-// prepared statement returns makes the connections of older processes fail it ("cached plan must not change result
-// type") until they restart, which is why queries name their columns. Not on PGlite: it keeps one session under
-// every client the pool hands out, so a name prepared through a client the pool discarded would still be taken.
+// data. A migration that changes the columns a prepared statement returns makes the connections of older processes
+// fail it ("cached plan must not change result type") until they restart, which is why queries name their columns.
+// Not on PGlite: it keeps one session under every client the pool hands out, so a name prepared through a client
+// the pool discarded would still be taken.
 const statementNames = new Map<string, string>();
 const NAMED_MAX = 500;
 
