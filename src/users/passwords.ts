@@ -1,5 +1,6 @@
 // Password hashing with argon2id at OWASP/ASVS parameters (security.md §15: m=19 MiB, t=2, p=1). @node-rs/argon2
 // runs the hash on libuv's thread pool, off the event loop.
+import { availableParallelism } from 'node:os';
 import { hash, verify } from '@node-rs/argon2';
 
 // Algorithm.Argon2id of @node-rs/argon2, whose const enum cannot be imported under verbatimModuleSyntax.
@@ -10,12 +11,13 @@ const PARAMS = { algorithm: ARGON2ID, memoryCost: 19456, timeCost: 2, parallelis
 export const PASSWORD_MIN_LENGTH = 8;
 export const PASSWORD_MAX_LENGTH = 1024;
 
-// How many hashes run at once. libuv's pool (four threads unless UV_THREADPOOL_SIZE says otherwise) also runs the
-// JWT signatures of the token endpoint (WebCrypto) and file I/O, first come first served: during a burst of logins,
-// hashes queued there held an ID token's signature back for about 200 ms on two cores (issue 8). So hashes beyond
-// three wait here instead and one pool thread stays free for the rest. Three or four hashes at once make no
-// difference on two cores (measured: the same verifications per second). Known and unknown users queue alike (§16).
-export const HASH_CONCURRENCY = 3;
+// How many hashes run at once: one per core, and never more than three. libuv's pool (four threads unless
+// UV_THREADPOOL_SIZE says otherwise) also runs the RS256 signatures of the token endpoint and file I/O, first come
+// first served: during a burst of logins, hashes queued there held an ID token's signature back for about 200 ms on
+// two cores (issue 8), so further hashes wait here and a pool thread stays free. More hashes than cores add no
+// throughput (measured on two cores: 2, 3 and 4 at once verify as many per second), only 19 MiB of memory each.
+// Known and unknown users queue alike (security.md §16).
+export const HASH_CONCURRENCY = Math.min(3, availableParallelism());
 let running = 0;
 const queued: (() => void)[] = [];
 
