@@ -111,16 +111,8 @@ export async function updateHumanProfile(tx: Queryable, id: string, p: HumanProf
   );
 }
 
-export interface MachineKeyRow { id: string; user_id: string; public_jwk: Record<string, unknown>; expires_at: Date }
-
 export async function insertMachineKey(tx: Queryable, k: { id: string; userId: string; publicJwk: object; expiresAt: Date }): Promise<void> {
   await tx.query('INSERT INTO machine_keys (id, user_id, public_jwk, expires_at) VALUES ($1, $2, $3, $4)', [k.id, k.userId, k.publicJwk, k.expiresAt]);
-}
-
-export async function findMachineKey(db: Queryable, userId: string, keyId: string): Promise<MachineKeyRow | undefined> {
-  const { rows } = await db.query<MachineKeyRow>(
-    'SELECT id, user_id, public_jwk, expires_at FROM machine_keys WHERE user_id = $1 AND id = $2', [userId, keyId]);
-  return rows[0];
 }
 
 /** An active machine user with its unexpired public keys as a JWK set (kid = key ID), in one query. */
