@@ -3,7 +3,6 @@
 // client's client_id cannot use up that client's budget; the limit is enforced on the client a request names,
 // before the provider does any work.
 import type { Middleware } from 'koa';
-import { decodeJwt } from 'jose';
 import { RateLimiter, type RateLimitDecision } from '../platform/rate-limit.ts';
 
 const COUNTED_ROUTES = new Set(['token', 'introspection']);
@@ -32,25 +31,4 @@ export function createClientRateLimit(perMinute: number, exempt: ReadonlySet<str
       return limiter.check(clientId);
     },
   };
-}
-
-/** The client a request names, authenticated or not. */
-export function presentedClientId(form: URLSearchParams, authorization: string | undefined): string | undefined {
-  if (authorization?.toLowerCase().startsWith('basic ')) {
-    const user = Buffer.from(authorization.slice(6), 'base64').toString('utf8').split(':')[0] ?? '';
-    try {
-      return decodeURIComponent(user); // RFC 6749 §2.3.1: form-urlencoded before base64
-    } catch {
-      return user;
-    }
-  }
-  const clientId = form.get('client_id');
-  if (clientId) return clientId;
-  const assertion = form.get('client_assertion');
-  if (!assertion) return undefined;
-  try {
-    return decodeJwt(assertion).iss;
-  } catch {
-    return undefined;
-  }
 }

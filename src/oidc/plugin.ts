@@ -26,7 +26,8 @@ import { providerPages } from '../login/provider-pages.ts';
 import { sameOriginPostsOnly } from '../login/routes.ts';
 import { createTokenPolicies } from './token-endpoints.ts';
 import { observeProvider } from './observe.ts';
-import { createClientRateLimit, presentedClientId, type ClientRateLimit } from './client-rate-limit.ts';
+import { createClientRateLimit, type ClientRateLimit } from './client-rate-limit.ts';
+import { presentedClientId } from './endpoints/client-auth.ts';
 import { tooManyRequests } from '../platform/rate-limit.ts';
 
 declare module 'fastify' {

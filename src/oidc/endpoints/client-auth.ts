@@ -56,6 +56,15 @@ export function presentedClient(form: URLSearchParams, authorization: string | u
   return bodySecret !== undefined ? { clientId: bodyId, method: 'post', secret: bodySecret } : { clientId: bodyId, method: 'none' };
 }
 
+/** The client a well-formed request names, authenticated or not yet (per-client rate limits); else undefined. */
+export function presentedClientId(form: URLSearchParams, authorization: string | undefined): string | undefined {
+  try {
+    return presentedClient(form, authorization).clientId;
+  } catch {
+    return undefined; // malformed: the endpoint answers invalid_request before any client work
+  }
+}
+
 /** Marks a one-time assertion as used; false when it was used before (adapter.ts, atomic across instances). */
 export type ClaimOnce = (issuer: string, jti: string, expiresAt: number) => Promise<boolean>;
 

@@ -12,6 +12,7 @@ import { JWT_BEARER } from '../clients.ts';
 import { filterMachineScopes } from '../scopes.ts';
 import { claimAssertion, CredentialsChanged, issueMachineToken, verifyServiceAssertion, type MachineTokenDeps, type MachineTokenRequest, type TokenResponse } from '../machine-tokens.ts';
 import { presentedClient } from './client-auth.ts';
+import { repeatedParam } from './oauth.ts';
 
 export interface MachineTokenFastPathDeps extends MachineTokenDeps {
   db: Db;
@@ -63,7 +64,7 @@ export function machineTokenFastPath(deps: MachineTokenFastPathDeps) {
   };
 
   return async function serve(form: URLSearchParams, authorization: string | undefined): Promise<FastTokenResult> {
-    if (new Set(form.keys()).size !== [...form.keys()].length) return undefined; // repeated parameters: the provider's error
+    if (repeatedParam(form) !== undefined) return undefined; // the provider's invalid_request
     const scope = form.get('scope');
     if (!scope) return undefined;
     switch (form.get('grant_type')) {

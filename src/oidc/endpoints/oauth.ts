@@ -25,12 +25,19 @@ export function readForm(request: FastifyRequest): URLSearchParams {
     throw invalidRequest('only application/x-www-form-urlencoded content-type bodies are supported');
   }
   const form = new URLSearchParams(request.body);
+  const repeated = repeatedParam(form);
+  if (repeated !== undefined) throw invalidRequest(`'${repeated}' parameter must not be provided twice`);
+  return form;
+}
+
+/** The first parameter a form carries more than once (RFC 6749 §3.1 forbids it), if any. */
+export function repeatedParam(form: URLSearchParams): string | undefined {
   const seen = new Set<string>();
   for (const key of form.keys()) {
-    if (seen.has(key)) throw invalidRequest(`'${key}' parameter must not be provided twice`);
+    if (seen.has(key)) return key;
     seen.add(key);
   }
-  return form;
+  return undefined;
 }
 
 export function requireParam(form: URLSearchParams, name: string): string {
