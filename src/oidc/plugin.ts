@@ -3,15 +3,14 @@
 // is rebuilt when the signing keys change (keys.ts), in this and every other process on the same database.
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { decodeJwt } from 'jose';
 import type Provider from 'oidc-provider';
 import type { AppDeps } from '../app.ts';
 import { AssertionReplayed, createAdapterClass, sweepExpired } from './adapter.ts';
 import { createFindAccount } from './accounts.ts';
-import { findClientMetadata, JWT_BEARER } from './clients.ts';
+import { findClientMetadata } from './clients.ts';
 import { findActiveAccessToken } from './access-tokens.ts';
 import type { MachineTokenDeps } from './machine-tokens.ts';
-import { machineTokenFastPath, type FastTokenResult } from './endpoints/machine-token.ts';
+import { jwtProfileClient, machineTokenFastPath, type FastTokenResult } from './endpoints/machine-token.ts';
 import { registerIntrospection } from './endpoints/introspection.ts';
 import { registerUserinfo } from './endpoints/userinfo.ts';
 import { noStore } from './endpoints/oauth.ts';
@@ -129,8 +128,8 @@ export async function registerOidc(app: FastifyInstance, deps: AppDeps): Promise
     issuer: config.issuer,
     formPostCheck: sameOriginPostsOnly(deps),
     clientRateLimit,
-    fastToken: async (form, authorization) => {
-      const served = await fastToken(form, authorization);
+    fastToken: async (form, authorization, jwtProfileIssuer) => {
+      const served = await fastToken(form, authorization, jwtProfileIssuer);
       if (served) deps.metrics.tokensIssued.inc({ grant: String(form.get('grant_type')) });
       return served;
     },
@@ -168,14 +167,6 @@ export async function registerOidc(app: FastifyInstance, deps: AppDeps): Promise
 /** Form bodies of the OAuth endpoints: generous for assertions and scopes, small enough to refuse abuse early. */
 const FORM_BODY_LIMIT = 56 * 1024;
 
-function assertionIssuer(form: URLSearchParams): string | undefined {
-  try {
-    return decodeJwt(form.get('assertion') ?? '').iss;
-  } catch {
-    return undefined; // a malformed assertion is answered by the provider
-  }
-}
-
 const END_SESSION_PARAMS = new Set(['id_token_hint', 'post_logout_redirect_uri', 'state', 'ui_locales', 'client_id', 'logout_hint']);
 
 interface Mount {
@@ -184,7 +175,7 @@ interface Mount {
   issuer: string;
   formPostCheck: ReturnType<typeof sameOriginPostsOnly>;
   clientRateLimit: ClientRateLimit;
-  fastToken(form: URLSearchParams, authorization: string | undefined): Promise<FastTokenResult>;
+  fastToken(form: URLSearchParams, authorization: string | undefined, jwtProfileIssuer: string | undefined): Promise<FastTokenResult>;
 }
 
 function mountRoutes(app: FastifyInstance, { callback, documents, issuer, formPostCheck, clientRateLimit, fastToken }: Mount): void {
@@ -239,19 +230,17 @@ function mountRoutes(app: FastifyInstance, { callback, documents, issuer, formPo
       if (typeof request.body !== 'string') return hand(request, reply);
       const form = new URLSearchParams(request.body);
       const authorization = request.headers.authorization;
-      // JWT-profile requests carry no client identification (RFC 7523, compat.md §6): the client is the machine
-      // user named by the assertion's issuer.
-      const jwtProfileClient = form.get('grant_type') === JWT_BEARER && !authorization && !form.has('client_id') && !form.has('client_assertion') ? assertionIssuer(form) : undefined;
-      const limit = clientRateLimit.check(presentedClientId(form, authorization) ?? jwtProfileClient, request.ip);
+      const jwtProfileIssuer = jwtProfileClient(form, authorization);
+      const limit = clientRateLimit.check(presentedClientId(form, authorization) ?? jwtProfileIssuer, request.ip);
       if (!limit.allowed) return tooManyRequests(reply, limit);
       // cross-origin requests go to the provider, whose CORS rules refuse them for machine clients
-      const served = request.headers.origin === undefined ? await fastToken(form, authorization) : undefined;
+      const served = request.headers.origin === undefined ? await fastToken(form, authorization, jwtProfileIssuer) : undefined;
       if (served) {
         clientRateLimit.hit(served.clientId);
         allowOrigin(request, reply, 'WWW-Authenticate');
         return noStore(reply).send(served.body);
       }
-      if (jwtProfileClient) form.set('client_id', jwtProfileClient);
+      if (jwtProfileIssuer) form.set('client_id', jwtProfileIssuer); // the provider then finds the machine client
       return handOver(request, reply, form);
     });
     scope.post(ROUTES.revocation, async (request, reply) => {

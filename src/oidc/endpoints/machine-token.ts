@@ -19,6 +19,19 @@ export interface MachineTokenFastPathDeps extends MachineTokenDeps {
   secrets: SecretBox;
 }
 
+/**
+ * RFC 7523 §2.1 without client authentication (compat.md §6): the client of a JWT-profile request that authenticates
+ * no client is the machine user named by its assertion's issuer.
+ */
+export function jwtProfileClient(form: URLSearchParams, authorization: string | undefined): string | undefined {
+  if (form.get('grant_type') !== JWT_BEARER || authorization !== undefined || form.has('client_id') || form.has('client_assertion')) return undefined;
+  try {
+    return decodeJwt(form.get('assertion') ?? '').iss;
+  } catch {
+    return undefined; // a malformed assertion is answered by the provider
+  }
+}
+
 /** The grant's response and the client it was issued to, or undefined to let the provider answer. */
 export type FastTokenResult = { body: TokenResponse; clientId: string } | undefined;
 
@@ -63,13 +76,14 @@ export function machineTokenFastPath(deps: MachineTokenFastPathDeps) {
     return undefined;
   };
 
-  return async function serve(form: URLSearchParams, authorization: string | undefined): Promise<FastTokenResult> {
+  /** `jwtProfileIssuer`: jwtProfileClient(form, authorization), which the caller has already read. */
+  return async function serve(form: URLSearchParams, authorization: string | undefined, jwtProfileIssuer: string | undefined): Promise<FastTokenResult> {
     if (repeatedParam(form) !== undefined) return undefined; // the provider's invalid_request
     const scope = form.get('scope');
     if (!scope) return undefined;
     switch (form.get('grant_type')) {
       case 'client_credentials': return clientCredentials(form, authorization, filterMachineScopes(scope));
-      case JWT_BEARER: return jwtProfile(form, authorization, filterMachineScopes(scope));
+      case JWT_BEARER: return jwtProfile(form, jwtProfileIssuer, filterMachineScopes(scope));
       default: return undefined;
     }
   };
@@ -90,17 +104,9 @@ export function machineTokenFastPath(deps: MachineTokenFastPathDeps) {
     return body && { body, clientId };
   }
 
-  async function jwtProfile(form: URLSearchParams, authorization: string | undefined, scope: string): Promise<FastTokenResult> {
-    // RFC 7523 §2.1 without client authentication (compat.md §6): the client is the assertion's issuer
-    if (authorization !== undefined || form.has('client_id') || form.has('client_assertion') || form.has('client_secret')) return undefined;
+  async function jwtProfile(form: URLSearchParams, iss: string | undefined, scope: string): Promise<FastTokenResult> {
     const assertion = form.get('assertion');
-    let iss: string | undefined;
-    try {
-      iss = decodeJwt(assertion ?? '').iss;
-    } catch {
-      return undefined;
-    }
-    if (!assertion || !iss) return undefined;
+    if (!assertion || !iss || form.has('client_secret')) return undefined;
     let claimed = false;
     const body = await grant({ id: iss }, async (user) => {
       let verified;
