@@ -3,6 +3,7 @@
 // own (token_find, access_token.js, token_helpers.js checkSessionBinding) plus ours: the user must be active and the
 // client must still exist. The token's row, its grant, its session, its client and its user come back together.
 import type { Queryable } from '../platform/db.ts';
+import { batchedLookup } from '../platform/batch.ts';
 import { USER_COLUMNS, type UserRow } from '../users/queries.ts';
 import { hashId } from './adapter.ts';
 import { usableRedirectUri } from '../apps/schema.ts';
@@ -32,11 +33,11 @@ export interface ActiveAccessToken {
 }
 
 /**
- * The token columns of one access token row, joined to everything that decides whether it is active. $1 is the
- * storage id (hashId of the token's jti). Columns are prefixed, so the statement can sit next to others (introspection
+ * One access token row joined to everything that decides whether it is active. `storageId` is the SQL expression of
+ * the row's id (hashId of the token's jti). Columns are prefixed, so the lookup can sit next to others (introspection
  * joins its caller into the same statement).
  */
-export const ACCESS_TOKEN_SQL = `
+export const accessTokenLookup = (storageId: string) => `
   SELECT t.payload AS token_payload, g.payload AS grant_payload, s.payload AS session_payload,
          a.project_id AS app_project_id, a.redirect_uris AS app_redirect_uris, a.dev_mode AS app_dev_mode, a.app_type AS app_app_type,
          (a.id IS NOT NULL) AS app_found,
@@ -55,7 +56,7 @@ export const ACCESS_TOKEN_SQL = `
   LEFT JOIN apps a ON a.client_id = t.payload->>'clientId' AND a.state = 'active'
   LEFT JOIN users u ON u.id = t.payload->>'accountId'
   LEFT JOIN orgs o ON o.id = u.org_id
-  WHERE t.model = 'AccessToken' AND t.id = $1 AND (t.expires_at IS NULL OR t.expires_at > now())`;
+  WHERE t.model = 'AccessToken' AND t.id = ${storageId} AND (t.expires_at IS NULL OR t.expires_at > now())`;
 
 export interface AccessTokenRow extends Partial<UserRow> {
   token_payload: AccessTokenPayload | null;
@@ -71,9 +72,20 @@ export interface AccessTokenRow extends Partial<UserRow> {
 /** A presented token's storage reference: opaque tokens are their own jti; JWTs were verified before (jwt-access-tokens.ts). */
 export interface TokenReference { jti: string; jwt: boolean }
 
-export async function findActiveAccessToken(db: Queryable, ref: TokenReference): Promise<ActiveAccessToken | undefined> {
-  const { rows } = await db.query<AccessTokenRow>(ACCESS_TOKEN_SQL, [hashId(ref.jti)]);
-  return rows[0] && activeAccessToken(rows[0], ref);
+// Concurrent lookups share one statement (platform/batch.ts); $1 holds their storage ids.
+const ACCESS_TOKENS_SQL = `
+  SELECT r.i, tok.* FROM unnest($1::text[]) WITH ORDINALITY AS r(id, i)
+  JOIN LATERAL (${accessTokenLookup('r.id')}) AS tok ON true`;
+
+export type ActiveAccessTokenFinder = (ref: TokenReference) => Promise<ActiveAccessToken | undefined>;
+
+/** Finds presented tokens that are active, for userinfo and the management API's bearer check. */
+export function activeAccessTokenFinder(db: Queryable): ActiveAccessTokenFinder {
+  const lookup = batchedLookup<[string], AccessTokenRow>(db, ACCESS_TOKENS_SQL);
+  return async (ref) => {
+    const row = await lookup([hashId(ref.jti)]);
+    return row && activeAccessToken(row, ref);
+  };
 }
 
 /** The rules, applied to the joined row. */

@@ -8,7 +8,7 @@ import type { AppDeps } from '../app.ts';
 import { AssertionReplayed, createAdapterClass, sweepExpired } from './adapter.ts';
 import { createFindAccount } from './accounts.ts';
 import { findClientMetadata } from './clients.ts';
-import { findActiveAccessToken } from './access-tokens.ts';
+import { activeAccessTokenFinder } from './access-tokens.ts';
 import type { MachineTokenDeps } from './machine-tokens.ts';
 import { jwtProfileClient, machineTokenFastPath, type FastTokenResult } from './endpoints/machine-token.ts';
 import { registerIntrospection } from './endpoints/introspection.ts';
@@ -121,6 +121,7 @@ export async function registerOidc(app: FastifyInstance, deps: AppDeps): Promise
   timers.forEach((t) => t.unref());
 
   const resolveToken = (value: string) => jwtAccessTokens.resolve(value);
+  const findActiveAccessToken = activeAccessTokenFinder(db);
   const fastToken = machineTokenFastPath({ ...machineTokens, db, secrets });
   mountRoutes(app, {
     callback: () => current.callback,
@@ -137,14 +138,14 @@ export async function registerOidc(app: FastifyInstance, deps: AppDeps): Promise
   app.register(async (scope) => {
     scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT }, (_req, body, done) => done(null, body));
     registerIntrospection(scope, { db, issuer: config.issuer, secrets, managementAudience, resolveToken, claimOnce: machineTokens.claimOnce, rateLimit: clientRateLimit });
-    registerUserinfo(scope, { db, issuer: config.issuer, resolveToken });
+    registerUserinfo(scope, { issuer: config.issuer, resolveToken, findActiveAccessToken });
   });
 
   const oidc: Oidc = {
     provider: () => current.provider,
     async verifyAccessToken(value) {
       const ref = await resolveToken(value);
-      const token = ref && (await findActiveAccessToken(db, ref));
+      const token = ref && (await findActiveAccessToken(ref));
       if (!token) return undefined;
       return {
         tokenId: createHash('sha256').update(token.payload.jti).digest('base64url'),

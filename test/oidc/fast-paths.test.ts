@@ -1,5 +1,5 @@
 // The endpoints Gatehouse serves itself (issue 8): introspection, userinfo and the machine grants stay within their
-// query budgets, and the machine grants' credential cache never outlives a change: a rotated secret, a new or
+// query budgets, concurrent token lookups share one statement without mixing up answers, and the machine grants' credential cache never outlives a change: a rotated secret, a new or
 // expired key and a deactivated user take effect on the very next request (issue 6 §2).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
@@ -40,6 +40,36 @@ describe('fast paths', () => {
     expect(await queriesOf(() => fetch(`${server.url}/oidc/v1/userinfo`, { headers: { authorization: `Bearer ${accessToken}` } }))).toBe(1);
     expect(await queriesOf(async () => postForm(token, { grant_type: JWT_BEARER, assertion: await assertion(m.keyFile, server.url), scope: 'openid' }))).toBe(1);
     expect(await queriesOf(async () => postForm(token, { grant_type: JWT_BEARER, assertion: await assertion(m.keyFile, server.url, { jti: crypto.randomUUID() }), scope: 'openid' }))).toBe(2);
+  });
+
+  it('concurrent introspections and userinfo requests share one statement, and each gets its own answer', async () => {
+    const project = await createProject(server);
+    const [m1, m2, caller, outsider] = [await createMachine(server), await createMachine(server), await createApiApp(server, project), await createApiApp(server, await createProject(server))];
+    const issue = async (m: typeof m1) => (await postForm(token, { grant_type: 'client_credentials', scope: `openid urn:zitadel:iam:org:project:id:${project}:aud` },
+      { authorization: basic(m.userName, m.clientSecret) })).json.access_token as string;
+    const [t1, t2, revoked] = [await issue(m1), await issue(m2), await issue(m1)];
+    expect((await postForm(`${server.url}/oauth/v2/revoke`, { token: revoked }, { authorization: basic(m1.userName, m1.clientSecret) })).status).toBe(200);
+
+    // injected requests reach their lookups in the same event-loop turn, as concurrent requests under load do
+    const introspect = (value: string, who: { clientId: string; clientSecret?: string }, secret = who.clientSecret!) => server.app.inject({
+      method: 'POST', url: '/oauth/v2/introspect', payload: new URLSearchParams({ token: value }).toString(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(who.clientId, secret) },
+    });
+    const before = server.db.stats.queries;
+    const answers = await Promise.all([
+      introspect(t1, caller), introspect(t1, caller, 'wrong-secret'), introspect(t2, outsider), introspect(revoked, caller),
+      introspect('no-such-token', caller), introspect(t2, caller),
+    ]);
+    // one statement for the six (two if a background job, key reload or sweep, happened to run meanwhile)
+    expect(server.db.stats.queries - before).toBeLessThanOrEqual(2);
+    expect(answers.map((a) => [a.statusCode, a.json().active ?? a.json().error, a.json().sub])).toEqual([
+      [200, true, m1.userId], [401, 'invalid_client', undefined], [200, false, undefined], [200, false, undefined],
+      [200, false, undefined], [200, true, m2.userId],
+    ]);
+
+    const userinfo = (value: string) => server.app.inject({ method: 'GET', url: '/oidc/v1/userinfo', headers: { authorization: `Bearer ${value}` } });
+    const infos = await Promise.all([userinfo(t2), userinfo(revoked), userinfo(t1)]);
+    expect(infos.map((i) => [i.statusCode, i.json().sub ?? i.json().error])).toEqual([[200, m2.userId], [401, 'invalid_token'], [200, m1.userId]]);
   });
 
   it('a rotated secret: the old one fails and the new one works on the next request', async () => {

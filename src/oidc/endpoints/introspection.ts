@@ -1,16 +1,17 @@
 // The introspection endpoint (RFC 7662; interface.md introspection_endpoint; compat.md §6), served by Gatehouse
-// itself: the caller and the token are read with one query (issue 8: <= 1 query per request). Callers authenticate
+// itself: the caller and the token are read with one query (issue 8: <= 1 query per request; concurrent requests share it, platform/batch.ts). Callers authenticate
 // with client_secret_basic or private_key_jwt; every failure of that is 401 invalid_client. A token is active only
 // for a caller whose client or project is in its audience.
 import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { JSONWebKeySet } from 'jose';
 import type { Db } from '../../platform/db.ts';
+import { batchedLookup } from '../../platform/batch.ts';
 import type { SecretBox } from '../../platform/secrets.ts';
 import { tooManyRequests } from '../../platform/rate-limit.ts';
 import { loginName } from '../../users/lookup.ts';
 import { claimsForScopes, userClaims } from '../accounts.ts';
-import { ACCESS_TOKEN_SQL, activeAccessToken, type AccessTokenRow, type TokenReference } from '../access-tokens.ts';
+import { accessTokenLookup, activeAccessToken, type AccessTokenRow, type TokenReference } from '../access-tokens.ts';
 import { hashId } from '../adapter.ts';
 import { inAudience, tokenAudience } from '../audience.ts';
 import type { ClientRateLimit } from '../client-rate-limit.ts';
@@ -36,19 +37,21 @@ interface IntrospectionRow extends AccessTokenRow {
   caller_keys: JSONWebKeySet['keys'] | null;
 }
 
-// The caller (an active app) next to the token; $2 is the caller's client ID.
+// The caller (an active app) next to the token, for each request of a batch (platform/batch.ts): $1 holds the
+// tokens' storage ids, $2 the callers' client IDs.
 const INTROSPECTION_SQL = `
-  SELECT tok.*, c.client_id AS caller_client_id, c.auth_method AS caller_auth_method, c.secret_hash AS caller_secret_hash,
+  SELECT r.i, tok.*, c.client_id AS caller_client_id, c.auth_method AS caller_auth_method, c.secret_hash AS caller_secret_hash,
          c.project_id AS caller_project_id,
          CASE WHEN c.auth_method = 'private_key_jwt' THEN
            (SELECT coalesce(json_agg(k.public_jwk ORDER BY k.created_at), '[]') FROM app_keys k WHERE k.app_id = c.id AND k.expires_at > now())
          END AS caller_keys
-  FROM (SELECT 1) AS one
-  LEFT JOIN (${ACCESS_TOKEN_SQL}) AS tok ON true
-  LEFT JOIN apps c ON c.client_id = $2 AND c.state = 'active'`;
+  FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS r(token_id, caller_id, i)
+  LEFT JOIN LATERAL (${accessTokenLookup('r.token_id')}) AS tok ON true
+  LEFT JOIN apps c ON c.client_id = r.caller_id AND c.state = 'active'`;
 
 export function registerIntrospection(scope: FastifyInstance, deps: IntrospectionDeps): void {
   const audiences = new Set([deps.issuer, `${deps.issuer}${ROUTES.token}`, `${deps.issuer}${ROUTES.introspection}`]);
+  const lookup = batchedLookup<[string, string], IntrospectionRow>(deps.db, INTROSPECTION_SQL);
 
   scope.post(ROUTES.introspection, async (request, reply) => {
     noStore(reply);
@@ -59,9 +62,7 @@ export function registerIntrospection(scope: FastifyInstance, deps: Introspectio
       if (!limit.allowed) return tooManyRequests(reply, limit);
       const value = form.get('token');
       const ref = value ? await deps.resolveToken(value) : undefined;
-      const { rows } = await deps.db.query<IntrospectionRow>(INTROSPECTION_SQL, [ref ? hashId(ref.jti) : '', caller.clientId]);
-      const row = rows[0]!;
-      await authenticate(caller, row, deps, audiences);
+      const row = await authenticate(caller, await lookup([ref ? hashId(ref.jti) : '', caller.clientId]), deps, audiences);
       requireParam(form, 'token');
       deps.rateLimit.hit(caller.clientId);
       return reply.send(ref ? introspect(row, ref, caller.clientId, deps) : { active: false });
@@ -83,8 +84,9 @@ function callerOf(form: URLSearchParams, authorization: string | undefined): Pre
   return caller;
 }
 
-async function authenticate(caller: PresentedClient, row: IntrospectionRow, deps: IntrospectionDeps, audiences: ReadonlySet<string>): Promise<void> {
-  if (!row.caller_client_id) throw invalidClient();
+/** The row of an authenticated caller; 401 invalid_client otherwise. */
+async function authenticate(caller: PresentedClient, row: IntrospectionRow | undefined, deps: IntrospectionDeps, audiences: ReadonlySet<string>): Promise<IntrospectionRow> {
+  if (!row?.caller_client_id) throw invalidClient();
   if (caller.method === 'basic') {
     // basic and post are one registered method family (oidc-provider); the stored secret is a keyed hash
     if (!row.caller_secret_hash || !deps.secrets.verifySecret(caller.secret, row.caller_secret_hash)) throw invalidClient();
@@ -92,6 +94,7 @@ async function authenticate(caller: PresentedClient, row: IntrospectionRow, deps
     if (row.caller_auth_method !== 'private_key_jwt') throw invalidClient();
     await verifyClientAssertion(caller.assertion, caller.clientId, { keys: row.caller_keys ?? [] }, audiences, deps.claimOnce);
   }
+  return row;
 }
 
 function introspect(row: IntrospectionRow, ref: TokenReference, callerId: string, deps: IntrospectionDeps): Record<string, unknown> {

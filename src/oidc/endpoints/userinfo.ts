@@ -2,17 +2,16 @@
 // with one query (issue 8). GET or POST; the token in the Authorization header or, for POST, the form body; claims
 // by the token's scopes. Errors as RFC 6750 §3: 401 with a Bearer challenge, 403 insufficient_scope.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Db } from '../../platform/db.ts';
 import { claimsForScopes, userClaims } from '../accounts.ts';
-import { findActiveAccessToken, type TokenReference } from '../access-tokens.ts';
+import type { ActiveAccessTokenFinder, TokenReference } from '../access-tokens.ts';
 import { ROUTES } from '../provider.ts';
 import { OAuthError, invalidRequest, noStore, sendOAuthError } from './oauth.ts';
 import { allowOrigin, checkClientOrigin } from './cors.ts';
 
 export interface UserinfoDeps {
-  db: Db;
   issuer: string;
   resolveToken(value: string): Promise<TokenReference | undefined>;
+  findActiveAccessToken: ActiveAccessTokenFinder;
 }
 
 export function registerUserinfo(scope: FastifyInstance, deps: UserinfoDeps): void {
@@ -33,7 +32,7 @@ export function registerUserinfo(scope: FastifyInstance, deps: UserinfoDeps): vo
           throw new OAuthError(401, 'invalid_request', 'no access token provided', challenge({}));
         }
         const ref = await deps.resolveToken(value);
-        const token = ref && (await findActiveAccessToken(deps.db, ref));
+        const token = ref && (await deps.findActiveAccessToken(ref));
         if (!token) throw invalidToken();
         if (!token.scopes.has('openid')) {
           throw new OAuthError(403, 'insufficient_scope', 'access token missing openid scope', challenge({ error: 'insufficient_scope', error_description: 'access token missing openid scope', scope: 'openid' }));
