@@ -17,6 +17,8 @@ export interface HttpScenario {
   headers?: Record<string, string>;
   body?: string;
   expectStatus?: number;
+  /** Text every answer must contain (e.g. `"active":true`), so a fast wrong answer counts as unexpected. */
+  expectBody?: string;
   /** For chains such as refresh-token rotation: build each request from the previous response. */
   /** Builds each request, e.g. with a unique body. */
   setupRequest?: (request: autocannon.Request) => autocannon.Request;
@@ -38,7 +40,8 @@ export async function runHttpLoad(baseUrl: string, scenario: HttpScenario, conne
       // autocannon calls a setupRequest key even when it is undefined: only pass it when there is one
       ...(scenario.setupRequest ? { setupRequest: scenario.setupRequest as never } : {}),
       onResponse: ((status: number, body: string) => {
-        if (status !== expected && unexpected++ === 0) process.stderr.write(`first unexpected response: ${status} ${body.slice(0, 300)}\n`);
+        const wrong = status !== expected || (scenario.expectBody !== undefined && !body.includes(scenario.expectBody));
+        if (wrong && unexpected++ === 0) process.stderr.write(`first unexpected response: ${status} ${body.slice(0, 300)}\n`);
       }) as never,
     }],
   });

@@ -35,7 +35,10 @@ export interface ActiveAccessToken {
 /**
  * One access token row joined to everything that decides whether it is active. `storageId` is the SQL expression of
  * the row's id (hashId of the token's jti). Columns are prefixed, so the lookup can sit next to others (introspection
- * joins its caller into the same statement).
+ * joins its caller into the same statement). LIMIT 1 says what the primary key already guarantees, and keeps
+ * PostgreSQL from flattening the lookup, run once per key of a batch, into joins across the batch: those scan users
+ * and orgs whole, and when both grew after the plan was made (the benchmark's SetUpOrg run) a lookup took a second.
+ * test/oidc/lookup-plans.test.ts holds the plan to one index lookup per key.
  */
 export const accessTokenLookup = (storageId: string) => `
   SELECT t.payload AS token_payload, g.payload AS grant_payload, s.payload AS session_payload,
@@ -56,7 +59,8 @@ export const accessTokenLookup = (storageId: string) => `
   LEFT JOIN apps a ON a.client_id = t.payload->>'clientId' AND a.state = 'active'
   LEFT JOIN users u ON u.id = t.payload->>'accountId'
   LEFT JOIN orgs o ON o.id = u.org_id
-  WHERE t.model = 'AccessToken' AND t.id = ${storageId} AND (t.expires_at IS NULL OR t.expires_at > now())`;
+  WHERE t.model = 'AccessToken' AND t.id = ${storageId} AND (t.expires_at IS NULL OR t.expires_at > now())
+  LIMIT 1`;
 
 export interface AccessTokenRow extends Partial<UserRow> {
   token_payload: AccessTokenPayload | null;
@@ -73,7 +77,7 @@ export interface AccessTokenRow extends Partial<UserRow> {
 export interface TokenReference { jti: string; jwt: boolean }
 
 // Concurrent lookups share one statement (platform/batch.ts); $1 holds their storage ids.
-const ACCESS_TOKENS_SQL = `
+export const ACCESS_TOKENS_SQL = `
   SELECT r.i, tok.* FROM unnest($1::text[]) WITH ORDINALITY AS r(id, i)
   JOIN LATERAL (${accessTokenLookup('r.id')}) AS tok ON true`;
 
