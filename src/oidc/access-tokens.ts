@@ -3,7 +3,7 @@
 // own (token_find, access_token.js, token_helpers.js checkSessionBinding) plus ours: the user must be active and the
 // client must still exist. The token's row, its grant, its session, its client and its user come back together.
 import type { Queryable } from '../platform/db.ts';
-import { batchedLookup } from '../platform/batch.ts';
+import { batchedStatement } from '../platform/batch.ts';
 import { USER_COLUMNS, type UserRow } from '../users/queries.ts';
 import { hashId } from './adapter.ts';
 import { usableRedirectUri } from '../apps/schema.ts';
@@ -85,7 +85,7 @@ export type ActiveAccessTokenFinder = (ref: TokenReference) => Promise<ActiveAcc
 
 /** Finds presented tokens that are active, for userinfo and the management API's bearer check. */
 export function activeAccessTokenFinder(db: Queryable): ActiveAccessTokenFinder {
-  const lookup = batchedLookup<[string], AccessTokenRow>(db, ACCESS_TOKENS_SQL);
+  const lookup = batchedStatement<[string], AccessTokenRow>(db, ACCESS_TOKENS_SQL);
   return async (ref) => {
     const row = await lookup([hashId(ref.jti)]);
     return row && activeAccessToken(row, ref);

@@ -8,13 +8,14 @@ import { randomBytes } from 'node:crypto';
 import { jwtVerify, type JWTVerifyGetKey } from 'jose';
 import type { AdapterPayload } from 'oidc-provider';
 import type { Queryable } from '../platform/db.ts';
+import { batchedStatement } from '../platform/batch.ts';
 import type { AccessTokenPayload } from './access-tokens.ts';
 import { hashId } from './adapter.ts';
 import type { JwtAccessTokens } from './jwt-access-tokens.ts';
 import { CLOCK_TOLERANCE, type ClaimOnce } from './endpoints/client-auth.ts';
 
 export interface MachineTokenDeps {
-  db: Queryable;
+  writeToken: TokenWriter;
   issuer: string;
   ttl: { accessToken: number; idToken: number };
   /** Maximum age of an assertion's iat, seconds (compat.md §6: one hour). */
@@ -43,13 +44,36 @@ export interface MachineTokenRequest {
 
 export interface TokenResponse { access_token: string; expires_in: number; scope: string; token_type: 'Bearer'; id_token?: string }
 
-// oidc-provider's AccessToken row (adapter.ts upsert), written only while the credentials hold (GrantedOn).
-const INSERT_TOKEN = `
-  INSERT INTO oidc_payloads (model, id, payload, expires_at)
-  SELECT 'AccessToken', $1, $2, now() + make_interval(secs => $3::int)
-  WHERE EXISTS (SELECT 1 FROM users u WHERE u.id = $4 AND u.type = 'machine' AND u.state = 'active' AND u.access_token_type = $5
-                  AND ($6::text IS NULL OR u.secret_hash = $6)
-                  AND ($7::text IS NULL OR EXISTS (SELECT 1 FROM machine_keys k WHERE k.id = $7 AND k.user_id = u.id AND k.expires_at > now())))`;
+// oidc-provider's AccessToken rows (adapter.ts upsert), each written only while its credentials hold (GrantedOn).
+// The writes of one event-loop turn go as one statement (platform/batch.ts); the check of each runs per row by
+// index (LIMIT 1 keeps PostgreSQL from turning it into a join over all users, test/oidc/lookup-plans.test.ts).
+export const INSERT_TOKENS = `
+  WITH r AS (
+    SELECT * FROM unnest($1::text[], $2::jsonb[], $3::int[], $4::text[], $5::text[], $6::text[], $7::text[])
+      WITH ORDINALITY AS r(id, payload, ttl, user_id, token_type, secret_hash, key_id, i)
+  ), written AS (
+    INSERT INTO oidc_payloads (model, id, payload, expires_at)
+    SELECT 'AccessToken', r.id, r.payload, now() + make_interval(secs => r.ttl)
+    FROM r CROSS JOIN LATERAL (
+      SELECT 1 FROM users u
+      WHERE u.id = r.user_id AND u.type = 'machine' AND u.state = 'active' AND u.access_token_type = r.token_type
+        AND (r.secret_hash IS NULL OR u.secret_hash = r.secret_hash)
+        AND (r.key_id IS NULL OR EXISTS (SELECT 1 FROM machine_keys k WHERE k.id = r.key_id AND k.user_id = u.id AND k.expires_at > now()))
+      LIMIT 1
+    ) AS holds
+    RETURNING id
+  )
+  SELECT r.i FROM r JOIN written USING (id)`;
+
+type TokenRow = [id: string, payload: AccessTokenPayload & AdapterPayload, ttl: number, userId: string, tokenType: string, secretHash: string | null, keyId: string | null];
+
+/** Writes a machine token row; false when its credentials no longer hold and nothing was written. */
+export type TokenWriter = (row: TokenRow) => Promise<boolean>;
+
+export function machineTokenWriter(db: Queryable): TokenWriter {
+  const write = batchedStatement<TokenRow, { i: string }>(db, INSERT_TOKENS);
+  return async (row) => (await write(row)) !== undefined;
+}
 
 /** The credentials changed between reading and writing: nothing was issued. */
 export class CredentialsChanged extends Error {}
@@ -66,8 +90,8 @@ export async function issueMachineToken(deps: MachineTokenDeps, request: Machine
     kind: 'AccessToken', jti, iat, exp: iat + expiresIn, accountId: user.id, clientId, gty: request.grantType, scope,
     expiresWithSession: false, ...(jwt ? { gatehouseJwt: true } : {}),
   };
-  const { rowCount } = await deps.db.query(INSERT_TOKEN, [hashId(jti), payload, expiresIn, user.id, user.access_token_type, request.grantedOn.secretHash ?? null, request.grantedOn.keyId ?? null]);
-  if (rowCount !== 1) throw new CredentialsChanged();
+  const written = await deps.writeToken([hashId(jti), payload, expiresIn, user.id, user.access_token_type, request.grantedOn.secretHash ?? null, request.grantedOn.keyId ?? null]);
+  if (!written) throw new CredentialsChanged();
   const body: TokenResponse = {
     access_token: jwt ? await deps.signer.accessTokenJwt(payload, { clientId }) : jti,
     expires_in: expiresIn,

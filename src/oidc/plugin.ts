@@ -9,7 +9,7 @@ import { AssertionReplayed, createAdapterClass, sweepExpired } from './adapter.t
 import { createFindAccount } from './accounts.ts';
 import { findClientMetadata } from './clients.ts';
 import { activeAccessTokenFinder } from './access-tokens.ts';
-import type { MachineTokenDeps } from './machine-tokens.ts';
+import { machineTokenWriter, type MachineTokenDeps } from './machine-tokens.ts';
 import { jwtProfileClient, machineTokenFastPath, type FastTokenResult } from './endpoints/machine-token.ts';
 import { registerIntrospection } from './endpoints/introspection.ts';
 import { registerUserinfo } from './endpoints/userinfo.ts';
@@ -74,7 +74,7 @@ export async function registerOidc(app: FastifyInstance, deps: AppDeps): Promise
     resolveAccessToken: (value) => jwtAccessTokens.resolve(value),
   }, { refreshReuseGrace: config.ttl.refreshTokenReuseGrace });
   const machineTokens: MachineTokenDeps = {
-    db,
+    writeToken: machineTokenWriter(db),
     issuer: config.issuer,
     ttl: { accessToken: config.ttl.accessToken, idToken: config.ttl.idToken },
     assertionMaxAge: config.assertionMaxAge,

@@ -1,5 +1,6 @@
-// Lookups that concurrent requests make in the same event-loop turn go to the database as one statement (the
-// DataLoader pattern). Under load a round trip to PostgreSQL costs both processes more than reading one more row:
+// Statements that concurrent requests make in the same event-loop turn go to the database as one (the DataLoader
+// pattern): token lookups, and the token writes of the machine grants. Under load a round trip to PostgreSQL (and for
+// a write, its commit) costs both processes more than one more row:
 // measured on PostgreSQL 15 (issue 8), one token lookup costs the server about 120 µs and Node about 125 µs, while
 // eight in one statement cost 150 µs and 200 µs in all. A lone request still makes exactly one query, and waits
 // only for the end of the current turn (setImmediate), not for a timer.
@@ -15,11 +16,12 @@ interface Waiter<R> {
 }
 
 /**
- * A lookup of at most one row per key, batched. `sql` takes one array parameter per key column ($1 the first
- * columns of all keys, $2 the second, ...) and returns each found row with the key's 1-based position in column
- * `i`; `unnest($1::text[], ...) WITH ORDINALITY AS r(..., i) LEFT JOIN LATERAL (...)` has that shape.
+ * A statement of at most one row per key, batched. `sql` takes one array parameter per key column ($1 the first
+ * columns of all keys, $2 the second, ...) and returns each key's row, if any, with the key's 1-based position in
+ * column `i`; `unnest($1::text[], ...) WITH ORDINALITY AS r(..., i) LEFT JOIN LATERAL (...)` has that shape. The
+ * keys of a batch share its fate: a failed statement fails them all (and a write commits them together).
  */
-export function batchedLookup<K extends readonly unknown[], R extends Row>(db: Queryable, sql: string): (key: K) => Promise<R | undefined> {
+export function batchedStatement<K extends readonly unknown[], R extends Row>(db: Queryable, sql: string): (key: K) => Promise<R | undefined> {
   let pending: Waiter<R>[] = [];
   let scheduled = false;
 

@@ -72,6 +72,26 @@ describe('fast paths', () => {
     expect(infos.map((i) => [i.statusCode, i.json().sub ?? i.json().error])).toEqual([[200, m2.userId], [401, 'invalid_token'], [200, m1.userId]]);
   });
 
+  it('concurrent machine tokens are written with one statement, each only while its own credentials hold', async () => {
+    const [m1, m2] = [await createMachine(server), await createMachine(server)];
+    const cc = (m: typeof m1, secret = m.clientSecret) => server.app.inject({
+      method: 'POST', url: '/oauth/v2/token', payload: 'grant_type=client_credentials&scope=openid',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(m.userName, secret) },
+    });
+    expect([(await cc(m1)).statusCode, (await cc(m2)).statusCode]).toEqual([200, 200]); // both cached now
+    const before = server.db.stats.queries;
+    expect((await Promise.all([cc(m1), cc(m2), cc(m1)])).map((r) => r.statusCode)).toEqual([200, 200, 200]);
+    expect(server.db.stats.queries - before).toBeLessThanOrEqual(2); // one statement (two if a background job ran)
+
+    // m2's cached secret no longer holds: its write fails (and the retry with fresh credentials refuses the old
+    // secret) while m1's, in the same statement, succeeds
+    const { clientSecret } = await generateMachineSecret(server.db, secrets, m2.userId, 'test');
+    const answers = await Promise.all([cc(m1), cc(m2), cc(m2, clientSecret)]);
+    expect(answers.map((r) => [r.statusCode, r.json().error])).toEqual([[200, undefined], [401, 'invalid_client'], [200, undefined]]);
+    const introspected = await Promise.all([answers[0]!, answers[2]!].map((r) => server.app.inject({ method: 'GET', url: '/oidc/v1/userinfo', headers: { authorization: `Bearer ${r.json().access_token}` } })));
+    expect(introspected.map((r) => r.json().sub)).toEqual([m1.userId, m2.userId]);
+  });
+
   it('a rotated secret: the old one fails and the new one works on the next request', async () => {
     const m = await createMachine(server);
     const cc = (secret: string) => postForm(token, { grant_type: 'client_credentials', scope: 'openid' }, { authorization: basic(m.userName, secret) });

@@ -1,15 +1,16 @@
-// The batched token lookups (introspection, userinfo, bearer checks) read each token through the primary key, however
-// many tokens are stored: PostgreSQL plans a prepared batch once for any number of keys, and without care it flattens
-// the per-key lookups into joins over whole tables.
+// The batched token statements (the lookups of introspection, userinfo and bearer checks; the machine grants' token
+// writes) work key by key through indexes, however many rows are stored: PostgreSQL plans a prepared batch once for
+// any number of keys, and without care it flattens the per-key work into joins over whole tables.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDb, type Db } from '../../src/platform/db.ts';
 import { ACCESS_TOKENS_SQL } from '../../src/oidc/access-tokens.ts';
 import { INTROSPECTION_SQL } from '../../src/oidc/endpoints/introspection.ts';
+import { INSERT_TOKENS } from '../../src/oidc/machine-tokens.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 
 const STORED_TOKENS = 60_000;
 
-describe('token lookup plans', () => {
+describe('batched token statement plans', () => {
   let database: TestDatabase;
   let db: Db;
 
@@ -50,6 +51,12 @@ describe('token lookup plans', () => {
         expect(plan).toMatch(/Function Scan on (unnest )?r .*\n\s+->  Limit/);
         expect(plan).not.toMatch(/Hash|Materialize|Seq Scan on oidc_payloads/);
       }
+    });
+
+    it(`checks the credentials of each machine token it writes by index, key by key (${mode})`, async () => {
+      const plan = await planOf(INSERT_TOKENS, "ARRAY['t1'], ARRAY['{}'::jsonb], ARRAY[60], ARRAY['user-1'], ARRAY['opaque'], ARRAY['hash'], ARRAY[NULL::text]", mode);
+      // the rows to write, each with a check of its own (a Limit inside the loop), never a join of users and the batch
+      expect(plan).toMatch(/Insert on oidc_payloads .*\n\s+->  Nested Loop .*\n\s+->  CTE Scan on r\w* .*\n\s+->  Limit/);
     });
   }
 });

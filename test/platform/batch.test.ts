@@ -2,7 +2,7 @@
 // own key's row, and one caller's bad key or a failed statement never answers another caller wrongly.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDb, type Db } from '../../src/platform/db.ts';
-import { batchedLookup } from '../../src/platform/batch.ts';
+import { batchedStatement } from '../../src/platform/batch.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 
 // A lookup of a number's square and a label, absent for negative numbers (so "no row" is a real outcome).
@@ -27,7 +27,7 @@ describe('batched lookups', () => {
   });
 
   it('answers the lookups of one turn with one statement, each with its own row or none', async () => {
-    const lookup = batchedLookup<[number, string], Square>(db, SQUARES);
+    const lookup = batchedStatement<[number, string], Square>(db, SQUARES);
     const before = db.stats.queries;
     const answers = await Promise.all([3, -1, 7, 0, 3].map((n, index) => lookup([n, `k${index}`])));
     expect(db.stats.queries - before).toBe(1);
@@ -37,7 +37,7 @@ describe('batched lookups', () => {
   });
 
   it('a lone lookup is one statement of one key; lookups of later turns get statements of their own', async () => {
-    const lookup = batchedLookup<[number, string], Square>(db, SQUARES);
+    const lookup = batchedStatement<[number, string], Square>(db, SQUARES);
     const before = db.stats.queries;
     expect((await lookup([5, 'a']))?.square).toBe(25);
     expect((await lookup([6, 'b']))?.square).toBe(36);
@@ -45,7 +45,7 @@ describe('batched lookups', () => {
   });
 
   it('splits a turn of more than 64 lookups into statements of at most 64', async () => {
-    const lookup = batchedLookup<[number, string], Square>(db, SQUARES);
+    const lookup = batchedStatement<[number, string], Square>(db, SQUARES);
     const before = db.stats.queries;
     const numbers = Array.from({ length: 150 }, (_, n) => n);
     const answers = await Promise.all(numbers.map((n) => lookup([n, 'x'])));
@@ -54,17 +54,17 @@ describe('batched lookups', () => {
   });
 
   it('a key PostgreSQL cannot hold (NUL in text) finds nothing and does not fail the others of its turn', async () => {
-    const lookup = batchedLookup<[number, string], Square>(db, SQUARES);
+    const lookup = batchedStatement<[number, string], Square>(db, SQUARES);
     const answers = await Promise.all([lookup([2, 'ok']), lookup([2, 'bad\0key']), lookup([4, 'ok'])]);
     expect(answers.map((a) => a?.labelled)).toEqual(['ok:2', undefined, 'ok:4']);
   });
 
   it('a failed statement rejects every lookup of its batch, and the next turn works again', async () => {
-    const failing = batchedLookup<[number, string], Square>(db, SQUARES.replace('n.n * n.n', '1 / (n.n - n.n)'));
+    const failing = batchedStatement<[number, string], Square>(db, SQUARES.replace('n.n * n.n', '1 / (n.n - n.n)'));
     const results = await Promise.allSettled([failing([1, 'a']), failing([2, 'b'])]);
     expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
     expect(String((results[0] as PromiseRejectedResult).reason)).toMatch(/division by zero/);
-    const lookup = batchedLookup<[number, string], Square>(db, SQUARES);
+    const lookup = batchedStatement<[number, string], Square>(db, SQUARES);
     expect((await lookup([9, 'again']))?.square).toBe(81);
   });
 });

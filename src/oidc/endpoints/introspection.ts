@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { JSONWebKeySet } from 'jose';
 import type { Db } from '../../platform/db.ts';
-import { batchedLookup } from '../../platform/batch.ts';
+import { batchedStatement } from '../../platform/batch.ts';
 import type { SecretBox } from '../../platform/secrets.ts';
 import { tooManyRequests } from '../../platform/rate-limit.ts';
 import { loginName } from '../../users/lookup.ts';
@@ -55,7 +55,7 @@ export const INTROSPECTION_SQL = `
 
 export function registerIntrospection(scope: FastifyInstance, deps: IntrospectionDeps): void {
   const audiences = new Set([deps.issuer, `${deps.issuer}${ROUTES.token}`, `${deps.issuer}${ROUTES.introspection}`]);
-  const lookup = batchedLookup<[string, string], IntrospectionRow>(deps.db, INTROSPECTION_SQL);
+  const lookup = batchedStatement<[string, string], IntrospectionRow>(deps.db, INTROSPECTION_SQL);
 
   scope.post(ROUTES.introspection, async (request, reply) => {
     noStore(reply);
