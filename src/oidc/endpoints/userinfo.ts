@@ -1,6 +1,7 @@
 // The userinfo endpoint (OIDC Core §5.3; interface.md userinfo_endpoint; compat.md §6), served by Gatehouse itself
-// with one query (issue 8). GET or POST; the token in the Authorization header or, for POST, the form body; claims
-// by the token's scopes. Errors as RFC 6750 §3: 401 with a Bearer challenge, 403 insufficient_scope.
+// with one query, which concurrent requests share (issue 8; platform/batch.ts). GET or POST; the token in the
+// Authorization header or, for POST, the form body; claims by the token's scopes. Errors as RFC 6750 §3: 401 with a
+// Bearer challenge, 403 insufficient_scope.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { claimsForScopes, userClaims } from '../accounts.ts';
 import type { ActiveAccessTokenFinder, TokenReference } from '../access-tokens.ts';
