@@ -1,9 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDb, type Db } from '../../src/platform/db.ts';
+import { describe, expect, it } from 'vitest';
 import { AppError, Code } from '../../src/platform/errors.ts';
 import { addOrgWithHuman, type NewOrgWithHuman } from '../../src/orgs/create.ts';
 import { appendEvent } from '../../src/events/log.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { useTestDb } from '../helpers/database.ts';
 
 const input = (orgName: string, userName: string): NewOrgWithHuman => ({
   org: { name: orgName, domain: `${orgName.toLowerCase()}.example.test` },
@@ -16,10 +15,7 @@ const input = (orgName: string, userName: string): NewOrgWithHuman => ({
 });
 
 describe('event log', () => {
-  let database: TestDatabase;
-  let db: Db;
-  beforeAll(async () => { database = await createTestDatabase(); db = await openDb(database.database); });
-  afterAll(async () => { await db.close(); await database.drop(); });
+  const db = useTestDb();
 
   const count = async (table: string) => (await db.query(`SELECT count(*)::int AS n FROM ${table}`)).rows[0]!.n as number;
 

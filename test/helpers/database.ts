@@ -4,8 +4,9 @@ import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import type { Config } from '../../src/config.ts';
+import { openDb, type Db } from '../../src/platform/db.ts';
 import { adminUrl, databaseUrl } from './postgres.ts';
 
 export interface TestDatabase {
@@ -46,4 +47,28 @@ async function adminQuery(serverUrl: string, sql: string): Promise<void> {
   } finally {
     await client.end();
   }
+}
+
+/**
+ * A migrated database opened for the calling file's tests: created before them, closed and dropped after them. The
+ * returned Db stands for it from the first test on (it forwards to the database opened in beforeAll).
+ */
+export function useTestDb(): Db {
+  let database: TestDatabase | undefined;
+  let opened: Db | undefined;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    opened = await openDb(database.database);
+  });
+  afterAll(async () => {
+    await opened?.close();
+    await database?.drop();
+  });
+  return new Proxy({} as Db, {
+    get(_, key) {
+      if (!opened) throw new Error('the test database is opened in beforeAll: use it inside tests');
+      const value = Reflect.get(opened, key);
+      return typeof value === 'function' ? value.bind(opened) : value;
+    },
+  });
 }

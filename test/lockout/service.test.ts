@@ -1,22 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDb, type Db } from '../../src/platform/db.ts';
+import { describe, expect, it } from 'vitest';
 import { checkLock, recordFailure, recordSuccess, type LoginSubject } from '../../src/lockout/service.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { useTestDb } from '../helpers/database.ts';
 
 describe('lockout service (security.md §16)', () => {
-  let database: TestDatabase;
-  let db: Db;
+  const db = useTestDb();
   const policy = { maxAttempts: 3, ipMaxAttempts: 5, seconds: 2 };
   const lockedFor = async (subject: LoginSubject) => (await checkLock(db, subject)).wait;
 
-  beforeAll(async () => {
-    database = await createTestDatabase();
-    db = await openDb(database.database);
-  });
-  afterAll(async () => {
-    await db.close();
-    await database.drop();
-  });
 
   it('locks an account after the configured failures, for the configured time, then lets it try again', async () => {
     const subject = { account: 'user-1', ip: '10.0.0.1' };

@@ -1,32 +1,24 @@
 // The batched token statements (the lookups of introspection, userinfo and bearer checks; the machine grants' token
 // writes) work key by key through indexes, however many rows are stored: PostgreSQL plans a prepared batch once for
 // any number of keys, and without care it flattens the per-key work into joins over whole tables.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDb, type Db } from '../../src/platform/db.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ACCESS_TOKENS_SQL } from '../../src/oidc/access-tokens.ts';
 import { INTROSPECTION_SQL } from '../../src/oidc/endpoints/introspection.ts';
 import { INSERT_TOKENS } from '../../src/oidc/machine-tokens.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { useTestDb } from '../helpers/database.ts';
 
 const STORED_TOKENS = 60_000;
 
 describe('batched token statement plans', () => {
-  let database: TestDatabase;
-  let db: Db;
+  const db = useTestDb();
 
   beforeAll(async () => {
-    database = await createTestDatabase();
-    db = await openDb(database.database);
     await db.query(`
       INSERT INTO oidc_payloads (model, id, payload, grant_id, expires_at)
       SELECT 'AccessToken', 'token-' || n, jsonb_build_object('jti', 'token-' || n, 'clientId', 'app', 'accountId', 'user-' || (n % 100)),
              CASE WHEN n % 2 = 0 THEN 'grant-' || n END, now() + interval '1 hour'
       FROM generate_series(1, ${STORED_TOKENS}) AS n`);
     await db.query('ANALYZE');
-  });
-  afterAll(async () => {
-    await db?.close();
-    await database?.drop();
   });
 
   /** The plan of a prepared statement, generic (what a connection uses after five runs) or for these parameters. */

@@ -1,9 +1,8 @@
 // Batched lookups (src/platform/batch.ts): lookups of one event-loop turn share one statement, each caller gets its
 // own key's row, and one caller's bad key or a failed statement never answers another caller wrongly.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDb, type Db } from '../../src/platform/db.ts';
+import { describe, expect, it } from 'vitest';
 import { batchedStatement } from '../../src/platform/batch.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { useTestDb } from '../helpers/database.ts';
 
 // A lookup of a number's square and a label, absent for negative numbers (so "no row" is a real outcome).
 const SQUARES = `
@@ -14,17 +13,7 @@ const SQUARES = `
 interface Square { square: number; labelled: string }
 
 describe('batched lookups', () => {
-  let database: TestDatabase;
-  let db: Db;
-
-  beforeAll(async () => {
-    database = await createTestDatabase();
-    db = await openDb(database.database);
-  });
-  afterAll(async () => {
-    await db?.close();
-    await database?.drop();
-  });
+  const db = useTestDb();
 
   it('answers the lookups of one turn with one statement, each with its own row or none', async () => {
     const lookup = batchedStatement<[number, string], Square>(db, SQUARES);

@@ -1,20 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDb, type Db } from '../../src/platform/db.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { describe, expect, it } from 'vitest';
+import type { Db } from '../../src/platform/db.ts';
+import { useTestDb } from '../helpers/database.ts';
 import { isPostgres } from '../helpers/postgres.ts';
 
 describe('database statements', () => {
-  let database: TestDatabase;
-  let db: Db;
-
-  beforeAll(async () => {
-    database = await createTestDatabase();
-    db = await openDb(database.database);
-  });
-  afterAll(async () => {
-    await db?.close();
-    await database?.drop();
-  });
+  const db = useTestDb();
 
   const prepared = (tx: { query: Db['query'] }) =>
     tx.query<{ statement: string }>('SELECT statement FROM pg_prepared_statements').then((r) => r.rows.map((row) => row.statement));
