@@ -4,7 +4,7 @@
 // client must still exist. The token's row, its grant, its session, its client and its user come back together.
 import type { Queryable } from '../platform/db.ts';
 import { batchedStatement } from '../platform/batch.ts';
-import { USER_COLUMNS, type UserRow } from '../users/queries.ts';
+import { USER_PROFILE_COLUMNS, type UserProfileRow } from '../users/queries.ts';
 import { hashId } from './adapter.ts';
 import { usableRedirectUri } from '../apps/schema.ts';
 import type { AppType } from '../apps/queries.ts';
@@ -27,7 +27,7 @@ export interface AccessTokenPayload {
 export interface ActiveAccessToken {
   payload: AccessTokenPayload;
   scopes: ReadonlySet<string>;
-  user: UserRow;
+  user: UserProfileRow;
   /** The token's client: an app (with its project and usable redirect URIs) or, for machine grants, the machine user. */
   client: { clientId: string; projectId?: string; redirectUris: string[] };
 }
@@ -44,7 +44,7 @@ export const accessTokenLookup = (storageId: string) => `
   SELECT t.payload AS token_payload, g.payload AS grant_payload, s.payload AS session_payload,
          a.project_id AS app_project_id, a.redirect_uris AS app_redirect_uris, a.dev_mode AS app_dev_mode, a.app_type AS app_app_type,
          (a.id IS NOT NULL) AS app_found,
-         ${USER_COLUMNS}
+         ${USER_PROFILE_COLUMNS}
   FROM oidc_payloads t
   LEFT JOIN LATERAL (
     SELECT payload FROM oidc_payloads
@@ -62,7 +62,7 @@ export const accessTokenLookup = (storageId: string) => `
   WHERE t.model = 'AccessToken' AND t.id = ${storageId} AND (t.expires_at IS NULL OR t.expires_at > now())
   LIMIT 1`;
 
-export interface AccessTokenRow extends Partial<UserRow> {
+export interface AccessTokenRow extends Partial<UserProfileRow> {
   token_payload: AccessTokenPayload | null;
   grant_payload: { accountId?: string; clientId?: string; exp?: number } | null;
   session_payload: { accountId?: string; authorizations?: Record<string, { grantId?: string }> } | null;
@@ -109,7 +109,7 @@ export function activeAccessToken(row: AccessTokenRow, ref: TokenReference): Act
     if (!session || session.accountId !== token.accountId || session.authorizations?.[token.clientId]?.grantId !== token.grantId) return undefined;
   }
   if (!token.accountId || row.id !== token.accountId || row.state !== 'active') return undefined;
-  const user = row as UserRow;
+  const user = row as UserProfileRow;
   // The client must still exist: an active app, or the machine user itself for machine grants (clients.ts).
   const machineClient = user.type === 'machine' && (token.clientId === user.id || token.clientId.toLowerCase() === user.user_name.toLowerCase());
   if (!row.app_found && !machineClient) return undefined;

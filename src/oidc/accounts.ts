@@ -2,7 +2,7 @@
 // by the granted scopes (the `claims` configuration in provider.ts).
 import type { Account, KoaContextWithOIDC } from 'oidc-provider';
 import type { Db } from '../platform/db.ts';
-import { findActiveUser, loginName, type UserRow } from '../users/lookup.ts';
+import { findActiveUser, loginName, type UserProfileRow } from '../users/lookup.ts';
 import { RESOURCE_OWNER_SCOPE } from './scopes.ts';
 
 export const CLAIMS = {
@@ -36,7 +36,7 @@ function issuesAccessToken(ctx: KoaContextWithOIDC): boolean {
   return ctx.oidc.route === 'token' || String(ctx.oidc.params?.response_type ?? '').split(' ').includes('token');
 }
 
-export function userClaims(user: UserRow, scopes: ReadonlySet<string>): Record<string, unknown> {
+export function userClaims(user: UserProfileRow, scopes: ReadonlySet<string>): Record<string, unknown> {
   const claims: Record<string, unknown> = {
     sub: user.id,
     preferred_username: loginName(user),

@@ -1,11 +1,11 @@
 // Reads of users for other domains (OIDC accounts, login): the user with its login name and organization.
 import type { Queryable } from '../platform/db.ts';
-import { findUserById, findUserByUserName, type UserRow } from './queries.ts';
+import { findUserById, findUserByUserName, type UserProfileRow, type UserRow } from './queries.ts';
 
-export type { UserRow };
+export type { UserProfileRow, UserRow };
 
 /** Login names are user_name@primary_domain (compat.md §5). */
-export const loginName = (user: UserRow) => `${user.user_name}@${user.primary_domain}`;
+export const loginName = (user: UserProfileRow) => `${user.user_name}@${user.primary_domain}`;
 
 export async function findActiveUser(db: Queryable, id: string): Promise<UserRow | undefined> {
   const user = await findUserById(db, id);

@@ -41,14 +41,19 @@ export interface UserRow {
   org_name: string;
 }
 
+/** A user without its credential hashes: what a token stands for, and what claims are made of. */
+export type UserProfileRow = Omit<UserRow, 'password_hash' | 'secret_hash'>;
+
 /**
- * The user columns with the org's, for reads that join a user to other rows (users u JOIN orgs o). Named, not u.*:
- * these reads are prepared statements (src/platform/db.ts), which a new column must not break.
+ * The columns of a UserProfileRow (users u JOIN orgs o), for reads that join a user to other rows: token lookups
+ * (oidc/access-tokens.ts) have no use for the hashes. Named, not u.*: these reads are prepared statements
+ * (src/platform/db.ts), which a new column must not break.
  */
-export const USER_COLUMNS = `u.id, u.org_id, u.type, u.user_name, u.state, u.first_name, u.last_name, u.nick_name, u.display_name,
-  u.preferred_language, u.gender, u.email, u.email_verified, u.phone, u.phone_verified, u.password_hash, u.machine_name,
-  u.machine_description, u.access_token_type, u.secret_hash, u.created_at, u.changed_at, u.sequence, o.primary_domain,
-  o.name AS org_name`;
+export const USER_PROFILE_COLUMNS = `u.id, u.org_id, u.type, u.user_name, u.state, u.first_name, u.last_name, u.nick_name,
+  u.display_name, u.preferred_language, u.gender, u.email, u.email_verified, u.phone, u.phone_verified, u.machine_name,
+  u.machine_description, u.access_token_type, u.created_at, u.changed_at, u.sequence, o.primary_domain, o.name AS org_name`;
+
+const USER_COLUMNS = `${USER_PROFILE_COLUMNS}, u.password_hash, u.secret_hash`;
 
 const SELECT_USER = `SELECT ${USER_COLUMNS} FROM users u JOIN orgs o ON o.id = u.org_id`;
 
