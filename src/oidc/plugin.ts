@@ -1,11 +1,10 @@
 // Mounts oidc-provider in Fastify (issue 3 §1, oidc-provider-findings §3): explicit routes for exactly the
 // interface's endpoints and the provider's sub-routes, each handed to the CURRENT provider untouched. The provider
 // is rebuilt when the signing keys change (keys.ts), in this and every other process on the same database.
-import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
 import type { AppDeps } from '../app.ts';
-import { AssertionReplayed, createAdapterClass, sweepExpired } from './adapter.ts';
+import { AssertionReplayed, createAdapterClass, hashId, sweepExpired } from './adapter.ts';
 import { createFindAccount } from './accounts.ts';
 import { findClientMetadata } from './clients.ts';
 import { activeAccessTokenFinder } from './access-tokens.ts';
@@ -13,7 +12,7 @@ import { machineTokenWriter, type MachineTokenDeps } from './machine-tokens.ts';
 import { jwtProfileClient, machineTokenFastPath, type FastTokenResult } from './endpoints/machine-token.ts';
 import { registerIntrospection } from './endpoints/introspection.ts';
 import { registerUserinfo } from './endpoints/userinfo.ts';
-import { noStore } from './endpoints/oauth.ts';
+import { acceptFormBodies, noStore } from './endpoints/oauth.ts';
 import { allowOrigin } from './endpoints/cors.ts';
 import { registerMachineGrants } from './grants.ts';
 import { encodeForEdge, JwtAccessTokens } from './jwt-access-tokens.ts';
@@ -81,7 +80,7 @@ export async function registerOidc(app: FastifyInstance, deps: AppDeps): Promise
     signer: jwtAccessTokens,
     // oidc-provider's ReplayDetection ids, so an assertion used on one path cannot be replayed on the other
     claimOnce: (issuer, jti, expiresAt) => new Adapter('ReplayDetection')
-      .upsert(createHash('sha256').update(`${issuer}${jti}`).digest('base64url'), { iss: issuer, jti } as never, expiresAt - Math.floor(Date.now() / 1000))
+      .upsert(hashId(`${issuer}${jti}`), { iss: issuer, jti } as never, expiresAt - Math.floor(Date.now() / 1000))
       .then(() => true, (error) => { if (error instanceof AssertionReplayed) return false; throw error; }),
   };
 
@@ -136,7 +135,7 @@ export async function registerOidc(app: FastifyInstance, deps: AppDeps): Promise
     },
   });
   app.register(async (scope) => {
-    scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT }, (_req, body, done) => done(null, body));
+    acceptFormBodies(scope);
     registerIntrospection(scope, { db, issuer: config.issuer, secrets, managementAudience, resolveToken, claimOnce: machineTokens.claimOnce, rateLimit: clientRateLimit });
     registerUserinfo(scope, { issuer: config.issuer, resolveToken, findActiveAccessToken });
   });
@@ -148,7 +147,7 @@ export async function registerOidc(app: FastifyInstance, deps: AppDeps): Promise
       const token = ref && (await findActiveAccessToken(ref));
       if (!token) return undefined;
       return {
-        tokenId: createHash('sha256').update(token.payload.jti).digest('base64url'),
+        tokenId: hashId(token.payload.jti),
         userId: token.user.id,
         orgId: token.user.org_id,
         clientId: token.payload.clientId,
@@ -164,9 +163,6 @@ export async function registerOidc(app: FastifyInstance, deps: AppDeps): Promise
   app.addHook('onClose', async () => oidc.close());
   return oidc;
 }
-
-/** Form bodies of the OAuth endpoints: generous for assertions and scopes, small enough to refuse abuse early. */
-const FORM_BODY_LIMIT = 56 * 1024;
 
 const END_SESSION_PARAMS = new Set(['id_token_hint', 'post_logout_redirect_uri', 'state', 'ui_locales', 'client_id', 'logout_hint']);
 
@@ -219,7 +215,7 @@ function mountRoutes(app: FastifyInstance, { callback, documents, issuer, formPo
     passthrough('OPTIONS', ROUTES.revocation);
 
     // Routes whose form body the edge reads first; the provider then reads the (possibly rewritten) body.
-    scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT }, (_req, body, done) => done(null, body));
+    acceptFormBodies(scope);
     const handOver = (request: FastifyRequest, reply: FastifyReply, form: URLSearchParams) => {
       const body = form.toString();
       (request.raw as unknown as { body: string }).body = body;

@@ -2,7 +2,6 @@
 // itself: the caller and the token are read with one query, which concurrent requests share (issue 8;
 // platform/batch.ts). Callers authenticate with client_secret_basic or private_key_jwt; every failure of that is 401
 // invalid_client. A token is active only for a caller whose client or project is in its audience.
-import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { JSONWebKeySet } from 'jose';
 import type { Db } from '../../platform/db.ts';
@@ -116,7 +115,7 @@ function introspect(row: IntrospectionRow, ref: TokenReference, callerId: string
     nbf: payload.iat,
     iss: deps.issuer,
     // a JWT's jti is printed in the token; an opaque token's jti is the token itself, so report its hash instead
-    jti: ref.jwt ? payload.jti : createHash('sha256').update(payload.jti).digest('base64url'),
+    jti: ref.jwt ? payload.jti : hashId(payload.jti),
     aud,
     ...(payload.scope ? { scope: payload.scope } : {}),
     token_type: 'Bearer',

@@ -1,6 +1,6 @@
 // What the endpoints Gatehouse serves itself (introspection, userinfo, machine grants) share with oidc-provider's:
 // form parsing with the same rules (RFC 6749 §3.1: no repeated parameters) and errors in the same shape.
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 /** An OAuth error response: RFC 6749 §5.2 body, the status, and for 401s the WWW-Authenticate challenge. */
 export class OAuthError extends Error {
@@ -18,6 +18,14 @@ export class OAuthError extends Error {
 
 export const invalidRequest = (description: string) => new OAuthError(400, 'invalid_request', description);
 export const invalidClient = (description = 'client authentication failed') => new OAuthError(401, 'invalid_client', description);
+
+/** Form bodies of the OAuth endpoints: generous for assertions and scopes, small enough to refuse abuse early. */
+const FORM_BODY_LIMIT = 56 * 1024;
+
+/** Makes the scope's routes receive form bodies as text, for readForm (or for handing them on to the provider). */
+export function acceptFormBodies(scope: FastifyInstance): void {
+  scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT }, (_req, body, done) => done(null, body));
+}
 
 /** The form body of a POST, with each parameter at most once. */
 export function readForm(request: FastifyRequest): URLSearchParams {
