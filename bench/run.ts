@@ -23,6 +23,15 @@ const CONNECTIONS = smoke ? 4 : 32;
 const basic = (c: { clientId: string; clientSecret: string }) => `Basic ${Buffer.from(`${encodeURIComponent(c.clientId)}:${encodeURIComponent(c.clientSecret)}`).toString('base64')}`;
 const FORM = 'application/x-www-form-urlencoded';
 
+// The requests of the single-request scenarios, for Gatehouse and the baseline alike; each names what every answer
+// must contain, so a fast wrong answer counts as unexpected.
+const tokenRequest = (body: string, authorization?: string): HttpScenario =>
+  ({ method: 'POST', path: '/oauth/v2/token', headers: { 'content-type': FORM, ...(authorization ? { authorization } : {}) }, body, expectBody: '"access_token"' });
+const introspectionRequest = (caller: { clientId: string; clientSecret: string }, token: string): HttpScenario =>
+  ({ method: 'POST', path: '/oauth/v2/introspect', headers: { 'content-type': FORM, authorization: basic(caller) }, body: `token=${token}`, expectBody: '"active":true' });
+const userinfoRequest = (token: string): HttpScenario => ({ path: '/oidc/v1/userinfo', headers: { authorization: `Bearer ${token}` }, expectBody: '"sub":' });
+const CLIENT_CREDENTIALS = 'grant_type=client_credentials&scope=openid';
+
 interface Baseline { url: string; clientCredentials: { clientId: string; clientSecret: string }; introspector: { clientId: string; clientSecret: string }; web: { clientId: string; clientSecret: string }; userAccessToken: string; refreshTokens: string[]; stop(): void }
 
 async function startBaseline(): Promise<Baseline> {
@@ -115,18 +124,16 @@ async function main(): Promise<void> {
         gatehouse: async () => ({ path: '/.well-known/openid-configuration' }), baseline: async () => ({ path: '/.well-known/openid-configuration' }) },
       { name: 'jwks', target: { rps: 20_000, p99: 10, queries: 0 }, gatehouse: async () => ({ path: '/oauth/v2/keys' }), baseline: async () => ({ path: '/oauth/v2/keys' }) },
       { name: 'userinfo', target: { rps: 5000, p99: 25, queries: 2 },
-        gatehouse: async () => ({ path: '/oidc/v1/userinfo', headers: { authorization: `Bearer ${ghToken}` }, expectBody: '"sub":' }),
-        baseline: async () => ({ path: '/oidc/v1/userinfo', headers: { authorization: `Bearer ${bl.userAccessToken}` }, expectBody: '"sub":' }) },
+        gatehouse: async () => userinfoRequest(ghToken), baseline: async () => userinfoRequest(bl.userAccessToken) },
       { name: 'introspection', target: { rps: 5000, p99: 25, queries: 1, ratio: 0.6 },
-        gatehouse: async () => ({ method: 'POST', path: '/oauth/v2/introspect', headers: { 'content-type': FORM, authorization: basic(gh.introspector) }, body: `token=${ghToken}`, expectBody: '"active":true' }),
-        baseline: async () => ({ method: 'POST', path: '/oauth/v2/introspect', headers: { 'content-type': FORM, authorization: basic(bl.introspector) }, body: `token=${blToken}`, expectBody: '"active":true' }) },
+        gatehouse: async () => introspectionRequest(gh.introspector, ghToken), baseline: async () => introspectionRequest(bl.introspector, blToken) },
       { name: 'refresh', gatehouse: async () => refreshChain(gh.url, refreshPool, gh.web), baseline: async () => refreshChain(bl.url, [...bl.refreshTokens], bl.web) },
       { name: 'client_credentials (opaque)', target: { rps: 3000, p99: 40, queries: 2, ratio: 0.5 },
-        gatehouse: async () => ({ method: 'POST', path: '/oauth/v2/token', headers: { 'content-type': FORM, authorization: basic(gh.clientCredentials) }, body: 'grant_type=client_credentials&scope=openid', expectBody: '"access_token"' }),
-        baseline: async () => ({ method: 'POST', path: '/oauth/v2/token', headers: { 'content-type': FORM, authorization: basic(bl.clientCredentials) }, body: 'grant_type=client_credentials', expectBody: '"access_token"' }) },
-      { name: 'client_credentials (JWT)', gatehouse: async () => ({ method: 'POST', path: '/oauth/v2/token', headers: { 'content-type': FORM, authorization: basic(gh.clientCredentialsJwt) }, body: 'grant_type=client_credentials&scope=openid', expectBody: '"access_token"' }) },
+        gatehouse: async () => tokenRequest(CLIENT_CREDENTIALS, basic(gh.clientCredentials)),
+        baseline: async () => tokenRequest('grant_type=client_credentials', basic(bl.clientCredentials)) },
+      { name: 'client_credentials (JWT)', gatehouse: async () => tokenRequest(CLIENT_CREDENTIALS, basic(gh.clientCredentialsJwt)) },
       { name: 'JWT-profile grant', target: { rps: 1200, p99: 60, queries: 3 },
-        gatehouse: async () => ({ method: 'POST', path: '/oauth/v2/token', headers: { 'content-type': FORM }, body: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion, scope: 'openid' }).toString(), expectBody: '"access_token"' }) },
+        gatehouse: async () => tokenRequest(new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion, scope: 'openid' }).toString()) },
       { name: 'SetUpOrg (REST)', target: { rps: 100 },
         gatehouse: async () => ({ method: 'POST', path: '/admin/v1/orgs/_setup', headers: { 'content-type': 'application/json', authorization: `Bearer ${gh.adminToken}` },
           setupRequest: (request) => ({ ...request, body: setUpOrgBody() }) }) },
@@ -134,9 +141,9 @@ async function main(): Promise<void> {
       { name: 'password login (authorize → pages → code → token)', target: { rps: 100, p99: 300 },
         gatehouse: async () => async () => { await passwordLogin(gh.url, gh.web, USER, 'openid'); } },
       { name: 'client_credentials, 1 connection', connections: 1, target: { p99: 5 },
-        gatehouse: async () => ({ method: 'POST', path: '/oauth/v2/token', headers: { 'content-type': FORM, authorization: basic(gh.clientCredentials) }, body: 'grant_type=client_credentials&scope=openid', expectBody: '"access_token"' }) },
+        gatehouse: async () => tokenRequest(CLIENT_CREDENTIALS, basic(gh.clientCredentials)) },
       { name: 'introspection, 1 connection', connections: 1, target: { p99: 5 },
-        gatehouse: async () => ({ method: 'POST', path: '/oauth/v2/introspect', headers: { 'content-type': FORM, authorization: basic(gh.introspector) }, body: `token=${ghToken}`, expectBody: '"active":true' }) },
+        gatehouse: async () => introspectionRequest(gh.introspector, ghToken) },
     ];
     let runPeakRssMb = peakRssMb(gh.pid); // start-up and fixtures
     const only = args.includes('--only') ? args[args.indexOf('--only') + 1]!.split(',') : undefined;
