@@ -8,7 +8,6 @@ import { notFound } from '../platform/errors.ts';
 import { findConsentTarget, insertConsent } from './queries.ts';
 
 export interface ConsentRequest {
-  appId: string;
   appName: string;
   orgName: string;
   /** The app's project belongs to the instance's own (first) organization. */
@@ -22,7 +21,7 @@ export interface ConsentSubject { clientId: string; userId: string; scope: strin
 export async function describeConsentRequest(db: Queryable, defaultOrgId: string, subject: ConsentSubject): Promise<ConsentRequest | undefined> {
   const target = await findConsentTarget(db, subject.clientId, subject.userId, subject.scope);
   if (!target) return undefined;
-  return { appId: target.app_id, appName: target.app_name, orgName: target.org_name, firstParty: target.org_id === defaultOrgId, consented: target.consented };
+  return { appName: target.app_name, orgName: target.org_name, firstParty: target.org_id === defaultOrgId, consented: target.consented };
 }
 
 export const needsConsent = (request: ConsentRequest | undefined): boolean => !request || (!request.firstParty && !request.consented);

@@ -31,19 +31,21 @@ export async function showConsent(deps: LoginDeps, interaction: Interaction, rep
 export async function submitConsent(deps: LoginDeps, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
   const interaction = await loadPostedInteraction(deps, request, reply);
   const t = deps.pages.texts(interaction.locale);
-  if (interaction.details.prompt.name !== 'consent') {
-    return deps.pages.send(reply, deps.pages.render(400, interaction.locale, 'error', 'errorTitle', { title: t.errorTitle, message: t.errorExpired, code: 'invalid_request' }));
-  }
-  const pending = await pendingConsent(deps, interaction);
+  if (interaction.details.prompt.name !== 'consent') return invalidRequest(deps, interaction, reply, t.errorExpired!);
   const decision = formField(request, 'decision');
   if (decision === 'deny') return finish(interaction, reply, { error: 'access_denied', error_description: 'the user denied the consent' });
+  const pending = await pendingConsent(deps, interaction);
   if (decision !== 'allow') {
-    if (pending) return renderConsent(deps, interaction, reply, 400, pending.request, t.errorConsentDecision);
-    return deps.pages.send(reply, deps.pages.render(400, interaction.locale, 'error', 'errorTitle', { title: t.errorTitle, message: t.errorConsentDecision, code: 'invalid_request' }));
+    return pending ? renderConsent(deps, interaction, reply, 400, pending.request, t.errorConsentDecision) : invalidRequest(deps, interaction, reply, t.errorConsentDecision!);
   }
   // Without a pending consent (given meanwhile, e.g. in another tab) there is nothing to record.
   if (pending) await grantAppConsent(deps.db, pending.subject);
   return finish(interaction, reply, { consent: {} });
+}
+
+function invalidRequest(deps: LoginDeps, i: Interaction, reply: FastifyReply, message: string): FastifyReply {
+  const t = deps.pages.texts(i.locale);
+  return deps.pages.send(reply, deps.pages.render(400, i.locale, 'error', 'errorTitle', { title: t.errorTitle, message, code: 'invalid_request' }));
 }
 
 async function renderConsent(deps: LoginDeps, i: Interaction, reply: FastifyReply, status: number, request: ConsentRequest, alert?: string): Promise<FastifyReply> {

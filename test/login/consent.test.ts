@@ -9,7 +9,8 @@ import { addMachineUser, addMachineUserKey } from '../../src/users/machine-servi
 import { CookieJar, formValue, type JarResponse } from '../helpers/cookie-jar.ts';
 import { startCallbackServer, type CallbackServer } from '../helpers/relying-party.ts';
 import { basic, createOidcApp, postForm } from '../helpers/oidc.ts';
-import { ADMIN_PASSWORD, type TestServer } from '../helpers/server.ts';
+import { ADMIN_PASSWORD, startTestServer, type TestServer } from '../helpers/server.ts';
+import { isPostgres } from '../helpers/postgres.ts';
 import { jwtProfileToken, startServerWithAdminKey } from '../helpers/tokens.ts';
 import { setUpOtherOrgApp, type OtherOrgApp } from '../helpers/other-org.ts';
 
@@ -175,6 +176,23 @@ describe('consent for the management scope', () => {
     // a grant that holds the scope without a consent (given before this protection existed) loses it
     await server.db.query('DELETE FROM app_consents WHERE app_id = $1', [app.clientId.split('@')[0]]);
     expect(landing(await jar.follow((await start(app, { prompt: 'none' })).url)).get('error')).toBe('consent_required');
+  });
+
+  it.runIf(isPostgres)('a consent given through one instance holds on another instance of the same database', async () => {
+    const app = await other.addApp();
+    const jar = new CookieJar();
+    await signIn(jar);
+    const page = await jar.follow((await start(app)).url);
+    await post(jar, `${page.url}/consent`, { csrf: formValue(page.body, 'csrf')!, decision: 'allow' });
+    const second = await startTestServer({ database: server.database, env: { GATEHOUSE_ISSUER: server.config.issuer } });
+    try {
+      // the authorization request itself goes to the second instance (behind one issuer, as behind a balancer)
+      const answer = await jar.fetch((await start(app, { prompt: 'none' })).url.replace(server.url, second.url));
+      expect(answer.status).toBe(303);
+      expect(new URL(answer.location!).searchParams.get('code')).toBeTruthy();
+    } finally {
+      await second.stop();
+    }
   });
 
   it('no page for apps of the first organization, for other scopes, and for machine users of another organization', async () => {
