@@ -22,7 +22,7 @@ export interface Interaction {
   uid: string;
   locale: Locale;
   csrf: string;
-  urls: { loginName: string; password: string; select: string; register: string };
+  urls: { loginName: string; password: string; select: string; register: string; consent: string };
 }
 
 export async function loadInteraction(deps: LoginDeps, request: FastifyRequest, reply: FastifyReply): Promise<Interaction> {
@@ -33,7 +33,7 @@ export async function loadInteraction(deps: LoginDeps, request: FastifyRequest, 
     uid: details.uid,
     locale: chooseLocale(details.params.ui_locales, request.headers['accept-language']),
     csrf: csrfToken(deps.secrets, details.uid),
-    urls: { loginName: `${base}/login-name`, password: `${base}/password`, select: `${base}/select`, register: `${base}/register` },
+    urls: { loginName: `${base}/login-name`, password: `${base}/password`, select: `${base}/select`, register: `${base}/register`, consent: `${base}/consent` },
   };
 }
 

@@ -7,6 +7,7 @@ import { format } from './i18n.ts';
 import { finish, formField, loadInteraction, loadPostedInteraction, type Interaction, type LoginDeps } from './interaction.ts';
 import { knownAccountIds, requestedPrompts, signedIn } from './signed-in.ts';
 import { showRegistration } from './register-flow.ts';
+import { showConsent } from './consent-flow.ts';
 
 const LOGIN_NAME_MAX = 400;
 
@@ -18,9 +19,7 @@ export const showStart: Handler = async (deps, request, reply) => {
   const interaction = await loadInteraction(deps, request, reply);
   const { prompt, params } = interaction.details;
   if (prompt.name === 'create') return showRegistration(deps, interaction, reply);
-  // prompt=consent: apps are first-party and their grants come from loadExistingGrant (src/oidc/provider.ts), so
-  // consent is given without a page, as in ZITADEL.
-  if (prompt.name === 'consent') return finish(interaction, reply, { consent: {} });
+  if (prompt.name === 'consent') return showConsent(deps, interaction, reply);
   const accounts = await describeAccounts(deps.db, knownAccountIds(deps, request));
   // prompt=select_account, or a plain request on a browser that knows several accounts (interface.md "prompt").
   const choose = prompt.name === 'select_account' || (prompt.name === 'login' && accounts.length >= 2 && !params.login_hint && prompt.reasons.includes('no_session'));

@@ -19,6 +19,7 @@ interface PageContext {
   oidc?: {
     params?: Record<string, unknown>;
     session?: { accountId?: string; state?: Record<string, unknown> };
+    entities?: { IdTokenHint?: { payload?: { sub?: unknown } } };
     urlFor(name: string): string;
   };
 }
@@ -38,11 +39,15 @@ export function providerPages(deps: Pick<AppDeps, 'db' | 'instance'>): ProviderP
       const locale = localeOf(ctx);
       const accountId = ctx.oidc?.session?.accountId;
       const [account] = accountId ? await describeAccounts(deps.db, [accountId]) : [];
-      // With an id_token_hint (validated by oidc-provider: signature and client) the application has identified the
-      // session, and the page submits itself; without one the user confirms (compat.md §6 end_session).
-      const autoSubmit = ctx.oidc?.params?.id_token_hint ? randomBytes(16).toString('base64url') : undefined;
+      // The page submits itself only when the id_token_hint (validated by oidc-provider: signature and client) names
+      // this session's account: the application identified the session. Without a hint, or with a valid hint of
+      // another user (a logout CSRF, issue 13 §7), the user confirms (compat.md §6 end_session).
+      const hintSub = ctx.oidc?.entities?.IdTokenHint?.payload?.sub;
+      const autoSubmit = accountId !== undefined && hintSub === accountId ? randomBytes(16).toString('base64url') : undefined;
       pages.sendKoa(ctx, pages.render(200, locale, 'logout', 'logoutTitle', {
         // The provider's own confirmation form target and its session-bound xsrf value (actions/end_session.js).
+        // views/logout.html sends logout=yes in one hidden field, for a click and for the script alike; a named
+        // button would add it a second time, which the provider refuses as a duplicate (issue 13 §13).
         action: ctx.oidc!.urlFor('end_session_confirm'),
         xsrf: ctx.oidc?.session?.state?.secret,
         account: account && { ...account, initial: [...account.displayName][0]?.toUpperCase() },

@@ -12,6 +12,7 @@ import { loadLoginPages, VIEWS_DIR, type LoginPages } from './pages.ts';
 import { ForbiddenPost, type InteractionProvider, type LoginDeps } from './interaction.ts';
 import { showLoginName, showStart, submitLoginName, submitPassword, submitSelect } from './login-flow.ts';
 import { showRegister, submitRegister } from './register-flow.ts';
+import { submitConsent } from './consent-flow.ts';
 
 const STATIC: Record<string, { type: string; body: Buffer }> = {
   'style.css': { type: 'text/css; charset=utf-8', body: readFileSync(new URL('static/style.css', VIEWS_DIR)) },
@@ -42,6 +43,7 @@ export async function registerLogin(app: FastifyInstance, deps: AppDeps, oidc: I
     ui.post('/ui/login/:uid/select', route(submitSelect));
     ui.get('/ui/login/:uid/register', route(showRegister));
     ui.post('/ui/login/:uid/register', route(submitRegister));
+    ui.post('/ui/login/:uid/consent', route(submitConsent));
 
     ui.setErrorHandler((error: Error & { statusCode?: number; error?: string }, request, reply) => {
       const locale = chooseLocale(undefined, request.headers['accept-language']);

@@ -27,6 +27,8 @@ import { observeProvider } from './observe.ts';
 import { createClientRateLimit, type ClientRateLimit } from './client-rate-limit.ts';
 import { presentedClientId } from './endpoints/client-auth.ts';
 import { tooManyRequests } from '../platform/rate-limit.ts';
+import { scopeGrantedSilently } from '../consents/service.ts';
+import { MANAGEMENT_API_SCOPE } from './scopes.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -90,6 +92,7 @@ export async function registerOidc(app: FastifyInstance, deps: AppDeps): Promise
       config, secrets, Adapter, findAccount,
       revocationAllowed: policies.revocationAllowed as never,
       pages,
+      managementScopeAllowed: (userId, clientId) => scopeGrantedSilently(db, deps.instance.default_org_id, { userId, clientId, scope: MANAGEMENT_API_SCOPE }),
     }, keySet);
     registerMachineGrants(provider, machineTokens);
     jwtAccessTokens.install(provider);

@@ -8,7 +8,7 @@ import type { KeySet } from './keys.ts';
 import { CLAIMS } from './accounts.ts';
 import { cookieKeys } from './cookie-keys.ts';
 import { CLIENT_EXTRA_PROPERTIES } from './clients.ts';
-import { isProjectAudience, SUPPORTED_SCOPES } from './scopes.ts';
+import { isProjectAudience, MANAGEMENT_API_SCOPE, SUPPORTED_SCOPES } from './scopes.ts';
 import type { ProviderPages } from '../login/provider-pages.ts';
 import { SUPPORTED_LOCALES } from '../login/i18n.ts';
 import { KNOWN_ACCOUNTS_COOKIE, readKnownAccounts } from '../login/known-accounts.ts';
@@ -33,6 +33,8 @@ export interface ProviderParts {
   revocationAllowed: NonNullable<NonNullable<Configuration['features']>['revocation']>['allowedPolicy'];
   /** The login pages' look for the pages the provider renders itself (src/login/provider-pages.ts). */
   pages: ProviderPages;
+  /** Whether the app may act with the user's permissions (the management API scope) without asking (src/consents/). */
+  managementScopeAllowed(userId: string, clientId: string): Promise<boolean>;
 }
 
 export function createProvider(parts: ProviderParts, keys: KeySet): Provider {
@@ -79,11 +81,22 @@ export function createProvider(parts: ProviderParts, keys: KeySet): Provider {
     async loadExistingGrant(ctx) {
       // First-party apps: the user's login is their consent; the grant covers what the app asked for.
       const { oidc } = ctx;
-      const grantId = oidc.result?.consent?.grantId ?? oidc.session!.grantIdFor(oidc.client!.clientId);
+      const accountId = oidc.session!.accountId!;
+      const clientId = oidc.client!.clientId;
+      const grantId = oidc.result?.consent?.grantId ?? oidc.session!.grantIdFor(clientId);
       let grant = grantId ? await oidc.provider.Grant.find(grantId) : undefined;
-      if (grant && grant.accountId !== oidc.session!.accountId) grant = undefined;
-      grant ??= new oidc.provider.Grant({ accountId: oidc.session!.accountId!, clientId: oidc.client!.clientId });
-      if (oidc.params?.scope) grant.addOIDCScope(String(oidc.params.scope));
+      if (grant && grant.accountId !== accountId) grant = undefined;
+      grant ??= new oidc.provider.Grant({ accountId, clientId });
+      const requested = String(oidc.params?.scope ?? '').split(' ').filter(Boolean);
+      // Except the management API scope, which acts with the user's permissions: an app of another organization
+      // than the instance's own gets it only with the user's consent (issue 13 §1). Left out of the grant, it makes
+      // the consent prompt's op_scopes_missing check ask on the consent page, or answer consent_required to
+      // prompt=none; a grant that holds it from before loses it.
+      const management = requested.includes(MANAGEMENT_API_SCOPE) || grant.getOIDCScope().split(' ').includes(MANAGEMENT_API_SCOPE);
+      const withheld = management && !(await parts.managementScopeAllowed(accountId, clientId));
+      const granted = withheld ? requested.filter((s) => s !== MANAGEMENT_API_SCOPE) : requested;
+      if (withheld && grant.openid?.scope) grant.openid.scope = grant.openid.scope.split(' ').filter((s) => s !== MANAGEMENT_API_SCOPE).join(' ');
+      if (granted.length) grant.addOIDCScope(granted.join(' '));
       await grant.save();
       return grant;
     },

@@ -212,6 +212,28 @@ describe('login pages in a browser', () => {
     await page.context().close();
   });
 
+  it('without scripts, a click on the logout page\'s button signs out (logout=yes is sent once, issue 13 §13)', async () => {
+    const page = await (await browser.newContext({ locale: 'en-US', javaScriptEnabled: false })).newPage();
+    const start = await rp.start();
+    await page.goto(start.url.toString());
+    await page.fill('#loginName', 'admin');
+    await page.click('#submit');
+    await page.fill('#password', server.adminPassword);
+    await page.click('#submit');
+    await landed(page);
+    const { idToken } = await rp.finish(page.url(), start);
+    // the page that would submit itself waits, since no script runs
+    await page.goto(rp.endSessionUrl({ id_token_hint: idToken, post_logout_redirect_uri: `${callback.url}/bye`, state: 'st-3' }).toString());
+    expect(await page.textContent('h1')).toBe('Sign out');
+    await page.click('#logout');
+    await page.waitForURL(`${callback.url}/bye?state=st-3`, { timeout: 15_000 });
+    const silent = await rp.start({ prompt: 'none' });
+    await page.goto(silent.url.toString());
+    await landed(page);
+    expect(new URL(page.url()).searchParams.get('error')).toBe('login_required');
+    await page.context().close();
+  });
+
   it('German with ui_locales=de, and the error page for an unregistered redirect_uri', async () => {
     const page = await newPage('en-US');
     const start = await rp.start({ ui_locales: 'de' });
