@@ -10,7 +10,7 @@ import type { TestServer } from '../helpers/server.ts';
 import { callApi, ENCODINGS } from '../helpers/management.ts';
 import { calls, expectError, unique } from '../helpers/provisioning.ts';
 import { startServerWithAdminKey } from '../helpers/tokens.ts';
-import { basic, createApiApp, createOidcApp, postForm, secrets, userTokens, type TestApp } from '../helpers/oidc.ts';
+import { basic, createApiApp, createMachine, createOidcApp, postForm, secrets, userTokens, type TestApp } from '../helpers/oidc.ts';
 
 const PER_CLIENT = 4;
 
@@ -86,5 +86,13 @@ describe('client impersonation by machine user names (issue 13 §4)', () => {
     const revoked = await postForm(`${server.url}/oauth/v2/revoke`, { token: first.json.access_token }, { authorization: basic(victim.clientId, victim.clientSecret!) });
     expect(revoked.status).toBe(401);
     expect((await fetch(`${server.url}/oidc/v1/userinfo`, { headers: { authorization: `Bearer ${first.json.access_token}` } })).status).toBe(200);
+  });
+
+  it('a machine user still revokes its own client_credentials token', async () => {
+    const machine = await createMachine(server);
+    const issued = await postForm(`${server.url}/oauth/v2/token`, { grant_type: 'client_credentials', scope: 'openid' }, { authorization: basic(machine.userName, machine.clientSecret) });
+    const revoked = await postForm(`${server.url}/oauth/v2/revoke`, { token: issued.json.access_token }, { authorization: basic(machine.userName, machine.clientSecret) });
+    expect(revoked.status).toBe(200);
+    expect((await fetch(`${server.url}/oidc/v1/userinfo`, { headers: { authorization: `Bearer ${issued.json.access_token}` } })).status).toBe(401);
   });
 });
