@@ -76,7 +76,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   registerHealthRoutes(app, deps.db, deps.schemaVersion, deps.lifecycle);
-  registerMetricsRoutes(app, deps.metrics);
+  registerMetricsRoutes(app, deps.metrics, config.metricsAddress);
   // Per-IP abuse control on every endpoint that takes credentials: token, introspection, revocation, login forms.
   registerIpRateLimit(app, new RateLimiter({ limit: config.rateLimit.perIp, windowSeconds: 60 }), new Set(config.rateLimit.exempt),
     (request) => request.method === 'POST' && CREDENTIAL_ROUTES.test(request.routeOptions.url ?? ''));

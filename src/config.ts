@@ -44,6 +44,7 @@ const schema = z
     GATEHOUSE_RATE_LIMIT_PER_IP: z.coerce.number().int().min(0).default(6000),
     GATEHOUSE_RATE_LIMIT_PER_CLIENT: z.coerce.number().int().min(0).default(3000),
     GATEHOUSE_RATE_LIMIT_EXEMPT: z.string().default(''),
+    GATEHOUSE_METRICS_ADDRESS: z.string().optional().refine((v) => v === undefined || listenAddress(v) !== undefined, 'must be host:port, e.g. 127.0.0.1:9464 or [::1]:9464'),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   })
   .superRefine((env, ctx) => {
@@ -108,6 +109,8 @@ export interface Config {
    *  and introspection; exempt addresses are never limited. */
   readonly rateLimit: { readonly perIp: number; readonly perClient: number; readonly exempt: readonly string[] };
   readonly logLevel: string;
+  /** Where /metrics is served instead of the public port (issue 13 §10); undefined: on the public port. */
+  readonly metricsAddress: { readonly host: string; readonly port: number } | undefined;
 }
 
 export class ConfigError extends Error {
@@ -158,7 +161,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     lockout: { maxAttempts: e.GATEHOUSE_LOCKOUT_MAX_ATTEMPTS, ipMaxAttempts: e.GATEHOUSE_LOCKOUT_IP_MAX_ATTEMPTS, seconds: e.GATEHOUSE_LOCKOUT_SECONDS },
     rateLimit: { perIp: e.GATEHOUSE_RATE_LIMIT_PER_IP, perClient: e.GATEHOUSE_RATE_LIMIT_PER_CLIENT, exempt: list(e.GATEHOUSE_RATE_LIMIT_EXEMPT) },
     logLevel: e.LOG_LEVEL,
+    metricsAddress: e.GATEHOUSE_METRICS_ADDRESS === undefined ? undefined : listenAddress(e.GATEHOUSE_METRICS_ADDRESS),
   });
+}
+
+/** host:port with an explicit port 1-65535 (IPv6 in brackets); the host as listen() takes it. */
+function listenAddress(value: string): { host: string; port: number } | undefined {
+  // a scheme without a default port, so that every port stays explicit (http:// would drop :80)
+  const url = URL.parse(`tcp://${value}`);
+  if (!url || !url.hostname || !url.port || url.port === '0' || url.host !== value) return undefined;
+  return { host: url.hostname.replace(/^\[(.*)\]$/, '$1'), port: Number(url.port) };
 }
 
 const list = (value: string) => value.split(',').map((s) => s.trim()).filter(Boolean);

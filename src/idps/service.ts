@@ -5,8 +5,10 @@ import { createdDetails, type Details } from '../events/details.ts';
 import { newId } from '../platform/ids.ts';
 import { notFound } from '../platform/errors.ts';
 import { findIdpById, insertJwtIdp, type IdpRow, type JwtIdpConfig } from './queries.ts';
+import { checkJwtIdpConfig } from './schema.ts';
 
 export async function addJwtIdp(db: Db, instanceId: string, config: JwtIdpConfig, creator: string): Promise<{ idpId: string; details: Details }> {
+  checkJwtIdpConfig(config);
   const idpId = newId();
   return db.tx(async (tx) => {
     const event = await appendEvent(tx, {

@@ -3,6 +3,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { registrationSchema, NAME_MAX_LENGTH } from '../users/schema.ts';
 import { registerHuman } from '../users/register.ts';
+import { USER_NAME_REFUSED } from '../users/user-name.ts';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../users/passwords.ts';
 import { AppError, Code } from '../platform/errors.ts';
 import { format, type Texts } from './i18n.ts';
@@ -60,6 +61,9 @@ export async function submitRegister(deps: LoginDeps, request: FastifyRequest, r
   } catch (error) {
     if (error instanceof AppError && error.code === Code.AlreadyExists) {
       return showRegistration(deps, interaction, reply, 409, values, { userName: t.errorUserNameTaken });
+    }
+    if (error instanceof AppError && error.id === USER_NAME_REFUSED) {
+      return showRegistration(deps, interaction, reply, 400, values, { userName: t.errorUserNameReserved });
     }
     throw error;
   }

@@ -28,8 +28,11 @@ export interface ActiveAccessToken {
   payload: AccessTokenPayload;
   scopes: ReadonlySet<string>;
   user: UserProfileRow;
-  /** The token's client: an app (with its project and usable redirect URIs) or, for machine grants, the machine user. */
-  client: { clientId: string; projectId?: string; redirectUris: string[] };
+  /**
+   * The token's client: an app (with its project and usable redirect URIs) or, for machine grants, the machine user,
+   * whose audience entry is its user ID (see activeAccessToken).
+   */
+  client: { clientId: string; audienceId: string; projectId?: string; redirectUris: string[] };
 }
 
 /**
@@ -110,15 +113,25 @@ export function activeAccessToken(row: AccessTokenRow, ref: TokenReference): Act
   }
   if (!token.accountId || row.id !== token.accountId || row.state !== 'active') return undefined;
   const user = row as UserProfileRow;
-  // The client must still exist: an active app, or the machine user itself for machine grants (clients.ts).
-  const machineClient = user.type === 'machine' && (token.clientId === user.id || token.clientId.toLowerCase() === user.user_name.toLowerCase());
-  if (!row.app_found && !machineClient) return undefined;
+  const scopes = new Set(String(token.scope ?? '').split(' ').filter(Boolean));
+  // The client must still exist. A machine user's tokens come only from the machine grants, whose client is the
+  // machine user itself (clients.ts): they are never resolved through an app, even one whose client ID equals the
+  // machine user's name (issue 13 §4: a name stored by an older version), so they never get an app's project or
+  // redirect URIs. Their audience names the machine user by its ID, not by the client_credentials client ID (its
+  // user name), which such an app would take for its own; user IDs never look like app client IDs.
+  // A human's tokens belong to an active app.
+  if (user.type === 'machine') {
+    if (token.clientId !== user.id && token.clientId.toLowerCase() !== user.user_name.toLowerCase()) return undefined;
+    return { payload: token, scopes, user, client: { clientId: token.clientId, audienceId: user.id, redirectUris: [] } };
+  }
+  if (!row.app_found) return undefined;
   return {
     payload: token,
-    scopes: new Set(String(token.scope ?? '').split(' ').filter(Boolean)),
+    scopes,
     user,
     client: {
       clientId: token.clientId,
+      audienceId: token.clientId,
       projectId: row.app_project_id ?? undefined,
       redirectUris: (row.app_redirect_uris ?? []).filter((uri) => usableRedirectUri(uri, { devMode: Boolean(row.app_dev_mode), appType: row.app_app_type ?? 'web' })),
     },

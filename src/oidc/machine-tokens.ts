@@ -93,7 +93,8 @@ export async function issueMachineToken(deps: MachineTokenDeps, request: Machine
   const written = await deps.writeToken([hashId(jti), payload, expiresIn, user.id, user.access_token_type, request.grantedOn.secretHash ?? null, request.grantedOn.keyId ?? null]);
   if (!written) throw new CredentialsChanged();
   const body: TokenResponse = {
-    access_token: jwt ? await deps.signer.accessTokenJwt(payload, { clientId }) : jti,
+    // the audience names the machine user by its ID, never by its user name (access-tokens.ts, issue 13 §4)
+    access_token: jwt ? await deps.signer.accessTokenJwt(payload, { clientId: user.id }) : jti,
     expires_in: expiresIn,
     scope,
     token_type: 'Bearer',

@@ -24,7 +24,7 @@ import { providerPages } from '../login/provider-pages.ts';
 import { sameOriginPostsOnly } from '../login/routes.ts';
 import { createTokenPolicies } from './token-endpoints.ts';
 import { observeProvider } from './observe.ts';
-import { createClientRateLimit, type ClientRateLimit } from './client-rate-limit.ts';
+import { createClientRateLimit, tokenRequestClientKind, type ClientRateLimit } from './client-rate-limit.ts';
 import { presentedClientId } from './endpoints/client-auth.ts';
 import { tooManyRequests } from '../platform/rate-limit.ts';
 import { scopeGrantedSilently } from '../consents/service.ts';
@@ -231,12 +231,13 @@ function mountRoutes(app: FastifyInstance, { callback, documents, issuer, formPo
       const form = new URLSearchParams(request.body);
       const authorization = request.headers.authorization;
       const jwtProfileIssuer = jwtProfileClient(form, authorization);
-      const limit = clientRateLimit.check(presentedClientId(form, authorization) ?? jwtProfileIssuer, request.ip);
+      const clientKind = tokenRequestClientKind(form.get('grant_type'));
+      const limit = clientRateLimit.check(clientKind, presentedClientId(form, authorization) ?? jwtProfileIssuer, request.ip);
       if (!limit.allowed) return tooManyRequests(reply, limit);
       // cross-origin requests go to the provider, whose CORS rules refuse them for machine clients
       const served = request.headers.origin === undefined ? await fastToken(form, authorization, jwtProfileIssuer) : undefined;
       if (served) {
-        clientRateLimit.hit(served.clientId);
+        clientRateLimit.hit(clientKind, served.clientId);
         allowOrigin(request, reply, 'WWW-Authenticate');
         return noStore(reply).send(served.body);
       }

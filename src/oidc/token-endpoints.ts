@@ -3,15 +3,21 @@
 // Gatehouse's own (endpoints/).
 import type Provider from 'oidc-provider';
 import { errors, type KoaContextWithOIDC } from 'oidc-provider';
+import { JWT_BEARER } from './clients.ts';
 
-type Client = InstanceType<Provider['Client']>;
-type Token = { kind: string; clientId?: string; destroy(): Promise<void> };
+type Client = InstanceType<Provider['Client']> & { machine_user_id?: string };
+type Token = { kind: string; clientId?: string; accountId?: string; gty?: string; destroy(): Promise<void> };
+
+const MACHINE_GRANTS = new Set(['client_credentials', JWT_BEARER]);
 
 export function createTokenPolicies() {
   return {
     /** Revoking an access token kills only it; a refresh token takes its grant's tokens (oidc-provider default). */
     async revocationAllowed(_ctx: KoaContextWithOIDC, caller: Client, token: Token): Promise<boolean> {
-      if (token.clientId !== caller.clientId) {
+      // A machine user's token is its own, never that of an app whose client ID equals the machine user's name
+      // (issue 13 §4: names an older version accepted; access-tokens.ts).
+      const othersMachineToken = MACHINE_GRANTS.has(token.gty ?? '') && caller.machine_user_id !== token.accountId;
+      if (token.clientId !== caller.clientId || othersMachineToken) {
         const error = new errors.InvalidClient('the token was issued to another client') as Error & { status: number; statusCode: number };
         error.status = error.statusCode = 401;
         throw error;

@@ -6,6 +6,7 @@ import { invalidArgument, notFound } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import { hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../users/passwords.ts';
 import type { HumanInput } from '../users/import.ts';
+import { checkUserName } from '../users/user-name.ts';
 import { isOrgRole, ORG_OWNER } from '../members/roles.ts';
 import { addOrgWithHuman } from './create.ts';
 import { generateOrgDomain } from './domain-name.ts';
@@ -27,12 +28,14 @@ export async function setUpOrg(db: Db, instanceDomain: string, input: SetUpOrgIn
   if (password && (length < PASSWORD_MIN_LENGTH || length > PASSWORD_MAX_LENGTH)) {
     throw invalidArgument(`Password must be between ${PASSWORD_MIN_LENGTH} and ${PASSWORD_MAX_LENGTH} characters`, 'COMMA-HuJf6');
   }
+  const orgId = newId();
+  const domain = input.org.domain || generateOrgDomain(input.org.name, instanceDomain, orgId);
+  const { userName, profile, email, emailVerified, phone, phoneVerified } = input.human;
+  await checkUserName(db, userName, 'SetUpOrgRequest_Human.UserName', domain);
   // Hashing is slow (argon2id), so it happens before the transaction holds any locks.
   const passwordHash = password ? await hashPassword(password) : null;
-  const orgId = newId();
-  const { userName, profile, email, emailVerified, phone, phoneVerified } = input.human;
   const created = await db.tx((tx) => addOrgWithHuman(tx, {
-    org: { id: orgId, name: input.org.name, domain: input.org.domain || generateOrgDomain(input.org.name, instanceDomain, orgId) },
+    org: { id: orgId, name: input.org.name, domain },
     human: {
       userName, email, emailVerified, phone, phoneVerified, passwordHash,
       // interface.md: "when not set the service computes first name, space, last name"

@@ -1,5 +1,7 @@
 // Prometheus metrics (issue "Reliability" §6). One registry per app instance, so several servers in one process
 // (tests) never mix their numbers.
+import { createServer, type Server } from 'node:http';
+import { once } from 'node:events';
 import type { FastifyInstance } from 'fastify';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Db } from './db.ts';
@@ -46,8 +48,11 @@ export function createMetrics(db: Db): Metrics {
   };
 }
 
-/** Request counts and latencies per route and status, and the /metrics endpoint. */
-export function registerMetricsRoutes(app: FastifyInstance, metrics: Metrics): void {
+/**
+ * Request counts and latencies per route and status, and the /metrics endpoint: on the public port, or, with an
+ * address (GATEHOUSE_METRICS_ADDRESS), only on a listener of its own there, which opens and closes with the app.
+ */
+export function registerMetricsRoutes(app: FastifyInstance, metrics: Metrics, address?: { host: string; port: number }): void {
   const requests = new Counter({ name: 'gatehouse_http_requests_total', help: 'HTTP requests', labelNames: ['method', 'route', 'status'], registers: [metrics.registry] });
   const duration = new Histogram({
     name: 'gatehouse_http_request_duration_seconds', help: 'HTTP request latency', labelNames: ['method', 'route', 'status'],
@@ -61,8 +66,45 @@ export function registerMetricsRoutes(app: FastifyInstance, metrics: Metrics): v
     duration.observe(labels, reply.elapsedTime / 1000);
     done();
   });
+  if (address) {
+    serveMetricsAt(app, metrics, address);
+    return;
+  }
   app.get('/metrics', { logLevel: 'warn' }, async (_request, reply) => {
     reply.type(metrics.registry.contentType);
     return metrics.registry.metrics();
+  });
+}
+
+// Issue 13 §10: traffic volumes are nobody's business on the public port. A bare node:http server: one read-only
+// route, no body, nothing of the public app's stack. It listens before the app does, so a taken address fails the
+// start, and closes with the app (shutdown, or a failed start).
+function serveMetricsAt(app: FastifyInstance, metrics: Metrics, address: { host: string; port: number }): void {
+  const server: Server = createServer((request, response) => {
+    if (request.method !== 'GET' || request.url?.split('?')[0] !== '/metrics') {
+      response.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
+      return;
+    }
+    metrics.registry.metrics().then(
+      (body) => response.writeHead(200, { 'content-type': metrics.registry.contentType }).end(body),
+      (err: Error) => {
+        app.log.error({ err }, 'metrics collection failed');
+        response.writeHead(500, { 'content-type': 'text/plain' }).end('metrics unavailable\n');
+      },
+    );
+  });
+  server.keepAliveTimeout = 5_000;
+  server.requestTimeout = 10_000;
+  app.addHook('onReady', async () => {
+    server.listen(address.port, address.host);
+    await once(server, 'listening');
+    app.log.info({ address: server.address() }, 'metrics served on their own address');
+  });
+  app.addHook('onClose', async () => {
+    if (!server.listening) return;
+    const closed = once(server, 'close');
+    server.close();
+    server.closeAllConnections();
+    await closed;
   });
 }

@@ -7,6 +7,7 @@ import { newId } from '../platform/ids.ts';
 import { fromDatabaseError, invalidArgument } from '../platform/errors.ts';
 import { hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './passwords.ts';
 import { insertHuman, type NewHuman } from './queries.ts';
+import { checkUserName } from './user-name.ts';
 
 /** A human user as the API creates one: the stored fields and a password to hash (compat.md §5: empty means the
  *  user is created without one and cannot log in until one is set). */
@@ -30,6 +31,7 @@ export async function importPasswordHash(password: string, request = 'ImportHuma
 
 /** Inserts the user and its event in the caller's transaction (so other changes can join it). */
 export async function insertImportedHuman(tx: Queryable, input: Omit<ImportHumanInput, 'password'> & { passwordHash: string | null }, creator: string): Promise<{ userId: string; event: WrittenEvent }> {
+  await checkUserName(tx, input.userName, 'ImportHumanUserRequest.UserName');
   const userId = newId();
   const { passwordHash, orgId, ...publicFields } = input;
   // interface.md: a display name not given is first name, space, last name

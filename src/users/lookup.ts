@@ -1,6 +1,6 @@
 // Reads of users for other domains (OIDC accounts, login): the user with its login name and organization.
 import type { Queryable } from '../platform/db.ts';
-import { findUserById, findUserByUserName, type UserProfileRow, type UserRow } from './queries.ts';
+import { findUserById, type UserProfileRow, type UserRow } from './queries.ts';
 
 export type { UserProfileRow, UserRow };
 
@@ -12,12 +12,5 @@ export async function findActiveUser(db: Queryable, id: string): Promise<UserRow
   return user?.state === 'active' ? user : undefined;
 }
 
-/** By user name, or by full login name (user@domain) when the domain is the user's org's primary domain. */
-export async function findUserByLoginName(db: Queryable, name: string): Promise<UserRow | undefined> {
-  const direct = await findUserByUserName(db, name);
-  if (direct) return direct;
-  const at = name.lastIndexOf('@');
-  if (at <= 0) return undefined;
-  const user = await findUserByUserName(db, name.slice(0, at));
-  return user && user.primary_domain.toLowerCase() === name.slice(at + 1).toLowerCase() ? user : undefined;
-}
+/** By login name (`user name@org domain`) or user name, never ambiguously (issue 13 §6). */
+export { findUserByLoginName } from './queries.ts';

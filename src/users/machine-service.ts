@@ -10,6 +10,7 @@ import { newId } from '../platform/ids.ts';
 import { fromDatabaseError, invalidArgument, notFound } from '../platform/errors.ts';
 import { findActiveMachineWithKeys, findUserById, insertMachine, updateMachineSecret, type UserRow } from './queries.ts';
 import { addMachineKey, type ServiceAccountKeyFile } from './machine-keys.ts';
+import { checkUserName } from './user-name.ts';
 
 const text200 = z.string().trim().min(1, 'value length must be between 1 and 200 runes, inclusive').max(200, 'value length must be between 1 and 200 runes, inclusive');
 const addMachineUserSchema = z.object({
@@ -28,6 +29,7 @@ export async function addMachineUser(db: Db, input: z.input<typeof addMachineUse
     throw invalidArgument(`invalid AddMachineUserRequest.${field.charAt(0).toUpperCase()}${field.slice(1)}: ${issue.message}`, 'USER-Inv4l1d');
   }
   const m = parsed.data;
+  await checkUserName(db, m.userName, 'AddMachineUserRequest.UserName');
   const userId = newId();
   try {
     return await db.tx(async (tx) => {

@@ -62,9 +62,33 @@ export async function findUserById(db: Queryable, id: string): Promise<UserRow |
   return rows[0];
 }
 
-export async function findUserByUserName(db: Queryable, userName: string): Promise<UserRow | undefined> {
-  const { rows } = await db.query<UserRow>(`${SELECT_USER} WHERE lower(u.user_name) = lower($1)`, [userName]);
+/**
+ * The user a login name denotes (compat.md §5), never ambiguously (issue 13 §6): when the part after the last `@`
+ * is an organization's domain, the name is `user name@org domain` and only that org's user of that user name
+ * answers; otherwise the whole text is a user name. So a user name such as `admin@<org domain>` (refused since,
+ * user-name.ts, but possibly stored by an older version) never shadows the org's `admin`. $1 the whole name, $2 the
+ * part before the last `@`, $3 the part after it ('' without `@`, which is no domain).
+ */
+const FIND_BY_LOGIN_NAME = `
+  WITH d AS (SELECT org_id FROM org_domains WHERE lower(domain) = lower($3) LIMIT 1)
+  ${SELECT_USER}
+  WHERE lower(u.user_name) = lower(CASE WHEN EXISTS (SELECT 1 FROM d) THEN $2 ELSE $1 END)
+    AND (NOT EXISTS (SELECT 1 FROM d) OR u.org_id = (SELECT org_id FROM d))`;
+
+export async function findUserByLoginName(db: Queryable, loginName: string): Promise<UserRow | undefined> {
+  const at = loginName.lastIndexOf('@');
+  const [local, domain] = at < 0 ? [loginName, ''] : [loginName.slice(0, at), loginName.slice(at + 1)];
+  const { rows } = await db.query<UserRow>(FIND_BY_LOGIN_NAME, [loginName, local, domain]);
   return rows[0];
+}
+
+/** Whether a domain is, or may become, part of login names: an org's domain, the instance domain or under it. */
+export async function isLoginDomain(db: Queryable, domain: string): Promise<boolean> {
+  const { rows } = await db.query<{ taken: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM org_domains WHERE lower(domain) = lower($1))
+         OR EXISTS (SELECT 1 FROM instance i WHERE lower($1) = lower(i.domain) OR right(lower($1), length(i.domain) + 1) = '.' || lower(i.domain)) AS taken`,
+    [domain]);
+  return rows[0]!.taken;
 }
 
 export interface NewHuman {

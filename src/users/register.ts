@@ -8,10 +8,12 @@ import { newId } from '../platform/ids.ts';
 import { hashPassword } from './passwords.ts';
 import { insertHuman } from './queries.ts';
 import type { Registration } from './schema.ts';
+import { checkUserName } from './user-name.ts';
 
 export interface Registered { userId: string; details: Details }
 
 export async function registerHuman(db: Db, orgId: string, input: Registration, preferredLanguage: string): Promise<Registered> {
+  await checkUserName(db, input.userName, 'userName');
   const passwordHash = await hashPassword(input.password);
   const userId = newId();
   const profile = {

@@ -87,6 +87,10 @@ describe('gatehouse provisioning commands', () => {
     expect(short.status).toBe(2);
     expect(short.stderr).toMatch(/Password: must be between 8 and 1024 characters/);
     expect(run(['user', 'import', '--username', 'erin', '--email', 'not-an-email', '--first-name', 'E', '--last-name', 'F']).stderr).toMatch(/--email must be an e-mail address/);
+    // a user name that would be read as a login name of the instance's orgs (issue 13 §6)
+    const shadowing = run([...args.slice(0, 3), 'carol@127.0.0.1', ...args.slice(4)], { input: 'Carol-Password-1\n' });
+    expect(shadowing.status).toBe(2);
+    expect(shadowing.stderr).toMatch(/UserName: must not end with @ and an organization's or the instance's domain/);
   });
 
   it('admin create: an IAM_OWNER human; a password is required', () => {
@@ -104,6 +108,10 @@ describe('gatehouse provisioning commands', () => {
     const secret = json(run(['service-user', 'create', '--username', 'cli-secret-bot', '--secret']));
     expect(secret).toEqual({ userId: expect.stringMatching(/^\d+$/), clientId: 'cli-secret-bot', clientSecret: expect.any(String) });
     expect(run(['service-user', 'create', '--username', 'x', '--access-token-type', 'paper']).status).toBe(2);
+    // a user name of the form of an app's client ID (issue 13 §4)
+    const impersonating = run(['service-user', 'create', '--username', app.clientId, '--secret']);
+    expect(impersonating.status).toBe(2);
+    expect(impersonating.stderr).toMatch(/UserName: must not have the form of an app's client ID/);
   });
 
   it('--help on every command, exit code 0', () => {

@@ -8,6 +8,7 @@ import { jwtProfileToken, orgOwnerMachine, startServerWithAdminKey } from '../he
 const SEQUENCE = /^\d+$/;
 const TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
 const FIELDS = ['name', 'jwtEndpoint', 'issuer', 'keysEndpoint', 'headerName'] as const;
+const URL_FIELDS = new Set<string>(['jwtEndpoint', 'keysEndpoint']);
 const GO_NAMES: Record<(typeof FIELDS)[number], string> = { name: 'Name', jwtEndpoint: 'JwtEndpoint', issuer: 'Issuer', keysEndpoint: 'KeysEndpoint', headerName: 'HeaderName' };
 
 function addJwtIdp(over: Record<string, unknown> = {}): ApiCall {
@@ -65,7 +66,9 @@ describe('AddJWTIDP', () => {
 
       it('checks every field limit at its boundary and the styling type', async () => {
         for (const field of FIELDS) {
-          expect((await callApi(server.url, encoding, addJwtIdp({ [field]: 'x'.repeat(200) }), { token })).ok, field).toBe(true);
+          // the URL fields are URLs at every length (issue 13 §9)
+          const longest = URL_FIELDS.has(field) ? `https://partner.example.com/${'x'.repeat(172)}` : 'x'.repeat(200);
+          expect((await callApi(server.url, encoding, addJwtIdp({ [field]: longest }), { token })).ok, field).toBe(true);
           for (const value of ['x'.repeat(201), '']) {
             const outcome = await callApi(server.url, encoding, addJwtIdp({ [field]: value }), { token });
             expect(outcome, field).toMatchObject({ ok: false, code: 3, message: `invalid AddJWTIDPRequest.${GO_NAMES[field]}: value length must be between 1 and 200 runes, inclusive` });
@@ -77,6 +80,32 @@ describe('AddJWTIDP', () => {
         const defaults = okJson<{ idpId: string }>(await callApi(server.url, encoding, addJwtIdp({ stylingType: undefined, autoRegister: undefined }), { token }));
         const stored = (await server.db.query('SELECT styling_type, auto_register FROM idps WHERE id = $1', [defaults.idpId])).rows[0];
         expect(stored).toEqual({ styling_type: 'STYLING_TYPE_UNSPECIFIED', auto_register: false });
+      });
+
+      it('refuses jwtEndpoint and keysEndpoint that are not https URLs without credentials or fragment, and writes nothing (issue 13 §9)', async () => {
+        const before = (await server.db.query('SELECT count(*)::int AS n FROM idps')).rows[0]!.n;
+        const refused: Array<[string, string]> = [
+          ['file:///etc/passwd', 'must be an https URL (http only for loopback hosts)'],
+          ['http://169.254.169.254/latest/meta-data/', 'must be an https URL (http only for loopback hosts)'],
+          ['http://partner.example.com/keys', 'must be an https URL (http only for loopback hosts)'],
+          ['not a url', 'must be an absolute URL'],
+          ['/relative/keys', 'must be an absolute URL'],
+          ['https://user:secret@partner.example.com/keys', 'must not contain credentials'],
+          ['https://partner.example.com/keys#part', 'must not contain a fragment'],
+          ['https://partner.example.com/keys#', 'must not contain a fragment'],
+        ];
+        for (const [field, goName] of [['jwtEndpoint', 'JwtEndpoint'], ['keysEndpoint', 'KeysEndpoint']]) {
+          for (const [value, reason] of refused) {
+            const outcome = await callApi(server.url, encoding, addJwtIdp({ [field!]: value }), { token });
+            expect(outcome, `${field} ${value}`).toMatchObject({ ok: false, code: 3, message: `invalid AddJWTIDPRequest.${goName}: ${reason} (IDP-Url5s)` });
+            if (encoding === 'rest') expect(outcome.status).toBe(400);
+          }
+        }
+        expect((await server.db.query('SELECT count(*)::int AS n FROM idps')).rows[0]!.n).toBe(before);
+        // plain http is fine for loopback hosts (a local IdP in development)
+        for (const host of ['localhost:9000', '127.0.0.1:9000', '[::1]:9000']) {
+          expect((await callApi(server.url, encoding, addJwtIdp({ jwtEndpoint: `http://${host}/jwt`, keysEndpoint: `http://${host}/keys` }), { token })).ok, host).toBe(true);
+        }
       });
 
       it('answers 403 to a caller without IAM_OWNER, before validation, and writes nothing', async () => {

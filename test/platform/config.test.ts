@@ -28,6 +28,11 @@ describe('loadConfig', () => {
     [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ GATEHOUSE_ADMIN_PASSWORD: 'short' }, 'GATEHOUSE_ADMIN_PASSWORD'],
+    [{ GATEHOUSE_METRICS_ADDRESS: '9464' }, 'GATEHOUSE_METRICS_ADDRESS'],
+    [{ GATEHOUSE_METRICS_ADDRESS: '127.0.0.1' }, 'GATEHOUSE_METRICS_ADDRESS'],
+    [{ GATEHOUSE_METRICS_ADDRESS: '127.0.0.1:0' }, 'GATEHOUSE_METRICS_ADDRESS'],
+    [{ GATEHOUSE_METRICS_ADDRESS: '127.0.0.1:9464/metrics' }, 'GATEHOUSE_METRICS_ADDRESS'],
+    [{ GATEHOUSE_METRICS_ADDRESS: 'http://127.0.0.1:9464' }, 'GATEHOUSE_METRICS_ADDRESS'],
   ])('rejects %o naming %s', (env, variable) => {
     expect(() => loadConfig(env as NodeJS.ProcessEnv)).toThrow(ConfigError);
     expect(() => loadConfig(env as NodeJS.ProcessEnv)).toThrow(new RegExp(`${variable}: `));
@@ -37,5 +42,11 @@ describe('loadConfig', () => {
     const config = loadConfig({ GATEHOUSE_ISSUER: 'https://id.example.com/' });
     expect(config.issuer).toBe('https://id.example.com');
     expect(config.instanceDomain).toBe('id.example.com');
+  });
+
+  it('reads GATEHOUSE_METRICS_ADDRESS as host and port (IPv6 without brackets); unset keeps /metrics on the public port', () => {
+    expect(loadConfig({}).metricsAddress).toBeUndefined();
+    expect(loadConfig({ GATEHOUSE_METRICS_ADDRESS: '127.0.0.1:9464' }).metricsAddress).toEqual({ host: '127.0.0.1', port: 9464 });
+    expect(loadConfig({ GATEHOUSE_METRICS_ADDRESS: '[::1]:80' }).metricsAddress).toEqual({ host: '::1', port: 80 });
   });
 });

@@ -61,13 +61,13 @@ export function registerIntrospection(scope: FastifyInstance, deps: Introspectio
     try {
       const form = readForm(request);
       const caller = callerOf(form, request.headers.authorization);
-      const limit = deps.rateLimit.check(caller.clientId, request.ip);
+      const limit = deps.rateLimit.check('app', caller.clientId, request.ip); // only apps introspect
       if (!limit.allowed) return tooManyRequests(reply, limit);
       const value = form.get('token');
       const ref = value ? await deps.resolveToken(value) : undefined;
       const row = await authenticate(caller, await lookup([ref ? hashId(ref.jti) : '', caller.clientId]), deps, audiences);
       requireParam(form, 'token');
-      deps.rateLimit.hit(caller.clientId);
+      deps.rateLimit.hit('app', caller.clientId);
       return reply.send(ref ? introspect(row, ref, caller.clientId, deps) : { active: false });
     } catch (error) {
       return sendOAuthError(reply, error);
@@ -104,7 +104,7 @@ function introspect(row: IntrospectionRow, ref: TokenReference, callerId: string
   const token = activeAccessToken(row, ref);
   if (!token) return { active: false };
   const { payload, scopes, user } = token;
-  const aud = tokenAudience({ clientId: token.client.clientId, project_id: token.client.projectId }, scopes, deps.managementAudience);
+  const aud = tokenAudience({ clientId: token.client.audienceId, project_id: token.client.projectId }, scopes, deps.managementAudience);
   if (!inAudience({ clientId: callerId, project_id: row.caller_project_id ?? undefined }, aud)) return { active: false };
   return {
     ...payload.extra, // auth_time of user logins (provider.ts extraTokenClaims)
