@@ -47,13 +47,6 @@ describe('NUL characters', () => {
         expect(errorLines()).toEqual([]);
       });
     }
-
-    it('the interaction id of the resume path', async () => {
-      logsBefore = server.logs.length;
-      const res = await fetch(`${server.url}/oauth/v2/authorize/a%00b`, { redirect: 'manual' });
-      expect(res.status).toBe(400);
-      expect(errorLines()).toEqual([]);
-    });
   });
 
   describe('token, revocation, introspection, end_session', () => {
