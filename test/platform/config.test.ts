@@ -10,6 +10,8 @@ describe('loadConfig', () => {
     expect(config.database).toEqual({ kind: 'embedded', dataDir: './data' });
     expect(config.ttl.accessToken).toBe(43200);
     expect(config.ttl.authorizationCode).toBe(60);
+    expect(config.ttl.interaction).toBe(600);
+    expect(config.authorizePerIp).toBe(300);
     expect(Object.isFrozen(config) && Object.isFrozen(config.ttl)).toBe(true);
   });
 
@@ -28,6 +30,9 @@ describe('loadConfig', () => {
     [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ GATEHOUSE_ADMIN_PASSWORD: 'short' }, 'GATEHOUSE_ADMIN_PASSWORD'],
+    [{ GATEHOUSE_INTERACTION_TTL: '3601' }, 'GATEHOUSE_INTERACTION_TTL'],
+    [{ GATEHOUSE_INTERACTION_TTL: '0' }, 'GATEHOUSE_INTERACTION_TTL'],
+    [{ GATEHOUSE_AUTHORIZE_PER_IP: '-1' }, 'GATEHOUSE_AUTHORIZE_PER_IP'],
   ])('rejects %o naming %s', (env, variable) => {
     expect(() => loadConfig(env as NodeJS.ProcessEnv)).toThrow(ConfigError);
     expect(() => loadConfig(env as NodeJS.ProcessEnv)).toThrow(new RegExp(`${variable}: `));
