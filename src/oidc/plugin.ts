@@ -125,10 +125,11 @@ export async function registerOidc(app: FastifyInstance, deps: AppDeps): Promise
   const fastToken = machineTokenFastPath({ ...machineTokens, db, secrets });
   // Every OIDC route in one scope, so the edge's checks below hold for each of them.
   app.register(async (scope) => {
-    // Issue 26 §3: each authorization request may store a pending interaction; one address gets a bounded number a
-    // minute. Counted alike with or without a session cookie: telling them apart would cost a lookup per request.
+    // Issue 26 §3: each authorization request may store a pending interaction, each logout request a session with
+    // its confirmation state; one address gets a bounded number a minute. Counted alike with or without a session
+    // cookie: telling them apart would cost a lookup per request.
     registerIpRateLimit(scope, new RateLimiter({ limit: config.authorizePerIp, windowSeconds: 60 }), new Set(config.rateLimit.exempt),
-      (request) => request.method === 'GET' && request.routeOptions.url === ROUTES.authorization);
+      (request) => request.method === 'GET' && STORING_ROUTES.has(request.routeOptions.url ?? ''));
     refuseNulCharacters(scope, BROWSER_ROUTES, pages.refusal);
     mountRoutes(scope, {
       callback: () => current.callback,
@@ -172,6 +173,9 @@ export async function registerOidc(app: FastifyInstance, deps: AppDeps): Promise
   app.addHook('onClose', async () => oidc.close());
   return oidc;
 }
+
+/** The endpoints whose GET may store something for a caller without a session (issue 26 §3). */
+const STORING_ROUTES = new Set<string>([ROUTES.authorization, ROUTES.end_session]);
 
 /** The endpoints a browser is sent to: their errors are pages, not JSON. */
 const BROWSER_ROUTES = new Set([

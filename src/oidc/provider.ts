@@ -114,6 +114,9 @@ export function createProvider(parts: ProviderParts, keys: KeySet): Provider {
       Grant: ttl.refreshTokenAbsolute,
       // saved on every request that uses it: idle timeout, capped by the absolute timeout (security.md §14)
       Session: (_ctx, session) => {
+        // Without an account a session only carries an end_session confirmation, which any cookie-less request
+        // stores: kept as briefly as a pending interaction (issue 26 §3).
+        if (!session.accountId) return ttl.interaction;
         const now = Math.floor(Date.now() / 1000);
         const absoluteEnd = (session.loginTs ?? now) + ttl.sessionAbsolute;
         return Math.max(1, Math.min(ttl.sessionIdle, absoluteEnd - now));

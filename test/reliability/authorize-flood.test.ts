@@ -1,5 +1,5 @@
 // Pending authorization requests (issue 26 §3): one address gets at most GATEHOUSE_AUTHORIZE_PER_IP authorization
-// requests a minute (429 + Retry-After beyond, so at most that many interactions are stored), counted by the address
+// and logout requests a minute (429 + Retry-After beyond, so at most that many rows are stored), counted by the address
 // Fastify resolves with its trusted proxies; an interaction nobody acts on is gone after GATEHOUSE_INTERACTION_TTL,
 // while a user who acts keeps a working flow.
 import http from 'node:http';
@@ -35,8 +35,8 @@ async function authorizeUrl(server: TestServer, app: TestApp): Promise<string> {
   return String(url);
 }
 
-const interactionRows = async (server: TestServer) =>
-  Number((await server.db.query(`SELECT count(*) AS n FROM oidc_payloads WHERE model = 'Interaction'`)).rows[0]!.n);
+/** Every row oidc-provider stores (interactions, sessions, ...). */
+const storedRows = async (server: TestServer) => Number((await server.db.query('SELECT count(*) AS n FROM oidc_payloads')).rows[0]!.n);
 
 /** Sends `count` requests, `parallel` at a time; returns the statuses in order of sending. */
 async function burst(count: number, parallel: number, send: (i: number) => Promise<{ status: number; retryAfter?: string }>) {
@@ -59,7 +59,7 @@ describe('authorization requests per client address', () => {
   afterAll(async () => server?.stop());
 
   it('a burst from one address gets 429 with Retry-After past the limit and stores at most the limit; others still sign in', async () => {
-    const before = await interactionRows(server);
+    const before = await storedRows(server);
     const url = await authorizeUrl(server, app);
     // X-Forwarded-For from an untrusted peer is ignored: spoofing a new address per request does not help
     const results = await burst(3 * LIMIT, 10, (i) => getFrom(url, ATTACKER, { 'x-forwarded-for': `198.51.100.${i}` }));
@@ -68,10 +68,21 @@ describe('authorization requests per client address', () => {
     expect(limited).toHaveLength(2 * LIMIT);
     for (const r of limited) expect(Number(r.retryAfter)).toBeGreaterThan(0);
     for (const r of limited) expect(Number(r.retryAfter)).toBeLessThanOrEqual(60);
-    expect(await interactionRows(server) - before).toBeLessThanOrEqual(LIMIT);
+    expect(await storedRows(server) - before).toBeLessThanOrEqual(LIMIT);
     // the legitimate user on another address signs in and gets tokens
     const tokens = await userTokens(server, app, 'openid');
     expect(tokens.id_token).toBeTruthy();
+  });
+
+  it('logout requests without a session count the same, and what they store is kept minutes, not a day', async () => {
+    const before = await storedRows(server);
+    const results = await burst(LIMIT + 10, 10, () => getFrom(`${server.url}/oidc/v1/end_session`, '127.9.0.2'));
+    expect(results.filter((r) => r.status === 200)).toHaveLength(LIMIT);
+    expect(results.filter((r) => r.status === 429)).toHaveLength(10);
+    expect(await storedRows(server) - before).toBeLessThanOrEqual(LIMIT);
+    const { rows } = await server.db.query(`SELECT max(extract(epoch FROM expires_at - now())) AS left FROM oidc_payloads WHERE model = 'Session' AND payload->>'accountId' IS NULL`);
+    expect(Number(rows[0]!.left)).toBeGreaterThan(0);
+    expect(Number(rows[0]!.left)).toBeLessThanOrEqual(server.config.ttl.interaction);
   });
 
   it('behind a trusted proxy, the forwarded client address is what counts', async () => {
