@@ -26,7 +26,7 @@ import { createTokenPolicies } from './token-endpoints.ts';
 import { observeProvider } from './observe.ts';
 import { createClientRateLimit, type ClientRateLimit } from './client-rate-limit.ts';
 import { presentedClientId } from './endpoints/client-auth.ts';
-import { RateLimiter, registerIpRateLimit, tooManyRequests } from '../platform/rate-limit.ts';
+import { RateLimiter, tooManyRequests } from '../platform/rate-limit.ts';
 import { refuseNulCharacters } from './endpoints/nul-guard.ts';
 
 declare module 'fastify' {
@@ -128,8 +128,16 @@ export async function registerOidc(app: FastifyInstance, deps: AppDeps): Promise
     // Issue 26 §3: each authorization request may store a pending interaction, each logout request a session with
     // its confirmation state; one address gets a bounded number a minute. Counted alike with or without a session
     // cookie: telling them apart would cost a lookup per request.
-    registerIpRateLimit(scope, new RateLimiter({ limit: config.authorizePerIp, windowSeconds: 60 }), new Set(config.rateLimit.exempt),
-      (request) => request.method === 'GET' && STORING_ROUTES.has(request.routeOptions.url ?? ''));
+    // Browsers are sent here: the 429 is a page.
+    const storingLimit = new RateLimiter({ limit: config.authorizePerIp, windowSeconds: 60 });
+    const exempt = new Set(config.rateLimit.exempt);
+    scope.addHook('onRequest', async (request, reply) => {
+      if (request.method !== 'GET' || !STORING_ROUTES.has(request.routeOptions.url ?? '') || exempt.has(request.ip)) return;
+      const decision = storingLimit.hit(request.ip);
+      if (decision.allowed) return;
+      reply.header('retry-after', String(decision.retryAfterSeconds));
+      return pages.refusal(request, reply, { error: 'temporarily_unavailable', message: 'too many requests; retry later', status: 429, retryAfterSeconds: decision.retryAfterSeconds });
+    });
     refuseNulCharacters(scope, BROWSER_ROUTES, pages.refusal);
     mountRoutes(scope, {
       callback: () => current.callback,

@@ -14,11 +14,13 @@ const ATTACKER = '127.9.0.1';
 const LIMIT = 20;
 
 /** A GET sent from a given local address (Linux routes all of 127/8 to lo), bounded in time. */
-function getFrom(url: string, localAddress: string, headers: Record<string, string> = {}): Promise<{ status: number; retryAfter?: string }> {
+function getFrom(url: string, localAddress: string, headers: Record<string, string> = {}): Promise<{ status: number; retryAfter?: string; type?: string; body: string }> {
   return new Promise((resolve, reject) => {
     const req = http.get(url, { localAddress, headers, agent: false, timeout: 10_000 }, (res) => {
-      res.resume();
-      res.on('end', () => resolve({ status: res.statusCode!, retryAfter: res.headers['retry-after'] }));
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => { body += chunk; });
+      res.on('end', () => resolve({ status: res.statusCode!, retryAfter: res.headers['retry-after'], type: res.headers['content-type'], body }));
     });
     req.on('timeout', () => req.destroy(new Error(`GET ${url} timed out`)));
     req.on('error', reject);
@@ -39,8 +41,8 @@ async function authorizeUrl(server: TestServer, app: TestApp): Promise<string> {
 const storedRows = async (server: TestServer) => Number((await server.db.query('SELECT count(*) AS n FROM oidc_payloads')).rows[0]!.n);
 
 /** Sends `count` requests, `parallel` at a time; returns the statuses in order of sending. */
-async function burst(count: number, parallel: number, send: (i: number) => Promise<{ status: number; retryAfter?: string }>) {
-  const results: { status: number; retryAfter?: string }[] = [];
+async function burst<R>(count: number, parallel: number, send: (i: number) => Promise<R>) {
+  const results: R[] = [];
   for (let i = 0; i < count; i += parallel) {
     results.push(...await Promise.all(Array.from({ length: Math.min(parallel, count - i) }, (_, j) => send(i + j))));
   }
@@ -68,6 +70,9 @@ describe('authorization requests per client address', () => {
     expect(limited).toHaveLength(2 * LIMIT);
     for (const r of limited) expect(Number(r.retryAfter)).toBeGreaterThan(0);
     for (const r of limited) expect(Number(r.retryAfter)).toBeLessThanOrEqual(60);
+    // a browser is sent here: the answer is a page that says when to retry
+    expect(limited[0]!.type).toMatch(/^text\/html/);
+    expect(limited[0]!.body).toContain(textsFor('en').errorTooManyRequests!.split('{')[0]);
     expect(await storedRows(server) - before).toBeLessThanOrEqual(LIMIT);
     // the legitimate user on another address signs in and gets tokens
     const tokens = await userTokens(server, app, 'openid');
