@@ -4,21 +4,21 @@
 // `client_assertion`, `id_token_hint`, `request`). platform/text.ts says why.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { fieldWithNul, hasNul } from '../../platform/text.ts';
-import { invalidClient, invalidRequest, sendOAuthError, type OAuthError } from './oauth.ts';
+import { invalidClient, invalidRequest, sendOAuthError } from './oauth.ts';
 
 /** Parameters that name or authenticate the client: refused as invalid_client (RFC 6749 §5.2), the rest as
  *  invalid_request. */
 const CLIENT_PARAMS = new Set(['client_id', 'client_secret', 'client_assertion', 'assertion', 'authorization']);
 
-/** How a browser-facing endpoint (authorize, end_session) shows the refusal: a page, not JSON. */
-export type RefusalPage = (request: FastifyRequest, reply: FastifyReply, error: OAuthError) => Promise<FastifyReply>;
+/** How a browser-facing endpoint (authorize, end_session) shows the refusal: a page (400), not JSON. */
+export type RefusalPage = (request: FastifyRequest, reply: FastifyReply, error: { error: string; message: string }) => Promise<FastifyReply>;
 
 export function refuseNulCharacters(scope: FastifyInstance, browserRoutes: ReadonlySet<string>, page: RefusalPage): void {
   const refuse = (request: FastifyRequest, reply: FastifyReply, field: string) => {
     const description = `${field} must not contain NUL characters`;
     const error = CLIENT_PARAMS.has(field) ? invalidClient(description) : invalidRequest(description);
     request.log.info({ field }, 'oidc request refused: NUL character');
-    if (browserRoutes.has(`${request.method} ${request.routeOptions.url}`)) return page(request, reply, error);
+    if (browserRoutes.has(`${request.method} ${request.routeOptions.url}`)) return page(request, reply, { error: error.error, message: description });
     return sendOAuthError(reply, error);
   };
   // onRequest: the provider's own routes are handed over (hijacked) in their route-level onRequest hook, after this.
