@@ -26,8 +26,9 @@ import { createTokenPolicies } from './token-endpoints.ts';
 import { observeProvider } from './observe.ts';
 import { createClientRateLimit, type ClientRateLimit } from './client-rate-limit.ts';
 import { presentedClientId } from './endpoints/client-auth.ts';
-import { RateLimiter, tooManyRequests } from '../platform/rate-limit.ts';
+import { tooManyRequests } from '../platform/rate-limit.ts';
 import { refuseNulCharacters } from './endpoints/nul-guard.ts';
+import { limitStoringRequests } from './endpoints/storing-limit.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -125,19 +126,7 @@ export async function registerOidc(app: FastifyInstance, deps: AppDeps): Promise
   const fastToken = machineTokenFastPath({ ...machineTokens, db, secrets });
   // Every OIDC route in one scope, so the edge's checks below hold for each of them.
   app.register(async (scope) => {
-    // Issue 26 §3: each authorization request may store a pending interaction, each logout request a session with
-    // its confirmation state; one address gets a bounded number a minute. Counted alike with or without a session
-    // cookie: telling them apart would cost a lookup per request.
-    // Browsers are sent here: the 429 is a page.
-    const storingLimit = new RateLimiter({ limit: config.authorizePerIp, windowSeconds: 60 });
-    const exempt = new Set(config.rateLimit.exempt);
-    scope.addHook('onRequest', async (request, reply) => {
-      if (request.method !== 'GET' || !STORING_ROUTES.has(request.routeOptions.url ?? '') || exempt.has(request.ip)) return;
-      const decision = storingLimit.hit(request.ip);
-      if (decision.allowed) return;
-      reply.header('retry-after', String(decision.retryAfterSeconds));
-      return pages.refusal(request, reply, { error: 'temporarily_unavailable', message: 'too many requests; retry later', status: 429, retryAfterSeconds: decision.retryAfterSeconds });
-    });
+    limitStoringRequests(scope, config, pages.refusal);
     refuseNulCharacters(scope, BROWSER_ROUTES, pages.refusal);
     mountRoutes(scope, {
       callback: () => current.callback,
@@ -181,9 +170,6 @@ export async function registerOidc(app: FastifyInstance, deps: AppDeps): Promise
   app.addHook('onClose', async () => oidc.close());
   return oidc;
 }
-
-/** The endpoints whose GET may store something for a caller without a session (issue 26 §3). */
-const STORING_ROUTES = new Set<string>([ROUTES.authorization, ROUTES.end_session]);
 
 /** The endpoints a browser is sent to: their errors are pages, not JSON. */
 const BROWSER_ROUTES = new Set([
