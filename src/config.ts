@@ -45,6 +45,9 @@ const schema = z
     GATEHOUSE_RATE_LIMIT_PER_CLIENT: z.coerce.number().int().min(0).default(3000),
     GATEHOUSE_RATE_LIMIT_EXEMPT: z.string().default(''),
     GATEHOUSE_METRICS_ADDRESS: z.string().optional().refine((v) => v === undefined || listenAddress(v) !== undefined, 'must be host:port, e.g. 127.0.0.1:9464 or [::1]:9464'),
+    GATEHOUSE_AUTHORIZE_PER_IP: z.coerce.number().int().min(0).default(300),
+    // at most the hour an interaction's cookies live (src/oidc/provider.ts INTERACTION_MAX_AGE)
+    GATEHOUSE_INTERACTION_TTL: z.coerce.number().int().min(1).max(3600).default(600),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   })
   .superRefine((env, ctx) => {
@@ -87,6 +90,8 @@ export interface Config {
     /** Seconds in which a rotated refresh token presented again is refused without revoking its grant. */
     readonly refreshTokenReuseGrace: number;
     readonly sessionIdle: number; readonly sessionAbsolute: number;
+    /** Seconds a pending authorization request (interaction) is kept after its start or its user's last form post. */
+    readonly interaction: number;
   };
   readonly keyRotationDays: number;
   readonly keys: {
@@ -108,6 +113,8 @@ export interface Config {
   /** Requests per minute (0 = off): per client IP on the credential endpoints, per authenticated client on token
    *  and introspection; exempt addresses are never limited. */
   readonly rateLimit: { readonly perIp: number; readonly perClient: number; readonly exempt: readonly string[] };
+  /** Authorization requests per minute per client address (0 = off): each may store a pending interaction. */
+  readonly authorizePerIp: number;
   readonly logLevel: string;
   /** Where /metrics is served instead of the public port (issue 13 §10); undefined: on the public port. */
   readonly metricsAddress: { readonly host: string; readonly port: number } | undefined;
@@ -150,6 +157,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       refreshTokenReuseGrace: e.GATEHOUSE_REFRESH_TOKEN_REUSE_GRACE,
       sessionIdle: e.GATEHOUSE_SESSION_IDLE_TTL,
       sessionAbsolute: e.GATEHOUSE_SESSION_ABSOLUTE_TTL,
+      interaction: e.GATEHOUSE_INTERACTION_TTL,
     },
     keyRotationDays: e.GATEHOUSE_KEY_ROTATION_DAYS,
     keys: { activationDelay: e.GATEHOUSE_KEY_ACTIVATION_DELAY, reloadIntervalMs: e.GATEHOUSE_KEY_RELOAD_INTERVAL_MS },
@@ -160,6 +168,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     allowPrivateFetch: e.GATEHOUSE_ALLOW_PRIVATE_FETCH,
     lockout: { maxAttempts: e.GATEHOUSE_LOCKOUT_MAX_ATTEMPTS, ipMaxAttempts: e.GATEHOUSE_LOCKOUT_IP_MAX_ATTEMPTS, seconds: e.GATEHOUSE_LOCKOUT_SECONDS },
     rateLimit: { perIp: e.GATEHOUSE_RATE_LIMIT_PER_IP, perClient: e.GATEHOUSE_RATE_LIMIT_PER_CLIENT, exempt: list(e.GATEHOUSE_RATE_LIMIT_EXEMPT) },
+    authorizePerIp: e.GATEHOUSE_AUTHORIZE_PER_IP,
     logLevel: e.LOG_LEVEL,
     metricsAddress: e.GATEHOUSE_METRICS_ADDRESS === undefined ? undefined : listenAddress(e.GATEHOUSE_METRICS_ADDRESS),
   });

@@ -41,13 +41,28 @@ export class ForbiddenPost extends Error {
   override name = 'ForbiddenPost';
 }
 
+/** A form field, query or path parameter holding U+0000 (platform/text.ts): refused with a page naming it. */
+export class InvalidCharacter extends Error {
+  override name = 'InvalidCharacter';
+  readonly field: string;
+  constructor(field: string) {
+    super(`${field} must not contain NUL characters`);
+    this.field = field;
+  }
+}
+
 /** Loads the interaction of a form POST after checking where it came from and its CSRF token (security.md §13). */
 export async function loadPostedInteraction(deps: LoginDeps, request: FastifyRequest, reply: FastifyReply): Promise<Interaction> {
   if (!sameOriginPost(request.headers, new URL(deps.config.issuer).origin)) throw new ForbiddenPost('cross-origin form post');
   const interaction = await loadInteraction(deps, request, reply);
   if (!validCsrfToken(deps.secrets, interaction.uid, formField(request, 'csrf'))) throw new ForbiddenPost('missing or wrong CSRF token');
+  // The user acts: the pending request is kept another GATEHOUSE_INTERACTION_TTL (the adapter caps each save to
+  // it), so only requests nobody acts on expire that early (issue 26 §3).
+  await interaction.details.save(remainingSeconds(interaction.details));
   return interaction;
 }
+
+const remainingSeconds = (details: InteractionDetails) => Math.max(1, details.exp - Math.floor(Date.now() / 1000));
 
 /** A text field of the posted form; repeated or non-text fields count as absent. */
 export function formField(request: FastifyRequest, name: string): string | undefined {
@@ -62,6 +77,6 @@ export function formField(request: FastifyRequest, name: string): string | undef
 export async function finish(interaction: Interaction, reply: FastifyReply, result: InteractionResults): Promise<FastifyReply> {
   const { details } = interaction;
   details.result = result;
-  await details.save(details.exp - Math.floor(Date.now() / 1000));
+  await details.save(remainingSeconds(details));
   return reply.redirect(details.returnTo, 303);
 }

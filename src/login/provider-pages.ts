@@ -3,9 +3,10 @@
 // of the authorization and end_session endpoints (renderError), which shows the error code but never a stack.
 // src/oidc/ passes these functions into the provider configuration.
 import { randomBytes } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppDeps } from '../app.ts';
 import { describeAccounts } from '../users/accounts.ts';
-import { chooseLocale, type Texts } from './i18n.ts';
+import { chooseLocale, format, type Texts } from './i18n.ts';
 import { loadLoginPages } from './pages.ts';
 
 /** The parts of oidc-provider's Koa context these pages read and write. */
@@ -28,6 +29,8 @@ export interface ProviderPages {
   logoutSource(ctx: PageContext, form: string): Promise<void>;
   postLogoutSuccessSource(ctx: PageContext): Promise<void>;
   renderError(ctx: PageContext, out: Record<string, unknown>, error: Error): Promise<void>;
+  /** The same error page for a browser request the edge refuses before the provider sees it (issue 26 §3, §8). */
+  refusal(request: FastifyRequest, reply: FastifyReply, error: { error: string; message: string; status?: number; retryAfterSeconds?: number }): Promise<FastifyReply>;
 }
 
 const localeOf = (ctx: PageContext) => chooseLocale(ctx.oidc?.params?.ui_locales ?? ctx.query?.ui_locales, ctx.get('accept-language'));
@@ -68,6 +71,14 @@ export function providerPages(deps: Pick<AppDeps, 'db' | 'instance'>): ProviderP
       pages.sendKoa(ctx, pages.render(status, locale, 'error', 'errorTitle', {
         title: t.errorTitle, message: explain(t, code, String(out.error_description ?? '')), code,
       }));
+    },
+
+    async refusal(request, reply, error) {
+      const pages = await loadLoginPages(deps);
+      const locale = chooseLocale(undefined, request.headers['accept-language']);
+      const t = pages.texts(locale);
+      const message = error.retryAfterSeconds ? format(t.errorTooManyRequests!, { seconds: error.retryAfterSeconds }) : explain(t, error.error, error.message);
+      return pages.send(reply, pages.render(error.status ?? 400, locale, 'error', 'errorTitle', { title: t.errorTitle, message, code: error.error }));
     },
   };
 }

@@ -6,10 +6,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import type { AppDeps } from '../app.ts';
-import { chooseLocale } from './i18n.ts';
+import { chooseLocale, format } from './i18n.ts';
 import { sameOriginPost } from './security.ts';
 import { loadLoginPages, VIEWS_DIR, type LoginPages } from './pages.ts';
-import { ForbiddenPost, type InteractionProvider, type LoginDeps } from './interaction.ts';
+import { ForbiddenPost, InvalidCharacter, type InteractionProvider, type LoginDeps } from './interaction.ts';
+import { fieldWithNul } from '../platform/text.ts';
 import { showLoginName, showStart, submitLoginName, submitPassword, submitSelect } from './login-flow.ts';
 import { showRegister, submitRegister } from './register-flow.ts';
 import { submitConsent } from './consent-flow.ts';
@@ -30,6 +31,13 @@ export async function registerLogin(app: FastifyInstance, deps: AppDeps, oidc: I
     // Login forms are small; anything bigger is refused before parsing (security.md §19).
     await ui.register(formbody, { bodyLimit: 16 * 1024 });
 
+    // Issue 13 §11: every field of every login and registration form, and the path and query, in one check.
+    ui.addHook('preValidation', async (request) => {
+      const body = request.body && typeof request.body === 'object' ? Object.entries(request.body) : [];
+      const field = fieldWithNul(Object.entries(request.params as object)) ?? fieldWithNul(Object.entries(request.query as object)) ?? fieldWithNul(body);
+      if (field) throw new InvalidCharacter(field);
+    });
+
     ui.get<{ Params: { file: string } }>('/ui/static/:file', async (request, reply) => {
       const asset = Object.hasOwn(STATIC, request.params.file) ? STATIC[request.params.file] : undefined;
       if (!asset) return reply.code(404).type('text/plain').send('not found');
@@ -49,6 +57,9 @@ export async function registerLogin(app: FastifyInstance, deps: AppDeps, oidc: I
       const locale = chooseLocale(undefined, request.headers['accept-language']);
       const t = pages.texts(locale);
       if (error instanceof ForbiddenPost) return refuse(pages, request, reply, error.message);
+      if (error instanceof InvalidCharacter) {
+        return pages.send(reply, pages.render(400, locale, 'error', 'errorTitle', { title: t.errorTitle, message: format(t.errorInvalidCharacter!, { field: error.field }), code: 'invalid_request' }));
+      }
       // oidc-provider's SessionNotFound: the interaction expired, was finished, or its cookie is missing.
       if (error.name === 'SessionNotFound') {
         return pages.send(reply, pages.render(400, locale, 'error', 'errorTitle', { title: t.errorTitle, message: t.errorExpired, code: 'invalid_request' }));

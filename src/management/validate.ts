@@ -6,9 +6,10 @@ import { getOption, hasOption, isFieldSet, type DescField, type DescMessage, typ
 import type { Duration } from '@bufbuild/protobuf/wkt';
 import { BytesRulesSchema, RepeatedRulesSchema, StringRulesSchema, required, rules, type FieldRules } from '@zitadel/proto/validate/validate_pb.js';
 import { AppError, Code } from '../platform/errors.ts';
+import { hasNul } from '../platform/text.ts';
 
 export function validateMessage(schema: DescMessage, message: Message): void {
-  const violation = firstViolation(schema, message);
+  const violation = nulViolation(schema, message) ?? firstViolation(schema, message);
   if (violation) throw new AppError(Code.InvalidArgument, violation);
 }
 
@@ -27,6 +28,38 @@ function firstViolation(schema: DescMessage, message: Message): string | undefin
     if (getOption(oneof, required) && (values[oneof.localName] as { case?: string }).case === undefined) {
       return `invalid ${pgvName(schema, oneof)}: value is required`;
     }
+  }
+  return undefined;
+}
+
+/** Issue 13 §11: no string anywhere in a request may hold U+0000 (platform/text.ts), whatever its rules say, in
+ *  nested, repeated and PGV-skipped messages too; reported in PGV's words for the innermost field. */
+function nulViolation(schema: DescMessage, message: Message): string | undefined {
+  const values = message as unknown as Values;
+  const nested = (member: DescField, inner: string | undefined, at = '') => inner && `invalid ${pgvName(schema, member)}${at}: embedded message failed validation | caused by: ${inner}`;
+  const text = (member: DescField, value: unknown, at = '') => typeof value === 'string' && hasNul(value) ? `invalid ${pgvName(schema, member)}${at}: value must not contain NUL characters` : undefined;
+  for (const field of schema.fields) {
+    if (!isFieldSet(message, field)) continue;
+    const value = field.oneof ? (values[field.oneof.localName] as { value: unknown }).value : values[field.localName];
+    let problem: string | undefined;
+    switch (field.fieldKind) {
+      case 'scalar':
+        problem = text(field, value);
+        break;
+      case 'enum': // numbers
+      case 'map': // no request message of the v1 services has one
+        break;
+      case 'message':
+        problem = nested(field, nulViolation(field.message, value as Message));
+        break;
+      case 'list':
+        for (const [i, item] of (value as unknown[]).entries()) {
+          problem = field.listKind === 'message' ? nested(field, nulViolation(field.message, item as Message), `[${i}]`) : text(field, item, `[${i}]`);
+          if (problem) break;
+        }
+        break;
+    }
+    if (problem) return problem;
   }
   return undefined;
 }

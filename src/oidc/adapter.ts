@@ -26,7 +26,11 @@ export class AssertionReplayed extends errors.InvalidClientAuth {}
  * security.md §4 / compat.md §6: a rotated refresh token presented again within `refreshReuseGrace` seconds (a
  * client retry, a race between two tabs) is refused without further harm; after that, reuse revokes the grant.
  */
-export interface AdapterOptions { refreshReuseGrace: number }
+export interface AdapterOptions {
+  refreshReuseGrace: number;
+  /** Seconds an interaction row is kept per save (GATEHOUSE_INTERACTION_TTL), below its absolute lifetime. */
+  interactionTtl: number;
+}
 
 export function createAdapterClass(db: Db, hooks: AdapterHooks, options: AdapterOptions) {
   const inGrace = (model: string, consumedAt: Date | null) =>
@@ -49,6 +53,10 @@ export function createAdapterClass(db: Db, hooks: AdapterHooks, options: Adapter
         if (rowCount !== 1) throw new AssertionReplayed();
         return;
       }
+      // Issue 26 §3: a pending authorization request nobody acts on is dropped after the (short) interaction TTL;
+      // each save (the start, every form post of the login pages, the result) grants that TTL again, within the
+      // absolute lifetime oidc-provider passes in (INTERACTION_MAX_AGE, which its cookies also carry).
+      if (this.model === 'Interaction') expiresIn = Math.min(expiresIn, options.interactionTtl);
       const grantId = payload.grantId ?? (this.model === 'Grant' ? id : null);
       await db.query(
         `INSERT INTO oidc_payloads (model, id, payload, grant_id, uid, expires_at)

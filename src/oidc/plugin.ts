@@ -29,6 +29,8 @@ import { presentedClientId } from './endpoints/client-auth.ts';
 import { tooManyRequests } from '../platform/rate-limit.ts';
 import { scopeGrantedSilently } from '../consents/service.ts';
 import { MANAGEMENT_API_SCOPE } from './scopes.ts';
+import { refuseNulCharacters } from './endpoints/nul-guard.ts';
+import { limitStoringRequests } from './endpoints/storing-limit.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -73,7 +75,7 @@ export async function registerOidc(app: FastifyInstance, deps: AppDeps): Promise
   const Adapter = createAdapterClass(db, {
     findClient: (id) => findClientMetadata(db, id),
     resolveAccessToken: (value) => jwtAccessTokens.resolve(value),
-  }, { refreshReuseGrace: config.ttl.refreshTokenReuseGrace });
+  }, { refreshReuseGrace: config.ttl.refreshTokenReuseGrace, interactionTtl: config.ttl.interaction });
   const machineTokens: MachineTokenDeps = {
     writeToken: machineTokenWriter(db),
     issuer: config.issuer,
@@ -125,22 +127,27 @@ export async function registerOidc(app: FastifyInstance, deps: AppDeps): Promise
   const resolveToken = (value: string) => jwtAccessTokens.resolve(value);
   const findActiveAccessToken = activeAccessTokenFinder(db);
   const fastToken = machineTokenFastPath({ ...machineTokens, db, secrets });
-  mountRoutes(app, {
-    callback: () => current.callback,
-    documents: () => current.documents,
-    issuer: config.issuer,
-    formPostCheck: sameOriginPostsOnly(deps),
-    clientRateLimit,
-    fastToken: async (form, authorization, jwtProfileIssuer) => {
-      const served = await fastToken(form, authorization, jwtProfileIssuer);
-      if (served) deps.metrics.tokensIssued.inc({ grant: String(form.get('grant_type')) });
-      return served;
-    },
-  });
+  // Every OIDC route in one scope, so the edge's checks below hold for each of them.
   app.register(async (scope) => {
-    acceptFormBodies(scope);
-    registerIntrospection(scope, { db, issuer: config.issuer, secrets, managementAudience, resolveToken, claimOnce: machineTokens.claimOnce, rateLimit: clientRateLimit });
-    registerUserinfo(scope, { issuer: config.issuer, resolveToken, findActiveAccessToken });
+    limitStoringRequests(scope, config, pages.refusal);
+    refuseNulCharacters(scope, BROWSER_ROUTES, pages.refusal);
+    mountRoutes(scope, {
+      callback: () => current.callback,
+      documents: () => current.documents,
+      issuer: config.issuer,
+      formPostCheck: sameOriginPostsOnly(deps),
+      clientRateLimit,
+      fastToken: async (form, authorization, jwtProfileIssuer) => {
+        const served = await fastToken(form, authorization, jwtProfileIssuer);
+        if (served) deps.metrics.tokensIssued.inc({ grant: String(form.get('grant_type')) });
+        return served;
+      },
+    });
+    scope.register(async (own) => {
+      acceptFormBodies(own);
+      registerIntrospection(own, { db, issuer: config.issuer, secrets, managementAudience, resolveToken, claimOnce: machineTokens.claimOnce, rateLimit: clientRateLimit });
+      registerUserinfo(own, { issuer: config.issuer, resolveToken, findActiveAccessToken });
+    });
   });
 
   const oidc: Oidc = {
@@ -166,6 +173,12 @@ export async function registerOidc(app: FastifyInstance, deps: AppDeps): Promise
   app.addHook('onClose', async () => oidc.close());
   return oidc;
 }
+
+/** The endpoints a browser is sent to: their errors are pages, not JSON. */
+const BROWSER_ROUTES = new Set([
+  `GET ${ROUTES.authorization}`, `GET ${ROUTES.authorization}/:uid`, `GET ${ROUTES.end_session}`, `POST ${ROUTES.end_session}`,
+  `POST ${ROUTES.end_session}/confirm`, `GET ${ROUTES.end_session}/success`,
+]);
 
 const END_SESSION_PARAMS = new Set(['id_token_hint', 'post_logout_redirect_uri', 'state', 'ui_locales', 'client_id', 'logout_hint']);
 

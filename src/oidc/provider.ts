@@ -25,6 +25,10 @@ export const ROUTES = {
 
 export const INTERACTION_PATH = '/ui/login';
 
+/** The longest a sign-in may take, and the lifetime of its interaction cookies. The stored interaction itself lives
+ *  only GATEHOUSE_INTERACTION_TTL past its start or its user's last form post (adapter.ts, issue 26 §3). */
+export const INTERACTION_MAX_AGE = 3600;
+
 export interface ProviderParts {
   config: Config;
   secrets: SecretBox;
@@ -123,11 +127,14 @@ export function createProvider(parts: ProviderParts, keys: KeySet): Provider {
       Grant: ttl.refreshTokenAbsolute,
       // saved on every request that uses it: idle timeout, capped by the absolute timeout (security.md §14)
       Session: (_ctx, session) => {
+        // Without an account a session only carries an end_session confirmation, which any cookie-less request
+        // stores: kept as briefly as a pending interaction (issue 26 §3).
+        if (!session.accountId) return ttl.interaction;
         const now = Math.floor(Date.now() / 1000);
         const absoluteEnd = (session.loginTs ?? now) + ttl.sessionAbsolute;
         return Math.max(1, Math.min(ttl.sessionIdle, absoluteEnd - now));
       },
-      Interaction: 3600,
+      Interaction: INTERACTION_MAX_AGE,
       // idle lifetime, capped by the absolute lifetime counted from the first token of the chain (iiat, compat.md §6)
       RefreshToken: (_ctx, token) => {
         const first = (token as { iiat?: number }).iiat ?? token.iat ?? Math.floor(Date.now() / 1000);

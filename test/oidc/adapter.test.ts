@@ -9,7 +9,7 @@ describe('Postgres adapter', () => {
   let Adapter: ReturnType<typeof createAdapterClass>;
   beforeAll(async () => {
     server = await startTestServer();
-    Adapter = createAdapterClass(server.db, { findClient: async () => undefined, resolveAccessToken: async (value) => ({ jti: value, jwt: false }) }, { refreshReuseGrace: 10 });
+    Adapter = createAdapterClass(server.db, { findClient: async () => undefined, resolveAccessToken: async (value) => ({ jti: value, jwt: false }) }, { refreshReuseGrace: 10, interactionTtl: 600 });
   });
   afterAll(async () => server?.stop());
 

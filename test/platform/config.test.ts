@@ -10,6 +10,8 @@ describe('loadConfig', () => {
     expect(config.database).toEqual({ kind: 'embedded', dataDir: './data' });
     expect(config.ttl.accessToken).toBe(43200);
     expect(config.ttl.authorizationCode).toBe(60);
+    expect(config.ttl.interaction).toBe(600);
+    expect(config.authorizePerIp).toBe(300);
     expect(Object.isFrozen(config) && Object.isFrozen(config.ttl)).toBe(true);
   });
 
@@ -33,6 +35,9 @@ describe('loadConfig', () => {
     [{ GATEHOUSE_METRICS_ADDRESS: '127.0.0.1:0' }, 'GATEHOUSE_METRICS_ADDRESS'],
     [{ GATEHOUSE_METRICS_ADDRESS: '127.0.0.1:9464/metrics' }, 'GATEHOUSE_METRICS_ADDRESS'],
     [{ GATEHOUSE_METRICS_ADDRESS: 'http://127.0.0.1:9464' }, 'GATEHOUSE_METRICS_ADDRESS'],
+    [{ GATEHOUSE_INTERACTION_TTL: '3601' }, 'GATEHOUSE_INTERACTION_TTL'],
+    [{ GATEHOUSE_INTERACTION_TTL: '0' }, 'GATEHOUSE_INTERACTION_TTL'],
+    [{ GATEHOUSE_AUTHORIZE_PER_IP: '-1' }, 'GATEHOUSE_AUTHORIZE_PER_IP'],
   ])('rejects %o naming %s', (env, variable) => {
     expect(() => loadConfig(env as NodeJS.ProcessEnv)).toThrow(ConfigError);
     expect(() => loadConfig(env as NodeJS.ProcessEnv)).toThrow(new RegExp(`${variable}: `));

@@ -1,0 +1,25 @@
+// Issue 26 §3: an authorization request may store a pending interaction, a logout request a session with its
+// confirmation state, both for callers without any session. One client address (request.ip: the peer, or the
+// X-Forwarded-For client behind a trusted proxy) gets GATEHOUSE_AUTHORIZE_PER_IP of them a minute. Requests with a
+// session cookie count alike: telling them apart would cost a lookup per request. Browsers are sent to these
+// endpoints, so the 429 is a page.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Config } from '../../config.ts';
+import { RateLimiter } from '../../platform/rate-limit.ts';
+import { ROUTES } from '../provider.ts';
+
+const STORING_ROUTES = new Set<string>([ROUTES.authorization, ROUTES.end_session]);
+
+export type BusyPage = (request: FastifyRequest, reply: FastifyReply, error: { error: string; message: string; status: number; retryAfterSeconds: number }) => Promise<FastifyReply>;
+
+export function limitStoringRequests(scope: FastifyInstance, config: Pick<Config, 'authorizePerIp' | 'rateLimit'>, page: BusyPage): void {
+  const limiter = new RateLimiter({ limit: config.authorizePerIp, windowSeconds: 60 });
+  const exempt = new Set(config.rateLimit.exempt);
+  scope.addHook('onRequest', async (request, reply) => {
+    if (request.method !== 'GET' || !STORING_ROUTES.has(request.routeOptions.url ?? '') || exempt.has(request.ip)) return;
+    const decision = limiter.hit(request.ip);
+    if (decision.allowed) return;
+    reply.header('retry-after', String(decision.retryAfterSeconds));
+    return page(request, reply, { error: 'temporarily_unavailable', message: 'too many requests; retry later', status: 429, retryAfterSeconds: decision.retryAfterSeconds });
+  });
+}
