@@ -44,6 +44,9 @@ const schema = z
     GATEHOUSE_RATE_LIMIT_PER_IP: z.coerce.number().int().min(0).default(6000),
     GATEHOUSE_RATE_LIMIT_PER_CLIENT: z.coerce.number().int().min(0).default(3000),
     GATEHOUSE_RATE_LIMIT_EXEMPT: z.string().default(''),
+    GATEHOUSE_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+    GATEHOUSE_HTTP2_MAX_CONCURRENT_STREAMS: z.coerce.number().int().min(1).max(1000).default(100),
+    GATEHOUSE_AUTHORIZE_MAX_BYTES: z.coerce.number().int().min(1024).max(16 * 1024).default(8 * 1024),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   })
   .superRefine((env, ctx) => {
@@ -107,6 +110,11 @@ export interface Config {
   /** Requests per minute (0 = off): per client IP on the credential endpoints, per authenticated client on token
    *  and introspection; exempt addresses are never limited. */
   readonly rateLimit: { readonly perIp: number; readonly perClient: number; readonly exempt: readonly string[] };
+  /** Transport bounds (issue 26): time for a request's headers and body to arrive (HTTP/1.1 and per HTTP/2 stream),
+   *  and the concurrent streams one HTTP/2 connection may open. */
+  readonly http: { readonly requestTimeoutMs: number; readonly http2MaxConcurrentStreams: number };
+  /** Largest authorization request (its query), in bytes, on every transport (issue 26 item 4). */
+  readonly authorizeMaxBytes: number;
   readonly logLevel: string;
 }
 
@@ -157,6 +165,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     allowPrivateFetch: e.GATEHOUSE_ALLOW_PRIVATE_FETCH,
     lockout: { maxAttempts: e.GATEHOUSE_LOCKOUT_MAX_ATTEMPTS, ipMaxAttempts: e.GATEHOUSE_LOCKOUT_IP_MAX_ATTEMPTS, seconds: e.GATEHOUSE_LOCKOUT_SECONDS },
     rateLimit: { perIp: e.GATEHOUSE_RATE_LIMIT_PER_IP, perClient: e.GATEHOUSE_RATE_LIMIT_PER_CLIENT, exempt: list(e.GATEHOUSE_RATE_LIMIT_EXEMPT) },
+    http: { requestTimeoutMs: e.GATEHOUSE_REQUEST_TIMEOUT_MS, http2MaxConcurrentStreams: e.GATEHOUSE_HTTP2_MAX_CONCURRENT_STREAMS },
+    authorizeMaxBytes: e.GATEHOUSE_AUTHORIZE_MAX_BYTES,
     logLevel: e.LOG_LEVEL,
   });
 }

@@ -12,6 +12,7 @@ import { loadLoginPages, VIEWS_DIR, type LoginPages } from './pages.ts';
 import { ForbiddenPost, type InteractionProvider, type LoginDeps } from './interaction.ts';
 import { showLoginName, showStart, submitLoginName, submitPassword, submitSelect } from './login-flow.ts';
 import { showRegister, submitRegister } from './register-flow.ts';
+import { isClientAbort } from '../platform/errors.ts';
 
 const STATIC: Record<string, { type: string; body: Buffer }> = {
   'style.css': { type: 'text/css; charset=utf-8', body: readFileSync(new URL('static/style.css', VIEWS_DIR)) },
@@ -47,6 +48,7 @@ export async function registerLogin(app: FastifyInstance, deps: AppDeps, oidc: I
       const locale = chooseLocale(undefined, request.headers['accept-language']);
       const t = pages.texts(locale);
       if (error instanceof ForbiddenPost) return refuse(pages, request, reply, error.message);
+      if (isClientAbort(error)) request.log.info('client aborted the request'); // not a server failure (issue 26 item 9)
       // oidc-provider's SessionNotFound: the interaction expired, was finished, or its cookie is missing.
       if (error.name === 'SessionNotFound') {
         return pages.send(reply, pages.render(400, locale, 'error', 'errorTitle', { title: t.errorTitle, message: t.errorExpired, code: 'invalid_request' }));
