@@ -259,14 +259,15 @@ describe('transport limits', () => {
       }
     });
 
-    it('gRPC over h2c: answers RESOURCE_EXHAUSTED and the session serves the next call', async () => {
+    it('gRPC over h2c: answers RESOURCE_EXHAUSTED and the session serves the next call at once', async () => {
       const session = http2.connect(server.url);
       session.on('error', () => {});
       try {
         const call = (body: Buffer) => new Promise<number>((resolve, reject) => {
           const stream = session.request({ ':method': 'POST', ':path': '/zitadel.admin.v1.AdminService/SetUpOrg', 'content-type': 'application/grpc', te: 'trailers' });
           let status = -1;
-          const read = (h: http2.IncomingHttpHeaders) => { if (h['grpc-status'] !== undefined) status = Number(h['grpc-status']); };
+          const read = (h: http2.IncomingHttpHeaders) => { if (h['grpc-status'] !== undefined) resolve(status = Number(h['grpc-status'])); };
+          // the status is the answer; the stream of an unread body itself stays open until the request timeout
           stream.on('response', read);
           stream.on('trailers', read);
           stream.on('error', () => {});
