@@ -122,19 +122,24 @@ const hasBody = (req: http.IncomingMessage) =>
 /** Lingering close, as nginx's lingering_close: node destroys the socket right after a `Connection: close` response
  *  (Fastify closes after a body it refused, e.g. over the body limit), and the bytes the client still sends then
  *  meet a reset, which discards the unread response in the client's buffer: it saw EPIPE instead of its 413
- *  (issue 13 item 12). Instead the response is followed by a FIN, and what the client still sends is read and
- *  discarded until it closes, for at most LINGER_MS and DRAIN_MAX_BYTES. */
+ *  (issue 13 item 12). Instead the response is followed by a FIN, and once it is sent, what the client still sends
+ *  is read and discarded until it closes, for at most LINGER_MS and DRAIN_MAX_BYTES. */
 function lingerOnClose(socket: Socket): void {
   socket.destroySoon = function lingeringClose(this: Socket) {
     if (this.writable) this.end();
-    let drained = 0;
-    const close = () => { clearTimeout(timer); this.destroy(); };
-    const timer = setTimeout(close, LINGER_MS);
-    this.removeAllListeners('data'); // no further requests on this connection: the HTTP parser is done
-    this.on('data', (chunk: Buffer) => { if ((drained += chunk.length) > DRAIN_MAX_BYTES) close(); });
-    this.once('end', close);
-    this.once('close', () => clearTimeout(timer));
-    this.resume();
+    const linger = () => {
+      if (this.readableEnded) return void this.destroy();
+      let drained = 0;
+      const close = () => { clearTimeout(timer); this.destroy(); };
+      const timer = setTimeout(close, LINGER_MS);
+      this.removeAllListeners('data'); // no further requests on this connection: the HTTP parser is done
+      this.on('data', (chunk: Buffer) => { if ((drained += chunk.length) > DRAIN_MAX_BYTES) close(); });
+      this.once('end', close);
+      this.once('close', () => clearTimeout(timer));
+      this.resume();
+    };
+    if (this.writableFinished) linger();
+    else this.once('finish', linger);
   };
 }
 
