@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { createDualProtocolServer, createTlsServer, type DualProtocolServer, type RequestHandler } from './platform/http.ts';
 import { requestLogger } from './platform/logger.ts';
 import { registerHealthRoutes, type Lifecycle } from './platform/health.ts';
-import { isDatabaseUnavailable } from './platform/errors.ts';
+import { isClientAbort, isDatabaseUnavailable } from './platform/errors.ts';
 import { registerMetricsRoutes, type Metrics } from './platform/metrics.ts';
 import { RateLimiter, registerIpRateLimit } from './platform/rate-limit.ts';
 import { registerOidc } from './oidc/plugin.ts';
@@ -36,7 +36,7 @@ const BODY_LIMIT = 256 * 1024;
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config } = deps;
   const tls = config.tls && { cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) };
-  const serverOptions = { sniffTimeoutMs: 10_000, http2SessionTimeoutMs: 120_000 };
+  const serverOptions = { sniffTimeoutMs: 10_000, http2SessionTimeoutMs: 120_000, ...config.http };
   const app = Fastify({
     loggerInstance: deps.log as FastifyBaseLogger,
     childLoggerFactory: requestLogger,
@@ -46,7 +46,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // Forwarded headers only from configured proxies (security.md §10).
     trustProxy: config.trustedProxies.length ? [...config.trustedProxies] : false,
     bodyLimit: BODY_LIMIT,
-    requestTimeout: 30_000,
     connectionTimeout: 60_000,
     keepAliveTimeout: 5_000,
     forceCloseConnections: 'idle',
@@ -66,6 +65,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     done();
   });
   app.setErrorHandler((error: Error & { statusCode?: number }, request, reply) => {
+    if (isClientAbort(error)) {
+      // nobody is left to read the answer; below warning, so that alerts on errors mean server failures
+      request.log.info('client aborted the request');
+      return reply.code(400).send({ error: 'invalid_request', error_description: 'request aborted' });
+    }
     if (isDatabaseUnavailable(error)) {
       request.log.error({ err: error }, 'database unavailable');
       return reply.code(503).header('retry-after', '5').send({ error: 'temporarily_unavailable', error_description: 'the service is temporarily unavailable' });

@@ -48,6 +48,9 @@ const schema = z
     GATEHOUSE_AUTHORIZE_PER_IP: z.coerce.number().int().min(0).default(300),
     // at most the hour an interaction's cookies live (src/oidc/provider.ts INTERACTION_MAX_AGE)
     GATEHOUSE_INTERACTION_TTL: z.coerce.number().int().min(1).max(3600).default(600),
+    GATEHOUSE_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+    GATEHOUSE_HTTP2_MAX_CONCURRENT_STREAMS: z.coerce.number().int().min(1).max(1000).default(100),
+    GATEHOUSE_AUTHORIZE_MAX_BYTES: z.coerce.number().int().min(1024).max(16 * 1024).default(8 * 1024),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   })
   .superRefine((env, ctx) => {
@@ -115,6 +118,11 @@ export interface Config {
   readonly rateLimit: { readonly perIp: number; readonly perClient: number; readonly exempt: readonly string[] };
   /** Authorization requests per minute per client address (0 = off): each may store a pending interaction. */
   readonly authorizePerIp: number;
+  /** Transport bounds (issue 26): time for a request's headers and body to arrive (HTTP/1.1 and per HTTP/2 stream),
+   *  and the concurrent streams one HTTP/2 connection may open. */
+  readonly http: { readonly requestTimeoutMs: number; readonly http2MaxConcurrentStreams: number };
+  /** Largest authorization request (its query), in bytes, on every transport (issue 26 item 4). */
+  readonly authorizeMaxBytes: number;
   readonly logLevel: string;
   /** Where /metrics is served instead of the public port (issue 13 §10); undefined: on the public port. */
   readonly metricsAddress: { readonly host: string; readonly port: number } | undefined;
@@ -169,6 +177,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     lockout: { maxAttempts: e.GATEHOUSE_LOCKOUT_MAX_ATTEMPTS, ipMaxAttempts: e.GATEHOUSE_LOCKOUT_IP_MAX_ATTEMPTS, seconds: e.GATEHOUSE_LOCKOUT_SECONDS },
     rateLimit: { perIp: e.GATEHOUSE_RATE_LIMIT_PER_IP, perClient: e.GATEHOUSE_RATE_LIMIT_PER_CLIENT, exempt: list(e.GATEHOUSE_RATE_LIMIT_EXEMPT) },
     authorizePerIp: e.GATEHOUSE_AUTHORIZE_PER_IP,
+    http: { requestTimeoutMs: e.GATEHOUSE_REQUEST_TIMEOUT_MS, http2MaxConcurrentStreams: e.GATEHOUSE_HTTP2_MAX_CONCURRENT_STREAMS },
+    authorizeMaxBytes: e.GATEHOUSE_AUTHORIZE_MAX_BYTES,
     logLevel: e.LOG_LEVEL,
     metricsAddress: e.GATEHOUSE_METRICS_ADDRESS === undefined ? undefined : listenAddress(e.GATEHOUSE_METRICS_ADDRESS),
   });

@@ -14,6 +14,7 @@ import { fieldWithNul } from '../platform/text.ts';
 import { showLoginName, showStart, submitLoginName, submitPassword, submitSelect } from './login-flow.ts';
 import { showRegister, submitRegister } from './register-flow.ts';
 import { submitConsent } from './consent-flow.ts';
+import { isClientAbort } from '../platform/errors.ts';
 
 const STATIC: Record<string, { type: string; body: Buffer }> = {
   'style.css': { type: 'text/css; charset=utf-8', body: readFileSync(new URL('static/style.css', VIEWS_DIR)) },
@@ -60,6 +61,7 @@ export async function registerLogin(app: FastifyInstance, deps: AppDeps, oidc: I
       if (error instanceof InvalidCharacter) {
         return pages.send(reply, pages.render(400, locale, 'error', 'errorTitle', { title: t.errorTitle, message: format(t.errorInvalidCharacter!, { field: error.field }), code: 'invalid_request' }));
       }
+      if (isClientAbort(error)) request.log.info('client aborted the request'); // not a server failure (issue 26 item 9)
       // oidc-provider's SessionNotFound: the interaction expired, was finished, or its cookie is missing.
       if (error.name === 'SessionNotFound') {
         return pages.send(reply, pages.render(400, locale, 'error', 'errorTitle', { title: t.errorTitle, message: t.errorExpired, code: 'invalid_request' }));

@@ -4,7 +4,7 @@ import { create } from '@bufbuild/protobuf';
 import { ConnectError } from '@connectrpc/connect';
 import { ErrorDetailSchema } from '@zitadel/proto/zitadel/message_pb.js';
 import type { FastifyBaseLogger } from 'fastify';
-import { AppError, Code, isDatabaseUnavailable } from '../platform/errors.ts';
+import { AppError, Code, invalidArgument, isClientAbort, isDatabaseUnavailable } from '../platform/errors.ts';
 
 const HTTP_STATUS: Record<number, number> = {
   [Code.InvalidArgument]: 400,
@@ -22,6 +22,10 @@ const HTTP_STATUS: Record<number, number> = {
 /** Any thrown value as the AppError the client may see; unexpected ones are logged here and nowhere else. */
 export function toAppError(error: unknown, log: FastifyBaseLogger): AppError {
   if (error instanceof AppError) return error;
+  if (isClientAbort(error)) {
+    log.info('client aborted the request');
+    return invalidArgument('request aborted');
+  }
   if (isDatabaseUnavailable(error)) {
     log.error({ err: error }, 'database unavailable');
     return new AppError(Code.Unavailable, 'Errors.Internal.Unavailable', 'DB-unavail');

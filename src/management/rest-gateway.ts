@@ -6,7 +6,7 @@ import { http } from '@zitadel/proto/google/api/annotations_pb.js';
 import type { HttpRule } from '@zitadel/proto/google/api/http_pb.js';
 import { openapiv2_swagger } from '@zitadel/proto/protoc-gen-openapiv2/options/annotations_pb.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, Code, invalidArgument } from '../platform/errors.ts';
+import { AppError, Code, invalidArgument, isClientAbort } from '../platform/errors.ts';
 import { restError, toAppError } from './errors.ts';
 import { decodeJson } from './json.ts';
 import type { Invoke } from './invoke.ts';
@@ -51,8 +51,9 @@ export function registerRestGateway(app: FastifyInstance, services: readonly Des
       });
       scope.setErrorHandler((error: Error & { statusCode?: number }, request, reply) => {
         // Errors Fastify raises before the handler (body too large, unreadable body) are the client's: a clear 400
-        // (security.md §19).
-        if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) return sendError(reply, invalidArgument(`invalid request: ${error.message}`));
+        // (security.md §19), or 413 with RESOURCE_EXHAUSTED for a body over the limit (issue 13 item 12).
+        if (error.statusCode === 413) return sendError(reply, new AppError(Code.ResourceExhausted, 'request body too large'), 413);
+        if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500 && !isClientAbort(error)) return sendError(reply, invalidArgument(`invalid request: ${error.message}`));
         return sendError(reply, toAppError(error, request.log));
       });
     }, { prefix: basePath });

@@ -3,7 +3,7 @@
 import type Provider from 'oidc-provider';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Metrics } from '../platform/metrics.ts';
-import { isDatabaseUnavailable } from '../platform/errors.ts';
+import { isClientAbort, isDatabaseUnavailable } from '../platform/errors.ts';
 
 export function observeProvider(provider: Provider, metrics: Metrics, log: FastifyBaseLogger): void {
   provider.on('grant.success', (ctx) => {
@@ -16,6 +16,10 @@ export function observeProvider(provider: Provider, metrics: Metrics, log: Fasti
   });
   // Emitted by the provider's error handler after it set the response but before Koa writes it.
   provider.on('server_error', (ctx, error) => {
+    if (isClientAbort(error)) {
+      log.info('client aborted the request');
+      return;
+    }
     if (isDatabaseUnavailable(error)) {
       log.error({ err: error }, 'database unavailable');
       ctx.status = 503;

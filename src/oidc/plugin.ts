@@ -31,6 +31,7 @@ import { scopeGrantedSilently } from '../consents/service.ts';
 import { MANAGEMENT_API_SCOPE } from './scopes.ts';
 import { refuseNulCharacters } from './endpoints/nul-guard.ts';
 import { limitStoringRequests } from './endpoints/storing-limit.ts';
+import { authorizationSizeCap } from './endpoints/authorization-size.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -136,6 +137,7 @@ export async function registerOidc(app: FastifyInstance, deps: AppDeps): Promise
       documents: () => current.documents,
       issuer: config.issuer,
       formPostCheck: sameOriginPostsOnly(deps),
+      authorizationCheck: authorizationSizeCap(deps),
       clientRateLimit,
       fastToken: async (form, authorization, jwtProfileIssuer) => {
         const served = await fastToken(form, authorization, jwtProfileIssuer);
@@ -187,11 +189,12 @@ interface Mount {
   documents: () => Documents;
   issuer: string;
   formPostCheck: ReturnType<typeof sameOriginPostsOnly>;
+  authorizationCheck: ReturnType<typeof authorizationSizeCap>;
   clientRateLimit: ClientRateLimit;
   fastToken(form: URLSearchParams, authorization: string | undefined, jwtProfileIssuer: string | undefined): Promise<FastTokenResult>;
 }
 
-function mountRoutes(app: FastifyInstance, { callback, documents, issuer, formPostCheck, clientRateLimit, fastToken }: Mount): void {
+function mountRoutes(app: FastifyInstance, { callback, documents, issuer, formPostCheck, authorizationCheck, clientRateLimit, fastToken }: Mount): void {
   const { host, protocol } = new URL(issuer);
   const hand = (request: FastifyRequest, reply: FastifyReply) => {
     // Endpoint URLs and cookie flags derive from the configured issuer, never from the client's headers
@@ -215,7 +218,11 @@ function mountRoutes(app: FastifyInstance, { callback, documents, issuer, formPo
     });
     serveDocuments(scope, documents);
     passthrough('OPTIONS', DISCOVERY_PATH);
-    passthrough('GET', ROUTES.authorization);
+    scope.route({
+      method: 'GET', url: ROUTES.authorization,
+      onRequest: [authorizationCheck, async (request, reply) => hand(request, reply)],
+      handler: async () => {},
+    });
     passthrough('GET', `${ROUTES.authorization}/:uid`);
     passthrough('OPTIONS', ROUTES.jwks);
     passthrough('OPTIONS', ROUTES.userinfo);

@@ -63,10 +63,17 @@ export function fromDatabaseError(error: unknown): never {
   throw error;
 }
 
+/** Node's error for a request whose client disconnected before it was complete (`Error: aborted`, code
+ *  ECONNRESET): the client's doing, not a server failure (issue 26 item 9), and not a database connection reset. */
+export function isClientAbort(error: unknown): boolean {
+  const e = error as { code?: string; message?: string };
+  return Boolean(e) && typeof e === 'object' && e.code === 'ECONNRESET' && e.message === 'aborted';
+}
+
 /** Whether an error means the database is unreachable or overloaded, which callers answer with 503. */
 export function isDatabaseUnavailable(error: unknown): boolean {
   const e = error as { code?: string; message?: string };
-  if (!e || typeof e !== 'object') return false;
+  if (!e || typeof e !== 'object' || isClientAbort(e)) return false;
   if (e.code && /^(08|57P0[1-3]|53300)/.test(e.code)) return true;
   if (e.code && ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND'].includes(e.code)) return true;
   return /timeout exceeded when trying to connect|Connection terminated|Query read timeout/i.test(e.message ?? '');

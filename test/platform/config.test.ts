@@ -54,4 +54,12 @@ describe('loadConfig', () => {
     expect(loadConfig({ GATEHOUSE_METRICS_ADDRESS: '127.0.0.1:9464' }).metricsAddress).toEqual({ host: '127.0.0.1', port: 9464 });
     expect(loadConfig({ GATEHOUSE_METRICS_ADDRESS: '[::1]:80' }).metricsAddress).toEqual({ host: '::1', port: 80 });
   });
+
+  it('bounds the transport settings (issue 26): request timeout, HTTP/2 streams, authorization request size', () => {
+    expect(loadConfig({}).http).toEqual({ requestTimeoutMs: 30_000, http2MaxConcurrentStreams: 100 });
+    expect(loadConfig({}).authorizeMaxBytes).toBe(8192);
+    expect(() => loadConfig({ GATEHOUSE_AUTHORIZE_MAX_BYTES: '65536' })).toThrow(/GATEHOUSE_AUTHORIZE_MAX_BYTES/);
+    expect(() => loadConfig({ GATEHOUSE_HTTP2_MAX_CONCURRENT_STREAMS: '0' })).toThrow(/GATEHOUSE_HTTP2_MAX_CONCURRENT_STREAMS/);
+    expect(() => loadConfig({ GATEHOUSE_REQUEST_TIMEOUT_MS: 'soon' })).toThrow(/GATEHOUSE_REQUEST_TIMEOUT_MS/);
+  });
 });

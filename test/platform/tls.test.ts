@@ -1,8 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
+import http2 from 'node:http2';
 import https from 'node:https';
 import { tmpdir } from 'node:os';
-import type { TLSSocket } from 'node:tls';
+import tls, { type TLSSocket } from 'node:tls';
 import { join } from 'node:path';
 import { Code, ConnectError, createClient } from '@connectrpc/connect';
 import { createGrpcTransport, createGrpcWebTransport } from '@connectrpc/connect-node';
@@ -39,7 +40,7 @@ describe('TLS with ALPN', () => {
   beforeAll(async () => {
     const { certFile, keyFile } = selfSignedCertificate();
     ca = readFileSync(certFile);
-    server = await startTestServer({ env: { GATEHOUSE_TLS_CERT_FILE: certFile, GATEHOUSE_TLS_KEY_FILE: keyFile } });
+    server = await startTestServer({ env: { GATEHOUSE_TLS_CERT_FILE: certFile, GATEHOUSE_TLS_KEY_FILE: keyFile, GATEHOUSE_REQUEST_TIMEOUT_MS: '1000' } });
   });
   afterAll(async () => server?.stop());
 
@@ -60,6 +61,39 @@ describe('TLS with ALPN', () => {
       // reached the management API's auth layer through the TLS connection
       expect((error as ConnectError).code).toBe(Code.Unauthenticated);
       expect((error as ConnectError).rawMessage).toBe('auth header missing (AUTH-7mr9s)');
+    }
+  });
+
+  it('applies the request timeout and the HTTP/2 stream cap over TLS too (issue 26 items 1, 2)', async () => {
+    const { port } = new URL(server.url);
+    // HTTP/1.1: a body that never completes is answered 408 and the connection closed
+    const socket = tls.connect({ host: '127.0.0.1', port: Number(port), ca, ALPNProtocols: ['http/1.1'] });
+    let received = '';
+    socket.on('data', (d) => { received += String(d); });
+    socket.on('error', () => {});
+    socket.write('POST /oauth/v2/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\ng');
+    const closed = await new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => resolve(false), 5_000);
+      socket.on('close', () => { clearTimeout(timer); resolve(true); });
+    });
+    socket.destroy();
+    expect(closed).toBe(true);
+    expect(received).toMatch(/^HTTP\/1\.1 408/);
+    // HTTP/2: the cap is advertised, and a stream whose body never comes is answered 408
+    const session = http2.connect(server.url, { ca });
+    session.on('error', () => {});
+    try {
+      const status = await new Promise<number>((resolve, reject) => {
+        const stream = session.request({ ':method': 'POST', ':path': '/oauth/v2/token', 'content-type': 'application/x-www-form-urlencoded', 'content-length': '100' });
+        stream.on('response', (h) => resolve(Number(h[':status'])));
+        stream.on('error', reject);
+        stream.write('g');
+        setTimeout(() => reject(new Error('no answer')), 5_000);
+      });
+      expect(status).toBe(408);
+      expect(session.remoteSettings.maxConcurrentStreams).toBe(100);
+    } finally {
+      session.destroy();
     }
   });
 
