@@ -46,8 +46,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // Forwarded headers only from configured proxies (security.md §10).
     trustProxy: config.trustedProxies.length ? [...config.trustedProxies] : false,
     bodyLimit: BODY_LIMIT,
-    connectionTimeout: 60_000,
-    keepAliveTimeout: 5_000,
+    // Fastify's socket timeouts reach only servers it creates itself; the request timeout of every transport is
+    // applied by the server factory (platform/http.ts, issue 26 item 1).
     forceCloseConnections: 'idle',
     return503OnClosing: true,
     // A caller's request ID is kept when it is well-formed, so logs correlate across services.
