@@ -44,6 +44,9 @@ const schema = z
     GATEHOUSE_RATE_LIMIT_PER_IP: z.coerce.number().int().min(0).default(6000),
     GATEHOUSE_RATE_LIMIT_PER_CLIENT: z.coerce.number().int().min(0).default(3000),
     GATEHOUSE_RATE_LIMIT_EXEMPT: z.string().default(''),
+    GATEHOUSE_REGISTRATION_PER_IP: z.coerce.number().int().min(0).default(20),
+    GATEHOUSE_HASH_PER_ADDRESS: z.coerce.number().int().min(1).max(100000).default(8),
+    GATEHOUSE_HASH_QUEUE_MAX: z.coerce.number().int().min(0).max(100000).default(64),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   })
   .superRefine((env, ctx) => {
@@ -107,6 +110,11 @@ export interface Config {
   /** Requests per minute (0 = off): per client IP on the credential endpoints, per authenticated client on token
    *  and introspection; exempt addresses are never limited. */
   readonly rateLimit: { readonly perIp: number; readonly perClient: number; readonly exempt: readonly string[] };
+  /** Self-registrations (prompt=create) per client address and hour, counted per instance (0 = off). */
+  readonly registrationPerIp: number;
+  /** Bounds of the password-hashing queue (issue 26 §6): hashes in flight per address or API caller, and waiting
+   *  overall; what is over them is refused with 503 instead of queued. */
+  readonly hashing: { readonly perAddress: number; readonly queue: number };
   readonly logLevel: string;
 }
 
@@ -157,6 +165,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     allowPrivateFetch: e.GATEHOUSE_ALLOW_PRIVATE_FETCH,
     lockout: { maxAttempts: e.GATEHOUSE_LOCKOUT_MAX_ATTEMPTS, ipMaxAttempts: e.GATEHOUSE_LOCKOUT_IP_MAX_ATTEMPTS, seconds: e.GATEHOUSE_LOCKOUT_SECONDS },
     rateLimit: { perIp: e.GATEHOUSE_RATE_LIMIT_PER_IP, perClient: e.GATEHOUSE_RATE_LIMIT_PER_CLIENT, exempt: list(e.GATEHOUSE_RATE_LIMIT_EXEMPT) },
+    registrationPerIp: e.GATEHOUSE_REGISTRATION_PER_IP,
+    hashing: { perAddress: e.GATEHOUSE_HASH_PER_ADDRESS, queue: e.GATEHOUSE_HASH_QUEUE_MAX },
     logLevel: e.LOG_LEVEL,
   });
 }

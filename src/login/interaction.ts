@@ -6,15 +6,18 @@ import type { AppDeps } from '../app.ts';
 import { chooseLocale, type Locale } from './i18n.ts';
 import { csrfToken, sameOriginPost, validCsrfToken } from './security.ts';
 import type { LoginPages } from './pages.ts';
+import type { RateLimiter } from '../platform/rate-limit.ts';
 
 export type InteractionDetails = Awaited<ReturnType<Provider['interactionDetails']>>;
 
 /** What the login routes need from the OIDC plugin: the current provider (it is rebuilt on key rotation). */
 export interface InteractionProvider { provider(): Provider }
 
-export interface LoginDeps extends Pick<AppDeps, 'config' | 'db' | 'secrets' | 'instance' | 'metrics'> {
+export interface LoginDeps extends Pick<AppDeps, 'config' | 'db' | 'secrets' | 'instance' | 'metrics' | 'hashing'> {
   oidc: InteractionProvider;
   pages: LoginPages;
+  /** Self-registrations per client address (issue 26 §5). */
+  registrations: RateLimiter;
 }
 
 export interface Interaction {

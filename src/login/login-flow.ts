@@ -7,6 +7,7 @@ import { format } from './i18n.ts';
 import { finish, formField, loadInteraction, loadPostedInteraction, type Interaction, type LoginDeps } from './interaction.ts';
 import { knownAccountIds, requestedPrompts, signedIn } from './signed-in.ts';
 import { showRegistration } from './register-flow.ts';
+import { HashingBusy } from '../users/passwords.ts';
 
 const LOGIN_NAME_MAX = 400;
 
@@ -51,7 +52,16 @@ export const submitPassword: Handler = async (deps, request, reply) => {
   const password = formField(request, 'password') ?? '';
   if (!loginName) return renderLoginName(deps, interaction, reply, 400, '', t.errorLoginNameRequired);
   if (!password) return renderPassword(deps, interaction, reply, 400, loginName, { error: t.errorPasswordRequired });
-  const outcome = await signInWithPassword(deps.db, deps.config.lockout, { loginName, password, ip: request.ip });
+  let outcome: Awaited<ReturnType<typeof signInWithPassword>>;
+  try {
+    outcome = await signInWithPassword(deps.db, deps.hashing, deps.config.lockout, { loginName, password, ip: request.ip });
+  } catch (error) {
+    if (!(error instanceof HashingBusy)) throw error;
+    // Shed before anything was counted or checked (issue 26 §6): the same form, to send again in a moment.
+    deps.metrics.logins.inc({ result: 'busy' });
+    reply.header('retry-after', String(error.retryAfter));
+    return renderPassword(deps, interaction, reply, 503, loginName, { alert: t.errorBusy });
+  }
   deps.metrics.logins.inc({ result: outcome.kind === 'ok' ? 'success' : outcome.kind === 'locked' ? 'locked' : 'failure' });
   if (outcome.kind === 'locked') {
     reply.header('retry-after', String(outcome.retryAfter));

@@ -3,7 +3,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { registrationSchema, NAME_MAX_LENGTH } from '../users/schema.ts';
 import { registerHuman } from '../users/register.ts';
-import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../users/passwords.ts';
+import { HashingBusy, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../users/passwords.ts';
 import { AppError, Code } from '../platform/errors.ts';
 import { format, type Texts } from './i18n.ts';
 import { formField, loadInteraction, loadPostedInteraction, type Interaction, type LoginDeps } from './interaction.ts';
@@ -20,7 +20,7 @@ type FieldName = (typeof FIELDS)[number]['name'];
 type Values = Partial<Record<FieldName, string>>;
 type Errors = Partial<Record<FieldName, string>>;
 
-export function showRegistration(deps: LoginDeps, i: Interaction, reply: FastifyReply, status = 200, values: Values = {}, errors: Errors = {}): FastifyReply {
+export function showRegistration(deps: LoginDeps, i: Interaction, reply: FastifyReply, status = 200, values: Values = {}, errors: Errors = {}, alert?: string): FastifyReply {
   const t = deps.pages.texts(i.locale);
   const firstInvalid = FIELDS.find((f) => errors[f.name])?.name ?? 'firstName';
   const fields = Object.fromEntries(FIELDS.map((f) => [f.name, {
@@ -33,7 +33,7 @@ export function showRegistration(deps: LoginDeps, i: Interaction, reply: Fastify
     autofocus: f.name === firstInvalid,
   }]));
   return deps.pages.send(reply, deps.pages.render(status, i.locale, 'register', 'registerTitle', {
-    action: i.urls.register, csrf: i.csrf, fields, loginUrl: i.urls.loginName,
+    action: i.urls.register, csrf: i.csrf, fields, loginUrl: i.urls.loginName, alert,
   }));
 }
 
@@ -54,10 +54,22 @@ export async function submitRegister(deps: LoginDeps, request: FastifyRequest, r
     }
     return showRegistration(deps, interaction, reply, 400, values, errors);
   }
+  // Per address (issue 26 §5): every well-formed attempt counts, a taken name included, so neither creating
+  // accounts nor probing names scales with a script.
+  const limit = deps.registrations.hit(request.ip);
+  if (!limit.allowed) {
+    reply.header('retry-after', String(limit.retryAfterSeconds));
+    return showRegistration(deps, interaction, reply, 429, values, {}, format(t.errorRegistrationLimit!, { minutes: Math.ceil(limit.retryAfterSeconds / 60) }));
+  }
   try {
-    const { userId } = await registerHuman(deps.db, deps.instance.default_org_id, parsed.data, interaction.locale);
+    const hash = (password: string) => deps.hashing.hash(request.ip, password);
+    const { userId } = await registerHuman(deps.db, deps.instance.default_org_id, parsed.data, interaction.locale, hash);
     return await signedIn(deps, request, reply, interaction, userId);
   } catch (error) {
+    if (error instanceof HashingBusy) {
+      reply.header('retry-after', String(error.retryAfter));
+      return showRegistration(deps, interaction, reply, 503, values, {}, t.errorBusy);
+    }
     if (error instanceof AppError && error.code === Code.AlreadyExists) {
       return showRegistration(deps, interaction, reply, 409, values, { userName: t.errorUserNameTaken });
     }

@@ -53,6 +53,12 @@ export function mapConstraint(name: string, toError: () => AppError): void {
   CONSTRAINTS[name] = toError;
 }
 
+/** The error a constraint's violation is reported as, for a check made before the write (the write still relies
+ *  on the constraint when it races). */
+export function constraintError(name: string): AppError {
+  return CONSTRAINTS[name]!();
+}
+
 /** Turns a known database error into an AppError; anything else is rethrown unchanged (and becomes INTERNAL). */
 export function fromDatabaseError(error: unknown): never {
   const e = error as { code?: string; constraint?: string };
