@@ -1,0 +1,93 @@
+// Password guessing and hashing under parallel load, over HTTP against the real server (issue 13 §5, issue 26
+// §5-7): every attempt is counted before its password is checked, the hashing queue is bounded per address and
+// overall, and self-registration is limited per address. The attacker binds 127.9.0.x, the legitimate user
+// 127.0.0.1 (issue 26 "How to test it").
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CookieJar, formValue } from '../helpers/cookie-jar.ts';
+import { requestFrom, type AddressResponse } from '../helpers/from-address.ts';
+import { RelyingParty, startCallbackServer, type CallbackServer } from '../helpers/relying-party.ts';
+import { startLoginServer, type LoginServer } from '../helpers/login-server.ts';
+
+const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
+
+interface Flow { jar: CookieJar; base: string; csrf: string }
+
+function harness(env: Record<string, string>) {
+  const h = {} as { server: LoginServer; rp: RelyingParty; callback: CallbackServer };
+  beforeAll(async () => {
+    h.callback = await startCallbackServer();
+    h.server = await startLoginServer(h.callback.url, env);
+    h.rp = await RelyingParty.discover(h.server.url, h.server.clientId, `${h.callback.url}/cb`);
+  });
+  afterAll(async () => {
+    await h.server?.stop();
+    await h.callback?.close();
+  });
+  return h;
+}
+
+async function begin(rp: RelyingParty, params: Record<string, string> = {}): Promise<Flow> {
+  const jar = new CookieJar();
+  const page = await jar.follow((await rp.start(params)).url);
+  expect(page.url).toMatch(/\/ui\/login\/[^/]+$/);
+  return { jar, base: page.url, csrf: formValue(page.body, 'csrf')! };
+}
+
+/** A form post of the flow's browser, sent from `address` (with the flow's cookies). */
+function postFrom(server: LoginServer, address: string, flow: Flow, step: string, form: Record<string, string>, headers: Record<string, string> = {}): Promise<AddressResponse> {
+  const cookie = [...flow.jar.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+  return requestFrom(address, `${flow.base}/${step}`, {
+    method: 'POST', headers: { ...FORM, origin: server.url, 'sec-fetch-site': 'same-origin', cookie, ...headers },
+    body: new URLSearchParams({ csrf: flow.csrf, ...form }).toString(),
+  });
+}
+
+/** argon2id runs for network requests so far, and requests shed, from the server's metrics. */
+async function hashes(server: LoginServer): Promise<{ run: number; shed: number }> {
+  const text = await (await fetch(`${server.url}/metrics`)).text();
+  const read = (outcome: string) => Number(new RegExp(`^gatehouse_password_hashes_total\\{outcome="${outcome}"\\} (\\d+)`, 'm').exec(text)?.[1]);
+  return { run: read('run'), shed: read('shed') };
+}
+
+const count = (responses: AddressResponse[], status: number) => responses.filter((r) => r.status === status).length;
+
+describe('parallel guesses are counted before they are checked (issue 13 §5, issue 26 §7)', () => {
+  const h = harness({ GATEHOUSE_LOCKOUT_MAX_ATTEMPTS: '5', GATEHOUSE_LOCKOUT_IP_MAX_ATTEMPTS: '10', GATEHOUSE_LOCKOUT_SECONDS: '60', GATEHOUSE_HASH_PER_ADDRESS: '1000' });
+
+  it('30 parallel wrong passwords for one account: at most 5 are checked, the rest get 429; then the right one is refused too', async () => {
+    const { server, rp } = h;
+    await server.addUser('target', 'the right password');
+    const flow = await begin(rp);
+    const before = await hashes(server);
+    // from several addresses, so only the account's budget applies
+    const answers = await Promise.all(Array.from({ length: 30 }, (_, i) =>
+      postFrom(server, `127.9.1.${i + 1}`, flow, 'password', { loginName: 'target', password: `wrong guess ${i}` })));
+    const checked = (await hashes(server)).run - before.run;
+    expect(checked).toBeLessThanOrEqual(5);
+    expect(count(answers, 401) + count(answers, 429)).toBe(30);
+    expect(count(answers, 401)).toBeLessThanOrEqual(5);
+    for (const locked of answers.filter((a) => a.status === 429)) {
+      expect(Number(locked.headers['retry-after'])).toBeGreaterThan(0);
+      expect(locked.body).toContain('Too many failed attempts.');
+    }
+    const right = await postFrom(server, '127.9.1.100', flow, 'password', { loginName: 'target', password: 'the right password' });
+    expect(right.status).toBe(429);
+    expect((await hashes(server)).run - before.run).toBe(checked);
+  });
+
+  it('60 parallel wrong passwords from one address across many accounts: at most the address limit (10) are checked', async () => {
+    const { server, rp } = h;
+    await server.addUser('sprayed-0', 'sprayed password 0');
+    const flow = await begin(rp);
+    const before = await hashes(server);
+    const answers = await Promise.all(Array.from({ length: 60 }, (_, i) =>
+      postFrom(server, '127.9.2.1', flow, 'password', { loginName: `sprayed-${i}`, password: `spray ${i}` })));
+    expect((await hashes(server)).run - before.run).toBeLessThanOrEqual(10);
+    expect(count(answers, 401)).toBeLessThanOrEqual(10);
+    expect(count(answers, 429)).toBeGreaterThanOrEqual(50);
+    // a right password from that address is refused while it is locked; from another address it works
+    expect((await postFrom(server, '127.9.2.1', flow, 'password', { loginName: 'sprayed-0', password: 'sprayed password 0' })).status).toBe(429);
+    const elsewhere = await begin(rp);
+    expect((await postFrom(server, '127.0.0.1', elsewhere, 'password', { loginName: 'sprayed-0', password: 'sprayed password 0' })).status).toBe(303);
+  });
+});
