@@ -57,9 +57,12 @@ export async function verifyDecoy(password: string): Promise<false> {
   return false;
 }
 
+/** Seconds a shed request is told to wait (Retry-After): hashes take milliseconds, the queue empties quickly. */
+export const HASHING_RETRY_AFTER = 1;
+
 /** More hashes are in flight than the bounds allow: the request is shed (answered 503 with Retry-After), not queued. */
 export class HashingBusy extends AppError {
-  readonly retryAfter = 1;
+  readonly retryAfter = HASHING_RETRY_AFTER;
   constructor() {
     super(Code.Unavailable, 'Too many password checks in progress; retry shortly', 'USER-hash-busy');
   }
@@ -72,7 +75,8 @@ export interface HashLimits {
   readonly queue: number;
 }
 
-/** A place in the hashing queue, taken before any other work of the request; each method uses it up once. */
+/** A place in the hashing queue, taken before any other work of a request; one of the methods uses it, or release
+ *  gives it back. */
 export interface HashSlot {
   hash(password: string): Promise<string>;
   verify(password: string, passwordHash: string): Promise<boolean>;
@@ -98,12 +102,12 @@ export class HashAdmission {
     this.#limits = limits;
   }
 
-  /** Takes a place for `key` (the client address, or the API caller) or throws HashingBusy. */
-  admit(key: string): HashSlot {
+  /** Takes a place for `key` (the client address, or the API caller); undefined when the bounds are reached. */
+  tryAdmit(key: string): HashSlot | undefined {
     const mine = this.#perKey.get(key) ?? 0;
     if (mine >= this.#limits.perAddress || this.#inFlight >= HASH_CONCURRENCY + this.#limits.queue) {
       this.stats.shed++;
-      throw new HashingBusy();
+      return undefined;
     }
     this.#perKey.set(key, mine + 1);
     this.#inFlight++;
@@ -133,8 +137,10 @@ export class HashAdmission {
     };
   }
 
-  /** Hashes a password for `key` in one step. */
-  hash(key: string, password: string): Promise<string> {
-    return this.admit(key).hash(password);
+  /** Hashes a password for `key` in one step, or throws HashingBusy. */
+  async hash(key: string, password: string): Promise<string> {
+    const slot = this.tryAdmit(key);
+    if (!slot) throw new HashingBusy();
+    return slot.hash(password);
   }
 }

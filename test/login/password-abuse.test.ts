@@ -5,6 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CookieJar, formValue } from '../helpers/cookie-jar.ts';
 import { requestFrom, type AddressResponse } from '../helpers/from-address.ts';
+import { flood } from '../helpers/flood.ts';
+import { until } from '../helpers/load.ts';
 import { RelyingParty, startCallbackServer, type CallbackServer } from '../helpers/relying-party.ts';
 import { startLoginServer, type LoginServer } from '../helpers/login-server.ts';
 
@@ -89,5 +91,54 @@ describe('parallel guesses are counted before they are checked (issue 13 §5, is
     expect((await postFrom(server, '127.9.2.1', flow, 'password', { loginName: 'sprayed-0', password: 'sprayed password 0' })).status).toBe(429);
     const elsewhere = await begin(rp);
     expect((await postFrom(server, '127.0.0.1', elsewhere, 'password', { loginName: 'sprayed-0', password: 'sprayed password 0' })).status).toBe(303);
+  });
+});
+
+describe('hashing is bounded per address and overall (issue 26 §6)', () => {
+  const h = harness({ GATEHOUSE_LOCKOUT_IP_MAX_ATTEMPTS: '100000', GATEHOUSE_REGISTRATION_PER_IP: '0' });
+  const FLOOD = 300;
+  beforeAll(async () => { await h.server.addUser('victim', 'victim password 1'); });
+
+  /** The legitimate user's password post from 127.0.0.1, timed, while another process has `FLOOD` posts of
+   *  `form(i)` to `step` of `flow` in flight from `address`. */
+  async function loginDuring(flow: Flow, address: string, step: string, form: (i: number) => Record<string, string>) {
+    const { server, rp } = h;
+    const victim = await begin(rp);
+    const cookie = [...flow.jar.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+    const attack = flood(address, `${flow.base}/${step}`, { ...FORM, origin: server.url, 'sec-fetch-site': 'same-origin', cookie },
+      Array.from({ length: FLOOD }, (_, i) => new URLSearchParams({ csrf: flow.csrf, ...form(i) }).toString()));
+    // the flood is under way once the server has answered (or shed) some of it
+    await until(async () => { const n = await hashes(server); return n.run + n.shed > 0; }, 20_000, 'flood started');
+    const started = performance.now();
+    const login = await postFrom(server, '127.0.0.1', victim, 'password', { loginName: 'victim', password: 'victim password 1' });
+    const ms = performance.now() - started;
+    return { ms, status: login.status, ...(await attack) };
+  }
+
+  it(`a login stays under 1 s while one address has ${FLOOD} password posts in flight; what is over the bound gets 503`, async () => {
+    const { server, rp } = h;
+    const before = await hashes(server);
+    const { ms, status, statuses, samples } = await loginDuring(await begin(rp), '127.9.3.1', 'password', (i) => ({ loginName: `flood-${i}`, password: `flood ${i}` }));
+    expect(status).toBe(303);
+    expect(ms).toBeLessThan(1000);
+    expect((statuses[401] ?? 0) + (statuses[503] ?? 0)).toBe(FLOOD);
+    expect(statuses[503]).toBeGreaterThan(FLOOD / 2);
+    expect(samples[503]!.headers['retry-after']).toBe('1');
+    expect(samples[503]!.body).toContain('The server is busy right now.');
+    expect((await hashes(server)).shed - before.shed).toBe(statuses[503]);
+  });
+
+  it(`a login stays under 1 s while one address has ${FLOOD} registrations with a taken name in flight; none of them hashes`, async () => {
+    const { server, rp } = h;
+    const before = await hashes(server);
+    const form = { firstName: 'F', lastName: 'L', email: 'f@example.com', userName: 'victim', password: 'flood password' };
+    const { ms, status, statuses, samples } = await loginDuring(await begin(rp, { prompt: 'create' }), '127.9.3.2', 'register', () => form);
+    expect(status).toBe(303);
+    expect(ms).toBeLessThan(1000);
+    expect(statuses[409]).toBeGreaterThan(0);
+    expect((statuses[409] ?? 0) + (statuses[503] ?? 0)).toBe(FLOOD);
+    if (statuses[503]) expect(samples[503]!.body).toContain('The server is busy right now.');
+    // the victim's one verification, nothing for the flood
+    expect((await hashes(server)).run - before.run).toBe(1);
   });
 });
