@@ -142,3 +142,41 @@ describe('hashing is bounded per address and overall (issue 26 §6)', () => {
     expect((await hashes(server)).run - before.run).toBe(1);
   });
 });
+
+describe('self-registration is limited per address (issue 26 §5)', () => {
+  // 127.0.0.1 plays a trusted reverse proxy: its X-Forwarded-For names the client; anyone else's is ignored
+  const h = harness({ GATEHOUSE_REGISTRATION_PER_IP: '2', GATEHOUSE_TRUSTED_PROXIES: '127.0.0.1' });
+  let n = 0;
+
+  async function register(address: string, headers: Record<string, string> = {}, params: Record<string, string> = {}): Promise<{ answer: AddressResponse; userName: string }> {
+    const flow = await begin(h.rp, { prompt: 'create', ...params });
+    const userName = `reg-limit-${n++}`;
+    const answer = await postFrom(h.server, address, flow, 'register', { firstName: 'R', lastName: 'L', email: `${userName}@example.com`, userName, password: 'registration password' }, headers);
+    return { answer, userName };
+  }
+
+  it('answers the third registration from one address within the hour with 429, Retry-After and a message on the form', async () => {
+    for (let i = 0; i < 2; i++) expect((await register('127.9.4.1')).answer.status).toBe(303);
+    // a made-up X-Forwarded-For from an address that is not a trusted proxy changes nothing
+    const refused = await register('127.9.4.1', { 'x-forwarded-for': '203.0.113.9' });
+    expect(refused.answer.status).toBe(429);
+    expect(Number(refused.answer.headers['retry-after'])).toBeGreaterThan(3500);
+    expect(Number(refused.answer.headers['retry-after'])).toBeLessThanOrEqual(3600);
+    expect(refused.answer.body).toContain('role="alert">Too many registration attempts from your network. Try again in 60 minutes.</p>');
+    expect(refused.answer.body).toContain('id="firstName"');
+    expect(await h.server.findUser(refused.userName)).toBeUndefined();
+    const german = await register('127.9.4.1', { 'accept-language': 'de' }, { ui_locales: 'de' });
+    expect(german.answer.status).toBe(429);
+    expect(german.answer.body).toContain('Zu viele Registrierungsversuche aus Ihrem Netzwerk. Versuchen Sie es in 60 Minuten erneut.');
+    // another address is not affected
+    expect((await register('127.9.4.2')).answer.status).toBe(303);
+  });
+
+  it('counts the client named by a trusted proxy, not the proxy', async () => {
+    const behind = (client: string) => register('127.0.0.1', { 'x-forwarded-for': client });
+    expect((await behind('203.0.113.7')).answer.status).toBe(303);
+    expect((await behind('203.0.113.7')).answer.status).toBe(303);
+    expect((await behind('203.0.113.7')).answer.status).toBe(429);
+    expect((await behind('203.0.113.8')).answer.status).toBe(303);
+  });
+});
