@@ -59,8 +59,8 @@ export async function releaseAttempt(db: Queryable, account: string | null, ip: 
 }
 
 /** After a failed attempt: locks the key for `seconds` when its attempts reached `max` (a lock already running is
- *  kept; its window restarts with it, so the
- *  lock ends with the window). Returns the lock's remaining seconds, 0 when not locked. One row per statement, so no lock order. */
+ *  kept; a new one restarts the window, so both end together). Returns the lock's remaining seconds, 0 when not
+ *  locked. One row per statement: it cannot deadlock with the two-row statements. */
 export async function lockWhenSpent(db: Queryable, k: LockKey, max: number, seconds: number): Promise<number> {
   const { rows } = await db.query<{ seconds: number }>(
     `UPDATE login_failures SET locked_until = CASE WHEN locked_until > now() THEN locked_until ELSE now() + make_interval(secs => $4) END,
