@@ -112,8 +112,8 @@ export interface Config {
   readonly rateLimit: { readonly perIp: number; readonly perClient: number; readonly exempt: readonly string[] };
   /** Self-registrations (prompt=create) per client address and hour, counted per instance (0 = off). */
   readonly registrationPerIp: number;
-  /** Bounds of the password-hashing queue (issue 26 §6): hashes in flight per address or API caller, and waiting
-   *  overall; what is over them is refused with 503 instead of queued. */
+  /** Bounds of the password-hashing queue (issue 26 §6): places per address or API caller, and beyond the hashes
+   *  that run at once overall; what is over them is refused with 503 instead of queued. */
   readonly hashing: { readonly perAddress: number; readonly queue: number };
   readonly logLevel: string;
 }

@@ -8,7 +8,7 @@ export interface Metrics {
   registry: Registry;
   /** Tokens issued at the token and authorization endpoints, by grant type. */
   tokensIssued: Counter<'grant'>;
-  /** Password logins, by result (success, failure, locked). */
+  /** Password logins, by result (success, failure, locked, busy: shed by the hashing queue). */
   logins: Counter<'result'>;
   /** Rows removed by the background sweep of expired OIDC artefacts, by model. */
   sweptRows: Counter<'model'>;

@@ -71,7 +71,7 @@ export class HashingBusy extends AppError {
 export interface HashLimits {
   /** Hashes in flight (running or waiting) per client address or API caller. */
   readonly perAddress: number;
-  /** Hashes waiting for a core, all addresses together. */
+  /** Places taken beyond the hashes that run at once (HASH_CONCURRENCY), all addresses together. */
   readonly queue: number;
 }
 
@@ -87,9 +87,9 @@ export interface HashSlot {
 
 /**
  * Admission to the hashing gate for network requests (issue 26 §6). An unbounded FIFO let one address queue
- * hundreds of hashes (about 12 ms of a core each) in front of everyone else's login; here each address may have
- * `perAddress` hashes in flight and the whole queue `queue` waiting, and whatever is over that is refused at once
- * with HashingBusy, so a legitimate login waits behind a bounded number of hashes.
+ * hundreds of hashes (about 12 ms of a core each) in front of everyone else's login; here each address may hold
+ * `perAddress` places and all together HASH_CONCURRENCY + `queue`, and whatever is over that is refused at once, so
+ * a legitimate login waits behind a bounded number of hashes. A request takes its place before its other work.
  */
 export class HashAdmission {
   readonly #limits: HashLimits;
