@@ -35,12 +35,14 @@ async function begin(rp: RelyingParty, params: Record<string, string> = {}): Pro
   return { jar, base: page.url, csrf: formValue(page.body, 'csrf')! };
 }
 
-/** A form post of the flow's browser, sent from `address` (with the flow's cookies). */
+/** The headers of a same-origin form post of the flow's browser. */
+const postHeaders = (server: LoginServer, flow: Flow) =>
+  ({ ...FORM, origin: server.url, 'sec-fetch-site': 'same-origin', cookie: [...flow.jar.cookies].map(([k, v]) => `${k}=${v}`).join('; ') });
+
+/** A form post of the flow's browser, sent from `address`. */
 function postFrom(server: LoginServer, address: string, flow: Flow, step: string, form: Record<string, string>, headers: Record<string, string> = {}): Promise<AddressResponse> {
-  const cookie = [...flow.jar.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
   return requestFrom(address, `${flow.base}/${step}`, {
-    method: 'POST', headers: { ...FORM, origin: server.url, 'sec-fetch-site': 'same-origin', cookie, ...headers },
-    body: new URLSearchParams({ csrf: flow.csrf, ...form }).toString(),
+    method: 'POST', headers: { ...postHeaders(server, flow), ...headers }, body: new URLSearchParams({ csrf: flow.csrf, ...form }).toString(),
   });
 }
 
@@ -104,8 +106,7 @@ describe('hashing is bounded per address and overall (issue 26 §6)', () => {
   async function loginDuring(flow: Flow, address: string, step: string, form: (i: number) => Record<string, string>) {
     const { server, rp } = h;
     const victim = await begin(rp);
-    const cookie = [...flow.jar.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
-    const attack = flood(address, `${flow.base}/${step}`, { ...FORM, origin: server.url, 'sec-fetch-site': 'same-origin', cookie },
+    const attack = flood(address, `${flow.base}/${step}`, postHeaders(server, flow),
       Array.from({ length: FLOOD }, (_, i) => new URLSearchParams({ csrf: flow.csrf, ...form(i) }).toString()));
     // the flood is under way once the server has answered (or shed) some of it
     await until(async () => { const n = await hashes(server); return n.run + n.shed > 0; }, 20_000, 'flood started');
