@@ -21,6 +21,8 @@ export class AppError extends Error {
   override name = 'AppError';
   readonly code: Code;
   readonly id: string | undefined;
+  /** Seconds after which the same call may succeed (a temporary refusal); REST sends it as Retry-After. */
+  readonly retryAfter: number | undefined;
 
   constructor(code: Code, message: string, id?: string, options?: ErrorOptions) {
     super(message, options);

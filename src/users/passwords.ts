@@ -62,7 +62,7 @@ export const HASHING_RETRY_AFTER = 1;
 
 /** More hashes are in flight than the bounds allow: the request is shed (answered 503 with Retry-After), not queued. */
 export class HashingBusy extends AppError {
-  readonly retryAfter = HASHING_RETRY_AFTER;
+  override readonly retryAfter = HASHING_RETRY_AFTER;
   constructor() {
     super(Code.Unavailable, 'Too many password checks in progress; retry shortly', 'USER-hash-busy');
   }
