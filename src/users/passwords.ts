@@ -69,7 +69,8 @@ export class HashingBusy extends AppError {
 }
 
 export interface HashLimits {
-  /** Hashes in flight (running or waiting) per client address or API caller. */
+  /** Places per client address or API caller (each a request that hashes, in progress). The map of them is as
+   *  bounded as the places. */
   readonly perAddress: number;
   /** Places taken beyond the hashes that run at once (HASH_CONCURRENCY), all addresses together. */
   readonly queue: number;
