@@ -44,6 +44,10 @@ export async function startGatehouse(port: number, options: { cpuProfileDir?: st
     GATEHOUSE_ADMIN_KEY_FILE: join(dir, 'admin.json'),
     // The load generator runs on loopback: abuse limits would measure themselves.
     GATEHOUSE_RATE_LIMIT_EXEMPT: '127.0.0.1,::1,::ffff:127.0.0.1',
+    // One address and one account run every virtual user's login (and SetUpOrg): the per-address hashing bound
+    // would shed them, and the account's attempts in flight count against its lockout budget (issue 13 §5).
+    GATEHOUSE_HASH_PER_ADDRESS: '1000',
+    GATEHOUSE_LOCKOUT_MAX_ATTEMPTS: '1000',
   };
   let dropDatabase = async () => {};
   if (process.env.DATABASE_URL) {

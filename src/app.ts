@@ -17,6 +17,7 @@ import { RateLimiter, registerIpRateLimit } from './platform/rate-limit.ts';
 import { registerOidc } from './oidc/plugin.ts';
 import { registerLogin } from './login/routes.ts';
 import { registerManagement } from './management/plugin.ts';
+import type { HashAdmission } from './users/passwords.ts';
 
 export interface AppDeps {
   config: Config;
@@ -27,6 +28,8 @@ export interface AppDeps {
   schemaVersion: number;
   metrics: Metrics;
   lifecycle: Lifecycle;
+  /** The bounded password-hashing queue every network request hashes through (issue 26 §6). */
+  hashing: HashAdmission;
 }
 
 const CREDENTIAL_ROUTES = /^\/(oauth\/v2\/(token|introspect|revoke)$|ui\/)/;

@@ -51,6 +51,9 @@ const schema = z
     GATEHOUSE_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
     GATEHOUSE_HTTP2_MAX_CONCURRENT_STREAMS: z.coerce.number().int().min(1).max(1000).default(100),
     GATEHOUSE_AUTHORIZE_MAX_BYTES: z.coerce.number().int().min(1024).max(16 * 1024).default(8 * 1024),
+    GATEHOUSE_REGISTRATION_PER_IP: z.coerce.number().int().min(0).default(20),
+    GATEHOUSE_HASH_PER_ADDRESS: z.coerce.number().int().min(1).max(100000).default(8),
+    GATEHOUSE_HASH_QUEUE_MAX: z.coerce.number().int().min(0).max(100000).default(64),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   })
   .superRefine((env, ctx) => {
@@ -123,6 +126,11 @@ export interface Config {
   readonly http: { readonly requestTimeoutMs: number; readonly http2MaxConcurrentStreams: number };
   /** Largest authorization request (its query), in bytes, on every transport (issue 26 item 4). */
   readonly authorizeMaxBytes: number;
+  /** Self-registrations (prompt=create) per client address and hour, counted per instance (0 = off). */
+  readonly registrationPerIp: number;
+  /** Bounds of the password-hashing queue (issue 26 §6): places per address or API caller, and beyond the hashes
+   *  that run at once overall; what is over them is refused with 503 instead of queued. */
+  readonly hashing: { readonly perAddress: number; readonly queue: number };
   readonly logLevel: string;
   /** Where /metrics is served instead of the public port (issue 13 §10); undefined: on the public port. */
   readonly metricsAddress: { readonly host: string; readonly port: number } | undefined;
@@ -179,6 +187,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     authorizePerIp: e.GATEHOUSE_AUTHORIZE_PER_IP,
     http: { requestTimeoutMs: e.GATEHOUSE_REQUEST_TIMEOUT_MS, http2MaxConcurrentStreams: e.GATEHOUSE_HTTP2_MAX_CONCURRENT_STREAMS },
     authorizeMaxBytes: e.GATEHOUSE_AUTHORIZE_MAX_BYTES,
+    registrationPerIp: e.GATEHOUSE_REGISTRATION_PER_IP,
+    hashing: { perAddress: e.GATEHOUSE_HASH_PER_ADDRESS, queue: e.GATEHOUSE_HASH_QUEUE_MAX },
     logLevel: e.LOG_LEVEL,
     metricsAddress: e.GATEHOUSE_METRICS_ADDRESS === undefined ? undefined : listenAddress(e.GATEHOUSE_METRICS_ADDRESS),
   });

@@ -12,6 +12,7 @@ import { createSecretBox } from './platform/secrets.ts';
 import { bootstrap } from './instance/bootstrap.ts';
 import { createMetrics } from './platform/metrics.ts';
 import type { Lifecycle } from './platform/health.ts';
+import { HashAdmission } from './users/passwords.ts';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -34,7 +35,8 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     const applied = await migrate(db, migrations);
     if (applied.length) log.info({ applied }, 'migrations applied');
     const instance = await bootstrap(db, config, log);
-    app = await buildApp({ config, db, log, secrets, instance, schemaVersion: migrations.at(-1)?.version ?? 0, metrics: createMetrics(db), lifecycle });
+    const hashing = new HashAdmission(config.hashing);
+    app = await buildApp({ config, db, log, secrets, instance, schemaVersion: migrations.at(-1)?.version ?? 0, metrics: createMetrics(db, hashing), lifecycle, hashing });
     const address = await app.listen({ port: config.port, host: config.host });
     // Fastify names the scheme after its own https option; TLS here comes from the server factory.
     const url = config.tls ? address.replace(/^http:/, 'https:') : address;

@@ -3,49 +3,83 @@ import type { Queryable } from '../platform/db.ts';
 export type LockScope = 'account' | 'ip';
 export interface LockKey { scope: LockScope; key: string }
 
-/** The rows of the keys that have one, with the seconds left of each lock (0 when not locked). Database time, so
- *  every instance agrees. */
-export async function findLocks(db: Queryable, keys: readonly LockKey[]): Promise<(LockKey & { seconds: number })[]> {
-  const { rows } = await db.query<LockKey & { seconds: number }>(
-    `SELECT scope, key, greatest(0, ceil(extract(epoch FROM locked_until - now())))::int AS seconds FROM login_failures
-      WHERE (scope, key) IN (SELECT * FROM unnest($1::text[], $2::text[]))`,
-    [keys.map((k) => k.scope), keys.map((k) => k.key)],
+export interface Reservation extends LockKey {
+  /** The attempt was counted on this key. */
+  reserved: boolean;
+  /** Seconds left of the key's lock when it refused (0 when it is not locked, only spent). */
+  seconds: number;
+}
+
+// A key's window starts over once its lock has passed or its window (`seconds`) is over.
+const FRESH = 'f.window_started_at <= now() - make_interval(secs => $5) OR f.locked_until <= now()';
+
+/**
+ * Counts one attempt on the account and the address at once, before the password is checked (issue 13 §5, issue 26
+ * §7): a key takes the attempt only while it is not locked and has fewer than its maximum attempts (failures, and
+ * attempts still being checked) in its window. The row lock of ON CONFLICT DO UPDATE makes the check and the count
+ * one step, so parallel attempts, on one instance or several, can never take more than the maximum between them.
+ * Rows are taken in one order (account, then address), as in releaseAttempt, so statements never deadlock.
+ * A key that refuses is left unchanged; its seconds come from the statement's snapshot.
+ */
+export async function reserveAttempt(db: Queryable, account: string, ip: string, max: { account: number; ip: number }, seconds: number): Promise<Reservation[]> {
+  const { rows } = await db.query<Reservation>(
+    `WITH k (scope, key, ord) AS (VALUES ('account', $1::text, 1), ('ip', $2::text, 2)),
+     counted AS (
+       INSERT INTO login_failures AS f (scope, key, failures, window_started_at)
+       SELECT scope, key, 1, now() FROM k ORDER BY ord
+       ON CONFLICT (scope, key) DO UPDATE SET
+         failures = CASE WHEN ${FRESH} THEN 1 ELSE f.failures + 1 END,
+         locked_until = CASE WHEN ${FRESH} THEN NULL ELSE f.locked_until END,
+         window_started_at = CASE WHEN ${FRESH} THEN now() ELSE f.window_started_at END
+       WHERE ${FRESH} OR (f.locked_until IS NULL AND f.failures < CASE f.scope WHEN 'account' THEN $3::int ELSE $4::int END)
+       RETURNING f.scope, f.key)
+     SELECT k.scope, k.key, c.key IS NOT NULL AS reserved,
+            coalesce(greatest(0, ceil(extract(epoch FROM old.locked_until - now()))), 0)::int AS seconds
+       FROM k LEFT JOIN counted c USING (scope, key) LEFT JOIN login_failures old USING (scope, key)`,
+    [account, ip, max.account, max.ip, seconds],
   );
   return rows;
 }
 
-/** Counts one failure in the key's window (a new window once the previous one or its lock has passed) and locks
- *  the key for `seconds` when the count reaches `max`. Returns the lock's remaining seconds, 0 when not locked. */
-export async function addFailure(tx: Queryable, k: LockKey, max: number, seconds: number): Promise<number> {
-  const { rows } = await tx.query<{ failures: number }>(
-    `INSERT INTO login_failures AS f (scope, key, failures, window_started_at) VALUES ($1, $2, 1, now())
-     ON CONFLICT (scope, key) DO UPDATE SET
-       failures = CASE WHEN f.window_started_at <= now() - make_interval(secs => $3) OR f.locked_until <= now() THEN 1 ELSE f.failures + 1 END,
-       locked_until = CASE WHEN f.window_started_at <= now() - make_interval(secs => $3) OR f.locked_until <= now() THEN NULL ELSE f.locked_until END,
-       window_started_at = CASE WHEN f.window_started_at <= now() - make_interval(secs => $3) OR f.locked_until <= now() THEN now() ELSE f.window_started_at END
-     RETURNING failures`,
-    [k.scope, k.key, seconds],
+/**
+ * Gives an attempt back on the keys given (null: not that key): the account's row is deleted when `clearAccount`
+ * (a success clears its failures), else decremented; the address's is decremented (its other failures stay). Rows
+ * are locked in the order reserveAttempt takes them.
+ */
+export async function releaseAttempt(db: Queryable, account: string | null, ip: string | null, clearAccount: boolean): Promise<void> {
+  await db.query(
+    `WITH held AS (
+       SELECT scope, key FROM login_failures WHERE (scope, key) IN (('account', $1::text), ('ip', $2::text))
+        ORDER BY scope FOR UPDATE),
+     cleared AS (DELETE FROM login_failures f USING held h WHERE $3::boolean AND h.scope = 'account' AND f.scope = h.scope AND f.key = h.key)
+     UPDATE login_failures f SET failures = greatest(0, f.failures - 1)
+       FROM held h WHERE f.scope = h.scope AND f.key = h.key AND NOT (h.scope = 'account' AND $3::boolean)`,
+    [account, ip, clearAccount],
   );
-  if (rows[0]!.failures < max) return 0;
-  await tx.query(
-    `UPDATE login_failures SET locked_until = now() + make_interval(secs => $3), failures = 0, window_started_at = now()
-      WHERE scope = $1 AND key = $2`,
-    [k.scope, k.key, seconds],
-  );
-  return seconds;
 }
 
-export async function deleteFailures(db: Queryable, k: LockKey): Promise<void> {
-  await db.query('DELETE FROM login_failures WHERE scope = $1 AND key = $2', [k.scope, k.key]);
+/** After a failed attempt: locks the key for `seconds` when its attempts reached `max` (a lock already running is
+ *  kept; a new one restarts the window, so both end together). Returns the lock's remaining seconds, 0 when not
+ *  locked. One row per statement: it cannot deadlock with the two-row statements. */
+export async function lockWhenSpent(db: Queryable, k: LockKey, max: number, seconds: number): Promise<number> {
+  const { rows } = await db.query<{ seconds: number }>(
+    `UPDATE login_failures SET locked_until = CASE WHEN locked_until > now() THEN locked_until ELSE now() + make_interval(secs => $4) END,
+        window_started_at = CASE WHEN locked_until > now() THEN window_started_at ELSE now() END
+      WHERE scope = $1 AND key = $2 AND failures >= $3
+      RETURNING greatest(1, ceil(extract(epoch FROM locked_until - now())))::int AS seconds`,
+    [k.scope, k.key, max, seconds],
+  );
+  return rows[0]?.seconds ?? 0;
 }
 
-/** Removes a bounded batch of rows whose window and lock are over, so the table stays small without a timer. */
+/** Removes a bounded batch of rows whose window and lock are over, so the table stays small without a timer. Rows
+ *  another statement holds are skipped, never waited for. */
 export async function purgeStaleFailures(db: Queryable, seconds: number): Promise<void> {
   await db.query(
     `DELETE FROM login_failures WHERE (scope, key) IN (
        SELECT scope, key FROM login_failures
         WHERE window_started_at <= now() - make_interval(secs => $1) AND (locked_until IS NULL OR locked_until <= now())
-        LIMIT 100)`,
+        LIMIT 100 FOR UPDATE SKIP LOCKED)`,
     [seconds],
   );
 }

@@ -2,9 +2,14 @@
 // failures in a window the key is locked for a while (answered 429 with Retry-After), never permanently. The
 // counters live in Postgres, so all instances agree. Account keys are user IDs, or the typed login name when no
 // user has it, so an unknown name locks exactly like a real one and the answer reveals nothing (§17).
+//
+// Every attempt is counted before its password is checked (issue 13 §5, issue 26 §7): checking first and counting
+// after let 30 parallel guesses at one account with a limit of 5 all be checked. So a key's budget is of attempts
+// that failed or are still being checked; the outcome settles the count: a failure stays counted (and locks the
+// key once the budget is spent), a success gives its attempt back and clears the account's failures.
 import type { Config } from '../config.ts';
 import type { Db } from '../platform/db.ts';
-import { addFailure, deleteFailures, findLocks, purgeStaleFailures, type LockKey } from './queries.ts';
+import { lockWhenSpent, purgeStaleFailures, releaseAttempt, reserveAttempt } from './queries.ts';
 
 export interface LoginSubject {
   /** The user ID, or the lower-cased login name when it names no user. */
@@ -12,34 +17,32 @@ export interface LoginSubject {
   ip: string;
 }
 
-const keysOf = (s: LoginSubject): LockKey[] => [{ scope: 'account', key: s.account }, { scope: 'ip', key: s.ip }];
-
-export interface LockState {
-  /** Seconds the subject must wait before the next attempt; 0 when it may try now. */
-  wait: number;
-  /** Failures of the account are on record, so a success has something to clear. */
-  accountFailures: boolean;
+/** Counts an attempt on the account and the address, all or nothing. Returns 0 when the attempt may be checked,
+ *  else the seconds the subject must wait. */
+export async function reserveLoginAttempt(db: Db, policy: Config['lockout'], subject: LoginSubject): Promise<number> {
+  const keys = await reserveAttempt(db, subject.account, subject.ip, { account: policy.maxAttempts, ip: policy.ipMaxAttempts }, policy.seconds);
+  const taken = (scope: string) => keys.some((k) => k.scope === scope && k.reserved);
+  if (taken('account') && taken('ip')) return 0;
+  // The key that took the attempt gives it back, since the other refused it: nothing is checked.
+  if (taken('account') || taken('ip')) await releaseAttempt(db, taken('account') ? subject.account : null, taken('ip') ? subject.ip : null, false);
+  // A key spent by attempts still being checked has no lock yet; if they fail it is locked for the full time.
+  return Math.max(0, ...keys.map((k) => k.seconds)) || policy.seconds;
 }
 
-export async function checkLock(db: Db, subject: LoginSubject): Promise<LockState> {
-  const rows = await findLocks(db, keysOf(subject));
-  return { wait: Math.max(0, ...rows.map((r) => r.seconds)), accountFailures: rows.some((r) => r.scope === 'account') };
-}
-
-/** Records a failed attempt; returns the seconds of a lock it started (0 when none). */
+/** Settles a failed attempt (it stays counted); returns the seconds of the lock the subject is now under, 0 when
+ *  none. */
 export async function recordFailure(db: Db, policy: Config['lockout'], subject: LoginSubject): Promise<number> {
-  const locked = await db.tx(async (tx) => {
-    const account = await addFailure(tx, { scope: 'account', key: subject.account }, policy.maxAttempts, policy.seconds);
-    const ip = await addFailure(tx, { scope: 'ip', key: subject.ip }, policy.ipMaxAttempts, policy.seconds);
-    return Math.max(account, ip);
-  });
+  const [account, ip] = await Promise.all([
+    lockWhenSpent(db, { scope: 'account', key: subject.account }, policy.maxAttempts, policy.seconds),
+    lockWhenSpent(db, { scope: 'ip', key: subject.ip }, policy.ipMaxAttempts, policy.seconds),
+  ]);
   await purgeStaleFailures(db, policy.seconds);
-  return locked;
+  return Math.max(account, ip);
 }
 
-/** A successful login clears the account's failures; the address's stay, so one valid account cannot reset a
- *  guessing run against others. `lock` is the check made before this attempt: with nothing on record (the common
- *  case) there is nothing to delete, and the login saves a write. */
-export async function recordSuccess(db: Db, subject: LoginSubject, lock: LockState): Promise<void> {
-  if (lock.accountFailures) await deleteFailures(db, { scope: 'account', key: subject.account });
+/** Settles a successful attempt: the account's failures are cleared; the address's stay (only this attempt is
+ *  given back), so one valid account cannot reset a guessing run against others. */
+export async function recordSuccess(db: Db, subject: LoginSubject): Promise<void> {
+  await releaseAttempt(db, subject.account, subject.ip, true);
 }
+

@@ -6,15 +6,18 @@ import type { AppDeps } from '../app.ts';
 import { chooseLocale, type Locale } from './i18n.ts';
 import { csrfToken, sameOriginPost, validCsrfToken } from './security.ts';
 import type { LoginPages } from './pages.ts';
+import type { RateLimiter } from '../platform/rate-limit.ts';
 
 export type InteractionDetails = Awaited<ReturnType<Provider['interactionDetails']>>;
 
 /** What the login routes need from the OIDC plugin: the current provider (it is rebuilt on key rotation). */
 export interface InteractionProvider { provider(): Provider }
 
-export interface LoginDeps extends Pick<AppDeps, 'config' | 'db' | 'secrets' | 'instance' | 'metrics'> {
+export interface LoginDeps extends Pick<AppDeps, 'config' | 'db' | 'secrets' | 'instance' | 'metrics' | 'hashing'> {
   oidc: InteractionProvider;
   pages: LoginPages;
+  /** Self-registrations per client address (issue 26 §5). */
+  registrations: RateLimiter;
 }
 
 export interface Interaction {
@@ -25,16 +28,29 @@ export interface Interaction {
   urls: { loginName: string; password: string; select: string; register: string; consent: string };
 }
 
-export async function loadInteraction(deps: LoginDeps, request: FastifyRequest, reply: FastifyReply): Promise<Interaction> {
-  const details = await deps.oidc.provider().interactionDetails(request.raw, reply.raw);
-  const base = `/ui/login/${encodeURIComponent(details.uid)}`;
+/** What a page of an interaction shows besides its content: language, CSRF token, the URLs of the steps. */
+export type InteractionPage = Omit<Interaction, 'details'>;
+
+function pageOf(deps: LoginDeps, request: FastifyRequest, uid: string, uiLocales: unknown): InteractionPage {
+  const base = `/ui/login/${encodeURIComponent(uid)}`;
   return {
-    details,
-    uid: details.uid,
-    locale: chooseLocale(details.params.ui_locales, request.headers['accept-language']),
-    csrf: csrfToken(deps.secrets, details.uid),
+    uid,
+    locale: chooseLocale(uiLocales, request.headers['accept-language']),
+    csrf: csrfToken(deps.secrets, uid),
     urls: { loginName: `${base}/login-name`, password: `${base}/password`, select: `${base}/select`, register: `${base}/register`, consent: `${base}/consent` },
   };
+}
+
+export async function loadInteraction(deps: LoginDeps, request: FastifyRequest, reply: FastifyReply): Promise<Interaction> {
+  const details = await deps.oidc.provider().interactionDetails(request.raw, reply.raw);
+  return { details, ...pageOf(deps, request, details.uid, details.params.ui_locales) };
+}
+
+/** The page of the interaction the URL names, without reading the interaction (no database work): for answers
+ *  given before anything else is done, such as a request the hashing queue sheds. Accept-Language alone chooses
+ *  the language; the CSRF token is derived from the ID, so a made-up ID gets a token no interaction accepts. */
+export function interactionPageOf(deps: LoginDeps, request: FastifyRequest): InteractionPage {
+  return pageOf(deps, request, String((request.params as { uid?: unknown }).uid ?? ''), undefined);
 }
 
 export class ForbiddenPost extends Error {

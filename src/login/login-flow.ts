@@ -4,10 +4,11 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { signInWithPassword } from './sign-in.ts';
 import { describeAccounts, type AccountSummary } from '../users/accounts.ts';
 import { format } from './i18n.ts';
-import { finish, formField, loadInteraction, loadPostedInteraction, type Interaction, type LoginDeps } from './interaction.ts';
+import { finish, formField, interactionPageOf, loadInteraction, loadPostedInteraction, type Interaction, type InteractionPage, type LoginDeps } from './interaction.ts';
 import { knownAccountIds, requestedPrompts, signedIn } from './signed-in.ts';
 import { showRegistration } from './register-flow.ts';
 import { showConsent } from './consent-flow.ts';
+import { HASHING_RETRY_AFTER, type HashSlot } from '../users/passwords.ts';
 
 const LOGIN_NAME_MAX = 400;
 
@@ -44,13 +45,30 @@ export const submitLoginName: Handler = async (deps, request, reply) => {
 };
 
 export const submitPassword: Handler = async (deps, request, reply) => {
+  const loginName = (formField(request, 'loginName') ?? '').trim().slice(0, LOGIN_NAME_MAX);
+  // The place in the hashing queue comes first (issue 26 §6): it costs nothing, and a request over the bounds is
+  // answered before any database work, with the same form to send again in a moment.
+  const slot = deps.hashing.tryAdmit(request.ip);
+  if (!slot) {
+    deps.metrics.logins.inc({ result: 'busy' });
+    const page = interactionPageOf(deps, request);
+    reply.header('retry-after', String(HASHING_RETRY_AFTER));
+    return renderPassword(deps, page, reply, 503, loginName, { alert: deps.pages.texts(page.locale).errorBusy });
+  }
+  try {
+    return await checkPassword(deps, request, reply, loginName, slot);
+  } finally {
+    slot.release();
+  }
+};
+
+async function checkPassword(deps: LoginDeps, request: FastifyRequest, reply: FastifyReply, loginName: string, slot: HashSlot): Promise<FastifyReply> {
   const interaction = await loadPostedInteraction(deps, request, reply);
   const t = deps.pages.texts(interaction.locale);
-  const loginName = (formField(request, 'loginName') ?? '').trim().slice(0, LOGIN_NAME_MAX);
   const password = formField(request, 'password') ?? '';
   if (!loginName) return renderLoginName(deps, interaction, reply, 400, '', t.errorLoginNameRequired);
   if (!password) return renderPassword(deps, interaction, reply, 400, loginName, { error: t.errorPasswordRequired });
-  const outcome = await signInWithPassword(deps.db, deps.config.lockout, { loginName, password, ip: request.ip });
+  const outcome = await signInWithPassword(deps.db, slot, deps.config.lockout, { loginName, password, ip: request.ip });
   deps.metrics.logins.inc({ result: outcome.kind === 'ok' ? 'success' : outcome.kind === 'locked' ? 'locked' : 'failure' });
   if (outcome.kind === 'locked') {
     reply.header('retry-after', String(outcome.retryAfter));
@@ -59,7 +77,7 @@ export const submitPassword: Handler = async (deps, request, reply) => {
   // One message and one status for unknown names and wrong passwords (security.md §16-17).
   if (outcome.kind === 'invalid') return renderPassword(deps, interaction, reply, 401, loginName, { alert: t.errorCredentials });
   return signedIn(deps, request, reply, interaction, outcome.user.id);
-};
+}
 
 export const submitSelect: Handler = async (deps, request, reply) => {
   const interaction = await loadPostedInteraction(deps, request, reply);
@@ -79,13 +97,13 @@ export const submitSelect: Handler = async (deps, request, reply) => {
   return renderPassword(deps, interaction, reply, 200, account.loginName);
 };
 
-function renderLoginName(deps: LoginDeps, i: Interaction, reply: FastifyReply, status: number, loginName: string, error?: string): FastifyReply {
+function renderLoginName(deps: LoginDeps, i: InteractionPage, reply: FastifyReply, status: number, loginName: string, error?: string): FastifyReply {
   return deps.pages.send(reply, deps.pages.render(status, i.locale, 'login-name', 'loginTitle', {
     action: i.urls.loginName, csrf: i.csrf, loginName, error, registerUrl: i.urls.register,
   }));
 }
 
-function renderPassword(deps: LoginDeps, i: Interaction, reply: FastifyReply, status: number, loginName: string, messages: { error?: string; alert?: string } = {}): FastifyReply {
+function renderPassword(deps: LoginDeps, i: InteractionPage, reply: FastifyReply, status: number, loginName: string, messages: { error?: string; alert?: string } = {}): FastifyReply {
   return deps.pages.send(reply, deps.pages.render(status, i.locale, 'password', 'passwordTitle', {
     action: i.urls.password, csrf: i.csrf, loginName, initial: initial(loginName),
     changeUrl: `${i.urls.loginName}?loginName=${encodeURIComponent(loginName)}`, error: messages.error, alert: messages.alert,

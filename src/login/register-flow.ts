@@ -4,10 +4,10 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { registrationSchema, NAME_MAX_LENGTH } from '../users/schema.ts';
 import { registerHuman } from '../users/register.ts';
 import { USER_NAME_REFUSED } from '../users/user-name.ts';
-import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../users/passwords.ts';
+import { HASHING_RETRY_AFTER, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, type HashSlot } from '../users/passwords.ts';
 import { AppError, Code } from '../platform/errors.ts';
 import { format, type Texts } from './i18n.ts';
-import { formField, loadInteraction, loadPostedInteraction, type Interaction, type LoginDeps } from './interaction.ts';
+import { formField, interactionPageOf, loadInteraction, loadPostedInteraction, type InteractionPage, type LoginDeps } from './interaction.ts';
 import { signedIn } from './signed-in.ts';
 
 const FIELDS = [
@@ -21,7 +21,7 @@ type FieldName = (typeof FIELDS)[number]['name'];
 type Values = Partial<Record<FieldName, string>>;
 type Errors = Partial<Record<FieldName, string>>;
 
-export function showRegistration(deps: LoginDeps, i: Interaction, reply: FastifyReply, status = 200, values: Values = {}, errors: Errors = {}): FastifyReply {
+export function showRegistration(deps: LoginDeps, i: InteractionPage, reply: FastifyReply, status = 200, values: Values = {}, errors: Errors = {}, alert?: string): FastifyReply {
   const t = deps.pages.texts(i.locale);
   const firstInvalid = FIELDS.find((f) => errors[f.name])?.name ?? 'firstName';
   const fields = Object.fromEntries(FIELDS.map((f) => [f.name, {
@@ -34,7 +34,7 @@ export function showRegistration(deps: LoginDeps, i: Interaction, reply: Fastify
     autofocus: f.name === firstInvalid,
   }]));
   return deps.pages.send(reply, deps.pages.render(status, i.locale, 'register', 'registerTitle', {
-    action: i.urls.register, csrf: i.csrf, fields, loginUrl: i.urls.loginName,
+    action: i.urls.register, csrf: i.csrf, fields, loginUrl: i.urls.loginName, alert,
   }));
 }
 
@@ -43,9 +43,25 @@ export async function showRegister(deps: LoginDeps, request: FastifyRequest, rep
 }
 
 export async function submitRegister(deps: LoginDeps, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  const values = Object.fromEntries(FIELDS.map((f) => [f.name, formField(request, f.name) ?? ''])) as Record<FieldName, string>;
+  // The place in the hashing queue comes first (issue 26 §6), as for the password page: over the bounds, the form
+  // comes back at once, before any database work.
+  const slot = deps.hashing.tryAdmit(request.ip);
+  if (!slot) {
+    const page = interactionPageOf(deps, request);
+    reply.header('retry-after', String(HASHING_RETRY_AFTER));
+    return showRegistration(deps, page, reply, 503, values, {}, deps.pages.texts(page.locale).errorBusy);
+  }
+  try {
+    return await register(deps, request, reply, values, slot);
+  } finally {
+    slot.release();
+  }
+}
+
+async function register(deps: LoginDeps, request: FastifyRequest, reply: FastifyReply, values: Record<FieldName, string>, slot: HashSlot): Promise<FastifyReply> {
   const interaction = await loadPostedInteraction(deps, request, reply);
   const t = deps.pages.texts(interaction.locale);
-  const values = Object.fromEntries(FIELDS.map((f) => [f.name, formField(request, f.name) ?? ''])) as Record<FieldName, string>;
   const parsed = registrationSchema.safeParse(values);
   if (!parsed.success) {
     const errors: Errors = {};
@@ -55,8 +71,15 @@ export async function submitRegister(deps: LoginDeps, request: FastifyRequest, r
     }
     return showRegistration(deps, interaction, reply, 400, values, errors);
   }
+  // Per address (issue 26 §5): every well-formed attempt counts, a taken name included, so neither creating
+  // accounts nor probing names scales with a script.
+  const limit = deps.registrations.hit(request.ip);
+  if (!limit.allowed) {
+    reply.header('retry-after', String(limit.retryAfterSeconds));
+    return showRegistration(deps, interaction, reply, 429, values, {}, format(t.errorRegistrationLimit!, { minutes: Math.ceil(limit.retryAfterSeconds / 60) }));
+  }
   try {
-    const { userId } = await registerHuman(deps.db, deps.instance.default_org_id, parsed.data, interaction.locale);
+    const { userId } = await registerHuman(deps.db, deps.instance.default_org_id, parsed.data, interaction.locale, slot.hash);
     return await signedIn(deps, request, reply, interaction, userId);
   } catch (error) {
     if (error instanceof AppError && error.code === Code.AlreadyExists) {

@@ -7,6 +7,7 @@ import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import type { AppDeps } from '../app.ts';
 import { chooseLocale, format } from './i18n.ts';
+import { RateLimiter } from '../platform/rate-limit.ts';
 import { sameOriginPost } from './security.ts';
 import { loadLoginPages, VIEWS_DIR, type LoginPages } from './pages.ts';
 import { ForbiddenPost, InvalidCharacter, type InteractionProvider, type LoginDeps } from './interaction.ts';
@@ -23,7 +24,12 @@ const STATIC: Record<string, { type: string; body: Buffer }> = {
 
 export async function registerLogin(app: FastifyInstance, deps: AppDeps, oidc: InteractionProvider): Promise<void> {
   const pages = await loadLoginPages(deps);
-  const login: LoginDeps = { config: deps.config, db: deps.db, secrets: deps.secrets, instance: deps.instance, metrics: deps.metrics, oidc, pages };
+  const login: LoginDeps = {
+    config: deps.config, db: deps.db, secrets: deps.secrets, instance: deps.instance, metrics: deps.metrics, oidc, pages, hashing: deps.hashing,
+    // Counted in this process, like the other request limits (src/platform/rate-limit.ts): N instances behind a
+    // balancer admit up to N times as many; registration is rare enough that this bounds a script all the same.
+    registrations: new RateLimiter({ limit: deps.config.registrationPerIp, windowSeconds: 3600 }),
+  };
   const route = (handler: (d: LoginDeps, req: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>) =>
     (request: FastifyRequest, reply: FastifyReply) => handler(login, request, reply);
 

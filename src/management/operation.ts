@@ -3,6 +3,7 @@
 // (REST, gRPC, gRPC-Web) serves it through the same authentication, permission check and validation (invoke.ts).
 import type { DescMessage, DescMethodUnary, MessageInitShape, MessageShape } from '@bufbuild/protobuf';
 import type { Principal } from './auth.ts';
+import type { HashAdmission } from '../users/passwords.ts';
 
 /** Who may call (compat.md §1): any authenticated user, an instance role, or a role on the org in context
  *  (`x-zitadel-orgid` or the caller's own org; IAM_OWNER may act on every org). */
@@ -26,4 +27,10 @@ export interface Operation<I extends DescMessage = DescMessage, O extends DescMe
 /** Types an operation by its method's messages; lists of operations hold them untyped. */
 export function operation<I extends DescMessage, O extends DescMessage>(op: Operation<I, O>): Operation {
   return op as unknown as Operation;
+}
+
+/** Hashing for a call that sets a password (SetUpOrg, ImportHumanUser): through the same bounded queue as the
+ *  login pages (issue 26 §6), with the caller in place of a client address, so one token cannot fill the queue. */
+export function callerHash(hashing: HashAdmission, caller: Caller): (password: string) => Promise<string> {
+  return (password) => hashing.hash(`caller:${caller.principal.userId}`, password);
 }

@@ -142,5 +142,6 @@ function sendError(reply: FastifyReply, error: AppError, status?: number): Fasti
   if (error.code === Code.Unauthenticated) {
     reply.header('www-authenticate', error.id === 'AUTH-7mr9s' ? 'Bearer realm="gatehouse"' : 'Bearer realm="gatehouse", error="invalid_token"');
   }
+  if (error.retryAfter !== undefined) reply.header('retry-after', String(error.retryAfter));
   return reply.code(status ?? mapped).header('content-type', 'application/json').send(JSON.stringify(body));
 }

@@ -5,7 +5,7 @@ import { createdDetails, type Details } from '../events/details.ts';
 import { invalidArgument, notFound } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import { hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../users/passwords.ts';
-import type { HumanInput } from '../users/import.ts';
+import type { HashFn, HumanInput } from '../users/import.ts';
 import { checkUserName } from '../users/user-name.ts';
 import { isOrgRole, ORG_OWNER } from '../members/roles.ts';
 import { addOrgWithHuman } from './create.ts';
@@ -20,7 +20,7 @@ export interface SetUpOrgInput {
 
 export interface SetUpOrgResult { orgId: string; userId: string; details: Details }
 
-export async function setUpOrg(db: Db, instanceDomain: string, input: SetUpOrgInput, creator: string): Promise<SetUpOrgResult> {
+export async function setUpOrg(db: Db, instanceDomain: string, input: SetUpOrgInput, creator: string, hash: HashFn = hashPassword): Promise<SetUpOrgResult> {
   const unknown = input.roles.find((r) => !isOrgRole(r));
   if (unknown !== undefined) throw invalidArgument(`Role "${unknown}" is not an organization role`, 'ORG-4m9Fs');
   const { password } = input.human;
@@ -33,7 +33,7 @@ export async function setUpOrg(db: Db, instanceDomain: string, input: SetUpOrgIn
   const { userName, profile, email, emailVerified, phone, phoneVerified } = input.human;
   await checkUserName(db, userName, 'SetUpOrgRequest_Human.UserName', domain);
   // Hashing is slow (argon2id), so it happens before the transaction holds any locks.
-  const passwordHash = password ? await hashPassword(password) : null;
+  const passwordHash = password ? await hash(password) : null;
   const created = await db.tx((tx) => addOrgWithHuman(tx, {
     org: { id: orgId, name: input.org.name, domain },
     human: {

@@ -21,6 +21,8 @@ export class AppError extends Error {
   override name = 'AppError';
   readonly code: Code;
   readonly id: string | undefined;
+  /** Seconds after which the same call may succeed (a temporary refusal); REST sends it as Retry-After. */
+  readonly retryAfter: number | undefined;
 
   constructor(code: Code, message: string, id?: string, options?: ErrorOptions) {
     super(message, options);
@@ -51,6 +53,12 @@ const CONSTRAINTS: Record<string, () => AppError> = {
 /** Registers the mapping of a further constraint (used by domains whose tables come with later migrations). */
 export function mapConstraint(name: string, toError: () => AppError): void {
   CONSTRAINTS[name] = toError;
+}
+
+/** The error a constraint's violation is reported as, for a check made before the write (the write still relies
+ *  on the constraint when it races). */
+export function constraintError(name: string): AppError {
+  return CONSTRAINTS[name]!();
 }
 
 /** Turns a known database error into an AppError; anything else is rethrown unchanged (and becomes INTERNAL). */

@@ -10,13 +10,14 @@ export interface Metrics {
   registry: Registry;
   /** Tokens issued at the token and authorization endpoints, by grant type. */
   tokensIssued: Counter<'grant'>;
-  /** Password logins, by result (success, failure, locked). */
+  /** Password logins, by result (success, failure, locked, busy: shed by the hashing queue). */
   logins: Counter<'result'>;
   /** Rows removed by the background sweep of expired OIDC artefacts, by model. */
   sweptRows: Counter<'model'>;
 }
 
-export function createMetrics(db: Db): Metrics {
+/** `hashing`: the counts of the password-hashing queue (src/users/passwords.ts HashAdmission). */
+export function createMetrics(db: Db, hashing: { stats: { hashed: number; shed: number } }): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'gatehouse_' });
   const pool = db.pool;
@@ -38,6 +39,14 @@ export function createMetrics(db: Db): Metrics {
       // Out of band, like readiness: a scrape must not queue behind business requests.
       const sequence = await db.ping('SELECT coalesce(max(sequence), 0)::text AS v FROM events').catch(() => undefined);
       if (sequence !== undefined) this.set(Number(sequence));
+    },
+  });
+  new Gauge({
+    name: 'gatehouse_password_hashes_total', help: 'argon2id hashes and verifications run for network requests, and requests shed because the hashing queue was full',
+    labelNames: ['outcome'], registers: [registry],
+    collect() {
+      this.set({ outcome: 'run' }, hashing.stats.hashed);
+      this.set({ outcome: 'shed' }, hashing.stats.shed);
     },
   });
   return {

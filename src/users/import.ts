@@ -19,14 +19,17 @@ export interface ImportHumanInput extends HumanInput {
   orgId: string;
 }
 
+/** How a caller hashes: the management API through its bounded queue (issue 26 §6), the CLI unbounded. */
+export type HashFn = (password: string) => Promise<string>;
+
 /** The slow part (argon2id) before any transaction: the hash of the password, or null without one. */
-export async function importPasswordHash(password: string, request = 'ImportHumanUserRequest'): Promise<string | null> {
+export async function importPasswordHash(password: string, request = 'ImportHumanUserRequest', hash: HashFn = hashPassword): Promise<string | null> {
   if (!password) return null;
   const length = [...password].length;
   if (length < PASSWORD_MIN_LENGTH || length > PASSWORD_MAX_LENGTH) {
     throw invalidArgument(`invalid ${request}.Password: must be between ${PASSWORD_MIN_LENGTH} and ${PASSWORD_MAX_LENGTH} characters`, 'COMMA-HuJf6');
   }
-  return hashPassword(password);
+  return hash(password);
 }
 
 /** Inserts the user and its event in the caller's transaction (so other changes can join it). */
@@ -48,9 +51,9 @@ export async function insertImportedHuman(tx: Queryable, input: Omit<ImportHuman
   }
 }
 
-export async function importHumanUser(db: Db, input: ImportHumanInput, creator: string): Promise<{ userId: string; details: Details }> {
+export async function importHumanUser(db: Db, input: ImportHumanInput, creator: string, hash: HashFn = hashPassword): Promise<{ userId: string; details: Details }> {
   const { password, ...rest } = input;
-  const passwordHash = await importPasswordHash(password);
+  const passwordHash = await importPasswordHash(password, undefined, hash);
   return db.tx(async (tx) => {
     const { userId, event } = await insertImportedHuman(tx, { ...rest, passwordHash }, creator);
     return { userId, details: createdDetails(event) };

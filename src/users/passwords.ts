@@ -2,6 +2,7 @@
 // runs the hash on libuv's thread pool, off the event loop.
 import { availableParallelism } from 'node:os';
 import { hash, verify } from '@node-rs/argon2';
+import { AppError, Code } from '../platform/errors.ts';
 
 // Algorithm.Argon2id of @node-rs/argon2, whose const enum cannot be imported under verbatimModuleSyntax.
 const ARGON2ID = 2;
@@ -16,7 +17,7 @@ export const PASSWORD_MAX_LENGTH = 1024;
 // first served: during a burst of logins, hashes queued there held an ID token's signature back for about 200 ms on
 // two cores (issue 8), so further hashes wait here and a pool thread stays free. More hashes than cores add no
 // throughput (measured on two cores: 2, 3 and 4 at once verify as many per second), only 19 MiB of memory each.
-// Known and unknown users queue alike (security.md §16).
+// Known and unknown users queue alike (security.md §16). One gate per process: the cores are the process's.
 export const HASH_CONCURRENCY = Math.min(3, availableParallelism());
 let running = 0;
 const queued: (() => void)[] = [];
@@ -34,6 +35,7 @@ async function limited<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
+/** Unbounded: for trusted callers only (start-up, the CLI). Requests from the network go through a HashAdmission. */
 export function hashPassword(password: string): Promise<string> {
   return limited(() => hash(password, PARAMS));
 }
@@ -53,4 +55,93 @@ export async function verifyDecoy(password: string): Promise<false> {
   decoy ??= hashPassword('decoy password that never matches');
   await verifyPassword(password, await decoy);
   return false;
+}
+
+/** Seconds a shed request is told to wait (Retry-After): hashes take milliseconds, the queue empties quickly. */
+export const HASHING_RETRY_AFTER = 1;
+
+/** More hashes are in flight than the bounds allow: the request is shed (answered 503 with Retry-After), not queued. */
+export class HashingBusy extends AppError {
+  override readonly retryAfter = HASHING_RETRY_AFTER;
+  constructor() {
+    super(Code.Unavailable, 'Too many password checks in progress; retry shortly', 'USER-hash-busy');
+  }
+}
+
+export interface HashLimits {
+  /** Places per client address or API caller (each a request that hashes, in progress). The map of them is as
+   *  bounded as the places. */
+  readonly perAddress: number;
+  /** Places taken beyond the hashes that run at once (HASH_CONCURRENCY), all addresses together. */
+  readonly queue: number;
+}
+
+/** A place in the hashing queue, taken before any other work of a request; one of the methods uses it, or release
+ *  gives it back. */
+export interface HashSlot {
+  hash(password: string): Promise<string>;
+  verify(password: string, passwordHash: string): Promise<boolean>;
+  verifyDecoy(password: string): Promise<false>;
+  /** Gives the place back unused (the request ended before its hash). */
+  release(): void;
+}
+
+/**
+ * Admission to the hashing gate for network requests (issue 26 §6). An unbounded FIFO let one address queue
+ * hundreds of hashes (about 12 ms of a core each) in front of everyone else's login; here each address may hold
+ * `perAddress` places and all together HASH_CONCURRENCY + `queue`, and whatever is over that is refused at once, so
+ * a legitimate login waits behind a bounded number of hashes. A request takes its place before its other work.
+ */
+export class HashAdmission {
+  readonly #limits: HashLimits;
+  readonly #perKey = new Map<string, number>();
+  #inFlight = 0;
+  /** Hashes run and requests shed, for tests and metrics. */
+  readonly stats = { hashed: 0, shed: 0 };
+
+  constructor(limits: HashLimits) {
+    this.#limits = limits;
+  }
+
+  /** Takes a place for `key` (the client address, or the API caller); undefined when the bounds are reached. */
+  tryAdmit(key: string): HashSlot | undefined {
+    const mine = this.#perKey.get(key) ?? 0;
+    if (mine >= this.#limits.perAddress || this.#inFlight >= HASH_CONCURRENCY + this.#limits.queue) {
+      this.stats.shed++;
+      return undefined;
+    }
+    this.#perKey.set(key, mine + 1);
+    this.#inFlight++;
+    let open = true;
+    const release = () => {
+      if (!open) return;
+      open = false;
+      this.#inFlight--;
+      const left = this.#perKey.get(key)! - 1;
+      if (left) this.#perKey.set(key, left);
+      else this.#perKey.delete(key);
+    };
+    const use = async <T>(work: () => Promise<T>): Promise<T> => {
+      if (!open) throw new Error('hash slot already used');
+      this.stats.hashed++;
+      try {
+        return await work();
+      } finally {
+        release();
+      }
+    };
+    return {
+      hash: (password) => use(() => hashPassword(password)),
+      verify: (password, passwordHash) => use(() => verifyPassword(password, passwordHash)),
+      verifyDecoy: (password) => use(() => verifyDecoy(password)),
+      release,
+    };
+  }
+
+  /** Hashes a password for `key` in one step, or throws HashingBusy. */
+  async hash(key: string, password: string): Promise<string> {
+    const slot = this.tryAdmit(key);
+    if (!slot) throw new HashingBusy();
+    return slot.hash(password);
+  }
 }

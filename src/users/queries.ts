@@ -82,6 +82,13 @@ export async function findUserByLoginName(db: Queryable, loginName: string): Pro
   return rows[0];
 }
 
+/** Whether a user name is taken (users_user_name_unique: case-insensitive, across the instance). A cheap check
+ *  before the slow password hash; the constraint still decides a race. */
+export async function userNameTaken(db: Queryable, userName: string): Promise<boolean> {
+  const { rows } = await db.query('SELECT 1 FROM users WHERE lower(user_name) = lower($1)', [userName]);
+  return rows.length > 0;
+}
+
 /** Whether a domain is, or may become, part of login names: an org's domain, the instance domain or under it. */
 export async function isLoginDomain(db: Queryable, domain: string): Promise<boolean> {
   const { rows } = await db.query<{ taken: boolean }>(

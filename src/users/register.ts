@@ -1,20 +1,24 @@
 // Self-registration of a human in the instance's default organization (issue 4 §2, prompt=create): the user row
-// and its event in one transaction; the password is hashed with argon2id before the transaction.
+// and its event in one transaction; the password is hashed with argon2id before the transaction, and only once the
+// user name is known to be free (issue 26 §6: a taken name costs a lookup, not a hash; a name taken in between is
+// still refused by users_user_name_unique).
 import type { Db } from '../platform/db.ts';
 import { appendEvent } from '../events/log.ts';
 import { createdDetails, type Details } from '../events/details.ts';
-import { fromDatabaseError } from '../platform/errors.ts';
+import { constraintError, fromDatabaseError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import { hashPassword } from './passwords.ts';
-import { insertHuman } from './queries.ts';
+import { insertHuman, userNameTaken } from './queries.ts';
 import type { Registration } from './schema.ts';
 import { checkUserName } from './user-name.ts';
 
 export interface Registered { userId: string; details: Details }
 
-export async function registerHuman(db: Db, orgId: string, input: Registration, preferredLanguage: string): Promise<Registered> {
+/** `hash` is the caller's way to hash: the login pages pass their bounded queue's; the default is unbounded. */
+export async function registerHuman(db: Db, orgId: string, input: Registration, preferredLanguage: string, hash: (password: string) => Promise<string> = hashPassword): Promise<Registered> {
   await checkUserName(db, input.userName, 'userName');
-  const passwordHash = await hashPassword(input.password);
+  if (await userNameTaken(db, input.userName)) throw constraintError('users_user_name_unique');
+  const passwordHash = await hash(input.password);
   const userId = newId();
   const profile = {
     firstName: input.firstName, lastName: input.lastName, nickName: '',

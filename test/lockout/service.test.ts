@@ -1,63 +1,81 @@
 import { describe, expect, it } from 'vitest';
-import { checkLock, recordFailure, recordSuccess, type LoginSubject } from '../../src/lockout/service.ts';
+import { recordFailure, recordSuccess, reserveLoginAttempt, type LoginSubject } from '../../src/lockout/service.ts';
 import { useTestDb } from '../helpers/database.ts';
 
 describe('lockout service (security.md §16)', () => {
   const db = useTestDb();
   const policy = { maxAttempts: 3, ipMaxAttempts: 5, seconds: 2 };
-  const lockedFor = async (subject: LoginSubject) => (await checkLock(db, subject)).wait;
-
+  const reserve = (subject: LoginSubject) => reserveLoginAttempt(db, policy, subject);
+  /** One attempt that fails: its lock seconds, or the wait when it was refused before any check (negative). */
+  const fail = async (subject: LoginSubject) => {
+    const wait = await reserve(subject);
+    return wait > 0 ? -wait : recordFailure(db, policy, subject);
+  };
+  const failures = async (scope: string, key: string) =>
+    (await db.query<{ failures: number }>('SELECT failures FROM login_failures WHERE scope = $1 AND key = $2', [scope, key])).rows[0]?.failures;
 
   it('locks an account after the configured failures, for the configured time, then lets it try again', async () => {
     const subject = { account: 'user-1', ip: '10.0.0.1' };
-    expect(await recordFailure(db, policy, subject)).toBe(0);
-    expect(await recordFailure(db, policy, subject)).toBe(0);
-    expect(await lockedFor(subject)).toBe(0);
-    expect(await recordFailure(db, policy, subject)).toBe(2);
-    const wait = await lockedFor(subject);
+    expect(await fail(subject)).toBe(0);
+    expect(await fail(subject)).toBe(0);
+    expect(await fail(subject)).toBe(2);
+    const wait = await reserve(subject);
     expect(wait).toBeGreaterThan(0);
     expect(wait).toBeLessThanOrEqual(2);
     // Another address is locked out of this account too; the same address may still try other accounts.
-    expect(await lockedFor({ account: 'user-1', ip: '10.0.0.2' })).toBeGreaterThan(0);
-    expect(await lockedFor({ account: 'user-2', ip: '10.0.0.1' })).toBe(0);
+    expect(await reserve({ account: 'user-1', ip: '10.0.0.2' })).toBeGreaterThan(0);
+    expect(await reserve({ account: 'user-2', ip: '10.0.0.1' })).toBe(0);
     await new Promise((r) => setTimeout(r, 2100));
-    expect(await lockedFor(subject)).toBe(0);
     // After the lock a fresh window starts: one failure does not lock again.
-    expect(await recordFailure(db, policy, subject)).toBe(0);
-    expect(await lockedFor(subject)).toBe(0);
+    expect(await fail(subject)).toBe(0);
+    expect(await failures('account', 'user-1')).toBe(1);
+  });
+
+  it('counts parallel attempts before they are checked: never more than the maximum between them (issue 13 §5)', async () => {
+    const outcomes = await Promise.all(Array.from({ length: 12 }, (_, i) => reserve({ account: 'race-1', ip: `10.1.0.${i}` })));
+    expect(outcomes.filter((wait) => wait === 0)).toHaveLength(3);
+    // a key spent by attempts still being checked answers with the full lock time
+    expect(outcomes.filter((wait) => wait === 2)).toHaveLength(9);
+    expect(await failures('account', 'race-1')).toBe(3);
+    // and the same for one address across many accounts (issue 26 §7)
+    const spray = await Promise.all(Array.from({ length: 12 }, (_, i) => reserve({ account: `race-spray-${i}`, ip: '10.1.1.1' })));
+    expect(spray.filter((wait) => wait === 0)).toHaveLength(5);
+    expect(await failures('ip', '10.1.1.1')).toBe(5);
+    // a refused attempt is counted nowhere: the accounts refused by the address gave their attempt back
+    const counted = await db.query<{ n: number }>(`SELECT coalesce(sum(failures), 0)::int AS n FROM login_failures WHERE scope = 'account' AND key LIKE 'race-spray-%'`);
+    expect(counted.rows[0]!.n).toBe(5);
   });
 
   it('locks an address that fails across many accounts', async () => {
-    for (let i = 0; i < 4; i++) expect(await recordFailure(db, policy, { account: `spray-${i}`, ip: '10.0.0.9' })).toBe(0);
-    expect(await recordFailure(db, policy, { account: 'spray-4', ip: '10.0.0.9' })).toBe(2);
-    expect(await lockedFor({ account: 'never-tried', ip: '10.0.0.9' })).toBeGreaterThan(0);
+    for (let i = 0; i < 4; i++) expect(await fail({ account: `spray-${i}`, ip: '10.0.0.9' })).toBe(0);
+    expect(await fail({ account: 'spray-4', ip: '10.0.0.9' })).toBe(2);
+    expect(await reserve({ account: 'never-tried', ip: '10.0.0.9' })).toBeGreaterThan(0);
   });
 
-  it('a success clears the account failures but not the address failures', async () => {
+  it('a success clears the account failures and gives its attempt back, but keeps the address failures', async () => {
     const subject = { account: 'user-3', ip: '10.0.0.3' };
-    await recordFailure(db, policy, subject);
-    await recordFailure(db, policy, subject);
-    await recordSuccess(db, subject, await checkLock(db, subject));
-    expect(await recordFailure(db, policy, subject)).toBe(0);
-    expect(await recordFailure(db, policy, subject)).toBe(0);
-    expect(await recordFailure(db, policy, subject)).toBe(2);
-    const ip = await db.query<{ failures: number }>(`SELECT failures FROM login_failures WHERE scope = 'ip' AND key = '10.0.0.3'`);
-    // five failures on the address: its lock started and its count was reset, so the success did not clear it
-    expect(ip.rows[0]!.failures).toBe(0);
-    expect(await lockedFor({ account: 'someone-else', ip: '10.0.0.3' })).toBeGreaterThan(0);
+    await fail(subject);
+    await fail(subject);
+    expect(await reserve(subject)).toBe(0);
+    await recordSuccess(db, subject);
+    expect(await failures('account', 'user-3')).toBeUndefined();
+    expect(await failures('ip', '10.0.0.3')).toBe(2);
+    expect(await fail(subject)).toBe(0);
+    expect(await fail(subject)).toBe(0);
+    expect(await fail(subject)).toBe(2);
+    // five failures on the address: it is locked, so the success did not clear it
+    expect(await reserve({ account: 'someone-else', ip: '10.0.0.3' })).toBeGreaterThan(0);
   });
 
-  it('a success with no failures of the account on record writes nothing', async () => {
+  it('a success with no failures on record leaves nothing behind, in two statements', async () => {
     const subject = { account: 'user-4', ip: '10.0.0.4' };
-    await recordFailure(db, policy, { account: 'user-5', ip: subject.ip });
-    const lock = await checkLock(db, subject);
-    expect(lock).toEqual({ wait: 0, accountFailures: false });
+    await fail({ account: 'user-5', ip: subject.ip });
     const before = db.stats.queries;
-    await recordSuccess(db, subject, lock);
-    expect(db.stats.queries).toBe(before);
-    // the address's failure (from another account) is still counted
-    const ip = await db.query<{ failures: number }>(`SELECT failures FROM login_failures WHERE scope = 'ip' AND key = '10.0.0.4'`);
-    expect(ip.rows[0]!.failures).toBe(1);
-    expect(await checkLock(db, { account: 'user-5', ip: '10.0.0.40' })).toEqual({ wait: 0, accountFailures: true });
+    expect(await reserve(subject)).toBe(0);
+    await recordSuccess(db, subject);
+    expect(db.stats.queries - before).toBe(2);
+    expect(await failures('account', 'user-4')).toBeUndefined();
+    // the address's failure (from another account) is still counted, this success is not
+    expect(await failures('ip', '10.0.0.4')).toBe(1);
   });
 });

@@ -1,5 +1,6 @@
 // Database round trips of the login pages (issue 8, Performance), counted by the server's own pool: each step
-// reads its interaction once, and a successful password check clears lockout failures only when there are some.
+// reads its interaction once; a password check counts its attempt in one statement and a success settles it in
+// one more, whether or not there were failures (issue 13 §5).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CookieJar, formValue } from '../helpers/cookie-jar.ts';
 import { createOidcApp } from '../helpers/oidc.ts';
@@ -44,7 +45,7 @@ describe('queries of the login pages', () => {
     return { jar, start, page, post };
   }
 
-  it('a password login reads the interaction once per page and writes nothing for the lockout', async () => {
+  it('a password login reads the interaction once per page and takes two statements for the lockout', async () => {
     const { jar, start, page, post } = await begin();
     expect(page.queries).toBe(1); // the interaction
     const name = await post('login-name', { loginName: 'admin' });
@@ -52,8 +53,8 @@ describe('queries of the login pages', () => {
     expect(name.queries).toBe(1);
     const password = await post('password', { loginName: 'admin', password: ADMIN_PASSWORD });
     expect(password.result.status).toBe(303);
-    // the interaction, the user, the lock check, the interaction's result
-    expect(password.queries).toBe(4);
+    // the interaction, the user, the attempt counted, the attempt given back, the interaction's result
+    expect(password.queries).toBe(5);
     const landed = await jar.follow(password.result.location!);
     expect(landed.url.startsWith(`${callback.url}/cb?code=`)).toBe(true);
     expect((await rp.finish(landed.url, start)).claims.sub).toBeTruthy();
@@ -67,7 +68,7 @@ describe('queries of the login pages', () => {
     const { post } = await begin();
     const password = await post('password', { loginName: 'admin', password: ADMIN_PASSWORD });
     expect(password.result.status).toBe(303);
-    expect(password.queries).toBe(5); // and the delete of the account's failures
+    expect(password.queries).toBe(5); // the same statement gives the attempt back and clears the account's failures
     expect((await accountFailures()).rowCount).toBe(0);
   });
 });

@@ -1,6 +1,6 @@
 import { generateKeyPairSync, webcrypto } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { HASH_CONCURRENCY, hashPassword, verifyDecoy, verifyPassword } from '../../src/users/passwords.ts';
+import { HASH_CONCURRENCY, HashAdmission, HashingBusy, hashPassword, verifyDecoy, verifyPassword } from '../../src/users/passwords.ts';
 
 describe('password hashing (security.md §15)', () => {
   it('hashes with argon2id at m=19456 KiB, t=2, p=1 and verifies right, wrong and malformed hashes under load', async () => {
@@ -24,5 +24,31 @@ describe('password hashing (security.md §15)', () => {
     // first come first served on the pool, the signature would have waited for nearly the whole burst
     expect(settled).toBeLessThan(burst.length / 2);
     expect(await Promise.all(burst)).toEqual(burst.map(() => true));
+  });
+
+  it('admits a bounded number of hashes per address and overall, and gives places back (issue 26 §6)', async () => {
+    const perAddress = new HashAdmission({ perAddress: 2, queue: 100 });
+    const a1 = perAddress.tryAdmit('a')!;
+    const a2 = perAddress.tryAdmit('a')!;
+    expect(perAddress.tryAdmit('a')).toBeUndefined();
+    const b = perAddress.tryAdmit('b')!;
+    expect(b).toBeDefined();
+    a1.release();
+    a1.release(); // once only
+    const a3 = perAddress.tryAdmit('a')!;
+    expect(perAddress.tryAdmit('a')).toBeUndefined();
+    // a place is given back when its hash is done
+    expect(await a2.verify('x', 'not a hash')).toBe(false);
+    expect(perAddress.tryAdmit('a')).toBeDefined();
+    expect(perAddress.stats).toEqual({ hashed: 1, shed: 2 });
+    for (const slot of [a3, b]) slot.release();
+
+    const overall = new HashAdmission({ perAddress: 100, queue: 1 });
+    const slots = Array.from({ length: HASH_CONCURRENCY + 1 }, (_, i) => overall.tryAdmit(`address-${i}`)!);
+    expect(slots.every(Boolean)).toBe(true);
+    expect(overall.tryAdmit('someone else')).toBeUndefined();
+    await expect(overall.hash('caller:1', 'a password')).rejects.toBeInstanceOf(HashingBusy);
+    slots[0]!.release();
+    expect(await overall.hash('caller:1', 'a password')).toMatch(/^\$argon2id\$/);
   });
 });

@@ -8,11 +8,11 @@ import { getOrgById, setUpOrg } from '../../orgs/service.ts';
 import { IAM_OWNER } from '../../members/roles.ts';
 import { addIamMember } from '../../members/iam-members.ts';
 import { detailsMessage, enumName, enumNumber, storedDetails, orgMessage, humanInput } from '../convert.ts';
-import { operation, type Operation } from '../operation.ts';
+import { callerHash, operation, type Operation } from '../operation.ts';
 
 const iamOwner = { kind: 'instance', role: IAM_OWNER } as const;
 
-export function adminServiceOperations({ db, instance }: AppDeps): Operation[] {
+export function adminServiceOperations({ db, instance, hashing }: AppDeps): Operation[] {
   return [
     operation({
       method: AdminService.method.addJWTIDP,
@@ -56,7 +56,7 @@ export function adminServiceOperations({ db, instance }: AppDeps): Operation[] {
           org: { name: req.org!.name, domain: req.org!.domain },
           human: humanInput(req.user.value!),
           roles: req.roles,
-        }, caller.principal.userId);
+        }, caller.principal.userId, callerHash(hashing, caller));
         return { details: detailsMessage(result.details), orgId: result.orgId, userId: result.userId };
       },
     }),

@@ -14,7 +14,7 @@ import { ORG_OWNER } from '../../members/roles.ts';
 import { detailsMessage, userMessage, humanInput, orgMessage } from '../convert.ts';
 import { API_AUTH_METHODS, appMessage, complianceMessages, oidcConfigInput, TOKEN_TYPES } from '../app-messages.ts';
 import { appInScope, projectInScope, userInScope } from '../scope.ts';
-import { operation, type Operation } from '../operation.ts';
+import { callerHash, operation, type Operation } from '../operation.ts';
 
 const orgOwner = { kind: 'org', role: ORG_OWNER } as const;
 
@@ -23,7 +23,7 @@ const keyDetails = (keyFile: object) => new TextEncoder().encode(JSON.stringify(
 
 const unsupported = (field: string) => invalidArgument(`invalid ${field}: not supported by Gatehouse`, 'API-N0tSup');
 
-export function managementServiceOperations({ db, secrets }: AppDeps): Operation[] {
+export function managementServiceOperations({ db, secrets, hashing }: AppDeps): Operation[] {
   return [
     operation({
       method: ManagementService.method.getMyOrg,
@@ -127,7 +127,7 @@ export function managementServiceOperations({ db, secrets }: AppDeps): Operation
         if (req.requestPasswordlessRegistration) throw unsupported('ImportHumanUserRequest.RequestPasswordlessRegistration');
         if (req.otpCode) throw unsupported('ImportHumanUserRequest.OtpCode');
         if (req.idps.length) throw unsupported('ImportHumanUserRequest.Idps');
-        const { userId, details } = await importHumanUser(db, { orgId: caller.orgId, ...humanInput(req) }, caller.principal.userId);
+        const { userId, details } = await importHumanUser(db, { orgId: caller.orgId, ...humanInput(req) }, caller.principal.userId, callerHash(hashing, caller));
         return { userId, details: detailsMessage(details) };
       },
     }),
