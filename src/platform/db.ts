@@ -3,7 +3,9 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
+import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
+import { secureDataDir, tightenDataDir } from './data-dir.ts';
 import { lockDirectory } from './dir-lock.ts';
 
 export type Row = Record<string, any>;
@@ -142,7 +144,7 @@ function firstValue(result: pg.QueryResult): string | undefined {
   return value === undefined || value === null ? undefined : String(value);
 }
 
-export async function openDb(database: Config['database']): Promise<Db> {
+export async function openDb(database: Config['database'], log?: Pick<Logger, 'warn'>): Promise<Db> {
   if (database.kind === 'postgres') {
     const connection = {
       connectionString: database.url,
@@ -158,6 +160,9 @@ export async function openDb(database: Config['database']): Promise<Db> {
       ...connection, application_name: 'gatehouse-health', connectionTimeoutMillis: pingTimeout, statement_timeout: pingTimeout, query_timeout: pingTimeout + 500,
     });
   }
+  // Owner-only before PGlite creates or opens a file (issue 13 item 2).
+  const secured = secureDataDir(database.dataDir);
+  if (secured.changed) log?.warn({ dataDir: secured.dir, entries: secured.changed }, 'tightened the data directory to owner-only access (directories 0700, files 0600)');
   const dir = join(database.dataDir, 'pg');
   mkdirSync(dir, { recursive: true });
   // PGlite does not lock its directory: a second process would silently lose writes (feasibility-findings.md Q1).
@@ -167,6 +172,7 @@ export async function openDb(database: Config['database']): Promise<Db> {
     const { PGlite } = await import('@electric-sql/pglite');
     const { createPgConfig } = await import('@electric-sql/pglite/node-postgres');
     const pglite = await PGlite.create(dir);
+    tightenDataDir(database.dataDir); // a new database was unpacked with its archive's modes (data-dir.ts)
     const pool = new pg.Pool({ ...(createPgConfig(pglite) as unknown as pg.PoolConfig), max: 1 });
     return new PoolDb('embedded', pool, async () => {
       await pglite.close();
