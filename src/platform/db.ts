@@ -161,8 +161,7 @@ export async function openDb(database: Config['database'], log?: Pick<Logger, 'w
     });
   }
   // Owner-only before PGlite creates or opens a file (issue 13 item 2).
-  const secured = secureDataDir(database.dataDir);
-  if (secured.changed) log?.warn({ dataDir: secured.dir, entries: secured.changed }, 'tightened the data directory to owner-only access (directories 0700, files 0600)');
+  secureDataDir(database.dataDir, log);
   const dir = join(database.dataDir, 'pg');
   mkdirSync(dir, { recursive: true });
   // PGlite does not lock its directory: a second process would silently lose writes (feasibility-findings.md Q1).
@@ -172,10 +171,14 @@ export async function openDb(database: Config['database'], log?: Pick<Logger, 'w
     const { PGlite } = await import('@electric-sql/pglite');
     const { createPgConfig } = await import('@electric-sql/pglite/node-postgres');
     const pglite = await PGlite.create(dir);
-    tightenDataDir(database.dataDir); // a new database was unpacked with its archive's modes (data-dir.ts)
+    // PGlite unpacks a new database with its archive's modes (0666), and its file system layer sets the modes of
+    // some files it rewrites at start (pg_internal.init, 0644) past the umask: tightened again, silently, after
+    // opening and after closing, so that the next start only reports what someone else changed.
+    tightenDataDir(dir);
     const pool = new pg.Pool({ ...(createPgConfig(pglite) as unknown as pg.PoolConfig), max: 1 });
     return new PoolDb('embedded', pool, async () => {
       await pglite.close();
+      tightenDataDir(dir);
       unlock();
     });
   } catch (error) {
