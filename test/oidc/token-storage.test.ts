@@ -100,6 +100,11 @@ describe('token values in the database', () => {
     values.set('client_credentials JWT access token id', String(decodeJwt(ccJwt.json.access_token).jti));
     values.set('JWT-profile access token', profile.json.access_token);
 
+    // and the credentials these were issued on (stored as hashes since before)
+    values.set('app client secret', opaqueApp.clientSecret!);
+    values.set('machine client secret', opaqueMachine.clientSecret);
+    values.set('admin password', ADMIN_PASSWORD);
+
     for (const [what, value] of values) expect(value.length, what).toBeGreaterThanOrEqual(16);
     const dump = await dumpDatabase(server);
     // the scan sees the token rows: they are there under the hashes of the values
