@@ -1,7 +1,7 @@
 import { createPrivateKey, createPublicKey } from 'node:crypto';
-import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../helpers/database.ts';
 import { isPostgres } from '../helpers/postgres.ts';
@@ -99,6 +99,7 @@ describe('first start', () => {
     } finally {
       await server.stop();
       await fresh.drop();
+      if (isPostgres) rmSync(dirname(dataDir), { recursive: true, force: true });
     }
   });
 
