@@ -31,6 +31,8 @@ describe('the embedded data directory', () => {
     const server = await startTestServer({ database, env });
     try {
       expect(server.config.database.kind).toBe('embedded');
+      // whatever the process creates from now on is its own (the server runs in this process)
+      expect(process.umask()).toBe(0o077);
       // written while running: the WAL, the lock file
       await server.db.query('CREATE TABLE scratch AS SELECT g FROM generate_series(1, 5000) g');
       const entries = modes(dataDir);
