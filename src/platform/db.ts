@@ -3,7 +3,9 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
+import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
+import { secureDataDir, tightenDataDir } from './data-dir.ts';
 import { lockDirectory } from './dir-lock.ts';
 
 export type Row = Record<string, any>;
@@ -142,7 +144,7 @@ function firstValue(result: pg.QueryResult): string | undefined {
   return value === undefined || value === null ? undefined : String(value);
 }
 
-export async function openDb(database: Config['database']): Promise<Db> {
+export async function openDb(database: Config['database'], log?: Pick<Logger, 'warn'>): Promise<Db> {
   if (database.kind === 'postgres') {
     const connection = {
       connectionString: database.url,
@@ -158,6 +160,8 @@ export async function openDb(database: Config['database']): Promise<Db> {
       ...connection, application_name: 'gatehouse-health', connectionTimeoutMillis: pingTimeout, statement_timeout: pingTimeout, query_timeout: pingTimeout + 500,
     });
   }
+  // Owner-only before PGlite creates or opens a file (issue 13 item 2).
+  secureDataDir(database.dataDir, log);
   const dir = join(database.dataDir, 'pg');
   mkdirSync(dir, { recursive: true });
   // PGlite does not lock its directory: a second process would silently lose writes (feasibility-findings.md Q1).
@@ -167,9 +171,14 @@ export async function openDb(database: Config['database']): Promise<Db> {
     const { PGlite } = await import('@electric-sql/pglite');
     const { createPgConfig } = await import('@electric-sql/pglite/node-postgres');
     const pglite = await PGlite.create(dir);
+    // PGlite unpacks a new database with its archive's modes (0666), and its file system layer sets the modes of
+    // some files it rewrites at start (pg_internal.init, 0644) past the umask: tightened again, silently, after
+    // opening and after closing, so that the next start only reports what someone else changed.
+    tightenDataDir(dir);
     const pool = new pg.Pool({ ...(createPgConfig(pglite) as unknown as pg.PoolConfig), max: 1 });
     return new PoolDb('embedded', pool, async () => {
       await pglite.close();
+      tightenDataDir(dir);
       unlock();
     });
   } catch (error) {
