@@ -60,7 +60,12 @@ class PoolDb implements Db {
   #pingClient: Promise<pg.Client> | undefined;
   #closed = false;
 
-  constructor(kind: 'postgres' | 'embedded', pool: pg.Pool, onClose: () => Promise<void> = async () => {}, pingConfig?: pg.ClientConfig) {
+  constructor(
+    kind: 'postgres' | 'embedded',
+    pool: pg.Pool,
+    onClose: () => Promise<void> = async () => {},
+    pingConfig?: pg.ClientConfig,
+  ) {
     this.kind = kind;
     this.pool = pool;
     this.#onClose = onClose;
@@ -81,7 +86,9 @@ class PoolDb implements Db {
       // A connection lost while checked out (between two statements of fn) is reported as an 'error' event; the
       // pool only listens on idle clients, and an unheard 'error' would end the process. The failure itself
       // reaches fn through its next query.
-      const onLostConnection = () => { broken = true; };
+      const onLostConnection = () => {
+        broken = true;
+      };
       client.on('error', onLostConnection);
       const stats = this.stats;
       const prepare = this.kind === 'postgres';
@@ -97,7 +104,9 @@ class PoolDb implements Db {
         await client.query('COMMIT');
         return result;
       } catch (error) {
-        await client.query('ROLLBACK').catch(() => { broken = true; });
+        await client.query('ROLLBACK').catch(() => {
+          broken = true;
+        });
         if (attempt < MAX_ATTEMPTS && RETRYABLE.has((error as { code?: string }).code ?? '')) continue;
         throw error;
       } finally {
@@ -114,7 +123,9 @@ class PoolDb implements Db {
     const config = this.#pingConfig;
     this.#pingClient ??= (async () => {
       const client = new pg.Client(config);
-      client.on('error', () => { this.#pingClient = undefined; });
+      client.on('error', () => {
+        this.#pingClient = undefined;
+      });
       await client.connect();
       return client;
     })();
@@ -157,7 +168,11 @@ export async function openDb(database: Config['database'], log?: Pick<Logger, 'w
     const pool = new pg.Pool({ ...connection, max: database.poolSize, idleTimeoutMillis: 30_000 });
     const pingTimeout = Math.min(database.connectTimeoutMs, 2000);
     return new PoolDb('postgres', pool, undefined, {
-      ...connection, application_name: 'gatehouse-health', connectionTimeoutMillis: pingTimeout, statement_timeout: pingTimeout, query_timeout: pingTimeout + 500,
+      ...connection,
+      application_name: 'gatehouse-health',
+      connectionTimeoutMillis: pingTimeout,
+      statement_timeout: pingTimeout,
+      query_timeout: pingTimeout + 500,
     });
   }
   // Owner-only before PGlite creates or opens a file (issue 13 item 2).

@@ -13,10 +13,17 @@ export interface GatehouseProcess {
 }
 
 export function spawnGatehouse(env: Record<string, string>): GatehouseProcess {
-  const child = spawn(process.execPath, [MAIN], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [MAIN], {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
-  child.stdout!.on('data', (d) => { out += String(d); });
-  child.stderr!.on('data', (d) => { out += String(d); });
+  child.stdout!.on('data', (d) => {
+    out += String(d);
+  });
+  child.stderr!.on('data', (d) => {
+    out += String(d);
+  });
   const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   return {
     child,
@@ -35,7 +42,9 @@ export async function waitForOk(url: string, timeoutMs = 30_000): Promise<void> 
     try {
       const res = await fetch(url);
       if (res.status === 200) return;
-    } catch { /* not listening yet */ }
+    } catch {
+      /* not listening yet */
+    }
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`${url} did not answer 200 within ${timeoutMs} ms`);

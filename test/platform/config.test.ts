@@ -16,8 +16,14 @@ describe('loadConfig', () => {
   });
 
   it('uses PostgreSQL when DATABASE_URL is set, and then requires the master key', () => {
-    expect(() => loadConfig({ DATABASE_URL: 'postgres://u@127.0.0.1/db' })).toThrow(/GATEHOUSE_MASTER_KEY: is required/);
-    const config = loadConfig({ DATABASE_URL: 'postgres://u@127.0.0.1/db', GATEHOUSE_MASTER_KEY: 'k'.repeat(32), DATABASE_POOL_SIZE: '7' });
+    expect(() => loadConfig({ DATABASE_URL: 'postgres://u@127.0.0.1/db' })).toThrow(
+      /GATEHOUSE_MASTER_KEY: is required/,
+    );
+    const config = loadConfig({
+      DATABASE_URL: 'postgres://u@127.0.0.1/db',
+      GATEHOUSE_MASTER_KEY: 'k'.repeat(32),
+      DATABASE_POOL_SIZE: '7',
+    });
     expect(config.database).toMatchObject({ kind: 'postgres', poolSize: 7 });
   });
 
@@ -51,7 +57,10 @@ describe('loadConfig', () => {
 
   it('reads GATEHOUSE_METRICS_ADDRESS as host and port (IPv6 without brackets); unset keeps /metrics on the public port', () => {
     expect(loadConfig({}).metricsAddress).toBeUndefined();
-    expect(loadConfig({ GATEHOUSE_METRICS_ADDRESS: '127.0.0.1:9464' }).metricsAddress).toEqual({ host: '127.0.0.1', port: 9464 });
+    expect(loadConfig({ GATEHOUSE_METRICS_ADDRESS: '127.0.0.1:9464' }).metricsAddress).toEqual({
+      host: '127.0.0.1',
+      port: 9464,
+    });
     expect(loadConfig({ GATEHOUSE_METRICS_ADDRESS: '[::1]:80' }).metricsAddress).toEqual({ host: '::1', port: 80 });
   });
 
@@ -59,7 +68,9 @@ describe('loadConfig', () => {
     expect(loadConfig({}).http).toEqual({ requestTimeoutMs: 30_000, http2MaxConcurrentStreams: 100 });
     expect(loadConfig({}).authorizeMaxBytes).toBe(8192);
     expect(() => loadConfig({ GATEHOUSE_AUTHORIZE_MAX_BYTES: '65536' })).toThrow(/GATEHOUSE_AUTHORIZE_MAX_BYTES/);
-    expect(() => loadConfig({ GATEHOUSE_HTTP2_MAX_CONCURRENT_STREAMS: '0' })).toThrow(/GATEHOUSE_HTTP2_MAX_CONCURRENT_STREAMS/);
+    expect(() => loadConfig({ GATEHOUSE_HTTP2_MAX_CONCURRENT_STREAMS: '0' })).toThrow(
+      /GATEHOUSE_HTTP2_MAX_CONCURRENT_STREAMS/,
+    );
     expect(() => loadConfig({ GATEHOUSE_REQUEST_TIMEOUT_MS: 'soon' })).toThrow(/GATEHOUSE_REQUEST_TIMEOUT_MS/);
   });
 });
