@@ -163,6 +163,13 @@ describe.runIf(isPostgres)('behind PgBouncer in transaction pooling, without GAT
       .rejects.toThrow(/unsupported startup parameter: statement_timeout/);
   });
 
+  it('with the setting but no GATEHOUSE_DATABASE_DIRECT_URL, does not start, and names the variable', async () => {
+    const bouncer = await startPgBouncer(process.env.DATABASE_URL!, { poolMode: 'transaction' });
+    bouncers.push(bouncer);
+    await expect(startTestServer({ database, env: { DATABASE_URL: bouncer.url(database.env.DATABASE_URL!), GATEHOUSE_DB_POOLING: 'transaction' } }))
+      .rejects.toThrow(/GATEHOUSE_DATABASE_DIRECT_URL is unset, .*unsupported startup parameter: statement_timeout/);
+  });
+
   it('with the parameter ignored (as operators try next), fails requests under load: named statements', async () => {
     const bouncer = await startPgBouncer(process.env.DATABASE_URL!, { poolMode: 'transaction', ignoreStartupParameters: ['statement_timeout'] });
     bouncers.push(bouncer);
