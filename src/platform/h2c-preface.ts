@@ -8,11 +8,11 @@
 //
 // HAProxy sends that request only after the server's SETTINGS, which nghttp2 sends once it owns the socket; after
 // that no byte passes through JavaScript (a JavaScript stream between socket and session measured 13 times slower).
-// So the sniffer sends the server's SETTINGS itself, keeps reading until the client acknowledges them (RFC 9113
-// §6.5.3: immediately), and hands nghttp2 the bytes without that acknowledgement (nghttp2 would take an ACK for
-// SETTINGS it never sent as a connection error) and with the first request completed. nghttp2 then sends the same
-// SETTINGS again, which the client acknowledges to it. The cost: one round trip at the start of each HTTP/2
-// connection.
+// So the sniffer sends the server's SETTINGS itself and keeps reading until the client has acknowledged them
+// (RFC 9113 §6.5.3: immediately) and sent its first request, then hands nghttp2 the bytes without that ACK (nghttp2
+// takes an ACK of SETTINGS it never sent as a connection error) and with the first request completed. nghttp2 then
+// sends the same SETTINGS again, which the client acknowledges to it. The cost: one round trip at the start of each
+// cleartext HTTP/2 connection (http.ts bounds the waits).
 import http2 from 'node:http2';
 
 const FRAME_HEADER = 9;
@@ -40,28 +40,35 @@ export function settingsFrame(settings: http2.Settings): Buffer {
   return Buffer.concat([header, payload]);
 }
 
-/** Given what the client sent after the connection preface: undefined until its SETTINGS ACK has arrived, then the
- *  same bytes without that ACK and with the connection's first request given `authority` if it has none. */
-export function afterSettingsAck(bytes: Buffer, authority: string): Buffer | undefined {
+export interface ConnectionStart {
+  /** What to hand to nghttp2: the client's bytes without the ACK of our SETTINGS, the first request completed. */
+  bytes: Buffer;
+  /** The client acknowledged our SETTINGS (that ACK is not in `bytes`). */
+  acknowledged: boolean;
+  /** The connection's first HEADERS frame has arrived whole. */
+  requested: boolean;
+}
+
+/** Reads what the client sent after the connection preface, as far as whole frames go. */
+export function connectionStart(bytes: Buffer, authority: string): ConnectionStart {
   const frames: Buffer[] = [];
   let offset = 0;
   let acknowledged = false;
-  let firstHeaders = true;
+  let requested = false;
   while (offset + FRAME_HEADER <= bytes.length) {
     const end = offset + FRAME_HEADER + bytes.readUIntBE(offset, 3);
     if (end > bytes.length) break;
     const frame = bytes.subarray(offset, end);
     const type = frame[3];
     if (!acknowledged && type === SETTINGS && (frame[4]! & ACK) && frame.readUInt32BE(5) === 0) acknowledged = true;
-    else if (firstHeaders && type === HEADERS) {
-      firstHeaders = false;
+    else if (!requested && type === HEADERS) {
+      requested = true;
       frames.push(withAuthority(frame, authority) ?? frame);
     } else frames.push(frame);
     offset = end;
   }
-  if (!acknowledged) return undefined;
   frames.push(bytes.subarray(offset));
-  return Buffer.concat(frames);
+  return { bytes: Buffer.concat(frames), acknowledged, requested };
 }
 
 /** The HEADERS frame with an :authority field first in its header block, or undefined to leave it as it is:

@@ -8,12 +8,13 @@ import { join } from 'node:path';
 import { sleep } from './load.ts';
 import { freePort } from './server.ts';
 
-export interface HaproxyServerStat { name: string; status: string; checkStatus: string }
+export interface HaproxyServerStat { name: string; status: string; checkStatus: string; failedChecks: number }
 
 export interface Haproxy {
   /** The frontend's URL. */
   url: string;
-  /** `show stat` of the backend's servers: status (UP, DOWN, …) and the last check's result (L7OK, SOCKERR, …). */
+  /** `show stat` of the backend's servers: status (UP, DOWN, …), the last check's result (L7OK, SOCKERR, …) and
+   *  the number of failed checks. */
   servers(): Promise<HaproxyServerStat[]>;
   log(): string;
   stop(): Promise<void>;
@@ -62,7 +63,7 @@ export async function startHaproxy(backend: string[]): Promise<Haproxy> {
     const columns = head!.replace(/^# /, '').split(',');
     const at = (row: string[], name: string) => row[columns.indexOf(name)] ?? '';
     return rows.map((r) => r.split(',')).filter((r) => r[0] === 'be' && !['FRONTEND', 'BACKEND'].includes(r[1]!))
-      .map((r) => ({ name: r[1]!, status: at(r, 'status'), checkStatus: at(r, 'check_status') }));
+      .map((r) => ({ name: r[1]!, status: at(r, 'status'), checkStatus: at(r, 'check_status'), failedChecks: Number(at(r, 'chkfail')) }));
   };
   const stop = async () => {
     child.kill('SIGTERM');
