@@ -14,7 +14,7 @@ export interface Haproxy {
   /** The frontend's URL. */
   url: string;
   /** `show stat` of the backend's servers: status (UP, DOWN, …), the last check's result (L7OK, SOCKERR, …) and
-   *  the number of failed checks. */
+   *  the number of failed checks. HAProxy's leading "* " (a check is running now) is left off. */
   servers(): Promise<HaproxyServerStat[]>;
   log(): string;
   stop(): Promise<void>;
@@ -63,7 +63,7 @@ export async function startHaproxy(backend: string[]): Promise<Haproxy> {
     const columns = head!.replace(/^# /, '').split(',');
     const at = (row: string[], name: string) => row[columns.indexOf(name)] ?? '';
     return rows.map((r) => r.split(',')).filter((r) => r[0] === 'be' && !['FRONTEND', 'BACKEND'].includes(r[1]!))
-      .map((r) => ({ name: r[1]!, status: at(r, 'status'), checkStatus: at(r, 'check_status'), failedChecks: Number(at(r, 'chkfail')) }));
+      .map((r) => ({ name: r[1]!, status: at(r, 'status'), checkStatus: at(r, 'check_status').replace(/^\* /, ''), failedChecks: Number(at(r, 'chkfail')) }));
   };
   const stop = async () => {
     child.kill('SIGTERM');
