@@ -1,11 +1,11 @@
 // A real HAProxy (Debian's `haproxy` package, 2.6 on Debian 12) on loopback in front of Gatehouse nodes (issue 24):
 // its own config in a temp dir, an admin socket to read the servers' check results, stopped by stop().
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sleep } from './load.ts';
+import { spawnTool } from './process.ts';
 import { freePort } from './server.ts';
 
 export interface HaproxyServerStat { name: string; status: string; checkStatus: string; failedChecks: number }
@@ -41,13 +41,7 @@ export async function startHaproxy(backend: string[]): Promise<Haproxy> {
     ...backend.map((line) => `  ${line}`),
     '',
   ].join('\n'));
-  const child = spawn('haproxy', ['-db', '-f', config], { env: { PATH: `${process.env.PATH ?? ''}:/usr/sbin` }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let log = '';
-  child.stdout.on('data', (d) => { log += String(d); });
-  child.stderr.on('data', (d) => { log += String(d); });
-  let spawnError: Error | undefined;
-  child.on('error', (error) => { spawnError = error; });
-  const exited = new Promise<void>((resolve) => child.on('close', () => resolve()));
+  const tool = spawnTool('haproxy', ['-db', '-f', config]);
 
   const command = (line: string) => new Promise<string>((resolve, reject) => {
     const s = connect(socket);
@@ -66,15 +60,14 @@ export async function startHaproxy(backend: string[]): Promise<Haproxy> {
       .map((r) => ({ name: r[1]!, status: at(r, 'status'), checkStatus: at(r, 'check_status').replace(/^\* /, ''), failedChecks: Number(at(r, 'chkfail')) }));
   };
   const stop = async () => {
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-    await exited;
-    clearTimeout(timer);
+    await tool.stop();
     rmSync(dir, { recursive: true, force: true });
   };
 
   const deadline = Date.now() + 10_000;
   for (;;) {
+    const spawnError = tool.spawnError();
+    if (spawnError) await stop();
     if (spawnError) throw new Error(`haproxy did not start (install Debian's haproxy package): ${spawnError.message}`);
     try {
       await servers();
@@ -82,10 +75,10 @@ export async function startHaproxy(backend: string[]): Promise<Haproxy> {
     } catch (error) {
       if (Date.now() > deadline) {
         await stop();
-        throw new Error(`haproxy did not answer on its admin socket within 10 s: ${(error as Error).message}\n${log}`);
+        throw new Error(`haproxy did not answer on its admin socket within 10 s: ${(error as Error).message}\n${tool.log()}`);
       }
       await sleep(100);
     }
   }
-  return { url: `http://127.0.0.1:${port}`, servers, log: () => log, stop };
+  return { url: `http://127.0.0.1:${port}`, servers, log: tool.log, stop };
 }

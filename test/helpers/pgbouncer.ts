@@ -1,11 +1,11 @@
 // A real PgBouncer (Debian's `pgbouncer` package, 1.18 on Debian 12) on a free loopback port in front of the test
 // run's PostgreSQL (issue 24): its own config in a temp dir, every database name passed through, stopped by stop().
-import { spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { sleep } from './load.ts';
+import { spawnTool } from './process.ts';
 import { freePort } from './server.ts';
 
 export interface PgBouncerOptions {
@@ -56,21 +56,9 @@ export async function startPgBouncer(serverUrl: string, options: PgBouncerOption
   ].join('\n'));
 
   const asRoot = process.getuid?.() === 0;
-  const child = spawn('pgbouncer', [...(asRoot ? ['-u', 'postgres'] : []), ini], {
-    env: { PATH: `${process.env.PATH ?? ''}:/usr/sbin` }, stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let log = '';
-  child.stdout.on('data', (d) => { log += String(d); });
-  child.stderr.on('data', (d) => { log += String(d); });
-  const exited = new Promise<void>((resolve) => child.on('close', () => resolve()));
-  let spawnError: Error | undefined;
-  child.on('error', (error) => { spawnError = error; });
-
+  const tool = spawnTool('pgbouncer', [...(asRoot ? ['-u', 'postgres'] : []), ini]);
   const stop = async () => {
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-    await exited;
-    clearTimeout(timer);
+    await tool.stop();
     rmSync(dir, { recursive: true, force: true });
   };
   const url = (databaseUrl: string) => {
@@ -84,6 +72,8 @@ export async function startPgBouncer(serverUrl: string, options: PgBouncerOption
   // Ready when a query goes through (bounded).
   const deadline = Date.now() + 15_000;
   for (;;) {
+    const spawnError = tool.spawnError();
+    if (spawnError) await stop();
     if (spawnError) throw new Error(`pgbouncer did not start (install Debian's pgbouncer package): ${spawnError.message}`);
     const client = new pg.Client({ connectionString: url(serverUrl), connectionTimeoutMillis: 1000 });
     client.on('error', () => {});
@@ -96,10 +86,10 @@ export async function startPgBouncer(serverUrl: string, options: PgBouncerOption
       await client.end().catch(() => {});
       if (Date.now() > deadline) {
         await stop();
-        throw new Error(`pgbouncer did not answer within 15 s: ${(error as Error).message}\n${log}`);
+        throw new Error(`pgbouncer did not answer within 15 s: ${(error as Error).message}\n${tool.log()}`);
       }
       await sleep(100);
     }
   }
-  return { url, log: () => log, stop };
+  return { url, log: tool.log, stop };
 }
