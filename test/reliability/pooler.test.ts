@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDb, type Db } from '../../src/platform/db.ts';
+import { listMigrations, migrate, schemaVersion } from '../../src/platform/migrate.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { callApi, okJson } from '../helpers/management.ts';
 import { basic, createApiApp, createMachine, createOidcApp, createProject, postForm, userTokens } from '../helpers/oidc.ts';
@@ -125,6 +126,20 @@ describe.runIf(isPostgres)('behind PgBouncer in transaction pooling', () => {
     expect(result.sent).toBe(3000);
     expect(result.failed).toEqual({});
   }, 150_000);
+
+  it('migrates an empty database on the direct connection, and reads the schema version through PgBouncer', async () => {
+    const empty = await createTestDatabase({ empty: true });
+    const db = await openDb({ ...empty.database as Extract<TestDatabase['database'], { kind: 'postgres' }>, url: bouncer.url(empty.env.DATABASE_URL!), directUrl: empty.env.DATABASE_URL!, pooling: 'transaction' });
+    try {
+      const all = listMigrations();
+      expect(await migrate(db)).toEqual(all.map((m) => m.name));
+      expect(await schemaVersion(db)).toBe(all.at(-1)!.version);
+      expect(await migrate(db)).toEqual([]);
+    } finally {
+      await db.close();
+      await empty.drop();
+    }
+  });
 
   it('still ends a statement at the statement timeout, outside and inside a transaction', async () => {
     const db = await openDb({ kind: 'postgres', url: bouncer.url(direct()), poolSize: 2, connectTimeoutMs: 5000, statementTimeoutMs: 300, pooling: 'transaction' });
