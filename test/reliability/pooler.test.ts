@@ -141,6 +141,24 @@ describe.runIf(isPostgres)('behind PgBouncer in transaction pooling', () => {
     }
   });
 
+  it('prepares no named statement and leaves no setting behind in the session', async () => {
+    // on PostgreSQL itself, one connection, so that what the session keeps can be seen
+    const db = await openDb({ kind: 'postgres', url: direct(), poolSize: 1, connectTimeoutMs: 5000, statementTimeoutMs: 4000, pooling: 'transaction' });
+    try {
+      for (const n of [1, 2]) expect((await db.query<{ n: number }>('SELECT $1::int AS n', [n])).rows).toEqual([{ n }]);
+      await db.tx(async (tx) => { await tx.query('SELECT $1::int AS n', [3]); });
+      const session = await db.pool.connect();
+      try {
+        expect((await session.query('SELECT count(*)::int AS n FROM pg_prepared_statements')).rows).toEqual([{ n: 0 }]);
+        expect((await session.query("SELECT setting = reset_val AS unchanged FROM pg_settings WHERE name = 'statement_timeout'")).rows).toEqual([{ unchanged: true }]);
+      } finally {
+        session.release();
+      }
+    } finally {
+      await db.close();
+    }
+  });
+
   it('still ends a statement at the statement timeout, outside and inside a transaction', async () => {
     const db = await openDb({ kind: 'postgres', url: bouncer.url(direct()), poolSize: 2, connectTimeoutMs: 5000, statementTimeoutMs: 300, pooling: 'transaction' });
     try {
