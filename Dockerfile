@@ -20,7 +20,7 @@ COPY package.json ./
 COPY src ./src
 COPY migrations ./migrations
 COPY views ./views
-RUN mkdir -p /data && chown node:node /data
+RUN mkdir -p /data && chown node:node /data && chmod 700 /data
 USER node
 VOLUME ["/data"]
 EXPOSE 8080

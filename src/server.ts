@@ -27,7 +27,7 @@ export interface RunningServer {
 
 export async function startServer(config: Config, log: Logger = createLogger(config.logLevel)): Promise<RunningServer> {
   const secrets = createSecretBox(resolveMasterKey(config));
-  const db = await openDb(config.database);
+  const db = await openDb(config.database, log);
   let app: FastifyInstance | undefined;
   const lifecycle: Lifecycle = { draining: false };
   try {

@@ -59,7 +59,7 @@ export function print(value: Record<string, unknown> | Record<string, unknown>[]
 }
 
 export async function withDb<T>(config: Config, fn: (db: Db) => Promise<T>): Promise<T> {
-  const db = await openDb(config.database);
+  const db = await openDb(config.database, createLogger(config.logLevel, process.stderr));
   try {
     return await fn(db);
   } finally {

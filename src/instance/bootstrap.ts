@@ -1,8 +1,9 @@
 // First start (issue "Foundation" §9): the instance, its first organization, the admin user, and optionally an
 // admin service account whose key file is written for the operator. Runs under a transaction-scoped advisory
 // lock, so instances starting together create all of it exactly once; later starts change nothing.
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
+import { dirname, join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { Db, Queryable } from '../platform/db.ts';
@@ -20,6 +21,8 @@ import { findInstance, insertInstance, type InstanceRow } from './queries.ts';
 const LOCK_KEY = 7_146_002; // "gatehouse bootstrap"
 export const FIRST_ORG_NAME = 'Gatehouse';
 const SYSTEM = 'SYSTEM';
+/** The generated admin password's file, in GATEHOUSE_DATA_DIR (with PostgreSQL too). */
+export const ADMIN_PASSWORD_FILE = 'admin-password.txt';
 
 export async function bootstrap(db: Db, config: Config, log: Logger): Promise<InstanceRow> {
   const existing = await findInstance(db);
@@ -28,15 +31,20 @@ export async function bootstrap(db: Db, config: Config, log: Logger): Promise<In
   const generatedPassword = config.admin.password ? undefined : randomBytes(18).toString('base64url');
   const passwordHash = await hashPassword(config.admin.password ?? generatedPassword!);
 
+  const passwordFile = join(config.dataDir, ADMIN_PASSWORD_FILE);
   const created = await db.tx(async (tx) => {
     await tx.query('SELECT pg_advisory_xact_lock($1)', [LOCK_KEY]);
     if (await findInstance(tx)) return undefined;
-    return createInstance(tx, config, passwordHash);
+    const instance = await createInstance(tx, config, passwordHash);
+    // Written inside the transaction, as the key file: if the write fails, nothing is created and the next start
+    // tries again; only the one start that creates the admin writes it.
+    if (generatedPassword) writeOwnerOnly(passwordFile, `${generatedPassword}\n`);
+    return instance;
   });
   if (!created) return (await findInstance(db))!;
   if (generatedPassword) {
-    // Printed once, on the one start that created the admin: the operator's only way to the first login.
-    log.warn({ userName: config.admin.userName, password: generatedPassword }, 'created the admin user with a generated password; change it after the first login');
+    // The operator's only way to the first login, kept out of the log (issue 13 item 8): logs are shipped and kept.
+    log.warn({ userName: config.admin.userName, file: passwordFile }, `created the admin user with a generated password, written to ${passwordFile}; sign in, change it and delete the file`);
   }
   log.info({ instanceId: created.id, keyFile: config.admin.keyFile }, 'instance created');
   return created;
@@ -70,6 +78,13 @@ async function createInstance(tx: Queryable, config: Config, passwordHash: strin
     writeFileSync(config.admin.keyFile, JSON.stringify(keyFile, null, 2), { mode: 0o600 });
   }
   return (await findInstance(tx))!;
+}
+
+/** A new file only its owner can read: one left from an earlier attempt is replaced, never reused with its mode. */
+function writeOwnerOnly(file: string, content: string): void {
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  rmSync(file, { force: true });
+  writeFileSync(file, content, { mode: 0o600, flag: 'wx' });
 }
 
 async function addInstanceMember(tx: Queryable, instanceId: string, userId: string): Promise<void> {

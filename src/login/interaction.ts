@@ -73,8 +73,11 @@ export async function loadPostedInteraction(deps: LoginDeps, request: FastifyReq
   const interaction = await loadInteraction(deps, request, reply);
   if (!validCsrfToken(deps.secrets, interaction.uid, formField(request, 'csrf'))) throw new ForbiddenPost('missing or wrong CSRF token');
   // The user acts: the pending request is kept another GATEHOUSE_INTERACTION_TTL (the adapter caps each save to
-  // it), so only requests nobody acts on expire that early (issue 26 §3).
-  await interaction.details.save(remainingSeconds(interaction.details));
+  // it), so only requests nobody acts on expire that early (issue 26 §3). While more than half of the first save's
+  // TTL is left the save is skipped: a sign-in of a few seconds writes nothing extra, and a stored interaction
+  // always outlives the user's last form post by at least half the TTL.
+  const { details } = interaction;
+  if (Math.floor(Date.now() / 1000) - details.iat >= deps.config.ttl.interaction / 2) await details.save(remainingSeconds(details));
   return interaction;
 }
 

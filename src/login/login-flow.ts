@@ -89,7 +89,8 @@ export const submitSelect: Handler = async (deps, request, reply) => {
   // The account of the current session continues without a password, unless the client demands a fresh login
   // (prompt=login, max_age: security.md §5); its original authentication time is kept.
   if (session?.accountId === account.id && !requestedPrompts(interaction.details).has('login') && params.max_age === undefined) {
-    const current = await deps.oidc.provider().Session.find(session.cookie);
+    // by its uid: the session's cookie value is not stored with the interaction (adapter.ts storedPayload)
+    const current = session.uid ? await deps.oidc.provider().Session.findByUid(session.uid) : undefined;
     if (current?.accountId === account.id && current.loginTs) {
       return finish(interaction, reply, { select_account: {}, login: { accountId: account.id, ts: current.loginTs, amr: current.amr } });
     }

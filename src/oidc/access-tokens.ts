@@ -66,7 +66,8 @@ export const accessTokenLookup = (storageId: string) => `
   LIMIT 1`;
 
 export interface AccessTokenRow extends Partial<UserProfileRow> {
-  token_payload: AccessTokenPayload | null;
+  /** Stored without its jti (adapter.ts storedPayload); rows of older versions still have it. */
+  token_payload: (Omit<AccessTokenPayload, 'jti'> & { jti?: string }) | null;
   grant_payload: { accountId?: string; clientId?: string; exp?: number } | null;
   session_payload: { accountId?: string; authorizations?: Record<string, { grantId?: string }> } | null;
   app_project_id: string | null;
@@ -97,8 +98,9 @@ export function activeAccessTokenFinder(db: Queryable): ActiveAccessTokenFinder 
 
 /** The rules, applied to the joined row. */
 export function activeAccessToken(row: AccessTokenRow, ref: TokenReference): ActiveAccessToken | undefined {
-  const token = row.token_payload;
-  if (!token || token.exp <= Math.floor(Date.now() / 1000)) return undefined;
+  const stored = row.token_payload;
+  if (!stored || stored.exp <= Math.floor(Date.now() / 1000)) return undefined;
+  const token: AccessTokenPayload = { ...stored, jti: ref.jti }; // the row was found by this jti's hash
   // A JWT's jti is printed in the token itself: it is no bearer token, so such rows answer only through the JWT.
   if (Boolean(token.gatehouseJwt) !== ref.jwt) return undefined;
   // A revoked grant (refresh token revocation, code replay) ends its tokens.

@@ -1,6 +1,7 @@
 // oidc-provider's storage in Postgres (oidc-provider-findings §15). One table for every model; ids are stored as
-// SHA-256 hashes, so the table never holds a usable token, code or session id (security.md §7). Clients are not
-// stored here: they are built from apps and machine users on every lookup (clients.ts).
+// SHA-256 hashes and payloads without the values the ids hash (storedPayload), so the table never holds a usable
+// token, code, session or interaction id (security.md §7, issue 13 item 3). Clients are not stored here: they are
+// built from apps and machine users on every lookup (clients.ts).
 import { createHash } from 'node:crypto';
 import { errors, type Adapter, type AdapterPayload } from 'oidc-provider';
 import type { Db, Queryable } from '../platform/db.ts';
@@ -14,6 +15,36 @@ export interface AdapterHooks {
 
 /** Storage id of a token, code or session id: its SHA-256 (security.md §7). */
 export const hashId = (id: string) => createHash('sha256').update(id).digest('base64url');
+
+/**
+ * A payload as stored: without the bearer values oidc-provider keeps in it (issue 13 item 3). Every model's `jti` is
+ * its id, the value presented (a token, a code, the session cookie, an interaction's URL and cookie); an
+ * Interaction also names its id in `returnTo` (the resume URL) and its browser session's cookie value in
+ * `session.cookie`, which nothing reads. `find` is always called with the id, so presentedPayload puts it back.
+ * Not bearer values, and kept: a grant id (a reference between rows, never accepted from a client: the grant_id
+ * column joins on it), a session's `uid` (the sessionUid of its tokens; the cookie carries the jti) and `sid`
+ * (printed in ID tokens). Rows of older versions still hold a jti, equal to the id; migration 0046 removes them.
+ */
+export function storedPayload<P extends { jti?: string }>(model: string, id: string, payload: P): Omit<P, 'jti'> {
+  const { jti: _id, ...stored } = payload;
+  if (model !== 'Interaction') return stored;
+  const interaction = stored as { returnTo?: string; session?: { cookie?: string } };
+  if (interaction.returnTo) interaction.returnTo = interaction.returnTo.replaceAll(id, ID_PLACEHOLDER);
+  if (interaction.session?.cookie) {
+    const { cookie: _cookie, ...session } = interaction.session;
+    interaction.session = session;
+  }
+  return stored;
+}
+
+// Stands for the interaction's id in its stored resume URL: an issuer URL (an origin) and a route cannot contain it.
+const ID_PLACEHOLDER = '{id}';
+
+function presentedPayload(model: string, id: string, stored: AdapterPayload): AdapterPayload {
+  const payload = { ...stored, jti: id };
+  if (model === 'Interaction' && typeof payload.returnTo === 'string') payload.returnTo = payload.returnTo.replaceAll(ID_PLACEHOLDER, id);
+  return payload;
+}
 
 /**
  * A one-time assertion (client assertion, JWT-profile assertion) presented a second time. oidc-provider's replay
@@ -64,7 +95,7 @@ export function createAdapterClass(db: Db, hooks: AdapterHooks, options: Adapter
          ON CONFLICT ON CONSTRAINT oidc_payloads_pkey DO UPDATE
            SET payload = EXCLUDED.payload, grant_id = EXCLUDED.grant_id, uid = EXCLUDED.uid,
                expires_at = EXCLUDED.expires_at, updated_at = clock_timestamp()`,
-        [this.model, hashId(id), payload, grantId, payload.uid ?? null, expiresIn ? Math.ceil(expiresIn) : null],
+        [this.model, hashId(id), storedPayload(this.model, id, payload), grantId, payload.uid ?? null, expiresIn ? Math.ceil(expiresIn) : null],
       );
     }
 
@@ -86,11 +117,14 @@ export function createAdapterClass(db: Db, hooks: AdapterHooks, options: Adapter
       // The jti of a JWT access token is printed in the token and in introspection: it is not a bearer token.
       if (this.model === 'AccessToken' && Boolean(row.payload.gatehouseJwt) !== jwt) return undefined;
       if (inGrace(this.model, row.consumed_at)) return undefined; // unknown → invalid_grant, the grant lives on
-      return row.consumed_at ? { ...row.payload, consumed: Math.floor(row.consumed_at.getTime() / 1000) } : row.payload;
+      const payload = presentedPayload(this.model, id, row.payload);
+      return row.consumed_at ? { ...payload, consumed: Math.floor(row.consumed_at.getTime() / 1000) } : payload;
     }
 
     async findByUid(uid: string): Promise<AdapterPayload | undefined> {
-      // Non-unique uid: a session id rotation writes a new row with the same uid; the newest one is current.
+      // Non-unique uid: a session id rotation writes a new row with the same uid; the newest one is current. The
+      // session comes back without its id (storedPayload): the provider reads such a session (token binding, the
+      // interaction's session check) and never saves it.
       const { rows } = await db.query<{ payload: AdapterPayload }>(
         `SELECT payload FROM oidc_payloads
          WHERE model = $1 AND uid = $2 AND (expires_at IS NULL OR expires_at > now())

@@ -10,7 +10,7 @@ import type { AdapterPayload } from 'oidc-provider';
 import type { Queryable } from '../platform/db.ts';
 import { batchedStatement } from '../platform/batch.ts';
 import type { AccessTokenPayload } from './access-tokens.ts';
-import { hashId } from './adapter.ts';
+import { hashId, storedPayload } from './adapter.ts';
 import type { JwtAccessTokens } from './jwt-access-tokens.ts';
 import { CLOCK_TOLERANCE, type ClaimOnce } from './endpoints/client-auth.ts';
 
@@ -65,7 +65,7 @@ export const INSERT_TOKENS = `
   )
   SELECT r.i FROM r JOIN written USING (id)`;
 
-type TokenRow = [id: string, payload: AccessTokenPayload & AdapterPayload, ttl: number, userId: string, tokenType: string, secretHash: string | null, keyId: string | null];
+type TokenRow = [id: string, payload: Omit<AccessTokenPayload & AdapterPayload, 'jti'>, ttl: number, userId: string, tokenType: string, secretHash: string | null, keyId: string | null];
 
 /** Writes a machine token row; false when its credentials no longer hold and nothing was written. */
 export type TokenWriter = (row: TokenRow) => Promise<boolean>;
@@ -90,7 +90,7 @@ export async function issueMachineToken(deps: MachineTokenDeps, request: Machine
     kind: 'AccessToken', jti, iat, exp: iat + expiresIn, accountId: user.id, clientId, gty: request.grantType, scope,
     expiresWithSession: false, ...(jwt ? { gatehouseJwt: true } : {}),
   };
-  const written = await deps.writeToken([hashId(jti), payload, expiresIn, user.id, user.access_token_type, request.grantedOn.secretHash ?? null, request.grantedOn.keyId ?? null]);
+  const written = await deps.writeToken([hashId(jti), storedPayload('AccessToken', jti, payload), expiresIn, user.id, user.access_token_type, request.grantedOn.secretHash ?? null, request.grantedOn.keyId ?? null]);
   if (!written) throw new CredentialsChanged();
   const body: TokenResponse = {
     // the audience names the machine user by its ID, never by its user name (access-tokens.ts, issue 13 §4)

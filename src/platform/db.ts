@@ -3,7 +3,9 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
+import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
+import { secureDataDir, tightenDataDir } from './data-dir.ts';
 import { lockDirectory } from './dir-lock.ts';
 
 export type Row = Record<string, any>;
@@ -236,7 +238,7 @@ function firstValue(result: pg.QueryResult): string | undefined {
 
 const fromPool = (pool: pg.Pool) => (): Promise<Session> => pool.connect();
 
-export async function openDb(database: Config['database']): Promise<Db> {
+export async function openDb(database: Config['database'], log?: Pick<Logger, 'warn'>): Promise<Db> {
   if (database.kind === 'postgres') {
     const transactionPooling = database.pooling === 'transaction';
     const timeoutMs = database.statementTimeoutMs;
@@ -272,6 +274,8 @@ export async function openDb(database: Config['database']): Promise<Db> {
       ...connection, ...startup(pingTimeout), application_name: 'gatehouse-health', connectionTimeoutMillis: pingTimeout, query_timeout: pingTimeout + 500,
     });
   }
+  // Owner-only before PGlite creates or opens a file (issue 13 item 2).
+  secureDataDir(database.dataDir, log);
   const dir = join(database.dataDir, 'pg');
   mkdirSync(dir, { recursive: true });
   // PGlite does not lock its directory: a second process would silently lose writes (feasibility-findings.md Q1).
@@ -281,10 +285,15 @@ export async function openDb(database: Config['database']): Promise<Db> {
     const { PGlite } = await import('@electric-sql/pglite');
     const { createPgConfig } = await import('@electric-sql/pglite/node-postgres');
     const pglite = await PGlite.create(dir);
+    // PGlite unpacks a new database with its archive's modes (0666), and its file system layer sets the modes of
+    // some files it rewrites at start (pg_internal.init, 0644) past the umask: tightened again, silently, after
+    // opening and after closing, so that the next start only reports what someone else changed.
+    tightenDataDir(dir);
     const pool = new pg.Pool({ ...(createPgConfig(pglite) as unknown as pg.PoolConfig), max: 1 });
     const protocol: Protocol = { bare: unnamed, inTx: unnamed, begin: 'BEGIN', ping: (sql) => ({ text: sql }), session: fromPool(pool) };
     return new PoolDb('embedded', pool, protocol, async () => {
       await pglite.close();
+      tightenDataDir(dir);
       unlock();
     });
   } catch (error) {

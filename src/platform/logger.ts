@@ -1,6 +1,6 @@
 // JSON logs (pino) with secrets redacted wherever they could appear (security.md §21).
 import type { FastifyBaseLogger } from 'fastify';
-import { pino, type Bindings, type ChildLoggerOptions, type Logger } from 'pino';
+import { pino, stdSerializers, type Bindings, type ChildLoggerOptions, type Logger } from 'pino';
 
 export const REDACTED_PATHS = [
   'req.headers.authorization', 'req.headers.cookie', 'req.headers["x-zitadel-orgid"]', 'res.headers["set-cookie"]',
@@ -18,8 +18,48 @@ function serializeRequest(req: LoggedRequest) {
   return { method: req.method, url: req.url?.replace(SECRET_QUERY, '$1[redacted]'), host: req.host ?? req.hostname, remoteAddress: req.ip, remotePort: req.socket?.remotePort };
 }
 
+// Keys named like a password or a secret are redacted at any depth of a record (issue 13 item 8: `newPassword`,
+// `app.clientSecret`, `a.b.userPassword`); pino's redact paths cannot say "any depth". The walk runs on the record's
+// own object before serializers (formatters.log): it descends into plain objects and arrays only, so the hot path's
+// request lines (a Fastify request or reply, turned into a few fields by their serializers) cost a key test or two.
+// Errors get the same walk after their serializer. A record is copied where something is redacted, never changed.
+const SECRET_KEY = /password|secret/i;
+const CENSOR = '[redacted]';
+// Deeper than this, a nested object is redacted whole instead of walked (a cycle or a pathological record).
+const MAX_DEPTH = 32;
+
+const walkable = (value: unknown): value is Record<string, unknown> => {
+  if (typeof value !== 'object' || value === null) return false;
+  const proto = Object.getPrototypeOf(value);
+  return Array.isArray(value) || proto === Object.prototype || proto === null;
+};
+
+export function redactSecretKeys<T extends object>(record: T, depth = 0): T {
+  let copy: Record<string, unknown> | undefined;
+  const source = record as Record<string, unknown>;
+  for (const key of Object.keys(source)) {
+    const value = source[key];
+    let next = value;
+    if (SECRET_KEY.test(key) && value !== undefined) next = CENSOR;
+    else if (walkable(value)) next = depth >= MAX_DEPTH ? CENSOR : redactSecretKeys(value, depth + 1);
+    if (next !== value) (copy ??= Array.isArray(record) ? [...record] as never : { ...source })[key] = next;
+  }
+  return (copy ?? record) as T;
+}
+
+function serializeError(error: Error): unknown {
+  const serialized: unknown = stdSerializers.err(error);
+  return typeof serialized === 'object' && serialized !== null ? redactSecretKeys(serialized) : serialized;
+}
+
 export function createLogger(level: string, destination?: NodeJS.WritableStream): Logger {
-  return pino({ level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' }, serializers: { req: serializeRequest }, base: { service: 'gatehouse' } }, destination as any);
+  return pino({
+    level,
+    redact: { paths: REDACTED_PATHS, censor: CENSOR },
+    formatters: { log: (record) => redactSecretKeys(record) },
+    serializers: { req: serializeRequest, err: serializeError },
+    base: { service: 'gatehouse' },
+  }, destination as any);
 }
 
 type Level = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';

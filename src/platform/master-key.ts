@@ -13,7 +13,7 @@ export function resolveMasterKey(config: Config): string {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
-  mkdirSync(config.dataDir, { recursive: true });
+  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 }); // owner-only, as db.ts keeps it (data-dir.ts)
   const key = randomBytes(32).toString('base64url');
   writeFileSync(file, `${key}\n`, { mode: 0o600, flag: 'wx' });
   return key;

@@ -2,7 +2,7 @@
 // a relying party with openid-client. Every page is saved under test-output/screenshots/.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, screenshot } from '../helpers/browser.ts';
+import { launchBrowser, screenshot, signIn } from '../helpers/browser.ts';
 import { RelyingParty, startCallbackServer, type CallbackServer } from '../helpers/relying-party.ts';
 import { startLoginServer, type LoginServer } from '../helpers/login-server.ts';
 
@@ -57,10 +57,7 @@ describe('login pages in a browser', () => {
     const page = await newPage();
     const start = await rp.start();
     await page.goto(start.url.toString());
-    await page.fill('#loginName', 'admin');
-    await page.click('#submit');
-    await page.fill('#password', 'not the password');
-    await page.click('#submit');
+    await signIn(page, 'admin', 'not the password');
     expect(await page.textContent('#form-error')).toBe('The login name or password is incorrect.');
     await screenshot(page, '03-wrong-password');
     // the change link goes back to page 1 with the name kept
@@ -99,20 +96,17 @@ describe('login pages in a browser', () => {
 
   it('the account chooser lists the two accounts of this browser, plus "use another account"', async () => {
     const page = await newPage();
-    const signIn = async (loginName: string, password: string, params: Record<string, string> = {}) => {
+    const signInAs = async (loginName: string, password: string, params: Record<string, string> = {}) => {
       const start = await rp.start(params);
       await page.goto(start.url.toString());
       if (await page.locator('#use-another').count()) await page.click('#use-another');
-      await page.fill('#loginName', loginName);
-      await page.click('#submit');
-      await page.fill('#password', password);
-      await page.click('#submit');
+      await signIn(page, loginName, password);
       await landed(page);
       return (await rp.finish(page.url(), start)).claims;
     };
-    await signIn('admin', server.adminPassword);
+    await signInAs('admin', server.adminPassword);
     const second = await server.addUser('bob', 'bob password 123');
-    expect((await signIn('bob', 'bob password 123', { prompt: 'select_account' })).sub).toBe(second);
+    expect((await signInAs('bob', 'bob password 123', { prompt: 'select_account' })).sub).toBe(second);
 
     const start = await rp.start({ prompt: 'select_account' });
     await page.goto(start.url.toString());
@@ -156,10 +150,7 @@ describe('login pages in a browser', () => {
     const page = await newPage();
     const start = await rp.start();
     await page.goto(start.url.toString());
-    await page.fill('#loginName', 'admin');
-    await page.click('#submit');
-    await page.fill('#password', server.adminPassword);
-    await page.click('#submit');
+    await signIn(page, 'admin', server.adminPassword);
     await landed(page);
 
     await page.goto(rp.endSessionUrl({ client_id: server.clientId, post_logout_redirect_uri: `${callback.url}/bye`, state: 'st-1' }).toString());
@@ -176,10 +167,7 @@ describe('login pages in a browser', () => {
 
     // without a return address the logged-out page says where to go next
     await page.goto(start.url.toString().replace(/prompt=[^&]*&?/, ''));
-    await page.fill('#loginName', 'admin');
-    await page.click('#submit');
-    await page.fill('#password', server.adminPassword);
-    await page.click('#submit');
+    await signIn(page, 'admin', server.adminPassword);
     await landed(page);
     await page.goto(`${server.url}/oidc/v1/end_session`);
     await page.click('#logout');
@@ -198,10 +186,7 @@ describe('login pages in a browser', () => {
     const page = await newPage();
     const start = await rp.start();
     await page.goto(start.url.toString());
-    await page.fill('#loginName', 'admin');
-    await page.click('#submit');
-    await page.fill('#password', server.adminPassword);
-    await page.click('#submit');
+    await signIn(page, 'admin', server.adminPassword);
     await landed(page);
     const { idToken } = await rp.finish(page.url(), start);
     const blocked: string[] = [];
@@ -216,10 +201,7 @@ describe('login pages in a browser', () => {
     const page = await (await browser.newContext({ locale: 'en-US', javaScriptEnabled: false })).newPage();
     const start = await rp.start();
     await page.goto(start.url.toString());
-    await page.fill('#loginName', 'admin');
-    await page.click('#submit');
-    await page.fill('#password', server.adminPassword);
-    await page.click('#submit');
+    await signIn(page, 'admin', server.adminPassword);
     await landed(page);
     const { idToken } = await rp.finish(page.url(), start);
     // the page that would submit itself waits, since no script runs
@@ -288,10 +270,7 @@ describe('lockout in a browser', () => {
   it('shows when to try again after repeated failures', async () => {
     const page = await (await browser.newContext({ viewport: { width: 1000, height: 760 } })).newPage();
     await page.goto((await rp.start()).url.toString());
-    await page.fill('#loginName', 'admin');
-    await page.click('#submit');
-    await page.fill('#password', 'wrong one');
-    await page.click('#submit');
+    await signIn(page, 'admin', 'wrong one');
     await page.fill('#password', 'wrong two');
     const [response] = await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), page.click('#submit')]);
     expect(response.status()).toBe(429);

@@ -18,3 +18,11 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
   await page.screenshot({ path: new URL(`${name}.png`, SCREENSHOT_DIR).pathname, fullPage: true });
 }
+
+/** Signs in through the two login pages (login name, then password) on a page that shows the first one. */
+export async function signIn(page: Page, loginName: string, password: string): Promise<void> {
+  await page.fill('#loginName', loginName);
+  await page.click('#submit');
+  await page.fill('#password', password);
+  await page.click('#submit');
+}

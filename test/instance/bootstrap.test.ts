@@ -1,13 +1,15 @@
 import { createPrivateKey, createPublicKey } from 'node:crypto';
-import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../helpers/database.ts';
 import { isPostgres } from '../helpers/postgres.ts';
 import { freePort, startTestServer, testEnv } from '../helpers/server.ts';
 import { spawnGatehouse, waitForOk } from '../helpers/process.ts';
+import * as client from 'openid-client';
 import { verifyPassword } from '../../src/users/passwords.ts';
+import { Browser, CALLBACK, createOidcApp } from '../helpers/oidc.ts';
 import { openDb } from '../../src/platform/db.ts';
 
 describe('first start', () => {
@@ -71,18 +73,33 @@ describe('first start', () => {
     }
   });
 
-  it('prints a generated admin password once when none is configured', async () => {
+  it('writes a generated admin password to an owner-only file in the data directory and logs only its path', async () => {
     const fresh = await createTestDatabase();
-    const server = await startTestServer({ database: fresh, env: { GATEHOUSE_ADMIN_PASSWORD: '' } });
+    // with PostgreSQL too, the file goes to GATEHOUSE_DATA_DIR (here a directory that does not exist yet)
+    const dataDir = isPostgres ? join(mkdtempSync(join(tmpdir(), 'gatehouse-data-')), 'data') : fresh.env.GATEHOUSE_DATA_DIR!;
+    const server = await startTestServer({ database: fresh, env: { GATEHOUSE_ADMIN_PASSWORD: '', GATEHOUSE_DATA_DIR: dataDir } });
     try {
-      const line = server.logs.find((l) => l.includes('generated password'));
-      const password = JSON.parse(line!).password as string;
+      const file = join(dataDir, 'admin-password.txt');
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      const password = readFileSync(file, 'utf8').trim();
       expect(password.length).toBeGreaterThanOrEqual(20);
-      const admin = (await server.db.query("SELECT password_hash FROM users WHERE user_name = 'admin'")).rows[0]!;
-      expect(await verifyPassword(password, admin.password_hash)).toBe(true);
+      const log = server.logs.join('');
+      expect(log).not.toContain(password);
+      const line = JSON.parse(server.logs.find((l) => l.includes('generated password'))!);
+      expect(line).toMatchObject({ level: 40, userName: 'admin', file });
+      expect(line.msg).toContain(file);
+      // the password in the file signs in on the login pages
+      const app = await createOidcApp(server);
+      const verifier = client.randomPKCECodeVerifier();
+      const url = new URL(`${server.url}/oauth/v2/authorize`);
+      const params = { client_id: app.clientId, redirect_uri: CALLBACK, response_type: 'code', scope: 'openid', code_challenge: await client.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' };
+      for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
+      const callback = await new Browser(server).authorize(url, 'admin', password);
+      expect(callback.searchParams.get('code')).toBeTruthy();
     } finally {
       await server.stop();
       await fresh.drop();
+      if (isPostgres) rmSync(dirname(dataDir), { recursive: true, force: true });
     }
   });
 

@@ -212,13 +212,13 @@ describe('SetUpOrg', () => {
     expect(await callRest(server.url, call, { token }, '"a string"')).toMatchObject({ status: 400, code: 3 });
   });
 
-  it('REST: wrong types, huge bodies and invalid UTF-8 are a clear 400 and write nothing', async () => {
+  it('REST: wrong types and invalid UTF-8 are a clear 400, a huge body 413 RESOURCE_EXHAUSTED, and nothing is written', async () => {
     const events = await count('events');
     const call = setUpOrg();
     const body = call.body as { org: Record<string, unknown> };
     expect(await callRest(server.url, { ...call, body: { ...body, org: { name: 42 } } }, { token })).toMatchObject({ status: 400, code: 3 });
     expect(await callRest(server.url, { ...call, body: { ...body, roles: 'ORG_OWNER' } }, { token })).toMatchObject({ status: 400, code: 3 });
-    expect(await callRest(server.url, call, { token }, JSON.stringify({ ...body, padding: 'x'.repeat(300 * 1024) }))).toMatchObject({ status: 400, code: 3 });
+    expect(await callRest(server.url, call, { token }, JSON.stringify({ ...body, padding: 'x'.repeat(300 * 1024) }))).toMatchObject({ status: 413, code: 8 });
     const invalidUtf8 = Buffer.concat([Buffer.from('{"org":{"name":"'), Buffer.from([0xc3, 0x28]), Buffer.from('"}}')]);
     const res = await fetch(`${server.url}/admin/v1/orgs/_setup`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: invalidUtf8 });
     expect(res.status).toBe(400);

@@ -1,7 +1,9 @@
 // Request logging (src/platform/logger.ts requestLogger): every line a request writes carries its request ID, at the
 // configured level and the route's own, with secrets redacted; requests that log nothing cost no logger.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Writable } from 'node:stream';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { createLogger } from '../../src/platform/logger.ts';
 
 const lines = (server: TestServer) => server.logs.flatMap((chunk) => chunk.split('\n')).filter(Boolean).map((l) => JSON.parse(l) as Record<string, any>);
 
@@ -43,5 +45,31 @@ describe('request logs', () => {
       expect(logged.filter((l) => l.reqId === 'quiet-1')).toEqual([]);
       expect(logged.filter((l) => l.reqId === 'refused-1').map((l) => [l.level, l.msg, l.reason])).toEqual([[40, 'form post refused', 'cross-origin form post']]);
     });
+  });
+});
+
+// Keys named like a password or a secret are redacted at any depth of any record (issue 13 item 8).
+describe('secret keys in log records', () => {
+  const record = (write: (log: ReturnType<typeof createLogger>) => void) => {
+    const out: string[] = [];
+    const log = createLogger('info', new Writable({ write(chunk, _enc, done) { out.push(String(chunk)); done(); } }));
+    write(log);
+    return JSON.parse(out.join('')) as Record<string, any>;
+  };
+
+  it('redacts them at any depth, in arrays and in errors, and leaves the logged object as it was', () => {
+    const logged = { a: { b: { userPassword: 'x-pass', clientSecret: 'y-secret', kept: 'visible' } }, newPassword: 'z-pass', list: [{ SECRET: 's-secret' }], note: 'password reset' };
+    const line = record((log) => log.info(logged, 'changed'));
+    expect(line.a.b).toEqual({ userPassword: '[redacted]', clientSecret: '[redacted]', kept: 'visible' });
+    expect(line.newPassword).toBe('[redacted]');
+    expect(line.list).toEqual([{ SECRET: '[redacted]' }]);
+    expect(line.note).toBe('password reset'); // values are not keys
+    expect(logged.a.b.userPassword).toBe('x-pass');
+
+    const error = Object.assign(new Error('failed'), { details: { machineSecret: 'm-secret' } });
+    const errLine = record((log) => log.error({ err: error }, 'failed'));
+    expect(errLine.err.message).toBe('failed');
+    expect(errLine.err.details).toEqual({ machineSecret: '[redacted]' });
+    expect(JSON.stringify([line, errLine])).not.toMatch(/-pass|-secret/);
   });
 });
