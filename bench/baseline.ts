@@ -18,14 +18,31 @@ async function main(): Promise<void> {
   const issuer = `http://${issuerHost}:${actualPort}`;
   const provider = new Provider(issuer, {
     clients: [
-      { client_id: 'bench-cc', client_secret: SECRET, grant_types: ['client_credentials'], response_types: [], redirect_uris: [] },
+      {
+        client_id: 'bench-cc',
+        client_secret: SECRET,
+        grant_types: ['client_credentials'],
+        response_types: [],
+        redirect_uris: [],
+      },
       { client_id: 'bench-rs', client_secret: SECRET, grant_types: [], response_types: [], redirect_uris: [] },
-      { client_id: 'bench-web', client_secret: SECRET, grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], redirect_uris: ['http://127.0.0.1/cb'] },
+      {
+        client_id: 'bench-web',
+        client_secret: SECRET,
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        redirect_uris: ['http://127.0.0.1/cb'],
+      },
     ],
     jwks: { keys: [jwk as never] },
     routes: {
-      authorization: '/oauth/v2/authorize', token: '/oauth/v2/token', introspection: '/oauth/v2/introspect',
-      revocation: '/oauth/v2/revoke', userinfo: '/oidc/v1/userinfo', end_session: '/oidc/v1/end_session', jwks: '/oauth/v2/keys',
+      authorization: '/oauth/v2/authorize',
+      token: '/oauth/v2/token',
+      introspection: '/oauth/v2/introspect',
+      revocation: '/oauth/v2/revoke',
+      userinfo: '/oidc/v1/userinfo',
+      end_session: '/oidc/v1/end_session',
+      jwks: '/oauth/v2/keys',
     },
     features: {
       devInteractions: { enabled: false },
@@ -37,7 +54,16 @@ async function main(): Promise<void> {
     scopes: ['openid', 'profile', 'email', 'offline_access'],
     claims: { openid: ['sub'], profile: ['name', 'preferred_username'], email: ['email', 'email_verified'] },
     rotateRefreshToken: true,
-    findAccount: async (_ctx, sub) => ({ accountId: sub, claims: async () => ({ sub, name: 'Bench User', preferred_username: 'bench', email: 'bench@example.test', email_verified: true }) }),
+    findAccount: async (_ctx, sub) => ({
+      accountId: sub,
+      claims: async () => ({
+        sub,
+        name: 'Bench User',
+        preferred_username: 'bench',
+        email: 'bench@example.test',
+        email_verified: true,
+      }),
+    }),
   });
   server.on('request', provider.callback());
 
@@ -47,20 +73,32 @@ async function main(): Promise<void> {
     const grant = new provider.Grant({ accountId: 'bench-user', clientId: 'bench-web' });
     grant.addOIDCScope('openid profile email offline_access');
     const grantId = await grant.save();
-    const common = { accountId: 'bench-user', client, grantId, gty: 'authorization_code', scope: 'openid profile email offline_access' };
+    const common = {
+      accountId: 'bench-user',
+      client,
+      grantId,
+      gty: 'authorization_code',
+      scope: 'openid profile email offline_access',
+    };
     const accessToken = await new provider.AccessToken(common as never).save();
-    const refreshToken = await new provider.RefreshToken({ ...common, authTime: Math.floor(Date.now() / 1000), iat: Math.floor(Date.now() / 1000) } as never).save();
+    const refreshToken = await new provider.RefreshToken({
+      ...common,
+      authTime: Math.floor(Date.now() / 1000),
+      iat: Math.floor(Date.now() / 1000),
+    } as never).save();
     return { accessToken, refreshToken };
   };
   const tokens = await Promise.all(Array.from({ length: 64 }, mint));
-  process.stdout.write(`${JSON.stringify({
-    url: issuer,
-    clientCredentials: { clientId: 'bench-cc', clientSecret: SECRET },
-    introspector: { clientId: 'bench-rs', clientSecret: SECRET },
-    web: { clientId: 'bench-web', clientSecret: SECRET },
-    userAccessToken: tokens[0]!.accessToken,
-    refreshTokens: tokens.map((t) => t.refreshToken),
-  })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({
+      url: issuer,
+      clientCredentials: { clientId: 'bench-cc', clientSecret: SECRET },
+      introspector: { clientId: 'bench-rs', clientSecret: SECRET },
+      web: { clientId: 'bench-web', clientSecret: SECRET },
+      userAccessToken: tokens[0]!.accessToken,
+      refreshTokens: tokens.map((t) => t.refreshToken),
+    })}\n`,
+  );
 }
 
 await main();

@@ -11,14 +11,24 @@ import pg from 'pg';
 
 const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 // The node flags of `npm start` (V8 heap sizing), so the bench measures the process operators run.
-const START_FLAGS = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } })
-  .scripts.start.split(' ').filter((arg) => arg.startsWith('--'));
+const START_FLAGS = (
+  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } }
+).scripts.start
+  .split(' ')
+  .filter((arg) => arg.startsWith('--'));
 export const MANAGEMENT_SCOPE = 'urn:zitadel:iam:org:project:id:zitadel:aud';
 export const CALLBACK = 'https://rp.bench.test/callback';
 export const USER = { loginName: 'bench-user', password: 'Bench-Password-1' };
 
-export interface KeyFile { keyId: string; key: string; userId: string }
-export interface Credentials { clientId: string; clientSecret: string }
+export interface KeyFile {
+  keyId: string;
+  key: string;
+  userId: string;
+}
+export interface Credentials {
+  clientId: string;
+  clientSecret: string;
+}
 
 export interface GatehouseTarget {
   url: string;
@@ -39,8 +49,13 @@ export async function startGatehouse(port: number, options: { cpuProfileDir?: st
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-bench-'));
   const url = `http://127.0.0.1:${port}`;
   const env: Record<string, string> = {
-    PATH: process.env.PATH ?? '', PORT: String(port), HOST: '127.0.0.1', GATEHOUSE_ISSUER: url, LOG_LEVEL: 'warn',
-    GATEHOUSE_MASTER_KEY: randomBytes(32).toString('base64url'), GATEHOUSE_ADMIN_PASSWORD: 'Bench-Admin-1',
+    PATH: process.env.PATH ?? '',
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    GATEHOUSE_ISSUER: url,
+    LOG_LEVEL: 'warn',
+    GATEHOUSE_MASTER_KEY: randomBytes(32).toString('base64url'),
+    GATEHOUSE_ADMIN_PASSWORD: 'Bench-Admin-1',
     GATEHOUSE_ADMIN_KEY_FILE: join(dir, 'admin.json'),
     // The load generator runs on loopback: abuse limits would measure themselves.
     GATEHOUSE_RATE_LIMIT_EXEMPT: '127.0.0.1,::1,::ffff:127.0.0.1',
@@ -73,13 +88,20 @@ export async function startGatehouse(port: number, options: { cpuProfileDir?: st
     env.GATEHOUSE_DATA_DIR = join(dir, 'data');
   }
   const profiling = options.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`] : [];
-  const child = spawn(process.execPath, [...profiling, ...START_FLAGS, MAIN], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(process.execPath, [...profiling, ...START_FLAGS, MAIN], {
+    env,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   await waitReady(url, child);
   const adminKey = JSON.parse(readFileSync(env.GATEHOUSE_ADMIN_KEY_FILE!, 'utf8')) as KeyFile;
   const adminToken = await jwtProfileToken(url, adminKey, `openid ${MANAGEMENT_SCOPE}`);
   const fixtures = await createFixtures(url, adminToken);
   return {
-    url, pid: child.pid!, database: env.DATABASE_URL ? 'postgres' : 'embedded', adminToken, ...fixtures,
+    url,
+    pid: child.pid!,
+    database: env.DATABASE_URL ? 'postgres' : 'embedded',
+    adminToken,
+    ...fixtures,
     async stop() {
       child.kill('SIGTERM');
       await new Promise((r) => child.once('exit', r));
@@ -92,22 +114,44 @@ async function waitReady(url: string, child: ChildProcess): Promise<void> {
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`gatehouse exited with ${child.exitCode}`);
-    const ok = await fetch(`${url}/readyz`).then((r) => r.ok, () => false);
+    const ok = await fetch(`${url}/readyz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) return;
     await new Promise((r) => setTimeout(r, 200));
   }
   throw new Error('gatehouse did not become ready within 60 s');
 }
 
-async function api(url: string, token: string, method: string, path: string, body: unknown = {}): Promise<Record<string, any>> {
-  const res = await fetch(`${url}${path}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  const json = await res.json() as Record<string, any>;
+async function api(
+  url: string,
+  token: string,
+  method: string,
+  path: string,
+  body: unknown = {},
+): Promise<Record<string, any>> {
+  const res = await fetch(`${url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const json = (await res.json()) as Record<string, any>;
   if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
   return json;
 }
 
-async function machineWithSecret(url: string, token: string, userName: string, accessTokenType: string): Promise<Credentials & { userId: string }> {
-  const { userId } = await api(url, token, 'POST', '/management/v1/users/machine', { userName, name: userName, accessTokenType });
+async function machineWithSecret(
+  url: string,
+  token: string,
+  userName: string,
+  accessTokenType: string,
+): Promise<Credentials & { userId: string }> {
+  const { userId } = await api(url, token, 'POST', '/management/v1/users/machine', {
+    userName,
+    name: userName,
+    accessTokenType,
+  });
   const { clientId, clientSecret } = await api(url, token, 'PUT', `/management/v1/users/${userId}/secret`);
   return { userId, clientId, clientSecret };
 }
@@ -116,20 +160,35 @@ async function createFixtures(url: string, token: string) {
   const clientCredentials = await machineWithSecret(url, token, 'bench-cc', 'ACCESS_TOKEN_TYPE_BEARER');
   const clientCredentialsJwt = await machineWithSecret(url, token, 'bench-cc-jwt', 'ACCESS_TOKEN_TYPE_JWT');
   const keyed = await machineWithSecret(url, token, 'bench-jwt-profile', 'ACCESS_TOKEN_TYPE_BEARER');
-  const { keyDetails } = await api(url, token, 'POST', `/management/v1/users/${keyed.userId}/keys`, { type: 'KEY_TYPE_JSON' });
+  const { keyDetails } = await api(url, token, 'POST', `/management/v1/users/${keyed.userId}/keys`, {
+    type: 'KEY_TYPE_JSON',
+  });
   const serviceKey = JSON.parse(Buffer.from(keyDetails, 'base64').toString('utf8')) as KeyFile;
   const { id: projectId } = await api(url, token, 'POST', '/management/v1/projects', { name: 'Bench' });
-  const api1 = await api(url, token, 'POST', `/management/v1/projects/${projectId}/apps/api`, { name: 'bench-rs', authMethodType: 'API_AUTH_METHOD_TYPE_BASIC' });
+  const api1 = await api(url, token, 'POST', `/management/v1/projects/${projectId}/apps/api`, {
+    name: 'bench-rs',
+    authMethodType: 'API_AUTH_METHOD_TYPE_BASIC',
+  });
   const web = await api(url, token, 'POST', `/management/v1/projects/${projectId}/apps/oidc`, {
-    name: 'bench-web', redirectUris: [CALLBACK], appType: 'OIDC_APP_TYPE_WEB', authMethodType: 'OIDC_AUTH_METHOD_TYPE_BASIC',
-    responseTypes: ['OIDC_RESPONSE_TYPE_CODE'], grantTypes: ['OIDC_GRANT_TYPE_AUTHORIZATION_CODE', 'OIDC_GRANT_TYPE_REFRESH_TOKEN'],
+    name: 'bench-web',
+    redirectUris: [CALLBACK],
+    appType: 'OIDC_APP_TYPE_WEB',
+    authMethodType: 'OIDC_AUTH_METHOD_TYPE_BASIC',
+    responseTypes: ['OIDC_RESPONSE_TYPE_CODE'],
+    grantTypes: ['OIDC_GRANT_TYPE_AUTHORIZATION_CODE', 'OIDC_GRANT_TYPE_REFRESH_TOKEN'],
   });
   await api(url, token, 'POST', '/management/v1/users/human/_import', {
-    userName: USER.loginName, profile: { firstName: 'Bench', lastName: 'User' }, email: { email: 'bench@example.test', isEmailVerified: true },
-    password: USER.password, passwordChangeRequired: false,
+    userName: USER.loginName,
+    profile: { firstName: 'Bench', lastName: 'User' },
+    email: { email: 'bench@example.test', isEmailVerified: true },
+    password: USER.password,
+    passwordChangeRequired: false,
   });
   return {
-    clientCredentials, clientCredentialsJwt, serviceKey, projectId,
+    clientCredentials,
+    clientCredentialsJwt,
+    serviceKey,
+    projectId,
     introspector: { clientId: api1.clientId, clientSecret: api1.clientSecret },
     web: { clientId: web.clientId, clientSecret: web.clientSecret },
   };
@@ -138,14 +197,27 @@ async function createFixtures(url: string, token: string) {
 /** A JWT-profile assertion as ZITADEL's SDKs build it (no jti, so one assertion serves a whole run). */
 export async function serviceAssertion(url: string, key: KeyFile): Promise<string> {
   const now = Math.floor(Date.now() / 1000);
-  return new SignJWT({}).setProtectedHeader({ alg: 'RS256', kid: key.keyId }).setIssuer(key.userId).setSubject(key.userId)
-    .setAudience(url).setIssuedAt(now).setExpirationTime(now + 3600).sign(createPrivateKey(key.key));
+  return new SignJWT({})
+    .setProtectedHeader({ alg: 'RS256', kid: key.keyId })
+    .setIssuer(key.userId)
+    .setSubject(key.userId)
+    .setAudience(url)
+    .setIssuedAt(now)
+    .setExpirationTime(now + 3600)
+    .sign(createPrivateKey(key.key));
 }
 
 export async function jwtProfileToken(url: string, key: KeyFile, scope: string): Promise<string> {
-  const res = await fetch(`${url}/oauth/v2/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion: await serviceAssertion(url, key), scope }) });
-  const json = await res.json() as { access_token?: string };
+  const res = await fetch(`${url}/oauth/v2/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer',
+      assertion: await serviceAssertion(url, key),
+      scope,
+    }),
+  });
+  const json = (await res.json()) as { access_token?: string };
   if (!json.access_token) throw new Error(`jwt-profile token: ${res.status} ${JSON.stringify(json)}`);
   return json.access_token;
 }

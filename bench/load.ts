@@ -24,7 +24,12 @@ export interface HttpScenario {
   setupRequest?: (request: autocannon.Request) => autocannon.Request;
 }
 
-export async function runHttpLoad(baseUrl: string, scenario: HttpScenario, connections: number, durationSeconds: number): Promise<LoadResult> {
+export async function runHttpLoad(
+  baseUrl: string,
+  scenario: HttpScenario,
+  connections: number,
+  durationSeconds: number,
+): Promise<LoadResult> {
   const expected = scenario.expectStatus ?? 200;
   let unexpected = 0;
   const result = await autocannon({
@@ -32,18 +37,22 @@ export async function runHttpLoad(baseUrl: string, scenario: HttpScenario, conne
     connections,
     duration: durationSeconds,
     timeout: 10,
-    requests: [{
-      method: scenario.method ?? 'GET',
-      path: scenario.path,
-      headers: scenario.headers,
-      body: scenario.body,
-      // autocannon calls a setupRequest key even when it is undefined: only pass it when there is one
-      ...(scenario.setupRequest ? { setupRequest: scenario.setupRequest as never } : {}),
-      onResponse: ((status: number, body: string) => {
-        const wrong = status !== expected || (scenario.expectBody !== undefined && !body.includes(scenario.expectBody));
-        if (wrong && unexpected++ === 0) process.stderr.write(`first unexpected response: ${status} ${body.slice(0, 300)}\n`);
-      }) as never,
-    }],
+    requests: [
+      {
+        method: scenario.method ?? 'GET',
+        path: scenario.path,
+        headers: scenario.headers,
+        body: scenario.body,
+        // autocannon calls a setupRequest key even when it is undefined: only pass it when there is one
+        ...(scenario.setupRequest ? { setupRequest: scenario.setupRequest as never } : {}),
+        onResponse: ((status: number, body: string) => {
+          const wrong =
+            status !== expected || (scenario.expectBody !== undefined && !body.includes(scenario.expectBody));
+          if (wrong && unexpected++ === 0)
+            process.stderr.write(`first unexpected response: ${status} ${body.slice(0, 300)}\n`);
+        }) as never,
+      },
+    ],
   });
   return {
     requests: result.requests.total,
@@ -56,22 +65,28 @@ export async function runHttpLoad(baseUrl: string, scenario: HttpScenario, conne
 }
 
 /** Runs `flow` in `users` concurrent loops for the duration; each loop iteration is one measured operation. */
-export async function runFlowLoad(flow: () => Promise<void>, users: number, durationSeconds: number): Promise<LoadResult> {
+export async function runFlowLoad(
+  flow: () => Promise<void>,
+  users: number,
+  durationSeconds: number,
+): Promise<LoadResult> {
   const latencies: number[] = [];
   let errors = 0;
   const deadline = Date.now() + durationSeconds * 1000;
   const started = Date.now();
-  await Promise.all(Array.from({ length: users }, async () => {
-    while (Date.now() < deadline) {
-      const t0 = performance.now();
-      try {
-        await flow();
-        latencies.push(performance.now() - t0);
-      } catch (error) {
-        if (errors++ === 0) process.stderr.write(`first error: ${(error as Error).message}\n`);
+  await Promise.all(
+    Array.from({ length: users }, async () => {
+      while (Date.now() < deadline) {
+        const t0 = performance.now();
+        try {
+          await flow();
+          latencies.push(performance.now() - t0);
+        } catch (error) {
+          if (errors++ === 0) process.stderr.write(`first error: ${(error as Error).message}\n`);
+        }
       }
-    }
-  }));
+    }),
+  );
   latencies.sort((a, b) => a - b);
   const pick = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
   return {

@@ -3,12 +3,27 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { CALLBACK, type Credentials } from './gatehouse.ts';
 
-const attributes = (tag: string) => Object.fromEntries([...tag.matchAll(/([a-zA-Z-]+)="([^"]*)"/g)].map((m) => [m[1]!.toLowerCase(), decode(m[2]!)]));
-const decode = (s: string) => s.replace(/&amp;/g, '&').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>');
+const attributes = (tag: string) =>
+  Object.fromEntries([...tag.matchAll(/([a-zA-Z-]+)="([^"]*)"/g)].map((m) => [m[1]!.toLowerCase(), decode(m[2]!)]));
+const decode = (s: string) =>
+  s
+    .replace(/&amp;/g, '&')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>');
 
-export interface LoginResult { accessToken: string; refreshToken?: string }
+export interface LoginResult {
+  accessToken: string;
+  refreshToken?: string;
+}
 
-export async function passwordLogin(base: string, app: Credentials, user: { loginName: string; password: string }, scope = 'openid offline_access'): Promise<LoginResult> {
+export async function passwordLogin(
+  base: string,
+  app: Credentials,
+  user: { loginName: string; password: string },
+  scope = 'openid offline_access',
+): Promise<LoginResult> {
   const cookies = new Map<string, string>();
   const request = async (url: string, init: RequestInit = {}) => {
     const headers = new Headers(init.headers);
@@ -44,7 +59,11 @@ export async function passwordLogin(base: string, app: Credentials, user: { logi
       else if (a.name === 'password') fields.set('password', user.password);
       else if (a.type !== 'checkbox' && a.type !== 'submit') fields.set(a.name, a.value ?? '');
     }
-    res = await request(action, { method: 'POST', body: fields, headers: { 'content-type': 'application/x-www-form-urlencoded', origin: base, 'sec-fetch-site': 'same-origin' } });
+    res = await request(action, {
+      method: 'POST',
+      body: fields,
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: base, 'sec-fetch-site': 'same-origin' },
+    });
     url = action;
   }
   throw new Error('login did not reach the callback within 12 steps');
@@ -53,10 +72,18 @@ export async function passwordLogin(base: string, app: Credentials, user: { logi
 async function redeem(base: string, app: Credentials, code: string, verifier: string): Promise<LoginResult> {
   const res = await fetch(`${base}/oauth/v2/token`, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${app.clientId}:${app.clientSecret}`).toString('base64')}` },
-    body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: CALLBACK, code_verifier: verifier }),
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: `Basic ${Buffer.from(`${app.clientId}:${app.clientSecret}`).toString('base64')}`,
+    },
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: CALLBACK,
+      code_verifier: verifier,
+    }),
   });
-  const json = await res.json() as { access_token?: string; refresh_token?: string };
+  const json = (await res.json()) as { access_token?: string; refresh_token?: string };
   if (!json.access_token) throw new Error(`code redemption failed: ${res.status} ${JSON.stringify(json)}`);
   return { accessToken: json.access_token, refreshToken: json.refresh_token };
 }

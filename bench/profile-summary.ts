@@ -2,8 +2,16 @@
 // performance note can say what bounds a scenario.
 import { readFileSync } from 'node:fs';
 
-interface Node { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }
-interface Profile { nodes: Node[]; samples: number[]; timeDeltas: number[] }
+interface Node {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+interface Profile {
+  nodes: Node[];
+  samples: number[];
+  timeDeltas: number[];
+}
 
 const file = process.argv[2];
 if (!file) {
@@ -35,7 +43,8 @@ for (const [id, t] of selfTime) {
 }
 const print = (title: string, m: Map<string, number>) => {
   process.stdout.write(`\n${title} (self time, % of ${Math.round(total / 1000)} ms)\n`);
-  for (const [k, t] of [...m].sort((a, b) => b[1] - a[1]).slice(0, top)) process.stdout.write(`${((100 * t) / total).toFixed(1).padStart(5)}%  ${k}\n`);
+  for (const [k, t] of [...m].sort((a, b) => b[1] - a[1]).slice(0, top))
+    process.stdout.write(`${((100 * t) / total).toFixed(1).padStart(5)}%  ${k}\n`);
 };
 print('by package', packages);
 print('by function', functions);

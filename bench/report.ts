@@ -38,12 +38,14 @@ function verdict(r: ScenarioResult): string {
   if (t.rps !== undefined && r.gatehouse.rps < t.rps) fails.push(`req/s < ${t.rps}`);
   if (t.p99 !== undefined && r.gatehouse.p99 > t.p99) fails.push(`p99 > ${t.p99} ms`);
   if (t.queries !== undefined && Number(printedQueries(r) ?? 0) > t.queries) fails.push(`queries > ${t.queries}`);
-  if (t.ratio !== undefined && r.baseline && r.gatehouse.rps / r.baseline.rps < t.ratio) fails.push(`ratio < ${t.ratio}`);
+  if (t.ratio !== undefined && r.baseline && r.gatehouse.rps / r.baseline.rps < t.ratio)
+    fails.push(`ratio < ${t.ratio}`);
   return fails.length ? `MISSED: ${fails.join(', ')}` : 'met';
 }
 
 export function toMarkdown(run: Run): string {
-  const head = '| scenario | conns | req/s | p50 ms | p99 ms | errors | queries/req | peak RSS MB | baseline req/s | ratio | target |\n|---|---|---|---|---|---|---|---|---|---|---|';
+  const head =
+    '| scenario | conns | req/s | p50 ms | p99 ms | errors | queries/req | peak RSS MB | baseline req/s | ratio | target |\n|---|---|---|---|---|---|---|---|---|---|---|';
   const rows = run.results.map((r) => {
     const g = r.gatehouse;
     const ratio = r.baseline ? (g.rps / r.baseline.rps).toFixed(2) : '';

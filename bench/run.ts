@@ -20,25 +20,52 @@ const smoke = args.includes('--smoke');
 const DURATION = smoke ? 1 : Number(args[args.indexOf('--duration') + 1] || 0) || 10;
 const WARMUP = smoke ? 0 : 2;
 const CONNECTIONS = smoke ? 4 : 32;
-const basic = (c: { clientId: string; clientSecret: string }) => `Basic ${Buffer.from(`${encodeURIComponent(c.clientId)}:${encodeURIComponent(c.clientSecret)}`).toString('base64')}`;
+const basic = (c: { clientId: string; clientSecret: string }) =>
+  `Basic ${Buffer.from(`${encodeURIComponent(c.clientId)}:${encodeURIComponent(c.clientSecret)}`).toString('base64')}`;
 const FORM = 'application/x-www-form-urlencoded';
 
 // The requests of the single-request scenarios, for Gatehouse and the baseline alike; each names what every answer
 // must contain, so a fast wrong answer counts as unexpected.
-const tokenRequest = (body: string, authorization?: string): HttpScenario =>
-  ({ method: 'POST', path: '/oauth/v2/token', headers: { 'content-type': FORM, ...(authorization ? { authorization } : {}) }, body, expectBody: '"access_token"' });
-const introspectionRequest = (caller: { clientId: string; clientSecret: string }, token: string): HttpScenario =>
-  ({ method: 'POST', path: '/oauth/v2/introspect', headers: { 'content-type': FORM, authorization: basic(caller) }, body: `token=${token}`, expectBody: '"active":true' });
-const userinfoRequest = (token: string): HttpScenario => ({ path: '/oidc/v1/userinfo', headers: { authorization: `Bearer ${token}` }, expectBody: '"sub":' });
+const tokenRequest = (body: string, authorization?: string): HttpScenario => ({
+  method: 'POST',
+  path: '/oauth/v2/token',
+  headers: { 'content-type': FORM, ...(authorization ? { authorization } : {}) },
+  body,
+  expectBody: '"access_token"',
+});
+const introspectionRequest = (caller: { clientId: string; clientSecret: string }, token: string): HttpScenario => ({
+  method: 'POST',
+  path: '/oauth/v2/introspect',
+  headers: { 'content-type': FORM, authorization: basic(caller) },
+  body: `token=${token}`,
+  expectBody: '"active":true',
+});
+const userinfoRequest = (token: string): HttpScenario => ({
+  path: '/oidc/v1/userinfo',
+  headers: { authorization: `Bearer ${token}` },
+  expectBody: '"sub":',
+});
 const CLIENT_CREDENTIALS = 'grant_type=client_credentials&scope=openid';
 
-interface Baseline { url: string; clientCredentials: { clientId: string; clientSecret: string }; introspector: { clientId: string; clientSecret: string }; web: { clientId: string; clientSecret: string }; userAccessToken: string; refreshTokens: string[]; stop(): void }
+interface Baseline {
+  url: string;
+  clientCredentials: { clientId: string; clientSecret: string };
+  introspector: { clientId: string; clientSecret: string };
+  web: { clientId: string; clientSecret: string };
+  userAccessToken: string;
+  refreshTokens: string[];
+  stop(): void;
+}
 
 async function startBaseline(): Promise<Baseline> {
-  const child = spawn(process.execPath, [fileURLToPath(new URL('./baseline.ts', import.meta.url)), '0'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const child = spawn(process.execPath, [fileURLToPath(new URL('./baseline.ts', import.meta.url)), '0'], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
   const line = await new Promise<string>((resolve, reject) => {
     // oidc-provider prints its own notices on stdout too; the baseline's line is the JSON one.
-    createInterface({ input: child.stdout! }).on('line', (l) => { if (l.startsWith('{')) resolve(l); });
+    createInterface({ input: child.stdout! }).on('line', (l) => {
+      if (l.startsWith('{')) resolve(l);
+    });
     child.once('exit', (code) => reject(new Error(`baseline exited with ${code}`)));
   });
   return { ...JSON.parse(line), stop: () => child.kill('SIGTERM') };
@@ -59,23 +86,38 @@ function resetPeakRss(pid: number): void {
   writeFileSync(`/proc/${pid}/clear_refs`, '5');
 }
 
-async function clientCredentialsToken(url: string, creds: { clientId: string; clientSecret: string }, scope?: string): Promise<string> {
+async function clientCredentialsToken(
+  url: string,
+  creds: { clientId: string; clientSecret: string },
+  scope?: string,
+): Promise<string> {
   const body = new URLSearchParams({ grant_type: 'client_credentials', ...(scope ? { scope } : {}) });
-  const res = await fetch(`${url}/oauth/v2/token`, { method: 'POST', headers: { 'content-type': FORM, authorization: basic(creds) }, body });
-  const json = await res.json() as { access_token?: string };
+  const res = await fetch(`${url}/oauth/v2/token`, {
+    method: 'POST',
+    headers: { 'content-type': FORM, authorization: basic(creds) },
+    body,
+  });
+  const json = (await res.json()) as { access_token?: string };
   if (!json.access_token) throw new Error(`client_credentials at ${url}: ${res.status} ${JSON.stringify(json)}`);
   return json.access_token;
 }
 
 /** Refresh with rotation: each request takes a refresh token from the pool and puts the new one back, so no token
  *  is ever used twice (a reuse would revoke its grant). */
-function refreshChain(url: string, pool: string[], client: { clientId: string; clientSecret: string }): () => Promise<void> {
+function refreshChain(
+  url: string,
+  pool: string[],
+  client: { clientId: string; clientSecret: string },
+): () => Promise<void> {
   return async () => {
     const refreshToken = pool.pop();
     if (!refreshToken) throw new Error('refresh token pool is empty');
-    const res = await fetch(`${url}/oauth/v2/token`, { method: 'POST', headers: { 'content-type': FORM, authorization: basic(client) },
-      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken }) });
-    const json = await res.json() as { refresh_token?: string; error?: string };
+    const res = await fetch(`${url}/oauth/v2/token`, {
+      method: 'POST',
+      headers: { 'content-type': FORM, authorization: basic(client) },
+      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken }),
+    });
+    const json = (await res.json()) as { refresh_token?: string; error?: string };
     if (!json.refresh_token) throw new Error(`refresh: ${res.status} ${json.error}`);
     pool.push(json.refresh_token);
   };
@@ -89,14 +131,23 @@ interface Scenario {
   baseline?: () => Promise<HttpScenario | (() => Promise<void>)>;
 }
 
-async function measure(url: string, scenario: HttpScenario | (() => Promise<void>), connections: number, seconds: number): Promise<LoadResult> {
-  return typeof scenario === 'function' ? runFlowLoad(scenario, connections, seconds) : runHttpLoad(url, scenario, connections, seconds);
+async function measure(
+  url: string,
+  scenario: HttpScenario | (() => Promise<void>),
+  connections: number,
+  seconds: number,
+): Promise<LoadResult> {
+  return typeof scenario === 'function'
+    ? runFlowLoad(scenario, connections, seconds)
+    : runHttpLoad(url, scenario, connections, seconds);
 }
 
 async function main(): Promise<void> {
   const step = (what: string) => process.stderr.write(`bench: ${what}\n`);
   step('starting gatehouse and its fixtures');
-  const cpuProfileDir = args.includes('--cpu-prof') ? fileURLToPath(new URL('./results/profiles/', import.meta.url)) : undefined;
+  const cpuProfileDir = args.includes('--cpu-prof')
+    ? fileURLToPath(new URL('./results/profiles/', import.meta.url))
+    : undefined;
   const gh: GatehouseTarget = await startGatehouse(18000 + Math.floor(Math.random() * 2000), { cpuProfileDir });
   step('starting the baseline');
   const bl = await startBaseline();
@@ -113,42 +164,113 @@ async function main(): Promise<void> {
       refreshPool.push(...logins.map((l) => l.refreshToken!));
     }
     let org = 0;
-    const setUpOrgBody = () => JSON.stringify({ org: { name: `Bench Org ${process.pid} ${org++}` }, human: { userName: `bench-${process.pid}-${org}`, profile: { firstName: 'B', lastName: 'O' }, email: { email: 'b@example.test' }, password: 'Bench-Password-1' } });
+    const setUpOrgBody = () =>
+      JSON.stringify({
+        org: { name: `Bench Org ${process.pid} ${org++}` },
+        human: {
+          userName: `bench-${process.pid}-${org}`,
+          profile: { firstName: 'B', lastName: 'O' },
+          email: { email: 'b@example.test' },
+          password: 'Bench-Password-1',
+        },
+      });
     const admin = createClient(AdminService, createGrpcTransport({ baseUrl: gh.url }));
     const grpcHeaders = { authorization: `Bearer ${gh.adminToken}` };
 
     // Scenarios that use tokens issued before the run come first: the baseline's in-memory adapter is an LRU of
     // 1,000 entries, and every token-issuing scenario evicts older entries.
     const scenarios: Scenario[] = [
-      { name: 'discovery', target: { rps: 20_000, p99: 10, queries: 0 },
-        gatehouse: async () => ({ path: '/.well-known/openid-configuration' }), baseline: async () => ({ path: '/.well-known/openid-configuration' }) },
-      { name: 'jwks', target: { rps: 20_000, p99: 10, queries: 0 }, gatehouse: async () => ({ path: '/oauth/v2/keys' }), baseline: async () => ({ path: '/oauth/v2/keys' }) },
-      { name: 'userinfo', target: { rps: 5000, p99: 25, queries: 2 },
-        gatehouse: async () => userinfoRequest(ghToken), baseline: async () => userinfoRequest(bl.userAccessToken) },
-      { name: 'introspection', target: { rps: 5000, p99: 25, queries: 1, ratio: 0.6 },
-        gatehouse: async () => introspectionRequest(gh.introspector, ghToken), baseline: async () => introspectionRequest(bl.introspector, blToken) },
-      { name: 'refresh', gatehouse: async () => refreshChain(gh.url, refreshPool, gh.web), baseline: async () => refreshChain(bl.url, [...bl.refreshTokens], bl.web) },
-      { name: 'client_credentials (opaque)', target: { rps: 3000, p99: 40, queries: 2, ratio: 0.5 },
+      {
+        name: 'discovery',
+        target: { rps: 20_000, p99: 10, queries: 0 },
+        gatehouse: async () => ({ path: '/.well-known/openid-configuration' }),
+        baseline: async () => ({ path: '/.well-known/openid-configuration' }),
+      },
+      {
+        name: 'jwks',
+        target: { rps: 20_000, p99: 10, queries: 0 },
+        gatehouse: async () => ({ path: '/oauth/v2/keys' }),
+        baseline: async () => ({ path: '/oauth/v2/keys' }),
+      },
+      {
+        name: 'userinfo',
+        target: { rps: 5000, p99: 25, queries: 2 },
+        gatehouse: async () => userinfoRequest(ghToken),
+        baseline: async () => userinfoRequest(bl.userAccessToken),
+      },
+      {
+        name: 'introspection',
+        target: { rps: 5000, p99: 25, queries: 1, ratio: 0.6 },
+        gatehouse: async () => introspectionRequest(gh.introspector, ghToken),
+        baseline: async () => introspectionRequest(bl.introspector, blToken),
+      },
+      {
+        name: 'refresh',
+        gatehouse: async () => refreshChain(gh.url, refreshPool, gh.web),
+        baseline: async () => refreshChain(bl.url, [...bl.refreshTokens], bl.web),
+      },
+      {
+        name: 'client_credentials (opaque)',
+        target: { rps: 3000, p99: 40, queries: 2, ratio: 0.5 },
         gatehouse: async () => tokenRequest(CLIENT_CREDENTIALS, basic(gh.clientCredentials)),
-        baseline: async () => tokenRequest('grant_type=client_credentials', basic(bl.clientCredentials)) },
-      { name: 'client_credentials (JWT)', gatehouse: async () => tokenRequest(CLIENT_CREDENTIALS, basic(gh.clientCredentialsJwt)) },
-      { name: 'JWT-profile grant', target: { rps: 1200, p99: 60, queries: 3 },
-        gatehouse: async () => tokenRequest(new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion, scope: 'openid' }).toString()) },
-      { name: 'SetUpOrg (REST)', target: { rps: 100 },
-        gatehouse: async () => ({ method: 'POST', path: '/admin/v1/orgs/_setup', headers: { 'content-type': 'application/json', authorization: `Bearer ${gh.adminToken}` },
-          setupRequest: (request) => ({ ...request, body: setUpOrgBody() }) }) },
-      { name: 'SetUpOrg (gRPC)', gatehouse: async () => async () => { await admin.setUpOrg(fromJson(SetUpOrgRequestSchema, JSON.parse(setUpOrgBody())), { headers: grpcHeaders }); } },
-      { name: 'password login (authorize → pages → code → token)', target: { rps: 100, p99: 300 },
-        gatehouse: async () => async () => { await passwordLogin(gh.url, gh.web, USER, 'openid'); } },
-      { name: 'client_credentials, 1 connection', connections: 1, target: { p99: 5 },
-        gatehouse: async () => tokenRequest(CLIENT_CREDENTIALS, basic(gh.clientCredentials)) },
-      { name: 'introspection, 1 connection', connections: 1, target: { p99: 5 },
-        gatehouse: async () => introspectionRequest(gh.introspector, ghToken) },
+        baseline: async () => tokenRequest('grant_type=client_credentials', basic(bl.clientCredentials)),
+      },
+      {
+        name: 'client_credentials (JWT)',
+        gatehouse: async () => tokenRequest(CLIENT_CREDENTIALS, basic(gh.clientCredentialsJwt)),
+      },
+      {
+        name: 'JWT-profile grant',
+        target: { rps: 1200, p99: 60, queries: 3 },
+        gatehouse: async () =>
+          tokenRequest(
+            new URLSearchParams({
+              grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer',
+              assertion,
+              scope: 'openid',
+            }).toString(),
+          ),
+      },
+      {
+        name: 'SetUpOrg (REST)',
+        target: { rps: 100 },
+        gatehouse: async () => ({
+          method: 'POST',
+          path: '/admin/v1/orgs/_setup',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${gh.adminToken}` },
+          setupRequest: (request) => ({ ...request, body: setUpOrgBody() }),
+        }),
+      },
+      {
+        name: 'SetUpOrg (gRPC)',
+        gatehouse: async () => async () => {
+          await admin.setUpOrg(fromJson(SetUpOrgRequestSchema, JSON.parse(setUpOrgBody())), { headers: grpcHeaders });
+        },
+      },
+      {
+        name: 'password login (authorize → pages → code → token)',
+        target: { rps: 100, p99: 300 },
+        gatehouse: async () => async () => {
+          await passwordLogin(gh.url, gh.web, USER, 'openid');
+        },
+      },
+      {
+        name: 'client_credentials, 1 connection',
+        connections: 1,
+        target: { p99: 5 },
+        gatehouse: async () => tokenRequest(CLIENT_CREDENTIALS, basic(gh.clientCredentials)),
+      },
+      {
+        name: 'introspection, 1 connection',
+        connections: 1,
+        target: { p99: 5 },
+        gatehouse: async () => introspectionRequest(gh.introspector, ghToken),
+      },
     ];
     let runPeakRssMb = peakRssMb(gh.pid); // start-up and fixtures
     const only = args.includes('--only') ? args[args.indexOf('--only') + 1]!.split(',') : undefined;
     for (const s of scenarios.filter((x) => !only || only.some((o) => x.name.startsWith(o)))) {
-      const connections = smoke ? Math.min(CONNECTIONS, s.connections ?? CONNECTIONS) : s.connections ?? CONNECTIONS;
+      const connections = smoke ? Math.min(CONNECTIONS, s.connections ?? CONNECTIONS) : (s.connections ?? CONNECTIONS);
       const ghScenario = await s.gatehouse();
       const blScenario = s.baseline && (await s.baseline());
       resetPeakRss(gh.pid);
@@ -162,17 +284,34 @@ async function main(): Promise<void> {
       const b = blScenario ? await measure(bl.url, blScenario, connections, DURATION) : undefined;
       const peak = peakRssMb(gh.pid);
       runPeakRssMb = Math.max(runPeakRssMb, peak);
-      const result: ScenarioResult = { scenario: s.name, connections, gatehouse: { ...g, queriesPerRequest: g.requests ? (q1 - q0) / g.requests : 0, peakRssMb: peak }, baseline: b, target: s.target };
+      const result: ScenarioResult = {
+        scenario: s.name,
+        connections,
+        gatehouse: { ...g, queriesPerRequest: g.requests ? (q1 - q0) / g.requests : 0, peakRssMb: peak },
+        baseline: b,
+        target: s.target,
+      };
       results.push(result);
-      process.stdout.write(`${s.name}: ${Math.round(g.rps)} req/s p50 ${g.p50} ms p99 ${g.p99} ms errors ${g.errors + g.unexpected} queries/req ${printedQueries(result)} peak RSS ${peak} MB${b ? ` | baseline ${Math.round(b.rps)} req/s` : ''}\n`);
+      process.stdout.write(
+        `${s.name}: ${Math.round(g.rps)} req/s p50 ${g.p50} ms p99 ${g.p99} ms errors ${g.errors + g.unexpected} queries/req ${printedQueries(result)} peak RSS ${peak} MB${b ? ` | baseline ${Math.round(b.rps)} req/s` : ''}\n`,
+      );
     }
     const run: Run = {
-      startedAt: new Date().toISOString(), database: gh.database, machine: { cpus: availableParallelism(), node: process.version },
-      durationSeconds: DURATION, peakRssMb: runPeakRssMb, results,
+      startedAt: new Date().toISOString(),
+      database: gh.database,
+      machine: { cpus: availableParallelism(), node: process.version },
+      durationSeconds: DURATION,
+      peakRssMb: runPeakRssMb,
+      results,
     };
     process.stdout.write(`\n${toMarkdown(run)}`);
     if (smoke) {
-      const failed = results.filter((r) => r.gatehouse.errors + r.gatehouse.unexpected > 0 || r.gatehouse.requests === 0 || (r.baseline && r.baseline.errors + r.baseline.unexpected > 0));
+      const failed = results.filter(
+        (r) =>
+          r.gatehouse.errors + r.gatehouse.unexpected > 0 ||
+          r.gatehouse.requests === 0 ||
+          (r.baseline && r.baseline.errors + r.baseline.unexpected > 0),
+      );
       if (failed.length) throw new Error(`smoke run had errors in: ${failed.map((r) => r.scenario).join(', ')}`);
     } else {
       process.stdout.write(`\nwritten to ${writeRun(run)}.{json,md}\n`);
@@ -180,11 +319,17 @@ async function main(): Promise<void> {
   } finally {
     bl.stop();
     await gh.stop();
-    if (cpuProfileDir) process.stdout.write(`\nCPU profile of the Gatehouse process in ${cpuProfileDir} (summary: node bench/profile-summary.ts <file>)\n`);
+    if (cpuProfileDir)
+      process.stdout.write(
+        `\nCPU profile of the Gatehouse process in ${cpuProfileDir} (summary: node bench/profile-summary.ts <file>)\n`,
+      );
   }
 }
 
-main().then(() => process.exit(0), (error: Error) => {
-  process.stderr.write(`bench failed: ${error.message}\n`);
-  process.exit(1);
-});
+main().then(
+  () => process.exit(0),
+  (error: Error) => {
+    process.stderr.write(`bench failed: ${error.message}\n`);
+    process.exit(1);
+  },
+);

@@ -8,7 +8,12 @@ import type { Db } from './platform/db.ts';
 import type { SecretBox } from './platform/secrets.ts';
 import type { InstanceRow } from './instance/queries.ts';
 import { readFileSync } from 'node:fs';
-import { createDualProtocolServer, createTlsServer, type DualProtocolServer, type RequestHandler } from './platform/http.ts';
+import {
+  createDualProtocolServer,
+  createTlsServer,
+  type DualProtocolServer,
+  type RequestHandler,
+} from './platform/http.ts';
 import { requestLogger } from './platform/logger.ts';
 import { registerHealthRoutes, type Lifecycle } from './platform/health.ts';
 import { isClientAbort, isDatabaseUnavailable } from './platform/errors.ts';
@@ -43,9 +48,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: deps.log as FastifyBaseLogger,
     childLoggerFactory: requestLogger,
-    serverFactory: (handler) => tls
-      ? createTlsServer(handler as RequestHandler, tls, serverOptions)
-      : createDualProtocolServer(handler as RequestHandler, serverOptions),
+    serverFactory: (handler) =>
+      tls
+        ? createTlsServer(handler as RequestHandler, tls, serverOptions)
+        : createDualProtocolServer(handler as RequestHandler, serverOptions),
     // Forwarded headers only from configured proxies (security.md §10).
     trustProxy: config.trustedProxies.length ? [...config.trustedProxies] : false,
     bodyLimit: BODY_LIMIT,
@@ -75,18 +81,28 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     }
     if (isDatabaseUnavailable(error)) {
       request.log.error({ err: error }, 'database unavailable');
-      return reply.code(503).header('retry-after', '5').send({ error: 'temporarily_unavailable', error_description: 'the service is temporarily unavailable' });
+      return reply
+        .code(503)
+        .header('retry-after', '5')
+        .send({ error: 'temporarily_unavailable', error_description: 'the service is temporarily unavailable' });
     }
     const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
     if (status >= 500) request.log.error({ err: error }, 'request failed');
-    return reply.code(status).send({ error: status >= 500 ? 'server_error' : 'invalid_request', error_description: status >= 500 ? 'unexpected error' : error.message });
+    return reply.code(status).send({
+      error: status >= 500 ? 'server_error' : 'invalid_request',
+      error_description: status >= 500 ? 'unexpected error' : error.message,
+    });
   });
 
   registerHealthRoutes(app, deps.db, deps.schemaVersion, deps.lifecycle);
   registerMetricsRoutes(app, deps.metrics, config.metricsAddress);
   // Per-IP abuse control on every endpoint that takes credentials: token, introspection, revocation, login forms.
-  registerIpRateLimit(app, new RateLimiter({ limit: config.rateLimit.perIp, windowSeconds: 60 }), new Set(config.rateLimit.exempt),
-    (request) => request.method === 'POST' && CREDENTIAL_ROUTES.test(request.routeOptions.url ?? ''));
+  registerIpRateLimit(
+    app,
+    new RateLimiter({ limit: config.rateLimit.perIp, windowSeconds: 60 }),
+    new Set(config.rateLimit.exempt),
+    (request) => request.method === 'POST' && CREDENTIAL_ROUTES.test(request.routeOptions.url ?? ''),
+  );
   const oidc = await registerOidc(app, deps);
   await registerLogin(app, deps, oidc);
   registerManagement(app, deps, { verifyAccessToken: (token) => oidc.verifyAccessToken(token), bodyLimit: BODY_LIMIT });

@@ -46,13 +46,24 @@ const schema = z
     GATEHOUSE_RATE_LIMIT_PER_IP: z.coerce.number().int().min(0).default(6000),
     GATEHOUSE_RATE_LIMIT_PER_CLIENT: z.coerce.number().int().min(0).default(3000),
     GATEHOUSE_RATE_LIMIT_EXEMPT: z.string().default(''),
-    GATEHOUSE_METRICS_ADDRESS: z.string().optional().refine((v) => v === undefined || listenAddress(v) !== undefined, 'must be host:port, e.g. 127.0.0.1:9464 or [::1]:9464'),
+    GATEHOUSE_METRICS_ADDRESS: z
+      .string()
+      .optional()
+      .refine(
+        (v) => v === undefined || listenAddress(v) !== undefined,
+        'must be host:port, e.g. 127.0.0.1:9464 or [::1]:9464',
+      ),
     GATEHOUSE_AUTHORIZE_PER_IP: z.coerce.number().int().min(0).default(300),
     // at most the hour an interaction's cookies live (src/oidc/provider.ts INTERACTION_MAX_AGE)
     GATEHOUSE_INTERACTION_TTL: z.coerce.number().int().min(1).max(3600).default(600),
     GATEHOUSE_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
     GATEHOUSE_HTTP2_MAX_CONCURRENT_STREAMS: z.coerce.number().int().min(1).max(1000).default(100),
-    GATEHOUSE_AUTHORIZE_MAX_BYTES: z.coerce.number().int().min(1024).max(16 * 1024).default(8 * 1024),
+    GATEHOUSE_AUTHORIZE_MAX_BYTES: z.coerce
+      .number()
+      .int()
+      .min(1024)
+      .max(16 * 1024)
+      .default(8 * 1024),
     GATEHOUSE_REGISTRATION_PER_IP: z.coerce.number().int().min(0).default(20),
     GATEHOUSE_HASH_PER_ADDRESS: z.coerce.number().int().min(1).max(100000).default(8),
     GATEHOUSE_HASH_QUEUE_MAX: z.coerce.number().int().min(0).max(100000).default(64),
@@ -71,7 +82,11 @@ const schema = z
     if (env.GATEHOUSE_ISSUER) {
       const url = new URL(env.GATEHOUSE_ISSUER);
       if (url.search || url.hash || url.pathname !== '/') {
-        ctx.addIssue({ code: 'custom', path: ['GATEHOUSE_ISSUER'], message: 'must be an origin without path, query or fragment' });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['GATEHOUSE_ISSUER'],
+          message: 'must be an origin without path, query or fragment',
+        });
       }
     }
   });
@@ -84,26 +99,40 @@ export interface Config {
   /** Host of the issuer: the instance domain that generated org domains end with (compat.md §5). */
   readonly instanceDomain: string;
   readonly database:
-    | { readonly kind: 'postgres'; readonly url: string; readonly poolSize: number; readonly connectTimeoutMs: number; readonly statementTimeoutMs: number;
+    | {
+        readonly kind: 'postgres';
+        readonly url: string;
+        readonly poolSize: number;
+        readonly connectTimeoutMs: number;
+        readonly statementTimeoutMs: number;
         /** 'transaction': DATABASE_URL is a transaction pooler (issue 24), so no session state goes through it
          *  (src/platform/db.ts); default 'session'. */
         readonly pooling?: 'session' | 'transaction';
         /** PostgreSQL itself, for session-scoped work (migrations' advisory lock) under transaction pooling;
          *  unset: DATABASE_URL. */
-        readonly directUrl?: string }
+        readonly directUrl?: string;
+      }
     | { readonly kind: 'embedded'; readonly dataDir: string };
   readonly dataDir: string;
   readonly masterKey: string | undefined;
-  readonly admin: { readonly userName: string; readonly password: string | undefined; readonly keyFile: string | undefined };
+  readonly admin: {
+    readonly userName: string;
+    readonly password: string | undefined;
+    readonly keyFile: string | undefined;
+  };
   readonly trustedProxies: readonly string[];
   /** PEM files; when set the port speaks TLS and negotiates HTTP/2 or HTTP/1.1 by ALPN. */
   readonly tls: { readonly certFile: string; readonly keyFile: string } | undefined;
   readonly ttl: {
-    readonly accessToken: number; readonly idToken: number; readonly refreshTokenIdle: number;
-    readonly refreshTokenAbsolute: number; readonly authorizationCode: number;
+    readonly accessToken: number;
+    readonly idToken: number;
+    readonly refreshTokenIdle: number;
+    readonly refreshTokenAbsolute: number;
+    readonly authorizationCode: number;
     /** Seconds in which a rotated refresh token presented again is refused without revoking its grant. */
     readonly refreshTokenReuseGrace: number;
-    readonly sessionIdle: number; readonly sessionAbsolute: number;
+    readonly sessionIdle: number;
+    readonly sessionAbsolute: number;
     /** Seconds a pending authorization request (interaction) is kept after its start or its user's last form post. */
     readonly interaction: number;
   };
@@ -165,14 +194,28 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     issuer,
     instanceDomain: new URL(issuer).hostname,
     database: e.DATABASE_URL
-      ? { kind: 'postgres', url: e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE, connectTimeoutMs: e.DATABASE_CONNECT_TIMEOUT_MS, statementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
-        pooling: e.GATEHOUSE_DB_POOLING, directUrl: e.GATEHOUSE_DATABASE_DIRECT_URL }
+      ? {
+          kind: 'postgres',
+          url: e.DATABASE_URL,
+          poolSize: e.DATABASE_POOL_SIZE,
+          connectTimeoutMs: e.DATABASE_CONNECT_TIMEOUT_MS,
+          statementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
+          pooling: e.GATEHOUSE_DB_POOLING,
+          directUrl: e.GATEHOUSE_DATABASE_DIRECT_URL,
+        }
       : { kind: 'embedded', dataDir: e.GATEHOUSE_DATA_DIR },
     dataDir: e.GATEHOUSE_DATA_DIR,
     masterKey: e.GATEHOUSE_MASTER_KEY,
-    admin: { userName: e.GATEHOUSE_ADMIN_USERNAME, password: e.GATEHOUSE_ADMIN_PASSWORD, keyFile: e.GATEHOUSE_ADMIN_KEY_FILE },
+    admin: {
+      userName: e.GATEHOUSE_ADMIN_USERNAME,
+      password: e.GATEHOUSE_ADMIN_PASSWORD,
+      keyFile: e.GATEHOUSE_ADMIN_KEY_FILE,
+    },
     trustedProxies: list(e.GATEHOUSE_TRUSTED_PROXIES),
-    tls: e.GATEHOUSE_TLS_CERT_FILE && e.GATEHOUSE_TLS_KEY_FILE ? { certFile: e.GATEHOUSE_TLS_CERT_FILE, keyFile: e.GATEHOUSE_TLS_KEY_FILE } : undefined,
+    tls:
+      e.GATEHOUSE_TLS_CERT_FILE && e.GATEHOUSE_TLS_KEY_FILE
+        ? { certFile: e.GATEHOUSE_TLS_CERT_FILE, keyFile: e.GATEHOUSE_TLS_KEY_FILE }
+        : undefined,
     ttl: {
       accessToken: e.GATEHOUSE_ACCESS_TOKEN_TTL,
       idToken: e.GATEHOUSE_ID_TOKEN_TTL,
@@ -191,10 +234,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownTimeoutMs: e.GATEHOUSE_SHUTDOWN_TIMEOUT_MS,
     shutdownDrainMs: e.GATEHOUSE_SHUTDOWN_DRAIN_MS,
     allowPrivateFetch: e.GATEHOUSE_ALLOW_PRIVATE_FETCH,
-    lockout: { maxAttempts: e.GATEHOUSE_LOCKOUT_MAX_ATTEMPTS, ipMaxAttempts: e.GATEHOUSE_LOCKOUT_IP_MAX_ATTEMPTS, seconds: e.GATEHOUSE_LOCKOUT_SECONDS },
-    rateLimit: { perIp: e.GATEHOUSE_RATE_LIMIT_PER_IP, perClient: e.GATEHOUSE_RATE_LIMIT_PER_CLIENT, exempt: list(e.GATEHOUSE_RATE_LIMIT_EXEMPT) },
+    lockout: {
+      maxAttempts: e.GATEHOUSE_LOCKOUT_MAX_ATTEMPTS,
+      ipMaxAttempts: e.GATEHOUSE_LOCKOUT_IP_MAX_ATTEMPTS,
+      seconds: e.GATEHOUSE_LOCKOUT_SECONDS,
+    },
+    rateLimit: {
+      perIp: e.GATEHOUSE_RATE_LIMIT_PER_IP,
+      perClient: e.GATEHOUSE_RATE_LIMIT_PER_CLIENT,
+      exempt: list(e.GATEHOUSE_RATE_LIMIT_EXEMPT),
+    },
     authorizePerIp: e.GATEHOUSE_AUTHORIZE_PER_IP,
-    http: { requestTimeoutMs: e.GATEHOUSE_REQUEST_TIMEOUT_MS, http2MaxConcurrentStreams: e.GATEHOUSE_HTTP2_MAX_CONCURRENT_STREAMS },
+    http: {
+      requestTimeoutMs: e.GATEHOUSE_REQUEST_TIMEOUT_MS,
+      http2MaxConcurrentStreams: e.GATEHOUSE_HTTP2_MAX_CONCURRENT_STREAMS,
+    },
     authorizeMaxBytes: e.GATEHOUSE_AUTHORIZE_MAX_BYTES,
     registrationPerIp: e.GATEHOUSE_REGISTRATION_PER_IP,
     hashing: { perAddress: e.GATEHOUSE_HASH_PER_ADDRESS, queue: e.GATEHOUSE_HASH_QUEUE_MAX },
@@ -207,11 +261,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 function listenAddress(value: string): { host: string; port: number } | undefined {
   // a scheme without a default port, so that every port stays explicit (http:// would drop :80)
   const url = URL.parse(`tcp://${value}`);
-  if (!url || !url.hostname || !url.port || url.port === '0' || url.host !== value) return undefined;
+  if (!url?.hostname || !url.port || url.port === '0' || url.host !== value) return undefined;
   return { host: url.hostname.replace(/^\[(.*)\]$/, '$1'), port: Number(url.port) };
 }
 
-const list = (value: string) => value.split(',').map((s) => s.trim()).filter(Boolean);
+const list = (value: string) =>
+  value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 
 function deepFreeze<T extends object>(value: T): T {
   for (const v of Object.values(value)) if (v && typeof v === 'object') deepFreeze(v);

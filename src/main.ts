@@ -25,10 +25,13 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'shutting down');
-    server.close().then(() => process.exit(0), (error: Error) => {
-      log.error({ err: error }, 'shutdown failed');
-      process.exit(1);
-    });
+    server.close().then(
+      () => process.exit(0),
+      (error: Error) => {
+        log.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));

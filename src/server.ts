@@ -36,7 +36,17 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     if (applied.length) log.info({ applied }, 'migrations applied');
     const instance = await bootstrap(db, config, log);
     const hashing = new HashAdmission(config.hashing);
-    app = await buildApp({ config, db, log, secrets, instance, schemaVersion: migrations.at(-1)?.version ?? 0, metrics: createMetrics(db, hashing), lifecycle, hashing });
+    app = await buildApp({
+      config,
+      db,
+      log,
+      secrets,
+      instance,
+      schemaVersion: migrations.at(-1)?.version ?? 0,
+      metrics: createMetrics(db, hashing),
+      lifecycle,
+      hashing,
+    });
     const address = await app.listen({ port: config.port, host: config.host });
     // Fastify names the scheme after its own https option; TLS here comes from the server factory.
     const url = config.tls ? address.replace(/^http:/, 'https:') : address;
@@ -55,7 +65,9 @@ async function shutdown(app: FastifyInstance, db: Db, config: Config, lifecycle:
   lifecycle.draining = true;
   if (config.shutdownDrainMs) await new Promise((r) => setTimeout(r, config.shutdownDrainMs));
   let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<void>((resolve) => { timer = setTimeout(resolve, config.shutdownTimeoutMs); });
+  const deadline = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, config.shutdownTimeoutMs);
+  });
   try {
     await Promise.race([app.close(), deadline]);
   } finally {

@@ -9,7 +9,9 @@ import { freePort, startTestServer, testEnv } from './helpers/server.ts';
 
 describe('the gatehouse process', () => {
   const databases: { drop(): Promise<void> }[] = [];
-  afterAll(async () => { for (const d of databases) await d.drop(); });
+  afterAll(async () => {
+    for (const d of databases) await d.drop();
+  });
 
   it('becomes ready, and on SIGTERM shuts down cleanly with exit code 0', async () => {
     const database = await createTestDatabase();
@@ -53,7 +55,9 @@ describe('the gatehouse process', () => {
     const server = await startTestServer({ env: { DATABASE_POOL_SIZE: '1' } });
     // Hold the only database connection so that /readyz is in flight when the shutdown starts.
     let release!: () => void;
-    const held = new Promise<void>((r) => { release = r; });
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
     const holding = server.db.tx(async () => held);
     const inFlight = fetch(`${server.url}/readyz`);
     await new Promise((r) => setTimeout(r, 200));

@@ -55,33 +55,87 @@ export interface AppConfig {
   devMode: boolean;
 }
 
-export async function insertApp(tx: Queryable, a: AppConfig & { id: string; projectId: string; name: string; kind: 'oidc' | 'api'; clientId: string; secretHash: string | null; sequence: string }): Promise<void> {
+export async function insertApp(
+  tx: Queryable,
+  a: AppConfig & {
+    id: string;
+    projectId: string;
+    name: string;
+    kind: 'oidc' | 'api';
+    clientId: string;
+    secretHash: string | null;
+    sequence: string;
+  },
+): Promise<void> {
   await tx.query(
     `INSERT INTO apps (id, project_id, name, kind, client_id, secret_hash, auth_method, app_type, redirect_uris,
        post_logout_redirect_uris, response_types, grant_types, access_token_type, id_token_userinfo_assertion, dev_mode, sequence)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
-    [a.id, a.projectId, a.name, a.kind, a.clientId, a.secretHash, a.authMethod, a.appType, a.redirectUris,
-      a.postLogoutRedirectUris, a.responseTypes, a.grantTypes, a.accessTokenType, a.idTokenUserinfoAssertion, a.devMode, a.sequence],
+    [
+      a.id,
+      a.projectId,
+      a.name,
+      a.kind,
+      a.clientId,
+      a.secretHash,
+      a.authMethod,
+      a.appType,
+      a.redirectUris,
+      a.postLogoutRedirectUris,
+      a.responseTypes,
+      a.grantTypes,
+      a.accessTokenType,
+      a.idTokenUserinfoAssertion,
+      a.devMode,
+      a.sequence,
+    ],
   );
 }
 
-export async function updateAppConfig(tx: Queryable, id: string, c: AppConfig & { secretHash: string | null; sequence: string; changedAt: Date }): Promise<void> {
+export async function updateAppConfig(
+  tx: Queryable,
+  id: string,
+  c: AppConfig & { secretHash: string | null; sequence: string; changedAt: Date },
+): Promise<void> {
   await tx.query(
     `UPDATE apps SET auth_method = $2, app_type = $3, redirect_uris = $4, post_logout_redirect_uris = $5, response_types = $6,
        grant_types = $7, access_token_type = $8, id_token_userinfo_assertion = $9, dev_mode = $10, secret_hash = $11,
        sequence = $12, changed_at = $13
      WHERE id = $1`,
-    [id, c.authMethod, c.appType, c.redirectUris, c.postLogoutRedirectUris, c.responseTypes, c.grantTypes, c.accessTokenType,
-      c.idTokenUserinfoAssertion, c.devMode, c.secretHash, c.sequence, c.changedAt],
+    [
+      id,
+      c.authMethod,
+      c.appType,
+      c.redirectUris,
+      c.postLogoutRedirectUris,
+      c.responseTypes,
+      c.grantTypes,
+      c.accessTokenType,
+      c.idTokenUserinfoAssertion,
+      c.devMode,
+      c.secretHash,
+      c.sequence,
+      c.changedAt,
+    ],
   );
 }
 
-export async function insertAppKey(tx: Queryable, k: { id: string; appId: string; publicJwk: object; expiresAt: Date }): Promise<void> {
-  await tx.query('INSERT INTO app_keys (id, app_id, public_jwk, expires_at) VALUES ($1, $2, $3, $4)', [k.id, k.appId, k.publicJwk, k.expiresAt]);
+export async function insertAppKey(
+  tx: Queryable,
+  k: { id: string; appId: string; publicJwk: object; expiresAt: Date },
+): Promise<void> {
+  await tx.query('INSERT INTO app_keys (id, app_id, public_jwk, expires_at) VALUES ($1, $2, $3, $4)', [
+    k.id,
+    k.appId,
+    k.publicJwk,
+    k.expiresAt,
+  ]);
 }
 
 export async function findActiveAppKeys(db: Queryable, appId: string): Promise<Array<Record<string, unknown>>> {
   const { rows } = await db.query<{ public_jwk: Record<string, unknown> }>(
-    'SELECT public_jwk FROM app_keys WHERE app_id = $1 AND expires_at > now() ORDER BY created_at', [appId]);
+    'SELECT public_jwk FROM app_keys WHERE app_id = $1 AND expires_at > now() ORDER BY created_at',
+    [appId],
+  );
   return rows.map((r) => r.public_jwk);
 }

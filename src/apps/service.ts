@@ -10,15 +10,42 @@ import { changedDetails, createdDetails, type Details } from '../events/details.
 import { newId } from '../platform/ids.ts';
 import { notFound, invalidArgument } from '../platform/errors.ts';
 import { getProject } from '../projects/service.ts';
-import { addApiAppSchema, addOidcAppSchema, checkOidcConfig, oidcComplianceProblems, oidcConfigSchema, parseInput, type OidcConfigInput } from './schema.ts';
-import { findActiveAppKeys, findAppByClientId, findAppById, insertApp, insertAppKey, updateAppConfig, type AppRow } from './queries.ts';
+import {
+  addApiAppSchema,
+  addOidcAppSchema,
+  checkOidcConfig,
+  oidcComplianceProblems,
+  oidcConfigSchema,
+  parseInput,
+  type OidcConfigInput,
+} from './schema.ts';
+import {
+  findActiveAppKeys,
+  findAppByClientId,
+  findAppById,
+  insertApp,
+  insertAppKey,
+  updateAppConfig,
+  type AppRow,
+} from './queries.ts';
 
 const generateRsa = promisify(generateKeyPair);
 const NO_EXPIRY = new Date('9999-12-31T23:59:59Z');
 
-export interface AddedApp { appId: string; clientId: string; clientSecret?: string; complianceProblems?: string[]; details: Details }
+export interface AddedApp {
+  appId: string;
+  clientId: string;
+  clientSecret?: string;
+  complianceProblems?: string[];
+  details: Details;
+}
 
-export async function addOidcApp(db: Db, secrets: SecretBox, input: OidcConfigInput & { projectId: string; name: string }, creator: string): Promise<AddedApp> {
+export async function addOidcApp(
+  db: Db,
+  secrets: SecretBox,
+  input: OidcConfigInput & { projectId: string; name: string },
+  creator: string,
+): Promise<AddedApp> {
   const app = parseInput(addOidcAppSchema, input, 'AddOIDCAppRequest');
   checkOidcConfig(app, 'AddOIDCAppRequest');
   const project = await getProject(db, app.projectId);
@@ -27,32 +54,85 @@ export async function addOidcApp(db: Db, secrets: SecretBox, input: OidcConfigIn
   const clientSecret = app.authMethod === 'basic' || app.authMethod === 'post' ? generateSecret() : undefined;
   return db.tx(async (tx) => {
     const { projectId, name, ...config } = app;
-    const event = await appendEvent(tx, { aggregateType: 'project', aggregateId: projectId, eventType: 'project.application.added', payload: { appId, name, kind: 'oidc', clientId, ...config }, resourceOwner: project.org_id, creator });
-    await insertApp(tx, { id: appId, projectId, name, kind: 'oidc', clientId, secretHash: clientSecret ? secrets.hashSecret(clientSecret) : null, sequence: event.sequence, ...config });
-    return { appId, clientId, ...(clientSecret ? { clientSecret } : {}), complianceProblems: oidcComplianceProblems(app), details: createdDetails(event) };
+    const event = await appendEvent(tx, {
+      aggregateType: 'project',
+      aggregateId: projectId,
+      eventType: 'project.application.added',
+      payload: { appId, name, kind: 'oidc', clientId, ...config },
+      resourceOwner: project.org_id,
+      creator,
+    });
+    await insertApp(tx, {
+      id: appId,
+      projectId,
+      name,
+      kind: 'oidc',
+      clientId,
+      secretHash: clientSecret ? secrets.hashSecret(clientSecret) : null,
+      sequence: event.sequence,
+      ...config,
+    });
+    return {
+      appId,
+      clientId,
+      ...(clientSecret ? { clientSecret } : {}),
+      complianceProblems: oidcComplianceProblems(app),
+      details: createdDetails(event),
+    };
   });
 }
 
-export async function addApiApp(db: Db, secrets: SecretBox, input: { projectId: string; name: string; authMethod?: 'basic' | 'private_key_jwt' }, creator: string): Promise<AddedApp> {
+export async function addApiApp(
+  db: Db,
+  secrets: SecretBox,
+  input: { projectId: string; name: string; authMethod?: 'basic' | 'private_key_jwt' },
+  creator: string,
+): Promise<AddedApp> {
   const app = parseInput(addApiAppSchema, input, 'AddAPIAppRequest');
   const project = await getProject(db, app.projectId);
   const appId = newId();
   const clientId = `${appId}@${project.id}`;
   const clientSecret = app.authMethod === 'basic' ? generateSecret() : undefined;
   return db.tx(async (tx) => {
-    const event = await appendEvent(tx, { aggregateType: 'project', aggregateId: app.projectId, eventType: 'project.application.added', payload: { appId, name: app.name, kind: 'api', clientId, authMethod: app.authMethod }, resourceOwner: project.org_id, creator });
+    const event = await appendEvent(tx, {
+      aggregateType: 'project',
+      aggregateId: app.projectId,
+      eventType: 'project.application.added',
+      payload: { appId, name: app.name, kind: 'api', clientId, authMethod: app.authMethod },
+      resourceOwner: project.org_id,
+      creator,
+    });
     // An API app only authenticates (introspection); it has no flows of its own.
     await insertApp(tx, {
-      id: appId, projectId: app.projectId, name: app.name, kind: 'api', clientId, secretHash: clientSecret ? secrets.hashSecret(clientSecret) : null,
-      authMethod: app.authMethod, appType: 'web', redirectUris: [], postLogoutRedirectUris: [], responseTypes: [], grantTypes: [],
-      accessTokenType: 'opaque', idTokenUserinfoAssertion: false, devMode: false, sequence: event.sequence,
+      id: appId,
+      projectId: app.projectId,
+      name: app.name,
+      kind: 'api',
+      clientId,
+      secretHash: clientSecret ? secrets.hashSecret(clientSecret) : null,
+      authMethod: app.authMethod,
+      appType: 'web',
+      redirectUris: [],
+      postLogoutRedirectUris: [],
+      responseTypes: [],
+      grantTypes: [],
+      accessTokenType: 'opaque',
+      idTokenUserinfoAssertion: false,
+      devMode: false,
+      sequence: event.sequence,
     });
     return { appId, clientId, ...(clientSecret ? { clientSecret } : {}), details: createdDetails(event) };
   });
 }
 
 /** Replaces the OIDC configuration; a change to basic/post from another method generates a new secret. */
-export async function updateOidcAppConfig(db: Db, secrets: SecretBox, appId: string, input: OidcConfigInput, creator: string): Promise<{ clientSecret?: string; details: Details }> {
+export async function updateOidcAppConfig(
+  db: Db,
+  secrets: SecretBox,
+  appId: string,
+  input: OidcConfigInput,
+  creator: string,
+): Promise<{ clientSecret?: string; details: Details }> {
   const config = parseInput(oidcConfigSchema, input, 'UpdateOIDCAppConfigRequest');
   checkOidcConfig(config, 'UpdateOIDCAppConfigRequest');
   const app = await getApp(db, appId);
@@ -61,26 +141,69 @@ export async function updateOidcAppConfig(db: Db, secrets: SecretBox, appId: str
   const clientSecret = needsSecret && !app.secret_hash ? generateSecret() : undefined;
   const secretHash = needsSecret ? (clientSecret ? secrets.hashSecret(clientSecret) : app.secret_hash) : null;
   return db.tx(async (tx) => {
-    const event = await appendEvent(tx, { aggregateType: 'project', aggregateId: app.project_id, eventType: 'project.application.config.oidc.changed', payload: { appId, ...config }, resourceOwner: app.org_id, creator });
+    const event = await appendEvent(tx, {
+      aggregateType: 'project',
+      aggregateId: app.project_id,
+      eventType: 'project.application.config.oidc.changed',
+      payload: { appId, ...config },
+      resourceOwner: app.org_id,
+      creator,
+    });
     await updateAppConfig(tx, appId, { ...config, secretHash, sequence: event.sequence, changedAt: event.createdAt });
     return { ...(clientSecret ? { clientSecret } : {}), details: changedDetails(event) };
   });
 }
 
 /** ZITADEL's key file for private_key_jwt apps (compat.md §6). */
-export interface AppKeyFile { type: 'application'; keyId: string; key: string; appId: string; clientId: string; expirationDate: string }
+export interface AppKeyFile {
+  type: 'application';
+  keyId: string;
+  key: string;
+  appId: string;
+  clientId: string;
+  expirationDate: string;
+}
 
-export async function addAppKey(db: Db, appId: string, expiresAt: Date = NO_EXPIRY, creator: string): Promise<{ keyId: string; keyFile: AppKeyFile; details: Details }> {
+export async function addAppKey(
+  db: Db,
+  appId: string,
+  expiresAt: Date = NO_EXPIRY,
+  creator: string,
+): Promise<{ keyId: string; keyFile: AppKeyFile; details: Details }> {
   const app = await getApp(db, appId);
   if (app.auth_method !== 'private_key_jwt') throw invalidArgument('App does not use private_key_jwt', 'APP-Fsh3d');
-  if (!(expiresAt.getTime() > Date.now())) throw invalidArgument('invalid AddAppKeyRequest.ExpirationDate: must be in the future', 'APP-Fsh3e');
+  if (!(expiresAt.getTime() > Date.now()))
+    throw invalidArgument('invalid AddAppKeyRequest.ExpirationDate: must be in the future', 'APP-Fsh3e');
   const { publicKey, privateKey } = await generateRsa('rsa', { modulusLength: 2048 });
   const keyId = newId();
   return db.tx(async (tx) => {
-    const event = await appendEvent(tx, { aggregateType: 'project', aggregateId: app.project_id, eventType: 'project.application.key.added', payload: { appId, keyId, expiresAt }, resourceOwner: app.org_id, creator });
-    await insertAppKey(tx, { id: keyId, appId, publicJwk: { ...publicKey.export({ format: 'jwk' }), kid: keyId, alg: 'RS256', use: 'sig' }, expiresAt });
+    const event = await appendEvent(tx, {
+      aggregateType: 'project',
+      aggregateId: app.project_id,
+      eventType: 'project.application.key.added',
+      payload: { appId, keyId, expiresAt },
+      resourceOwner: app.org_id,
+      creator,
+    });
+    await insertAppKey(tx, {
+      id: keyId,
+      appId,
+      publicJwk: { ...publicKey.export({ format: 'jwk' }), kid: keyId, alg: 'RS256', use: 'sig' },
+      expiresAt,
+    });
     const key = privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();
-    return { keyId, keyFile: { type: 'application', keyId, key, appId, clientId: app.client_id, expirationDate: expiresAt.toISOString() }, details: createdDetails(event) };
+    return {
+      keyId,
+      keyFile: {
+        type: 'application',
+        keyId,
+        key,
+        appId,
+        clientId: app.client_id,
+        expirationDate: expiresAt.toISOString(),
+      },
+      details: createdDetails(event),
+    };
   });
 }
 
@@ -91,8 +214,11 @@ export async function getApp(db: Db, appId: string): Promise<AppRow> {
 }
 
 /** An active app with its usable public keys, for the OIDC client lookup. */
-export async function findClientApp(db: Db, clientId: string): Promise<{ app: AppRow; keys: Array<Record<string, unknown>> } | undefined> {
+export async function findClientApp(
+  db: Db,
+  clientId: string,
+): Promise<{ app: AppRow; keys: Array<Record<string, unknown>> } | undefined> {
   const app = await findAppByClientId(db, clientId);
-  if (!app || app.state !== 'active') return undefined;
+  if (app?.state !== 'active') return undefined;
   return { app, keys: app.auth_method === 'private_key_jwt' ? await findActiveAppKeys(db, app.id) : [] };
 }

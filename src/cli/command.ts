@@ -31,7 +31,8 @@ export function parseOptions<O extends Options>(args: string[], options: O) {
   try {
     const { values } = parseArgs({ args, options, strict: true, allowPositionals: false });
     const output = (values as { output?: string }).output;
-    if (output !== undefined && output !== 'json' && output !== 'table') throw new UsageError('--output must be json or table');
+    if (output !== undefined && output !== 'json' && output !== 'table')
+      throw new UsageError('--output must be json or table');
     return values;
   } catch (error) {
     if (error instanceof UsageError) throw error;
@@ -50,12 +51,22 @@ export function print(value: Record<string, unknown> | Record<string, unknown>[]
     process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
     return;
   }
-  const cell = (v: unknown) => (v instanceof Date ? v.toISOString() : typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v ?? ''));
+  const cell = (v: unknown) =>
+    v instanceof Date ? v.toISOString() : typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v ?? '');
   const rows = Array.isArray(value)
     ? [Object.keys(value[0] ?? {}), ...value.map((r) => Object.values(r).map(cell))]
     : Object.entries(value).map(([k, v]) => [k, cell(v)]);
   const widths = rows.reduce<number[]>((w, r) => r.map((c, i) => Math.max(w[i] ?? 0, c.length)), []);
-  process.stdout.write(rows.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n') + '\n');
+  process.stdout.write(
+    `${rows
+      .map((r) =>
+        r
+          .map((c, i) => c.padEnd(widths[i]!))
+          .join('  ')
+          .trimEnd(),
+      )
+      .join('\n')}\n`,
+  );
 }
 
 export async function withDb<T>(config: Config, fn: (db: Db) => Promise<T>): Promise<T> {
@@ -67,7 +78,11 @@ export async function withDb<T>(config: Config, fn: (db: Db) => Promise<T>): Pro
   }
 }
 
-export interface InstanceContext { db: Db; secrets: SecretBox; instance: InstanceRow }
+export interface InstanceContext {
+  db: Db;
+  secrets: SecretBox;
+  instance: InstanceRow;
+}
 
 /** The database as the server prepares it: migrated, with the instance of the first start. */
 export async function withInstance<T>(config: Config, fn: (ctx: InstanceContext) => Promise<T>): Promise<T> {

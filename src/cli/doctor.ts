@@ -9,7 +9,11 @@ import { findInstance } from '../instance/queries.ts';
 import { checkSigningKey } from '../oidc/keys.ts';
 import { OUTPUT_HELP, OUTPUT_OPTION, parseOptions, print, type Command } from './command.ts';
 
-interface Check { check: string; status: 'ok' | 'fail' | 'skipped'; detail: string }
+interface Check {
+  check: string;
+  status: 'ok' | 'fail' | 'skipped';
+  detail: string;
+}
 
 const ISSUER_TIMEOUT_MS = 5000;
 
@@ -17,13 +21,23 @@ async function databaseChecks(config: Config, db: Db): Promise<Check[]> {
   const checks: Check[] = [{ check: 'database', status: 'ok', detail: `${config.database.kind} database reachable` }];
   const shipped = Math.max(0, ...listMigrations().map((m) => m.version));
   const version = await schemaVersion(db);
-  checks.push(version >= shipped
-    ? { check: 'schema', status: 'ok', detail: `version ${version}` }
-    : { check: 'schema', status: 'fail', detail: `version ${version}, this release needs ${shipped}: run "gatehouse migrate"` });
+  checks.push(
+    version >= shipped
+      ? { check: 'schema', status: 'ok', detail: `version ${version}` }
+      : {
+          check: 'schema',
+          status: 'fail',
+          detail: `version ${version}, this release needs ${shipped}: run "gatehouse migrate"`,
+        },
+  );
   if (version < shipped) return checks;
   const instance = await findInstance(db);
   if (!instance) {
-    checks.push({ check: 'instance', status: 'fail', detail: 'no instance yet: start the server once (or run a provisioning command)' });
+    checks.push({
+      check: 'instance',
+      status: 'fail',
+      detail: 'no instance yet: start the server once (or run a provisioning command)',
+    });
     return checks;
   }
   checks.push({ check: 'instance', status: 'ok', detail: `instance ${instance.id}, domain ${instance.domain}` });
@@ -31,7 +45,11 @@ async function databaseChecks(config: Config, db: Db): Promise<Check[]> {
     const kid = await checkSigningKey(db, createSecretBox(resolveMasterKey(config)));
     checks.push({ check: 'signing keys', status: 'ok', detail: `signing key ${kid} opens with the master key` });
   } catch (error) {
-    checks.push({ check: 'signing keys', status: 'fail', detail: `no usable signing key (${(error as Error).message}): the server creates one at its first start; GATEHOUSE_MASTER_KEY must be the server's` });
+    checks.push({
+      check: 'signing keys',
+      status: 'fail',
+      detail: `no usable signing key (${(error as Error).message}): the server creates one at its first start; GATEHOUSE_MASTER_KEY must be the server's`,
+    });
   }
   return checks;
 }
@@ -40,12 +58,18 @@ async function issuerCheck(config: Config): Promise<Check> {
   const url = `${config.issuer}/.well-known/openid-configuration`;
   try {
     const response = await fetch(url, { signal: AbortSignal.timeout(ISSUER_TIMEOUT_MS), redirect: 'manual' });
-    if (response.status !== 200) return { check: 'issuer', status: 'fail', detail: `${url} answered ${response.status}` };
+    if (response.status !== 200)
+      return { check: 'issuer', status: 'fail', detail: `${url} answered ${response.status}` };
     const { issuer } = (await response.json()) as { issuer?: string };
-    if (issuer !== config.issuer) return { check: 'issuer', status: 'fail', detail: `${url} names issuer ${issuer}, configured ${config.issuer}` };
+    if (issuer !== config.issuer)
+      return { check: 'issuer', status: 'fail', detail: `${url} names issuer ${issuer}, configured ${config.issuer}` };
     return { check: 'issuer', status: 'ok', detail: `${url} reachable` };
   } catch (error) {
-    return { check: 'issuer', status: 'fail', detail: `${url} not reachable (${(error as Error).message}); is the server running?` };
+    return {
+      check: 'issuer',
+      status: 'fail',
+      detail: `${url} not reachable (${(error as Error).message}); is the server running?`,
+    };
   }
 }
 
@@ -62,7 +86,9 @@ stopped: the data directory belongs to one process at a time.)
 ${OUTPUT_HELP}`,
   async run(args, config) {
     const options = parseOptions(args, OUTPUT_OPTION);
-    const checks: Check[] = [{ check: 'configuration', status: 'ok', detail: `issuer ${config.issuer}, ${config.database.kind} database` }];
+    const checks: Check[] = [
+      { check: 'configuration', status: 'ok', detail: `issuer ${config.issuer}, ${config.database.kind} database` },
+    ];
     let db: Db | undefined;
     try {
       db = await openDb(config.database);

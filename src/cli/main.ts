@@ -24,7 +24,10 @@ async function main(argv: string[]): Promise<number> {
   try {
     return await command.run(args, loadConfig());
   } catch (error) {
-    const input = error instanceof ConfigError || error instanceof UsageError || (error instanceof AppError && error.code === Code.InvalidArgument);
+    const input =
+      error instanceof ConfigError ||
+      error instanceof UsageError ||
+      (error instanceof AppError && error.code === Code.InvalidArgument);
     const message = error instanceof AppError ? error.publicMessage : (error as Error).message;
     process.stderr.write(`gatehouse ${name}: ${message}\n`);
     return input ? 2 : 1;

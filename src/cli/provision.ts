@@ -11,7 +11,18 @@ import { loginName } from '../users/lookup.ts';
 import { createAdmin } from '../instance/admins.ts';
 import type { Db } from '../platform/db.ts';
 import type { InstanceRow } from '../instance/queries.ts';
-import { CLI_CREATOR, OUTPUT_HELP, OUTPUT_OPTION, parseOptions, print, readStdinLine, required, UsageError, withInstance, type Command } from './command.ts';
+import {
+  CLI_CREATOR,
+  OUTPUT_HELP,
+  OUTPUT_OPTION,
+  parseOptions,
+  print,
+  readStdinLine,
+  required,
+  UsageError,
+  withInstance,
+  type Command,
+} from './command.ts';
 
 const ORG_OPTION = { org: { type: 'string' } } as const;
 const ORG_HELP = '  --org ID              the organization (default: the first org, "Gatehouse")';
@@ -22,11 +33,18 @@ async function orgOf(db: Db, instance: InstanceRow, org: string | undefined): Pr
 }
 
 const HUMAN_OPTIONS = {
-  ...ORG_OPTION, ...OUTPUT_OPTION,
-  username: { type: 'string' }, email: { type: 'string' }, 'email-verified': { type: 'boolean', default: false },
-  'first-name': { type: 'string' }, 'last-name': { type: 'string' }, 'display-name': { type: 'string', default: '' },
-  phone: { type: 'string' }, 'phone-verified': { type: 'boolean', default: false },
-  password: { type: 'string' }, 'password-stdin': { type: 'boolean', default: false },
+  ...ORG_OPTION,
+  ...OUTPUT_OPTION,
+  username: { type: 'string' },
+  email: { type: 'string' },
+  'email-verified': { type: 'boolean', default: false },
+  'first-name': { type: 'string' },
+  'last-name': { type: 'string' },
+  'display-name': { type: 'string', default: '' },
+  phone: { type: 'string' },
+  'phone-verified': { type: 'boolean', default: false },
+  password: { type: 'string' },
+  'password-stdin': { type: 'boolean', default: false },
 } as const;
 
 const HUMAN_HELP = `  --username NAME       user name (login name: NAME@<org domain>)            required
@@ -46,7 +64,14 @@ async function humanInput(args: string[], db: Db, instance: InstanceRow, passwor
   const input: ImportHumanInput = {
     orgId: await orgOf(db, instance, o.org),
     userName: required(o.username, 'username'),
-    profile: { firstName: required(o['first-name'], 'first-name'), lastName: required(o['last-name'], 'last-name'), nickName: '', displayName: o['display-name'], preferredLanguage: '', gender: 'GENDER_UNSPECIFIED' },
+    profile: {
+      firstName: required(o['first-name'], 'first-name'),
+      lastName: required(o['last-name'], 'last-name'),
+      nickName: '',
+      displayName: o['display-name'],
+      preferredLanguage: '',
+      gender: 'GENDER_UNSPECIFIED',
+    },
     email: required(o.email, 'email'),
     emailVerified: o['email-verified'],
     phone: o.phone ?? null,
@@ -54,14 +79,16 @@ async function humanInput(args: string[], db: Db, instance: InstanceRow, passwor
     password,
   };
   if (!/^[^\s@]+@[^\s@]+$/.test(input.email)) throw new UsageError('--email must be an e-mail address');
-  if (input.phone !== null && !/^\+\d{1,49}$/.test(input.phone)) throw new UsageError('--phone must start with + followed by digits');
+  if (input.phone !== null && !/^\+\d{1,49}$/.test(input.phone))
+    throw new UsageError('--phone must start with + followed by digits');
   return { input, output: o.output };
 }
 
 async function password(args: string[]): Promise<string> {
   const o = parseOptions(args, HUMAN_OPTIONS);
-  if (o.password !== undefined && o['password-stdin']) throw new UsageError('give either --password or --password-stdin');
-  return o['password-stdin'] ? readStdinLine() : o.password ?? '';
+  if (o.password !== undefined && o['password-stdin'])
+    throw new UsageError('give either --password or --password-stdin');
+  return o['password-stdin'] ? readStdinLine() : (o.password ?? '');
 }
 
 async function printUser(db: Db, userId: string, output: string | undefined, extra: Record<string, unknown> = {}) {
@@ -111,12 +138,20 @@ ${HUMAN_HELP}`,
 };
 
 const APP_OPTIONS = {
-  ...ORG_OPTION, ...OUTPUT_OPTION,
-  project: { type: 'string' }, 'project-id': { type: 'string' }, name: { type: 'string' },
-  'redirect-uri': { type: 'string', multiple: true, default: [] as string[] }, 'post-logout-redirect-uri': { type: 'string', multiple: true, default: [] as string[] },
-  type: { type: 'string', default: 'web' }, 'auth-method': { type: 'string', default: 'basic' },
-  'grant-type': { type: 'string', multiple: true, default: [] as string[] }, 'response-type': { type: 'string', multiple: true, default: [] as string[] },
-  'access-token-type': { type: 'string', default: 'opaque' }, 'id-token-userinfo': { type: 'boolean', default: false }, 'dev-mode': { type: 'boolean', default: false },
+  ...ORG_OPTION,
+  ...OUTPUT_OPTION,
+  project: { type: 'string' },
+  'project-id': { type: 'string' },
+  name: { type: 'string' },
+  'redirect-uri': { type: 'string', multiple: true, default: [] as string[] },
+  'post-logout-redirect-uri': { type: 'string', multiple: true, default: [] as string[] },
+  type: { type: 'string', default: 'web' },
+  'auth-method': { type: 'string', default: 'basic' },
+  'grant-type': { type: 'string', multiple: true, default: [] as string[] },
+  'response-type': { type: 'string', multiple: true, default: [] as string[] },
+  'access-token-type': { type: 'string', default: 'opaque' },
+  'id-token-userinfo': { type: 'boolean', default: false },
+  'dev-mode': { type: 'boolean', default: false },
 } as const;
 
 export const appCreate: Command = {
@@ -142,28 +177,52 @@ ${ORG_HELP}
 ${OUTPUT_HELP}`,
   async run(args, config) {
     const o = parseOptions(args, APP_OPTIONS);
-    if (Boolean(o.project) === Boolean(o['project-id'])) throw new UsageError('give exactly one of --project NAME or --project-id ID');
+    if (Boolean(o.project) === Boolean(o['project-id']))
+      throw new UsageError('give exactly one of --project NAME or --project-id ID');
     const input = {
-      name: required(o.name, 'name'), redirectUris: o['redirect-uri'], postLogoutRedirectUris: o['post-logout-redirect-uri'],
-      appType: o.type, authMethod: o['auth-method'], accessTokenType: o['access-token-type'], idTokenUserinfoAssertion: o['id-token-userinfo'], devMode: o['dev-mode'],
-      ...(o['grant-type'].length ? { grantTypes: o['grant-type'] } : {}), ...(o['response-type'].length ? { responseTypes: o['response-type'] } : {}),
+      name: required(o.name, 'name'),
+      redirectUris: o['redirect-uri'],
+      postLogoutRedirectUris: o['post-logout-redirect-uri'],
+      appType: o.type,
+      authMethod: o['auth-method'],
+      accessTokenType: o['access-token-type'],
+      idTokenUserinfoAssertion: o['id-token-userinfo'],
+      devMode: o['dev-mode'],
+      ...(o['grant-type'].length ? { grantTypes: o['grant-type'] } : {}),
+      ...(o['response-type'].length ? { responseTypes: o['response-type'] } : {}),
     };
     // checked before the project is created, so a bad app leaves nothing behind
-    checkOidcConfig(parseInput(addOidcAppSchema, { ...input, projectId: o['project-id'] ?? 'new' }, 'AddOIDCAppRequest'), 'AddOIDCAppRequest');
+    checkOidcConfig(
+      parseInput(addOidcAppSchema, { ...input, projectId: o['project-id'] ?? 'new' }, 'AddOIDCAppRequest'),
+      'AddOIDCAppRequest',
+    );
     return withInstance(config, async ({ db, secrets, instance }) => {
       const orgId = await orgOf(db, instance, o.org);
       const projectId = o['project-id'] ?? (await addProject(db, { orgId, name: o.project! }, CLI_CREATOR)).projectId;
       const app = await addOidcApp(db, secrets, { ...input, projectId } as never, CLI_CREATOR);
-      print({ projectId, appId: app.appId, clientId: app.clientId, clientSecret: app.clientSecret ?? '', complianceProblems: app.complianceProblems ?? [] }, o.output);
+      print(
+        {
+          projectId,
+          appId: app.appId,
+          clientId: app.clientId,
+          clientSecret: app.clientSecret ?? '',
+          complianceProblems: app.complianceProblems ?? [],
+        },
+        o.output,
+      );
       return 0;
     });
   },
 };
 
 const SERVICE_USER_OPTIONS = {
-  ...ORG_OPTION, ...OUTPUT_OPTION,
-  username: { type: 'string' }, name: { type: 'string' }, description: { type: 'string', default: '' },
-  'access-token-type': { type: 'string', default: 'opaque' }, secret: { type: 'boolean', default: false },
+  ...ORG_OPTION,
+  ...OUTPUT_OPTION,
+  username: { type: 'string' },
+  name: { type: 'string' },
+  description: { type: 'string', default: '' },
+  'access-token-type': { type: 'string', default: 'opaque' },
+  secret: { type: 'boolean', default: false },
 } as const;
 
 export const serviceUserCreate: Command = {
@@ -184,10 +243,21 @@ ${OUTPUT_HELP}`,
   async run(args, config) {
     const o = parseOptions(args, SERVICE_USER_OPTIONS);
     const userName = required(o.username, 'username');
-    if (o['access-token-type'] !== 'opaque' && o['access-token-type'] !== 'jwt') throw new UsageError('--access-token-type must be opaque or jwt');
+    if (o['access-token-type'] !== 'opaque' && o['access-token-type'] !== 'jwt')
+      throw new UsageError('--access-token-type must be opaque or jwt');
     return withInstance(config, async ({ db, secrets, instance }) => {
       const orgId = await orgOf(db, instance, o.org);
-      const { userId } = await addMachineUser(db, { orgId, userName, name: o.name ?? userName, description: o.description, accessTokenType: o['access-token-type'] as 'opaque' }, CLI_CREATOR);
+      const { userId } = await addMachineUser(
+        db,
+        {
+          orgId,
+          userName,
+          name: o.name ?? userName,
+          description: o.description,
+          accessTokenType: o['access-token-type'] as 'opaque',
+        },
+        CLI_CREATOR,
+      );
       if (o.secret) {
         const { clientId, clientSecret } = await generateMachineSecret(db, secrets, userId, CLI_CREATOR);
         print({ userId, clientId, clientSecret }, o.output);

@@ -15,19 +15,37 @@ export interface ConsentRequest {
   consented: boolean;
 }
 
-export interface ConsentSubject { clientId: string; userId: string; scope: string }
-
-/** The app asking and whether the user must still consent; undefined for a client that is no OIDC app. */
-export async function describeConsentRequest(db: Queryable, defaultOrgId: string, subject: ConsentSubject): Promise<ConsentRequest | undefined> {
-  const target = await findConsentTarget(db, subject.clientId, subject.userId, subject.scope);
-  if (!target) return undefined;
-  return { appName: target.app_name, orgName: target.org_name, firstParty: target.org_id === defaultOrgId, consented: target.consented };
+export interface ConsentSubject {
+  clientId: string;
+  userId: string;
+  scope: string;
 }
 
-export const needsConsent = (request: ConsentRequest | undefined): boolean => !request || (!request.firstParty && !request.consented);
+/** The app asking and whether the user must still consent; undefined for a client that is no OIDC app. */
+export async function describeConsentRequest(
+  db: Queryable,
+  defaultOrgId: string,
+  subject: ConsentSubject,
+): Promise<ConsentRequest | undefined> {
+  const target = await findConsentTarget(db, subject.clientId, subject.userId, subject.scope);
+  if (!target) return undefined;
+  return {
+    appName: target.app_name,
+    orgName: target.org_name,
+    firstParty: target.org_id === defaultOrgId,
+    consented: target.consented,
+  };
+}
+
+export const needsConsent = (request: ConsentRequest | undefined): boolean =>
+  !request || (!request.firstParty && !request.consented);
 
 /** Whether the app may get the scope for the user without asking. */
-export async function scopeGrantedSilently(db: Queryable, defaultOrgId: string, subject: ConsentSubject): Promise<boolean> {
+export async function scopeGrantedSilently(
+  db: Queryable,
+  defaultOrgId: string,
+  subject: ConsentSubject,
+): Promise<boolean> {
   return !needsConsent(await describeConsentRequest(db, defaultOrgId, subject));
 }
 
@@ -39,9 +57,12 @@ export async function grantAppConsent(db: Db, subject: ConsentSubject): Promise<
     const userOrgId = await insertConsent(tx, { userId: subject.userId, appId: target.app_id, scope: subject.scope });
     if (!userOrgId) return;
     await appendEvent(tx, {
-      aggregateType: 'user', aggregateId: subject.userId, eventType: 'user.consent.granted',
+      aggregateType: 'user',
+      aggregateId: subject.userId,
+      eventType: 'user.consent.granted',
       payload: { appId: target.app_id, clientId: subject.clientId, appOrgId: target.org_id, scope: subject.scope },
-      resourceOwner: userOrgId, creator: subject.userId,
+      resourceOwner: userOrgId,
+      creator: subject.userId,
     });
   });
 }

@@ -10,7 +10,12 @@ export interface Details {
 }
 
 export function createdDetails(event: WrittenEvent): Details {
-  return { sequence: event.sequence, creationDate: event.createdAt, changeDate: event.createdAt, resourceOwner: event.resourceOwner };
+  return {
+    sequence: event.sequence,
+    creationDate: event.createdAt,
+    changeDate: event.createdAt,
+    resourceOwner: event.resourceOwner,
+  };
 }
 
 export function changedDetails(event: WrittenEvent): Details {

@@ -32,13 +32,27 @@ export interface IdpRow {
 const COLUMNS = `id, instance_id, type, state, name, styling_type, auto_register, jwt_endpoint, issuer, keys_endpoint,
   header_name, created_at, changed_at, sequence`;
 
-export async function insertJwtIdp(tx: Queryable, idp: JwtIdpConfig & { id: string; instanceId: string; sequence: string; createdAt: Date }): Promise<void> {
+export async function insertJwtIdp(
+  tx: Queryable,
+  idp: JwtIdpConfig & { id: string; instanceId: string; sequence: string; createdAt: Date },
+): Promise<void> {
   await tx.query(
     `INSERT INTO idps (id, instance_id, type, name, styling_type, auto_register, jwt_endpoint, issuer, keys_endpoint,
        header_name, sequence, created_at, changed_at)
      VALUES ($1, $2, 'jwt', $3, $4, $5, $6, $7, $8, $9, $10, $11, $11)`,
-    [idp.id, idp.instanceId, idp.name, idp.stylingType, idp.autoRegister, idp.jwtEndpoint, idp.issuer, idp.keysEndpoint,
-      idp.headerName, idp.sequence, idp.createdAt],
+    [
+      idp.id,
+      idp.instanceId,
+      idp.name,
+      idp.stylingType,
+      idp.autoRegister,
+      idp.jwtEndpoint,
+      idp.issuer,
+      idp.keysEndpoint,
+      idp.headerName,
+      idp.sequence,
+      idp.createdAt,
+    ],
   );
 }
 

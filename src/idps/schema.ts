@@ -4,7 +4,10 @@
 import { invalidArgument } from '../platform/errors.ts';
 import type { JwtIdpConfig } from './queries.ts';
 
-const URL_FIELDS = [['jwtEndpoint', 'JwtEndpoint'], ['keysEndpoint', 'KeysEndpoint']] as const;
+const URL_FIELDS = [
+  ['jwtEndpoint', 'JwtEndpoint'],
+  ['keysEndpoint', 'KeysEndpoint'],
+] as const;
 
 /** localhost and the loopback ranges (127.0.0.0/8, ::1); URL normalises IPv4 spellings such as 127.1 first. */
 function isLoopbackHost(hostname: string): boolean {

@@ -7,13 +7,22 @@ import { notFound } from '../platform/errors.ts';
 import { findIdpById, insertJwtIdp, type IdpRow, type JwtIdpConfig } from './queries.ts';
 import { checkJwtIdpConfig } from './schema.ts';
 
-export async function addJwtIdp(db: Db, instanceId: string, config: JwtIdpConfig, creator: string): Promise<{ idpId: string; details: Details }> {
+export async function addJwtIdp(
+  db: Db,
+  instanceId: string,
+  config: JwtIdpConfig,
+  creator: string,
+): Promise<{ idpId: string; details: Details }> {
   checkJwtIdpConfig(config);
   const idpId = newId();
   return db.tx(async (tx) => {
     const event = await appendEvent(tx, {
-      aggregateType: 'instance', aggregateId: instanceId, eventType: 'instance.idp.jwt.added',
-      payload: { idpId, ...config }, resourceOwner: instanceId, creator,
+      aggregateType: 'instance',
+      aggregateId: instanceId,
+      eventType: 'instance.idp.jwt.added',
+      payload: { idpId, ...config },
+      resourceOwner: instanceId,
+      creator,
     });
     await insertJwtIdp(tx, { ...config, id: idpId, instanceId, sequence: event.sequence, createdAt: event.createdAt });
     return { idpId, details: createdDetails(event) };

@@ -6,7 +6,12 @@ import { importPasswordHash, insertImportedHuman, type ImportHumanInput } from '
 import { insertIamMember } from '../members/iam-members.ts';
 import { IAM_OWNER } from '../members/roles.ts';
 
-export async function createAdmin(db: Db, instanceId: string, input: ImportHumanInput, creator: string): Promise<{ userId: string; details: Details }> {
+export async function createAdmin(
+  db: Db,
+  instanceId: string,
+  input: ImportHumanInput,
+  creator: string,
+): Promise<{ userId: string; details: Details }> {
   const { password, ...human } = input;
   const passwordHash = await importPasswordHash(password);
   return db.tx(async (tx) => {

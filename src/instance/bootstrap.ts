@@ -44,7 +44,10 @@ export async function bootstrap(db: Db, config: Config, log: Logger): Promise<In
   if (!created) return (await findInstance(db))!;
   if (generatedPassword) {
     // The operator's only way to the first login, kept out of the log (issue 13 item 8): logs are shipped and kept.
-    log.warn({ userName: config.admin.userName, file: passwordFile }, `created the admin user with a generated password, written to ${passwordFile}; sign in, change it and delete the file`);
+    log.warn(
+      { userName: config.admin.userName, file: passwordFile },
+      `created the admin user with a generated password, written to ${passwordFile}; sign in, change it and delete the file`,
+    );
   }
   log.info({ instanceId: created.id, keyFile: config.admin.keyFile }, 'instance created');
   return created;
@@ -52,26 +55,52 @@ export async function bootstrap(db: Db, config: Config, log: Logger): Promise<In
 
 async function createInstance(tx: Queryable, config: Config, passwordHash: string): Promise<InstanceRow> {
   const instanceId = newId();
-  const { orgId, userId: adminId } = await addOrgWithHuman(tx, {
-    org: { name: FIRST_ORG_NAME, domain: generateOrgDomain(FIRST_ORG_NAME, config.instanceDomain, '') },
-    human: {
-      userName: config.admin.userName,
-      profile: { firstName: 'Gatehouse', lastName: 'Admin', nickName: '', displayName: 'Gatehouse Admin', preferredLanguage: 'en', gender: 'GENDER_UNSPECIFIED' },
-      email: `${config.admin.userName}@${config.instanceDomain}`,
-      emailVerified: true,
-      phone: null,
-      phoneVerified: false,
-      passwordHash,
+  const { orgId, userId: adminId } = await addOrgWithHuman(
+    tx,
+    {
+      org: { name: FIRST_ORG_NAME, domain: generateOrgDomain(FIRST_ORG_NAME, config.instanceDomain, '') },
+      human: {
+        userName: config.admin.userName,
+        profile: {
+          firstName: 'Gatehouse',
+          lastName: 'Admin',
+          nickName: '',
+          displayName: 'Gatehouse Admin',
+          preferredLanguage: 'en',
+          gender: 'GENDER_UNSPECIFIED',
+        },
+        email: `${config.admin.userName}@${config.instanceDomain}`,
+        emailVerified: true,
+        phone: null,
+        phoneVerified: false,
+        passwordHash,
+      },
+      roles: [ORG_OWNER],
     },
-    roles: [ORG_OWNER],
-  }, SYSTEM);
+    SYSTEM,
+  );
   await insertInstance(tx, { id: instanceId, domain: config.instanceDomain, defaultOrgId: orgId });
   await addInstanceMember(tx, instanceId, adminId);
 
   if (config.admin.keyFile) {
     const machineId = newId();
-    const added = await appendEvent(tx, { aggregateType: 'user', aggregateId: machineId, eventType: 'user.machine.added', payload: { userName: `${config.admin.userName}-sa` }, resourceOwner: orgId, creator: SYSTEM });
-    await insertMachine(tx, { id: machineId, orgId, userName: `${config.admin.userName}-sa`, name: 'Gatehouse admin service account', description: 'Created at first start for automation', accessTokenType: 'opaque', sequence: added.sequence });
+    const added = await appendEvent(tx, {
+      aggregateType: 'user',
+      aggregateId: machineId,
+      eventType: 'user.machine.added',
+      payload: { userName: `${config.admin.userName}-sa` },
+      resourceOwner: orgId,
+      creator: SYSTEM,
+    });
+    await insertMachine(tx, {
+      id: machineId,
+      orgId,
+      userName: `${config.admin.userName}-sa`,
+      name: 'Gatehouse admin service account',
+      description: 'Created at first start for automation',
+      accessTokenType: 'opaque',
+      sequence: added.sequence,
+    });
     await addInstanceMember(tx, instanceId, machineId);
     const keyFile = await addMachineKey(tx, machineId);
     // Written inside the transaction: if the write fails, nothing is created and the next start tries again.
@@ -88,6 +117,13 @@ function writeOwnerOnly(file: string, content: string): void {
 }
 
 async function addInstanceMember(tx: Queryable, instanceId: string, userId: string): Promise<void> {
-  await appendEvent(tx, { aggregateType: 'instance', aggregateId: instanceId, eventType: 'instance.member.added', payload: { userId, roles: [IAM_OWNER] }, resourceOwner: instanceId, creator: SYSTEM });
+  await appendEvent(tx, {
+    aggregateType: 'instance',
+    aggregateId: instanceId,
+    eventType: 'instance.member.added',
+    payload: { userId, roles: [IAM_OWNER] },
+    resourceOwner: instanceId,
+    creator: SYSTEM,
+  });
   await insertMembership(tx, { userId, resourceType: 'instance', resourceId: instanceId, roles: [IAM_OWNER] });
 }

@@ -1,7 +1,10 @@
 import type { Queryable } from '../platform/db.ts';
 
 export type LockScope = 'account' | 'ip';
-export interface LockKey { scope: LockScope; key: string }
+export interface LockKey {
+  scope: LockScope;
+  key: string;
+}
 
 export interface Reservation extends LockKey {
   /** The attempt was counted on this key. */
@@ -21,7 +24,13 @@ const FRESH = 'f.window_started_at <= now() - make_interval(secs => $5) OR f.loc
  * Rows are taken in one order (account, then address), as in releaseAttempt, so statements never deadlock.
  * A key that refuses is left unchanged; its seconds come from the statement's snapshot.
  */
-export async function reserveAttempt(db: Queryable, account: string, ip: string, max: { account: number; ip: number }, seconds: number): Promise<Reservation[]> {
+export async function reserveAttempt(
+  db: Queryable,
+  account: string,
+  ip: string,
+  max: { account: number; ip: number },
+  seconds: number,
+): Promise<Reservation[]> {
   const { rows } = await db.query<Reservation>(
     `WITH k (scope, key, ord) AS (VALUES ('account', $1::text, 1), ('ip', $2::text, 2)),
      counted AS (
@@ -46,7 +55,12 @@ export async function reserveAttempt(db: Queryable, account: string, ip: string,
  * (a success clears its failures), else decremented; the address's is decremented (its other failures stay). Rows
  * are locked in the order reserveAttempt takes them.
  */
-export async function releaseAttempt(db: Queryable, account: string | null, ip: string | null, clearAccount: boolean): Promise<void> {
+export async function releaseAttempt(
+  db: Queryable,
+  account: string | null,
+  ip: string | null,
+  clearAccount: boolean,
+): Promise<void> {
   await db.query(
     `WITH held AS (
        SELECT scope, key FROM login_failures WHERE (scope, key) IN (('account', $1::text), ('ip', $2::text))

@@ -20,11 +20,18 @@ export interface LoginSubject {
 /** Counts an attempt on the account and the address, all or nothing. Returns 0 when the attempt may be checked,
  *  else the seconds the subject must wait. */
 export async function reserveLoginAttempt(db: Db, policy: Config['lockout'], subject: LoginSubject): Promise<number> {
-  const keys = await reserveAttempt(db, subject.account, subject.ip, { account: policy.maxAttempts, ip: policy.ipMaxAttempts }, policy.seconds);
+  const keys = await reserveAttempt(
+    db,
+    subject.account,
+    subject.ip,
+    { account: policy.maxAttempts, ip: policy.ipMaxAttempts },
+    policy.seconds,
+  );
   const taken = (scope: string) => keys.some((k) => k.scope === scope && k.reserved);
   if (taken('account') && taken('ip')) return 0;
   // The key that took the attempt gives it back, since the other refused it: nothing is checked.
-  if (taken('account') || taken('ip')) await releaseAttempt(db, taken('account') ? subject.account : null, taken('ip') ? subject.ip : null, false);
+  if (taken('account') || taken('ip'))
+    await releaseAttempt(db, taken('account') ? subject.account : null, taken('ip') ? subject.ip : null, false);
   // A key spent by attempts still being checked has no lock yet; if they fail it is locked for the full time.
   return Math.max(0, ...keys.map((k) => k.seconds)) || policy.seconds;
 }
@@ -45,4 +52,3 @@ export async function recordFailure(db: Db, policy: Config['lockout'], subject: 
 export async function recordSuccess(db: Db, subject: LoginSubject): Promise<void> {
   await releaseAttempt(db, subject.account, subject.ip, true);
 }
-

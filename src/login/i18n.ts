@@ -8,10 +8,14 @@ export type Texts = Readonly<Record<string, string>>;
 
 const DEFAULT_LOCALE: Locale = 'en';
 
-const TEXTS: Record<Locale, Texts> = Object.fromEntries(SUPPORTED_LOCALES.map((locale) => [
-  locale,
-  Object.freeze(JSON.parse(readFileSync(new URL(`../../views/locales/${locale}.json`, import.meta.url), 'utf8')) as Texts),
-])) as Record<Locale, Texts>;
+const TEXTS: Record<Locale, Texts> = Object.fromEntries(
+  SUPPORTED_LOCALES.map((locale) => [
+    locale,
+    Object.freeze(
+      JSON.parse(readFileSync(new URL(`../../views/locales/${locale}.json`, import.meta.url), 'utf8')) as Texts,
+    ),
+  ]),
+) as Record<Locale, Texts>;
 
 export function textsFor(locale: Locale): Texts {
   return TEXTS[locale];
@@ -24,7 +28,9 @@ function supported(tag: string): Locale | undefined {
 
 /** Accept-Language entries by descending quality (RFC 9110 §12.5.4); q=0 means "not acceptable". */
 function acceptLanguages(header: string): string[] {
-  return header.split(',').slice(0, 20)
+  return header
+    .split(',')
+    .slice(0, 20)
     .map((part, index) => {
       const [tag = '', ...params] = part.split(';');
       const q = params.map((p) => /^\s*q=([0-9.]+)\s*$/.exec(p)?.[1]).find(Boolean);

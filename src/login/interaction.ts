@@ -11,7 +11,9 @@ import type { RateLimiter } from '../platform/rate-limit.ts';
 export type InteractionDetails = Awaited<ReturnType<Provider['interactionDetails']>>;
 
 /** What the login routes need from the OIDC plugin: the current provider (it is rebuilt on key rotation). */
-export interface InteractionProvider { provider(): Provider }
+export interface InteractionProvider {
+  provider(): Provider;
+}
 
 export interface LoginDeps extends Pick<AppDeps, 'config' | 'db' | 'secrets' | 'instance' | 'metrics' | 'hashing'> {
   oidc: InteractionProvider;
@@ -37,11 +39,21 @@ function pageOf(deps: LoginDeps, request: FastifyRequest, uid: string, uiLocales
     uid,
     locale: chooseLocale(uiLocales, request.headers['accept-language']),
     csrf: csrfToken(deps.secrets, uid),
-    urls: { loginName: `${base}/login-name`, password: `${base}/password`, select: `${base}/select`, register: `${base}/register`, consent: `${base}/consent` },
+    urls: {
+      loginName: `${base}/login-name`,
+      password: `${base}/password`,
+      select: `${base}/select`,
+      register: `${base}/register`,
+      consent: `${base}/consent`,
+    },
   };
 }
 
-export async function loadInteraction(deps: LoginDeps, request: FastifyRequest, reply: FastifyReply): Promise<Interaction> {
+export async function loadInteraction(
+  deps: LoginDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<Interaction> {
   const details = await deps.oidc.provider().interactionDetails(request.raw, reply.raw);
   return { details, ...pageOf(deps, request, details.uid, details.params.ui_locales) };
 }
@@ -68,16 +80,23 @@ export class InvalidCharacter extends Error {
 }
 
 /** Loads the interaction of a form POST after checking where it came from and its CSRF token (security.md §13). */
-export async function loadPostedInteraction(deps: LoginDeps, request: FastifyRequest, reply: FastifyReply): Promise<Interaction> {
-  if (!sameOriginPost(request.headers, new URL(deps.config.issuer).origin)) throw new ForbiddenPost('cross-origin form post');
+export async function loadPostedInteraction(
+  deps: LoginDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<Interaction> {
+  if (!sameOriginPost(request.headers, new URL(deps.config.issuer).origin))
+    throw new ForbiddenPost('cross-origin form post');
   const interaction = await loadInteraction(deps, request, reply);
-  if (!validCsrfToken(deps.secrets, interaction.uid, formField(request, 'csrf'))) throw new ForbiddenPost('missing or wrong CSRF token');
+  if (!validCsrfToken(deps.secrets, interaction.uid, formField(request, 'csrf')))
+    throw new ForbiddenPost('missing or wrong CSRF token');
   // The user acts: the pending request is kept another GATEHOUSE_INTERACTION_TTL (the adapter caps each save to
   // it), so only requests nobody acts on expire that early (issue 26 §3). While more than half of the first save's
   // TTL is left the save is skipped: a sign-in of a few seconds writes nothing extra, and a stored interaction
   // always outlives the user's last form post by at least half the TTL.
   const { details } = interaction;
-  if (Math.floor(Date.now() / 1000) - details.iat >= deps.config.ttl.interaction / 2) await details.save(remainingSeconds(details));
+  if (Math.floor(Date.now() / 1000) - details.iat >= deps.config.ttl.interaction / 2)
+    await details.save(remainingSeconds(details));
   return interaction;
 }
 
@@ -93,7 +112,11 @@ export function formField(request: FastifyRequest, name: string): string | undef
 /** Ends the interaction and sends the browser back to the authorization endpoint with 303 (security.md §13). What
  *  the provider's interactionResult does, on the interaction this request has already loaded (and checked): it
  *  would look the interaction up again. */
-export async function finish(interaction: Interaction, reply: FastifyReply, result: InteractionResults): Promise<FastifyReply> {
+export async function finish(
+  interaction: Interaction,
+  reply: FastifyReply,
+  result: InteractionResults,
+): Promise<FastifyReply> {
   const { details } = interaction;
   details.result = result;
   await details.save(remainingSeconds(details));

@@ -4,7 +4,16 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { signInWithPassword } from './sign-in.ts';
 import { describeAccounts, type AccountSummary } from '../users/accounts.ts';
 import { format } from './i18n.ts';
-import { finish, formField, interactionPageOf, loadInteraction, loadPostedInteraction, type Interaction, type InteractionPage, type LoginDeps } from './interaction.ts';
+import {
+  finish,
+  formField,
+  interactionPageOf,
+  loadInteraction,
+  loadPostedInteraction,
+  type Interaction,
+  type InteractionPage,
+  type LoginDeps,
+} from './interaction.ts';
 import { knownAccountIds, requestedPrompts, signedIn } from './signed-in.ts';
 import { showRegistration } from './register-flow.ts';
 import { showConsent } from './consent-flow.ts';
@@ -23,22 +32,44 @@ export const showStart: Handler = async (deps, request, reply) => {
   if (prompt.name === 'consent') return showConsent(deps, interaction, reply);
   const accounts = await describeAccounts(deps.db, knownAccountIds(deps, request));
   // prompt=select_account, or a plain request on a browser that knows several accounts (interface.md "prompt").
-  const choose = prompt.name === 'select_account' || (prompt.name === 'login' && accounts.length >= 2 && !params.login_hint && prompt.reasons.includes('no_session'));
-  if (choose && accounts.length) return renderChooser(deps, interaction, reply, accounts, typeof params.login_hint === 'string' ? params.login_hint : undefined);
+  const choose =
+    prompt.name === 'select_account' ||
+    (prompt.name === 'login' && accounts.length >= 2 && !params.login_hint && prompt.reasons.includes('no_session'));
+  if (choose && accounts.length)
+    return renderChooser(
+      deps,
+      interaction,
+      reply,
+      accounts,
+      typeof params.login_hint === 'string' ? params.login_hint : undefined,
+    );
   return renderLoginName(deps, interaction, reply, 200, typeof params.login_hint === 'string' ? params.login_hint : '');
 };
 
 export const showLoginName: Handler = async (deps, request, reply) => {
   const interaction = await loadInteraction(deps, request, reply);
   const given = (request.query as Record<string, unknown>).loginName;
-  return renderLoginName(deps, interaction, reply, 200, typeof given === 'string' ? given.slice(0, LOGIN_NAME_MAX) : '');
+  return renderLoginName(
+    deps,
+    interaction,
+    reply,
+    200,
+    typeof given === 'string' ? given.slice(0, LOGIN_NAME_MAX) : '',
+  );
 };
 
 export const submitLoginName: Handler = async (deps, request, reply) => {
   const interaction = await loadPostedInteraction(deps, request, reply);
   const loginName = (formField(request, 'loginName') ?? '').trim();
   if (!loginName || loginName.length > LOGIN_NAME_MAX) {
-    return renderLoginName(deps, interaction, reply, 400, loginName.slice(0, LOGIN_NAME_MAX), deps.pages.texts(interaction.locale).errorLoginNameRequired);
+    return renderLoginName(
+      deps,
+      interaction,
+      reply,
+      400,
+      loginName.slice(0, LOGIN_NAME_MAX),
+      deps.pages.texts(interaction.locale).errorLoginNameRequired,
+    );
   }
   // Page 2 follows for every name, known or not, so page 1 reveals nothing (security.md §17).
   return renderPassword(deps, interaction, reply, 200, loginName);
@@ -62,20 +93,31 @@ export const submitPassword: Handler = async (deps, request, reply) => {
   }
 };
 
-async function checkPassword(deps: LoginDeps, request: FastifyRequest, reply: FastifyReply, loginName: string, slot: HashSlot): Promise<FastifyReply> {
+async function checkPassword(
+  deps: LoginDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  loginName: string,
+  slot: HashSlot,
+): Promise<FastifyReply> {
   const interaction = await loadPostedInteraction(deps, request, reply);
   const t = deps.pages.texts(interaction.locale);
   const password = formField(request, 'password') ?? '';
   if (!loginName) return renderLoginName(deps, interaction, reply, 400, '', t.errorLoginNameRequired);
   if (!password) return renderPassword(deps, interaction, reply, 400, loginName, { error: t.errorPasswordRequired });
   const outcome = await signInWithPassword(deps.db, slot, deps.config.lockout, { loginName, password, ip: request.ip });
-  deps.metrics.logins.inc({ result: outcome.kind === 'ok' ? 'success' : outcome.kind === 'locked' ? 'locked' : 'failure' });
+  deps.metrics.logins.inc({
+    result: outcome.kind === 'ok' ? 'success' : outcome.kind === 'locked' ? 'locked' : 'failure',
+  });
   if (outcome.kind === 'locked') {
     reply.header('retry-after', String(outcome.retryAfter));
-    return renderPassword(deps, interaction, reply, 429, loginName, { alert: format(t.errorLocked!, { seconds: outcome.retryAfter }) });
+    return renderPassword(deps, interaction, reply, 429, loginName, {
+      alert: format(t.errorLocked!, { seconds: outcome.retryAfter }),
+    });
   }
   // One message and one status for unknown names and wrong passwords (security.md §16-17).
-  if (outcome.kind === 'invalid') return renderPassword(deps, interaction, reply, 401, loginName, { alert: t.errorCredentials });
+  if (outcome.kind === 'invalid')
+    return renderPassword(deps, interaction, reply, 401, loginName, { alert: t.errorCredentials });
   return signedIn(deps, request, reply, interaction, outcome.user.id);
 }
 
@@ -88,35 +130,84 @@ export const submitSelect: Handler = async (deps, request, reply) => {
   const { session, params } = interaction.details;
   // The account of the current session continues without a password, unless the client demands a fresh login
   // (prompt=login, max_age: security.md §5); its original authentication time is kept.
-  if (session?.accountId === account.id && !requestedPrompts(interaction.details).has('login') && params.max_age === undefined) {
+  if (
+    session?.accountId === account.id &&
+    !requestedPrompts(interaction.details).has('login') &&
+    params.max_age === undefined
+  ) {
     // by its uid: the session's cookie value is not stored with the interaction (adapter.ts storedPayload)
     const current = session.uid ? await deps.oidc.provider().Session.findByUid(session.uid) : undefined;
     if (current?.accountId === account.id && current.loginTs) {
-      return finish(interaction, reply, { select_account: {}, login: { accountId: account.id, ts: current.loginTs, amr: current.amr } });
+      return finish(interaction, reply, {
+        select_account: {},
+        login: { accountId: account.id, ts: current.loginTs, amr: current.amr },
+      });
     }
   }
   return renderPassword(deps, interaction, reply, 200, account.loginName);
 };
 
-function renderLoginName(deps: LoginDeps, i: InteractionPage, reply: FastifyReply, status: number, loginName: string, error?: string): FastifyReply {
-  return deps.pages.send(reply, deps.pages.render(status, i.locale, 'login-name', 'loginTitle', {
-    action: i.urls.loginName, csrf: i.csrf, loginName, error, registerUrl: i.urls.register,
-  }));
+function renderLoginName(
+  deps: LoginDeps,
+  i: InteractionPage,
+  reply: FastifyReply,
+  status: number,
+  loginName: string,
+  error?: string,
+): FastifyReply {
+  return deps.pages.send(
+    reply,
+    deps.pages.render(status, i.locale, 'login-name', 'loginTitle', {
+      action: i.urls.loginName,
+      csrf: i.csrf,
+      loginName,
+      error,
+      registerUrl: i.urls.register,
+    }),
+  );
 }
 
-function renderPassword(deps: LoginDeps, i: InteractionPage, reply: FastifyReply, status: number, loginName: string, messages: { error?: string; alert?: string } = {}): FastifyReply {
-  return deps.pages.send(reply, deps.pages.render(status, i.locale, 'password', 'passwordTitle', {
-    action: i.urls.password, csrf: i.csrf, loginName, initial: initial(loginName),
-    changeUrl: `${i.urls.loginName}?loginName=${encodeURIComponent(loginName)}`, error: messages.error, alert: messages.alert,
-  }));
+function renderPassword(
+  deps: LoginDeps,
+  i: InteractionPage,
+  reply: FastifyReply,
+  status: number,
+  loginName: string,
+  messages: { error?: string; alert?: string } = {},
+): FastifyReply {
+  return deps.pages.send(
+    reply,
+    deps.pages.render(status, i.locale, 'password', 'passwordTitle', {
+      action: i.urls.password,
+      csrf: i.csrf,
+      loginName,
+      initial: initial(loginName),
+      changeUrl: `${i.urls.loginName}?loginName=${encodeURIComponent(loginName)}`,
+      error: messages.error,
+      alert: messages.alert,
+    }),
+  );
 }
 
 /** The chooser; the account named by login_hint, if any, comes first and has the focus (interface.md login_hint). */
-function renderChooser(deps: LoginDeps, i: Interaction, reply: FastifyReply, accounts: AccountSummary[], loginHint?: string): FastifyReply {
-  const hinted = (a: AccountSummary) => loginHint !== undefined && [a.loginName.toLowerCase(), a.loginName.split('@')[0]!.toLowerCase()].includes(loginHint.toLowerCase());
+function renderChooser(
+  deps: LoginDeps,
+  i: Interaction,
+  reply: FastifyReply,
+  accounts: AccountSummary[],
+  loginHint?: string,
+): FastifyReply {
+  const hinted = (a: AccountSummary) =>
+    loginHint !== undefined &&
+    [a.loginName.toLowerCase(), a.loginName.split('@')[0]!.toLowerCase()].includes(loginHint.toLowerCase());
   const ordered = [...accounts.filter(hinted), ...accounts.filter((a) => !hinted(a))];
-  return deps.pages.send(reply, deps.pages.render(200, i.locale, 'select-account', 'selectTitle', {
-    action: i.urls.select, csrf: i.csrf, otherUrl: i.urls.loginName,
-    accounts: ordered.map((a, index) => ({ ...a, initial: initial(a.displayName), focus: index === 0 })),
-  }));
+  return deps.pages.send(
+    reply,
+    deps.pages.render(200, i.locale, 'select-account', 'selectTitle', {
+      action: i.urls.select,
+      csrf: i.csrf,
+      otherUrl: i.urls.loginName,
+      accounts: ordered.map((a, index) => ({ ...a, initial: initial(a.displayName), focus: index === 0 })),
+    }),
+  );
 }

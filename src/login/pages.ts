@@ -7,10 +7,19 @@ import { HTML_SECURITY_HEADERS } from './security.ts';
 import { textsFor, type Locale, type Texts } from './i18n.ts';
 import { Views } from './render.ts';
 
-export interface RenderedPage { status: number; headers: Record<string, string>; body: string }
+export interface RenderedPage {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
 
 /** The subset of a Koa context the provider's page hooks write to. */
-export interface KoaLike { status: number; body: unknown; type: string; set(name: string, value: string): void }
+export interface KoaLike {
+  status: number;
+  body: unknown;
+  type: string;
+  set(name: string, value: string): void;
+}
 
 export class LoginPages {
   readonly #views: Views;
@@ -26,11 +35,29 @@ export class LoginPages {
   }
 
   /** A page; `scriptNonce` allows the one inline script that carries it (the pages need none otherwise). */
-  render(status: number, locale: Locale, view: string, titleKey: string, data: object, scriptNonce?: string): RenderedPage {
+  render(
+    status: number,
+    locale: Locale,
+    view: string,
+    titleKey: string,
+    data: object,
+    scriptNonce?: string,
+  ): RenderedPage {
     const t = textsFor(locale);
-    const body = this.#views.render(view, { ...data, t, instanceName: this.#instanceName, pageTitle: t[titleKey] ?? titleKey, scriptNonce });
-    const headers: Record<string, string> = { ...HTML_SECURITY_HEADERS, 'content-language': locale, 'content-type': 'text/html; charset=utf-8' };
-    if (scriptNonce) headers['content-security-policy'] = `${headers['content-security-policy']}; script-src 'nonce-${scriptNonce}'`;
+    const body = this.#views.render(view, {
+      ...data,
+      t,
+      instanceName: this.#instanceName,
+      pageTitle: t[titleKey] ?? titleKey,
+      scriptNonce,
+    });
+    const headers: Record<string, string> = {
+      ...HTML_SECURITY_HEADERS,
+      'content-language': locale,
+      'content-type': 'text/html; charset=utf-8',
+    };
+    if (scriptNonce)
+      headers['content-security-policy'] = `${headers['content-security-policy']}; script-src 'nonce-${scriptNonce}'`;
     return { status, body, headers };
   }
 
@@ -54,7 +81,9 @@ const loaded = new WeakMap<object, Promise<LoginPages>>();
 export function loadLoginPages(deps: Pick<AppDeps, 'db' | 'instance'>): Promise<LoginPages> {
   let pages = loaded.get(deps.instance);
   if (!pages) {
-    pages = findOrgById(deps.db, deps.instance.default_org_id).then((org) => new LoginPages(VIEWS_DIR.pathname, org?.name ?? 'Gatehouse'));
+    pages = findOrgById(deps.db, deps.instance.default_org_id).then(
+      (org) => new LoginPages(VIEWS_DIR.pathname, org?.name ?? 'Gatehouse'),
+    );
     loaded.set(deps.instance, pages);
   }
   return pages;

@@ -30,10 +30,15 @@ export interface ProviderPages {
   postLogoutSuccessSource(ctx: PageContext): Promise<void>;
   renderError(ctx: PageContext, out: Record<string, unknown>, error: Error): Promise<void>;
   /** The same error page for a browser request the edge refuses before the provider sees it (issue 26 §3, §8). */
-  refusal(request: FastifyRequest, reply: FastifyReply, error: { error: string; message: string; status?: number; retryAfterSeconds?: number }): Promise<FastifyReply>;
+  refusal(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    error: { error: string; message: string; status?: number; retryAfterSeconds?: number },
+  ): Promise<FastifyReply>;
 }
 
-const localeOf = (ctx: PageContext) => chooseLocale(ctx.oidc?.params?.ui_locales ?? ctx.query?.ui_locales, ctx.get('accept-language'));
+const localeOf = (ctx: PageContext) =>
+  chooseLocale(ctx.oidc?.params?.ui_locales ?? ctx.query?.ui_locales, ctx.get('accept-language'));
 
 export function providerPages(deps: Pick<AppDeps, 'db' | 'instance'>): ProviderPages {
   return {
@@ -46,15 +51,26 @@ export function providerPages(deps: Pick<AppDeps, 'db' | 'instance'>): ProviderP
       // this session's account: the application identified the session. Without a hint, or with a valid hint of
       // another user (a logout CSRF, issue 13 §7), the user confirms (compat.md §6 end_session).
       const hintSub = ctx.oidc?.entities?.IdTokenHint?.payload?.sub;
-      const autoSubmit = accountId !== undefined && hintSub === accountId ? randomBytes(16).toString('base64url') : undefined;
-      pages.sendKoa(ctx, pages.render(200, locale, 'logout', 'logoutTitle', {
-        // The provider's own confirmation form target and its session-bound xsrf value (actions/end_session.js).
-        // views/logout.html sends logout=yes in one hidden field, for a click and for the script alike; a named
-        // button would add it a second time, which the provider refuses as a duplicate (issue 13 §13).
-        action: ctx.oidc!.urlFor('end_session_confirm'),
-        xsrf: ctx.oidc?.session?.state?.secret,
-        account: account && { ...account, initial: [...account.displayName][0]?.toUpperCase() },
-      }, autoSubmit));
+      const autoSubmit =
+        accountId !== undefined && hintSub === accountId ? randomBytes(16).toString('base64url') : undefined;
+      pages.sendKoa(
+        ctx,
+        pages.render(
+          200,
+          locale,
+          'logout',
+          'logoutTitle',
+          {
+            // The provider's own confirmation form target and its session-bound xsrf value (actions/end_session.js).
+            // views/logout.html sends logout=yes in one hidden field, for a click and for the script alike; a named
+            // button would add it a second time, which the provider refuses as a duplicate (issue 13 §13).
+            action: ctx.oidc!.urlFor('end_session_confirm'),
+            xsrf: ctx.oidc?.session?.state?.secret,
+            account: account && { ...account, initial: [...account.displayName][0]?.toUpperCase() },
+          },
+          autoSubmit,
+        ),
+      );
     },
 
     async postLogoutSuccessSource(ctx) {
@@ -67,24 +83,39 @@ export function providerPages(deps: Pick<AppDeps, 'db' | 'instance'>): ProviderP
       const locale = localeOf(ctx);
       const t = pages.texts(locale);
       const code = typeof out.error === 'string' ? out.error : 'server_error';
-      const status = ctx.status >= 400 ? ctx.status : 400;
-      pages.sendKoa(ctx, pages.render(status, locale, 'error', 'errorTitle', {
-        title: t.errorTitle, message: explain(t, code, String(out.error_description ?? '')), code,
-      }));
+      const status = Math.max(ctx.status, 400);
+      pages.sendKoa(
+        ctx,
+        pages.render(status, locale, 'error', 'errorTitle', {
+          title: t.errorTitle,
+          message: explain(t, code, String(out.error_description ?? '')),
+          code,
+        }),
+      );
     },
 
     async refusal(request, reply, error) {
       const pages = await loadLoginPages(deps);
       const locale = chooseLocale(undefined, request.headers['accept-language']);
       const t = pages.texts(locale);
-      const message = error.retryAfterSeconds ? format(t.errorTooManyRequests!, { seconds: error.retryAfterSeconds }) : explain(t, error.error, error.message);
-      return pages.send(reply, pages.render(error.status ?? 400, locale, 'error', 'errorTitle', { title: t.errorTitle, message, code: error.error }));
+      const message = error.retryAfterSeconds
+        ? format(t.errorTooManyRequests!, { seconds: error.retryAfterSeconds })
+        : explain(t, error.error, error.message);
+      return pages.send(
+        reply,
+        pages.render(error.status ?? 400, locale, 'error', 'errorTitle', {
+          title: t.errorTitle,
+          message,
+          code: error.error,
+        }),
+      );
     },
   };
 }
 
 function explain(t: Texts, code: string, description: string): string {
-  if (code === 'invalid_redirect_uri' || /redirect_uri/.test(description) && !/post_logout/.test(description)) return t.errorRedirect!;
+  if (code === 'invalid_redirect_uri' || (/redirect_uri/.test(description) && !/post_logout/.test(description)))
+    return t.errorRedirect!;
   if (/post_logout_redirect_uri|id_token_hint/.test(description)) return t.errorPostLogoutRedirect!;
   if (code === 'invalid_client') return t.errorClient!;
   if (/interaction session|session not found|could not find logout details/i.test(description)) return t.errorExpired!;

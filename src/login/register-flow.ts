@@ -7,7 +7,14 @@ import { USER_NAME_REFUSED } from '../users/user-name.ts';
 import { HASHING_RETRY_AFTER, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, type HashSlot } from '../users/passwords.ts';
 import { AppError, Code } from '../platform/errors.ts';
 import { format, type Texts } from './i18n.ts';
-import { formField, interactionPageOf, loadInteraction, loadPostedInteraction, type InteractionPage, type LoginDeps } from './interaction.ts';
+import {
+  formField,
+  interactionPageOf,
+  loadInteraction,
+  loadPostedInteraction,
+  type InteractionPage,
+  type LoginDeps,
+} from './interaction.ts';
 import { signedIn } from './signed-in.ts';
 
 const FIELDS = [
@@ -15,35 +22,72 @@ const FIELDS = [
   { name: 'lastName', label: 'lastNameLabel', type: 'text', autocomplete: 'family-name', maxLength: NAME_MAX_LENGTH },
   { name: 'email', label: 'emailLabel', type: 'email', autocomplete: 'email', maxLength: NAME_MAX_LENGTH },
   { name: 'userName', label: 'userNameLabel', type: 'text', autocomplete: 'username', maxLength: NAME_MAX_LENGTH },
-  { name: 'password', label: 'passwordLabel', type: 'password', autocomplete: 'new-password', maxLength: PASSWORD_MAX_LENGTH },
+  {
+    name: 'password',
+    label: 'passwordLabel',
+    type: 'password',
+    autocomplete: 'new-password',
+    maxLength: PASSWORD_MAX_LENGTH,
+  },
 ] as const;
 type FieldName = (typeof FIELDS)[number]['name'];
 type Values = Partial<Record<FieldName, string>>;
 type Errors = Partial<Record<FieldName, string>>;
 
-export function showRegistration(deps: LoginDeps, i: InteractionPage, reply: FastifyReply, status = 200, values: Values = {}, errors: Errors = {}, alert?: string): FastifyReply {
+export function showRegistration(
+  deps: LoginDeps,
+  i: InteractionPage,
+  reply: FastifyReply,
+  status = 200,
+  values: Values = {},
+  errors: Errors = {},
+  alert?: string,
+): FastifyReply {
   const t = deps.pages.texts(i.locale);
   const firstInvalid = FIELDS.find((f) => errors[f.name])?.name ?? 'firstName';
-  const fields = Object.fromEntries(FIELDS.map((f) => [f.name, {
-    ...f,
-    label: t[f.label],
-    // A password is never sent back into the page.
-    value: f.name === 'password' ? '' : values[f.name] ?? '',
-    help: f.name === 'password' ? t.newPasswordHelp : undefined,
-    error: errors[f.name],
-    autofocus: f.name === firstInvalid,
-  }]));
-  return deps.pages.send(reply, deps.pages.render(status, i.locale, 'register', 'registerTitle', {
-    action: i.urls.register, csrf: i.csrf, fields, loginUrl: i.urls.loginName, alert,
-  }));
+  const fields = Object.fromEntries(
+    FIELDS.map((f) => [
+      f.name,
+      {
+        ...f,
+        label: t[f.label],
+        // A password is never sent back into the page.
+        value: f.name === 'password' ? '' : (values[f.name] ?? ''),
+        help: f.name === 'password' ? t.newPasswordHelp : undefined,
+        error: errors[f.name],
+        autofocus: f.name === firstInvalid,
+      },
+    ]),
+  );
+  return deps.pages.send(
+    reply,
+    deps.pages.render(status, i.locale, 'register', 'registerTitle', {
+      action: i.urls.register,
+      csrf: i.csrf,
+      fields,
+      loginUrl: i.urls.loginName,
+      alert,
+    }),
+  );
 }
 
-export async function showRegister(deps: LoginDeps, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+export async function showRegister(
+  deps: LoginDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
   return showRegistration(deps, await loadInteraction(deps, request, reply), reply);
 }
 
-export async function submitRegister(deps: LoginDeps, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
-  const values = Object.fromEntries(FIELDS.map((f) => [f.name, formField(request, f.name) ?? ''])) as Record<FieldName, string>;
+export async function submitRegister(
+  deps: LoginDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
+  const values = Object.fromEntries(FIELDS.map((f) => [f.name, formField(request, f.name) ?? ''])) as Record<
+    FieldName,
+    string
+  >;
   // The place in the hashing queue comes first (issue 26 §6), as for the password page: over the bounds, the form
   // comes back at once, before any database work.
   const slot = deps.hashing.tryAdmit(request.ip);
@@ -59,7 +103,13 @@ export async function submitRegister(deps: LoginDeps, request: FastifyRequest, r
   }
 }
 
-async function register(deps: LoginDeps, request: FastifyRequest, reply: FastifyReply, values: Record<FieldName, string>, slot: HashSlot): Promise<FastifyReply> {
+async function register(
+  deps: LoginDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  values: Record<FieldName, string>,
+  slot: HashSlot,
+): Promise<FastifyReply> {
   const interaction = await loadPostedInteraction(deps, request, reply);
   const t = deps.pages.texts(interaction.locale);
   const parsed = registrationSchema.safeParse(values);
@@ -76,10 +126,24 @@ async function register(deps: LoginDeps, request: FastifyRequest, reply: Fastify
   const limit = deps.registrations.hit(request.ip);
   if (!limit.allowed) {
     reply.header('retry-after', String(limit.retryAfterSeconds));
-    return showRegistration(deps, interaction, reply, 429, values, {}, format(t.errorRegistrationLimit!, { minutes: Math.ceil(limit.retryAfterSeconds / 60) }));
+    return showRegistration(
+      deps,
+      interaction,
+      reply,
+      429,
+      values,
+      {},
+      format(t.errorRegistrationLimit!, { minutes: Math.ceil(limit.retryAfterSeconds / 60) }),
+    );
   }
   try {
-    const { userId } = await registerHuman(deps.db, deps.instance.default_org_id, parsed.data, interaction.locale, slot.hash);
+    const { userId } = await registerHuman(
+      deps.db,
+      deps.instance.default_org_id,
+      parsed.data,
+      interaction.locale,
+      slot.hash,
+    );
     return await signedIn(deps, request, reply, interaction, userId);
   } catch (error) {
     if (error instanceof AppError && error.code === Code.AlreadyExists) {
@@ -94,8 +158,10 @@ async function register(deps: LoginDeps, request: FastifyRequest, reply: Fastify
 
 function fieldMessage(t: Texts, field: FieldName, code: string, value: string): string {
   if (value.trim() === '' && field !== 'password') return t.errorRequired!;
-  if (code === 'too_big') return format(t.errorTooLong!, { max: field === 'password' ? PASSWORD_MAX_LENGTH : NAME_MAX_LENGTH });
-  if (field === 'password') return value === '' ? t.errorRequired! : format(t.errorPasswordShort!, { min: PASSWORD_MIN_LENGTH });
+  if (code === 'too_big')
+    return format(t.errorTooLong!, { max: field === 'password' ? PASSWORD_MAX_LENGTH : NAME_MAX_LENGTH });
+  if (field === 'password')
+    return value === '' ? t.errorRequired! : format(t.errorPasswordShort!, { min: PASSWORD_MIN_LENGTH });
   if (field === 'email') return t.errorEmail!;
   if (field === 'userName') return t.errorUserNameFormat!;
   return t.errorRequired!;

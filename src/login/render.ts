@@ -7,7 +7,15 @@ import { join } from 'node:path';
 
 type Scope = readonly unknown[];
 
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;', '`': '&#96;', '=': '&#61;' };
+const ESCAPES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+  '`': '&#96;',
+  '=': '&#61;',
+};
 
 export function escapeHtml(value: unknown): string {
   return String(value ?? '').replace(/[&<>"'`=]/g, (c) => ESCAPES[c]!);
@@ -18,7 +26,10 @@ function lookup(scope: Scope, path: string): unknown {
   const [head, ...rest] = path.split('.');
   for (const ctx of scope) {
     if (ctx && typeof ctx === 'object' && head! in ctx) {
-      return rest.reduce<unknown>((v, k) => (v && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined), (ctx as Record<string, unknown>)[head!]);
+      return rest.reduce<unknown>(
+        (v, k) => (v && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined),
+        (ctx as Record<string, unknown>)[head!],
+      );
     }
   }
   return undefined;
@@ -51,14 +62,17 @@ export class Views {
   }
 
   #expand(text: string, scope: Scope): string {
-    return text.replace(TAG, (_m, kind: string | undefined, path: string, body: string, variable: string | undefined) => {
-      if (variable) return escapeHtml(lookup(scope, variable));
-      const value = lookup(scope, path);
-      const empty = !value || (Array.isArray(value) && value.length === 0);
-      if (kind === '^') return empty ? this.#expand(body, scope) : '';
-      if (empty) return '';
-      if (Array.isArray(value)) return value.map((item) => this.#expand(body, [item, ...scope])).join('');
-      return this.#expand(body, typeof value === 'object' ? [value, ...scope] : scope);
-    });
+    return text.replace(
+      TAG,
+      (_m, kind: string | undefined, path: string, body: string, variable: string | undefined) => {
+        if (variable) return escapeHtml(lookup(scope, variable));
+        const value = lookup(scope, path);
+        const empty = !value || (Array.isArray(value) && value.length === 0);
+        if (kind === '^') return empty ? this.#expand(body, scope) : '';
+        if (empty) return '';
+        if (Array.isArray(value)) return value.map((item) => this.#expand(body, [item, ...scope])).join('');
+        return this.#expand(body, typeof value === 'object' ? [value, ...scope] : scope);
+      },
+    );
   }
 }

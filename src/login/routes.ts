@@ -25,13 +25,22 @@ const STATIC: Record<string, { type: string; body: Buffer }> = {
 export async function registerLogin(app: FastifyInstance, deps: AppDeps, oidc: InteractionProvider): Promise<void> {
   const pages = await loadLoginPages(deps);
   const login: LoginDeps = {
-    config: deps.config, db: deps.db, secrets: deps.secrets, instance: deps.instance, metrics: deps.metrics, oidc, pages, hashing: deps.hashing,
+    config: deps.config,
+    db: deps.db,
+    secrets: deps.secrets,
+    instance: deps.instance,
+    metrics: deps.metrics,
+    oidc,
+    pages,
+    hashing: deps.hashing,
     // Counted in this process, like the other request limits (src/platform/rate-limit.ts): N instances behind a
     // balancer admit up to N times as many; registration is rare enough that this bounds a script all the same.
     registrations: new RateLimiter({ limit: deps.config.registrationPerIp, windowSeconds: 3600 }),
   };
-  const route = (handler: (d: LoginDeps, req: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>) =>
-    (request: FastifyRequest, reply: FastifyReply) => handler(login, request, reply);
+  const route =
+    (handler: (d: LoginDeps, req: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>) =>
+    (request: FastifyRequest, reply: FastifyReply) =>
+      handler(login, request, reply);
 
   await app.register(async (ui) => {
     await ui.register(cookie);
@@ -41,14 +50,21 @@ export async function registerLogin(app: FastifyInstance, deps: AppDeps, oidc: I
     // Issue 13 §11: every field of every login and registration form, and the path and query, in one check.
     ui.addHook('preValidation', async (request) => {
       const body = request.body && typeof request.body === 'object' ? Object.entries(request.body) : [];
-      const field = fieldWithNul(Object.entries(request.params as object)) ?? fieldWithNul(Object.entries(request.query as object)) ?? fieldWithNul(body);
+      const field =
+        fieldWithNul(Object.entries(request.params as object)) ??
+        fieldWithNul(Object.entries(request.query as object)) ??
+        fieldWithNul(body);
       if (field) throw new InvalidCharacter(field);
     });
 
     ui.get<{ Params: { file: string } }>('/ui/static/:file', async (request, reply) => {
       const asset = Object.hasOwn(STATIC, request.params.file) ? STATIC[request.params.file] : undefined;
       if (!asset) return reply.code(404).type('text/plain').send('not found');
-      return reply.type(asset.type).header('cache-control', 'public, max-age=3600').header('x-content-type-options', 'nosniff').send(asset.body);
+      return reply
+        .type(asset.type)
+        .header('cache-control', 'public, max-age=3600')
+        .header('x-content-type-options', 'nosniff')
+        .send(asset.body);
     });
 
     ui.get('/ui/login/:uid', route(showStart));
@@ -65,16 +81,37 @@ export async function registerLogin(app: FastifyInstance, deps: AppDeps, oidc: I
       const t = pages.texts(locale);
       if (error instanceof ForbiddenPost) return refuse(pages, request, reply, error.message);
       if (error instanceof InvalidCharacter) {
-        return pages.send(reply, pages.render(400, locale, 'error', 'errorTitle', { title: t.errorTitle, message: format(t.errorInvalidCharacter!, { field: error.field }), code: 'invalid_request' }));
+        return pages.send(
+          reply,
+          pages.render(400, locale, 'error', 'errorTitle', {
+            title: t.errorTitle,
+            message: format(t.errorInvalidCharacter!, { field: error.field }),
+            code: 'invalid_request',
+          }),
+        );
       }
       if (isClientAbort(error)) request.log.info('client aborted the request'); // not a server failure (issue 26 item 9)
       // oidc-provider's SessionNotFound: the interaction expired, was finished, or its cookie is missing.
       if (error.name === 'SessionNotFound') {
-        return pages.send(reply, pages.render(400, locale, 'error', 'errorTitle', { title: t.errorTitle, message: t.errorExpired, code: 'invalid_request' }));
+        return pages.send(
+          reply,
+          pages.render(400, locale, 'error', 'errorTitle', {
+            title: t.errorTitle,
+            message: t.errorExpired,
+            code: 'invalid_request',
+          }),
+        );
       }
       const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
       if (status === 500) request.log.error({ err: error }, 'login page failed');
-      return pages.send(reply, pages.render(status, locale, 'error', 'errorTitle', { title: t.errorTitle, message: t.errorGeneric, code: status === 500 ? 'server_error' : 'invalid_request' }));
+      return pages.send(
+        reply,
+        pages.render(status, locale, 'error', 'errorTitle', {
+          title: t.errorTitle,
+          message: t.errorGeneric,
+          code: status === 500 ? 'server_error' : 'invalid_request',
+        }),
+      );
     });
   });
 }
@@ -83,7 +120,14 @@ function refuse(pages: LoginPages, request: FastifyRequest, reply: FastifyReply,
   request.log.warn({ reason }, 'form post refused');
   const locale = chooseLocale(undefined, request.headers['accept-language']);
   const t = pages.texts(locale);
-  return pages.send(reply, pages.render(403, locale, 'error', 'errorForbiddenTitle', { title: t.errorForbiddenTitle, message: t.errorForbidden, code: 'csrf_check_failed' }));
+  return pages.send(
+    reply,
+    pages.render(403, locale, 'error', 'errorForbiddenTitle', {
+      title: t.errorForbiddenTitle,
+      message: t.errorForbidden,
+      code: 'csrf_check_failed',
+    }),
+  );
 }
 
 /** An onRequest hook for form POSTs that oidc-provider handles itself (the logout confirmation): the Origin /

@@ -6,7 +6,8 @@ import type { SecretBox } from '../platform/secrets.ts';
  *  is deliberately absent: Chromium applies it to the redirects after a form POST, and the login POST ends in a
  *  redirect to the application's registered callback. */
 export const HTML_SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze({
-  'content-security-policy': "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; frame-ancestors 'none'",
+  'content-security-policy':
+    "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; frame-ancestors 'none'",
   'x-frame-options': 'DENY',
   'referrer-policy': 'no-referrer',
   'x-content-type-options': 'nosniff',
@@ -22,7 +23,11 @@ export function csrfToken(secrets: SecretBox, interactionId: string): string {
 }
 
 export function validCsrfToken(secrets: SecretBox, interactionId: string, presented: unknown): boolean {
-  return typeof presented === 'string' && presented.length > 0 && secrets.verifySecret(CSRF_PURPOSE + interactionId, presented);
+  return (
+    typeof presented === 'string' &&
+    presented.length > 0 &&
+    secrets.verifySecret(CSRF_PURPOSE + interactionId, presented)
+  );
 }
 
 /** Whether a form POST comes from our own pages (§13). Browsers send `Origin`; with `Referrer-Policy: no-referrer`

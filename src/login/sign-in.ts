@@ -9,12 +9,14 @@ import { findUserByLoginName } from '../users/lookup.ts';
 import type { HashSlot } from '../users/passwords.ts';
 import type { UserRow } from '../users/queries.ts';
 
-export type SignInResult =
-  | { kind: 'ok'; user: UserRow }
-  | { kind: 'invalid' }
-  | { kind: 'locked'; retryAfter: number };
+export type SignInResult = { kind: 'ok'; user: UserRow } | { kind: 'invalid' } | { kind: 'locked'; retryAfter: number };
 
-export async function signInWithPassword(db: Db, slot: HashSlot, lockout: Config['lockout'], input: { loginName: string; password: string; ip: string }): Promise<SignInResult> {
+export async function signInWithPassword(
+  db: Db,
+  slot: HashSlot,
+  lockout: Config['lockout'],
+  input: { loginName: string; password: string; ip: string },
+): Promise<SignInResult> {
   const found = await findUserByLoginName(db, input.loginName);
   const user = found && found.type === 'human' && found.state === 'active' && found.password_hash ? found : undefined;
   const subject: LoginSubject = { account: found?.id ?? input.loginName.toLowerCase(), ip: input.ip };

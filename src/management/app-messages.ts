@@ -10,7 +10,11 @@ import { storedDetails } from './convert.ts';
 
 // Indexed by the proto enum number (OIDCResponseType, OIDCGrantType, OIDCAppType, OIDCAuthMethodType, OIDCTokenType).
 const RESPONSE_TYPES = ['code', 'id_token', 'id_token token'] as const;
-const GRANT_TYPES: readonly ('authorization_code' | 'implicit' | 'refresh_token')[] = ['authorization_code', 'implicit', 'refresh_token'];
+const GRANT_TYPES: readonly ('authorization_code' | 'implicit' | 'refresh_token')[] = [
+  'authorization_code',
+  'implicit',
+  'refresh_token',
+];
 export const APP_TYPES: readonly AppType[] = ['web', 'user_agent', 'native'];
 export const AUTH_METHODS: readonly AuthMethod[] = ['basic', 'post', 'none', 'private_key_jwt'];
 export const TOKEN_TYPES: readonly AccessTokenType[] = ['opaque', 'jwt'];
@@ -41,25 +45,48 @@ export function oidcConfigInput(req: AddOIDCAppRequest | UpdateOIDCAppConfigRequ
 
 const COMPLIANCE_TEXT: Record<string, string> = {
   'Application.OIDC.V1.NotCompliant': 'The configuration is not OIDC compliant.',
-  'Application.OIDC.V1.Code.RedirectUris.HttpOnlyForDevMode': 'http redirect URIs are only used in dev mode (or loopback URIs of native apps).',
-  'Application.OIDC.V1.Implicit.RedirectUris.HttpNotAllowed': 'http redirect URIs of implicit flows are only used in dev mode.',
-  'Application.OIDC.V1.UserAgent.AuthMethodType.NotNone': 'User agent apps should use the auth method none (with PKCE).',
+  'Application.OIDC.V1.Code.RedirectUris.HttpOnlyForDevMode':
+    'http redirect URIs are only used in dev mode (or loopback URIs of native apps).',
+  'Application.OIDC.V1.Implicit.RedirectUris.HttpNotAllowed':
+    'http redirect URIs of implicit flows are only used in dev mode.',
+  'Application.OIDC.V1.UserAgent.AuthMethodType.NotNone':
+    'User agent apps should use the auth method none (with PKCE).',
   'Application.OIDC.V1.Native.AuthMethodType.NotNone': 'Native apps should use the auth method none (with PKCE).',
 };
 
 export function complianceMessages(problems: readonly string[]) {
-  return { noneCompliant: problems.length > 0, complianceProblems: problems.map((key) => ({ key, localizedMessage: COMPLIANCE_TEXT[key] ?? key })) };
+  return {
+    noneCompliant: problems.length > 0,
+    complianceProblems: problems.map((key) => ({ key, localizedMessage: COMPLIANCE_TEXT[key] ?? key })),
+  };
 }
 
 export function appMessage(app: AppRow): MessageInitShape<typeof AppSchema> {
-  const base = { id: app.id, details: storedDetails(app, app.org_id), state: app.state === 'active' ? AppState.ACTIVE : AppState.INACTIVE, name: app.name };
+  const base = {
+    id: app.id,
+    details: storedDetails(app, app.org_id),
+    state: app.state === 'active' ? AppState.ACTIVE : AppState.INACTIVE,
+    name: app.name,
+  };
   if (app.kind === 'api') {
-    return { ...base, config: { case: 'apiConfig', value: { clientId: app.client_id, authMethodType: number(API_AUTH_METHODS, app.auth_method as 'basic') } } };
+    return {
+      ...base,
+      config: {
+        case: 'apiConfig',
+        value: { clientId: app.client_id, authMethodType: number(API_AUTH_METHODS, app.auth_method as 'basic') },
+      },
+    };
   }
   const problems = oidcComplianceProblems({
-    redirectUris: app.redirect_uris, postLogoutRedirectUris: app.post_logout_redirect_uris,
-    responseTypes: app.response_types as never, grantTypes: app.grant_types as never, appType: app.app_type, authMethod: app.auth_method,
-    accessTokenType: app.access_token_type, idTokenUserinfoAssertion: app.id_token_userinfo_assertion, devMode: app.dev_mode,
+    redirectUris: app.redirect_uris,
+    postLogoutRedirectUris: app.post_logout_redirect_uris,
+    responseTypes: app.response_types as never,
+    grantTypes: app.grant_types as never,
+    appType: app.app_type,
+    authMethod: app.auth_method,
+    accessTokenType: app.access_token_type,
+    idTokenUserinfoAssertion: app.id_token_userinfo_assertion,
+    devMode: app.dev_mode,
   });
   return {
     ...base,

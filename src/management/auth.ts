@@ -34,11 +34,15 @@ export function createAuthorizer(db: Db, verifyAccessToken: VerifyAccessToken) {
     if (!match) throw unauthenticated('invalid auth header', 'AUTH-7fs1e');
     // active, not revoked, of an active user (oidc/access-tokens.ts)
     const token = await verifyAccessToken(match[1]!);
-    if (!token || !token.scopes.has(MANAGEMENT_API_SCOPE)) throw invalidToken();
+    if (!token?.scopes.has(MANAGEMENT_API_SCOPE)) throw invalidToken();
     return { userId: token.userId, orgId: token.orgId, roles: await rolesOf(db, token.userId) };
   }
 
-  async function authorize(principal: Principal, permission: Permission, orgIdHeader: string | undefined): Promise<Caller> {
+  async function authorize(
+    principal: Principal,
+    permission: Permission,
+    orgIdHeader: string | undefined,
+  ): Promise<Caller> {
     const denied = () => permissionDenied('No matching permissions found', 'AUTH-5mWD2');
     const isIamOwner = principal.roles.instance.has(IAM_OWNER);
     switch (permission.kind) {
@@ -50,10 +54,13 @@ export function createAuthorizer(db: Db, verifyAccessToken: VerifyAccessToken) {
       case 'org': {
         const orgId = orgIdHeader?.trim() || principal.orgId;
         // An org that does not exist is answered like one the caller may not see (compat.md §1).
-        const exists = await getOrgById(db, orgId).then(() => true, (error: unknown) => {
-          if (error instanceof AppError) return false;
-          throw error;
-        });
+        const exists = await getOrgById(db, orgId).then(
+          () => true,
+          (error: unknown) => {
+            if (error instanceof AppError) return false;
+            throw error;
+          },
+        );
         if (!exists) throw denied();
         if (!isIamOwner && !principal.roles.orgs.get(orgId)?.has(permission.role)) throw denied();
         return { principal, orgId };

@@ -20,8 +20,16 @@ export function detailsMessage(d: Details): MessageInitShape<typeof ObjectDetail
 }
 
 /** Details of a stored object as a read returns them (interface.md "Details object", "On read"). */
-export function storedDetails(row: { sequence: string; created_at: Date; changed_at: Date }, resourceOwner: string): MessageInitShape<typeof ObjectDetailsSchema> {
-  return detailsMessage({ sequence: row.sequence, creationDate: row.created_at, changeDate: row.changed_at, resourceOwner });
+export function storedDetails(
+  row: { sequence: string; created_at: Date; changed_at: Date },
+  resourceOwner: string,
+): MessageInitShape<typeof ObjectDetailsSchema> {
+  return detailsMessage({
+    sequence: row.sequence,
+    creationDate: row.created_at,
+    changeDate: row.changed_at,
+    resourceOwner,
+  });
 }
 
 /** Stored enums keep the proto value name (e.g. GENDER_FEMALE), which is also their JSON form. */
@@ -35,25 +43,32 @@ export function enumNumber(schema: DescEnum, name: string): number {
 
 /** zitadel.user.v1.User: GetMyUser and GetUserByID. */
 export function userMessage(u: UserRow): MessageInitShape<typeof UserSchema> {
-  const type = u.type === 'human'
-    ? {
-      case: 'human' as const,
-      value: {
-        profile: {
-          firstName: u.first_name ?? '', lastName: u.last_name ?? '', nickName: u.nick_name ?? '', displayName: u.display_name ?? '',
-          preferredLanguage: u.preferred_language ?? '', gender: enumNumber(GenderSchema, u.gender ?? 'GENDER_UNSPECIFIED'),
-        },
-        email: { email: u.email ?? '', isEmailVerified: u.email_verified },
-        phone: { phone: u.phone ?? '', isPhoneVerified: u.phone_verified },
-      },
-    }
-    : {
-      case: 'machine' as const,
-      value: {
-        name: u.machine_name ?? '', description: u.machine_description ?? '', hasSecret: u.secret_hash !== null,
-        accessTokenType: u.access_token_type === 'jwt' ? AccessTokenType.JWT : AccessTokenType.BEARER,
-      },
-    };
+  const type =
+    u.type === 'human'
+      ? {
+          case: 'human' as const,
+          value: {
+            profile: {
+              firstName: u.first_name ?? '',
+              lastName: u.last_name ?? '',
+              nickName: u.nick_name ?? '',
+              displayName: u.display_name ?? '',
+              preferredLanguage: u.preferred_language ?? '',
+              gender: enumNumber(GenderSchema, u.gender ?? 'GENDER_UNSPECIFIED'),
+            },
+            email: { email: u.email ?? '', isEmailVerified: u.email_verified },
+            phone: { phone: u.phone ?? '', isPhoneVerified: u.phone_verified },
+          },
+        }
+      : {
+          case: 'machine' as const,
+          value: {
+            name: u.machine_name ?? '',
+            description: u.machine_description ?? '',
+            hasSecret: u.secret_hash !== null,
+            accessTokenType: u.access_token_type === 'jwt' ? AccessTokenType.JWT : AccessTokenType.BEARER,
+          },
+        };
   return {
     id: u.id,
     details: storedDetails(u, u.org_id),
@@ -67,7 +82,10 @@ export function userMessage(u: UserRow): MessageInitShape<typeof UserSchema> {
 
 export function orgMessage(org: OrgRow): MessageInitShape<typeof OrgSchema> {
   return {
-    id: org.id, details: storedDetails(org, org.id), name: org.name, primaryDomain: org.primary_domain,
+    id: org.id,
+    details: storedDetails(org, org.id),
+    name: org.name,
+    primaryDomain: org.primary_domain,
     state: org.state === 'active' ? OrgState.ACTIVE : OrgState.INACTIVE,
   };
 }
@@ -76,7 +94,14 @@ export function orgMessage(org: OrgRow): MessageInitShape<typeof OrgSchema> {
  *  profile and email present before a handler runs). */
 interface HumanMembers {
   userName: string;
-  profile?: { firstName: string; lastName: string; nickName: string; displayName: string; preferredLanguage: string; gender: number };
+  profile?: {
+    firstName: string;
+    lastName: string;
+    nickName: string;
+    displayName: string;
+    preferredLanguage: string;
+    gender: number;
+  };
   email?: { email: string; isEmailVerified: boolean };
   phone?: { phone: string; isPhoneVerified: boolean };
   password: string;
@@ -87,8 +112,12 @@ export function humanInput(h: HumanMembers): HumanInput {
   return {
     userName: h.userName,
     profile: {
-      firstName: p.firstName, lastName: p.lastName, nickName: p.nickName, displayName: p.displayName,
-      preferredLanguage: p.preferredLanguage, gender: enumName<Gender>(GenderSchema, p.gender),
+      firstName: p.firstName,
+      lastName: p.lastName,
+      nickName: p.nickName,
+      displayName: p.displayName,
+      preferredLanguage: p.preferredLanguage,
+      gender: enumName<Gender>(GenderSchema, p.gender),
     },
     email: h.email!.email,
     emailVerified: h.email!.isEmailVerified,
@@ -97,4 +126,3 @@ export function humanInput(h: HumanMembers): HumanInput {
     password: h.password,
   };
 }
-

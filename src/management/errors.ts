@@ -41,11 +41,14 @@ export interface RestError {
 
 export function restError(error: AppError): RestError {
   const body: RestError['body'] = { code: error.code, message: error.publicMessage };
-  if (error.id) body.details = [{ '@type': 'type.googleapis.com/zitadel.v1.ErrorDetail', id: error.id, message: error.message }];
+  if (error.id)
+    body.details = [{ '@type': 'type.googleapis.com/zitadel.v1.ErrorDetail', id: error.id, message: error.message }];
   return { status: HTTP_STATUS[error.code] ?? 500, body };
 }
 
 export function connectError(error: AppError): ConnectError {
-  const details = error.id ? [{ desc: ErrorDetailSchema, value: create(ErrorDetailSchema, { id: error.id, message: error.message }) }] : [];
+  const details = error.id
+    ? [{ desc: ErrorDetailSchema, value: create(ErrorDetailSchema, { id: error.id, message: error.message }) }]
+    : [];
   return new ConnectError(error.publicMessage, error.code, undefined, details);
 }

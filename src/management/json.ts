@@ -6,7 +6,8 @@ import { AppError, Code } from '../platform/errors.ts';
 import { pgvName } from './validate.ts';
 
 export function decodeJson(schema: DescMessage, json: unknown): Message {
-  if (json === null || typeof json !== 'object' || Array.isArray(json)) throw new AppError(Code.InvalidArgument, 'invalid request body: expected a JSON object');
+  if (json === null || typeof json !== 'object' || Array.isArray(json))
+    throw new AppError(Code.InvalidArgument, 'invalid request body: expected a JSON object');
   const known = keepKnown(schema, json as Record<string, unknown>);
   try {
     return fromJson(schema, known as JsonValue);
@@ -25,7 +26,8 @@ function keepKnown(schema: DescMessage, json: Record<string, unknown>): Record<s
 }
 
 function knownValue(field: DescField, value: unknown): unknown {
-  const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+  const isObject = (v: unknown): v is Record<string, unknown> =>
+    v !== null && typeof v === 'object' && !Array.isArray(v);
   // Well-known types (Timestamp, Duration, Struct, ...) have their own JSON forms and are passed through.
   const plain = (m: DescMessage) => !m.typeName.startsWith('google.protobuf.');
   if (field.fieldKind === 'message' && plain(field.message) && isObject(value)) return keepKnown(field.message, value);
@@ -33,10 +35,14 @@ function knownValue(field: DescField, value: unknown): unknown {
     const message = field.message;
     return value.map((item) => (isObject(item) ? keepKnown(message, item) : item));
   }
-  const enumType = field.fieldKind === 'enum' || (field.fieldKind === 'list' && field.listKind === 'enum') ? field.enum : undefined;
+  const enumType =
+    field.fieldKind === 'enum' || (field.fieldKind === 'list' && field.listKind === 'enum') ? field.enum : undefined;
   const names = Array.isArray(value) ? value : [value];
   if (enumType && names.some((v) => typeof v === 'string' && !enumType.values.some((e) => e.name === v))) {
-    throw new AppError(Code.InvalidArgument, `invalid ${pgvName(field.parent, field)}: value must be one of the defined enum values`);
+    throw new AppError(
+      Code.InvalidArgument,
+      `invalid ${pgvName(field.parent, field)}: value must be one of the defined enum values`,
+    );
   }
   return value;
 }

@@ -7,10 +7,7 @@ import type { HashAdmission } from '../users/passwords.ts';
 
 /** Who may call (compat.md §1): any authenticated user, an instance role, or a role on the org in context
  *  (`x-zitadel-orgid` or the caller's own org; IAM_OWNER may act on every org). */
-export type Permission =
-  | { kind: 'authenticated' }
-  | { kind: 'instance'; role: string }
-  | { kind: 'org'; role: string };
+export type Permission = { kind: 'authenticated' } | { kind: 'instance'; role: string } | { kind: 'org'; role: string };
 
 export interface Caller {
   principal: Principal;

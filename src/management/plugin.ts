@@ -26,7 +26,12 @@ export interface ManagementOptions {
 /** Serves every method of MANAGEMENT_SERVICES; those with an operation in a handler list are implemented. */
 export function registerManagement(app: FastifyInstance, deps: AppDeps, options: ManagementOptions): void {
   const operations = new Map<DescMethod, Operation>();
-  for (const op of [...authServiceOperations(deps), ...adminServiceOperations(deps), ...managementServiceOperations(deps)]) operations.set(op.method, op);
+  for (const op of [
+    ...authServiceOperations(deps),
+    ...adminServiceOperations(deps),
+    ...managementServiceOperations(deps),
+  ])
+    operations.set(op.method, op);
   const invoke = createInvoke(createAuthorizer(deps.db, options.verifyAccessToken));
   registerRestGateway(app, MANAGEMENT_SERVICES, operations, invoke);
   registerRpc(app, MANAGEMENT_SERVICES, operations, invoke, options.bodyLimit);

@@ -1,7 +1,15 @@
 // The REST encoding (compat.md §2), a grpc-gateway equivalent driven by the descriptors: every method of the
 // served services gets the route of its google.api.http binding under its file's openapiv2 basePath; the JSON
 // body, path and query parameters become the request message, which goes through the same pipeline as gRPC.
-import { getOption, ScalarType, toJsonString, type DescField, type DescMessage, type DescMethod, type DescService } from '@bufbuild/protobuf';
+import {
+  getOption,
+  ScalarType,
+  toJsonString,
+  type DescField,
+  type DescMessage,
+  type DescMethod,
+  type DescService,
+} from '@bufbuild/protobuf';
 import { http } from '@zitadel/proto/google/api/annotations_pb.js';
 import type { HttpRule } from '@zitadel/proto/google/api/http_pb.js';
 import { openapiv2_swagger } from '@zitadel/proto/protoc-gen-openapiv2/options/annotations_pb.js';
@@ -15,54 +23,76 @@ import type { RequestCredentials } from './auth.ts';
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 
-interface Binding { verb: string; path: string; body: string }
+interface Binding {
+  verb: string;
+  path: string;
+  body: string;
+}
 
-export function registerRestGateway(app: FastifyInstance, services: readonly DescService[], operations: ReadonlyMap<DescMethod, Operation>, invoke: Invoke): void {
+export function registerRestGateway(
+  app: FastifyInstance,
+  services: readonly DescService[],
+  operations: ReadonlyMap<DescMethod, Operation>,
+  invoke: Invoke,
+): void {
   for (const service of services) {
     const basePath = getOption(service.file, openapiv2_swagger).basePath;
-    app.register(async (scope) => {
-      // The body is parsed by the handler, after authentication (401 and 403 come before a malformed body's 400).
-      scope.removeAllContentTypeParsers();
-      scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
-      const patterns: RegExp[] = [];
-      for (const method of service.methods) {
-        const binding = bindingOf(getOption(method, http));
-        const route = toRoute(binding.path);
-        patterns.push(route.pattern);
-        const op = operations.get(method);
-        scope.route({
-          method: binding.verb.toUpperCase(),
-          url: route.url,
-          handler: async (request, reply) => {
-            try {
-              if (!op) throw new AppError(Code.Unimplemented, `${service.typeName}.${method.name} is not implemented`);
-              const output = await invoke(op, credentials(request), () => decodeJson(method.input, requestJson(method.input, binding, route.params, request)));
-              return reply.header('content-type', 'application/json').send(toJsonString(method.output, output));
-            } catch (error) {
-              return sendError(reply, toAppError(error, request.log));
-            }
-          },
+    app.register(
+      async (scope) => {
+        // The body is parsed by the handler, after authentication (401 and 403 come before a malformed body's 400).
+        scope.removeAllContentTypeParsers();
+        scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+        const patterns: RegExp[] = [];
+        for (const method of service.methods) {
+          const binding = bindingOf(getOption(method, http));
+          const route = toRoute(binding.path);
+          patterns.push(route.pattern);
+          const op = operations.get(method);
+          scope.route({
+            method: binding.verb.toUpperCase(),
+            url: route.url,
+            handler: async (request, reply) => {
+              try {
+                if (!op)
+                  throw new AppError(Code.Unimplemented, `${service.typeName}.${method.name} is not implemented`);
+                const output = await invoke(op, credentials(request), () =>
+                  decodeJson(method.input, requestJson(method.input, binding, route.params, request)),
+                );
+                return reply.header('content-type', 'application/json').send(toJsonString(method.output, output));
+              } catch (error) {
+                return sendError(reply, toAppError(error, request.log));
+              }
+            },
+          });
+        }
+        scope.setNotFoundHandler((request, reply) => {
+          const path = request.url.slice(basePath.length).split('?')[0]!;
+          const known = patterns.some((p) => p.test(path));
+          return sendError(
+            reply,
+            known ? new AppError(Code.Unimplemented, 'Method Not Allowed') : new AppError(Code.NotFound, 'Not Found'),
+            known ? 405 : 404,
+          );
         });
-      }
-      scope.setNotFoundHandler((request, reply) => {
-        const path = request.url.slice(basePath.length).split('?')[0]!;
-        const known = patterns.some((p) => p.test(path));
-        return sendError(reply, known ? new AppError(Code.Unimplemented, 'Method Not Allowed') : new AppError(Code.NotFound, 'Not Found'), known ? 405 : 404);
-      });
-      scope.setErrorHandler((error: Error & { statusCode?: number }, request, reply) => {
-        // Errors Fastify raises before the handler (body too large, unreadable body) are the client's: a clear 400
-        // (security.md §19), or 413 with RESOURCE_EXHAUSTED for a body over the limit (issue 13 item 12).
-        if (error.statusCode === 413) return sendError(reply, new AppError(Code.ResourceExhausted, 'request body too large'), 413);
-        if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500 && !isClientAbort(error)) return sendError(reply, invalidArgument(`invalid request: ${error.message}`));
-        return sendError(reply, toAppError(error, request.log));
-      });
-    }, { prefix: basePath });
+        scope.setErrorHandler((error: Error & { statusCode?: number }, request, reply) => {
+          // Errors Fastify raises before the handler (body too large, unreadable body) are the client's: a clear 400
+          // (security.md §19), or 413 with RESOURCE_EXHAUSTED for a body over the limit (issue 13 item 12).
+          if (error.statusCode === 413)
+            return sendError(reply, new AppError(Code.ResourceExhausted, 'request body too large'), 413);
+          if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500 && !isClientAbort(error))
+            return sendError(reply, invalidArgument(`invalid request: ${error.message}`));
+          return sendError(reply, toAppError(error, request.log));
+        });
+      },
+      { prefix: basePath },
+    );
   }
 }
 
 function bindingOf(rule: HttpRule): Binding {
   const verb = rule.pattern.case;
-  if (!verb || !(HTTP_METHODS as readonly string[]).includes(verb)) throw new Error(`unsupported google.api.http pattern ${verb}`);
+  if (!verb || !(HTTP_METHODS as readonly string[]).includes(verb))
+    throw new Error(`unsupported google.api.http pattern ${verb}`);
   return { verb, path: rule.pattern.value as string, body: rule.body };
 }
 
@@ -76,8 +106,11 @@ function toRoute(template: string): { url: string; params: Map<string, string>; 
     params.set(key, field);
     return rest ? '*' : `:${key}`;
   });
-  const pattern = new RegExp(`^${template.replace(/\{[^}]+\}|[^{]+/g, (part) =>
-    part.startsWith('{') ? (part.endsWith('=**}') ? '.+' : '[^/]+') : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))}/?$`);
+  const pattern = new RegExp(
+    `^${template.replace(/\{[^}]+\}|[^{]+/g, (part) =>
+      part.startsWith('{') ? (part.endsWith('=**}') ? '.+' : '[^/]+') : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
+    )}/?$`,
+  );
   return { url, params, pattern };
 }
 
@@ -86,13 +119,19 @@ function credentials(request: FastifyRequest): RequestCredentials {
   return { authorization: request.headers.authorization, orgIdHeader: Array.isArray(orgId) ? orgId[0] : orgId };
 }
 
-function requestJson(input: DescMessage, binding: Binding, params: Map<string, string>, request: FastifyRequest): Record<string, unknown> {
+function requestJson(
+  input: DescMessage,
+  binding: Binding,
+  params: Map<string, string>,
+  request: FastifyRequest,
+): Record<string, unknown> {
   let json: Record<string, unknown> = {};
   if (binding.body) {
     const body = parseBody(request.body as Buffer | undefined);
-    json = binding.body === '*' ? body as Record<string, unknown> : { [binding.body]: body };
+    json = binding.body === '*' ? (body as Record<string, unknown>) : { [binding.body]: body };
   } else {
-    for (const [key, value] of Object.entries(request.query as Record<string, string | string[]>)) setPath(input, json, key, value);
+    for (const [key, value] of Object.entries(request.query as Record<string, string | string[]>))
+      setPath(input, json, key, value);
   }
   // Path parameters win over body members (compat.md §2).
   const values = request.params as Record<string, string>;
@@ -129,19 +168,28 @@ function setPath(schema: DescMessage, json: Record<string, unknown>, path: strin
   }
   if (rest.length) return;
   delete json[field.name];
-  json[field.jsonName] = field.fieldKind === 'list' ? [value].flat().map((v) => scalar(field, v)) : scalar(field, [value].flat()[0]!);
+  json[field.jsonName] =
+    field.fieldKind === 'list' ? [value].flat().map((v) => scalar(field, v)) : scalar(field, [value].flat()[0]!);
 }
 
 function scalar(field: DescField, value: string): unknown {
-  const isBool = (field.fieldKind === 'scalar' || (field.fieldKind === 'list' && field.listKind === 'scalar')) && field.scalar === ScalarType.BOOL;
+  const isBool =
+    (field.fieldKind === 'scalar' || (field.fieldKind === 'list' && field.listKind === 'scalar')) &&
+    field.scalar === ScalarType.BOOL;
   return isBool && (value === 'true' || value === 'false') ? value === 'true' : value;
 }
 
 function sendError(reply: FastifyReply, error: AppError, status?: number): FastifyReply {
   const { status: mapped, body } = restError(error);
   if (error.code === Code.Unauthenticated) {
-    reply.header('www-authenticate', error.id === 'AUTH-7mr9s' ? 'Bearer realm="gatehouse"' : 'Bearer realm="gatehouse", error="invalid_token"');
+    reply.header(
+      'www-authenticate',
+      error.id === 'AUTH-7mr9s' ? 'Bearer realm="gatehouse"' : 'Bearer realm="gatehouse", error="invalid_token"',
+    );
   }
   if (error.retryAfter !== undefined) reply.header('retry-after', String(error.retryAfter));
-  return reply.code(status ?? mapped).header('content-type', 'application/json').send(JSON.stringify(body));
+  return reply
+    .code(status ?? mapped)
+    .header('content-type', 'application/json')
+    .send(JSON.stringify(body));
 }

@@ -10,7 +10,13 @@ import type { Operation } from './operation.ts';
 
 type UnaryHandler = (request: Message, context: HandlerContext) => Promise<Message>;
 
-export function registerRpc(app: FastifyInstance, services: readonly DescService[], operations: ReadonlyMap<DescMethod, Operation>, invoke: Invoke, readMaxBytes: number): void {
+export function registerRpc(
+  app: FastifyInstance,
+  services: readonly DescService[],
+  operations: ReadonlyMap<DescMethod, Operation>,
+  invoke: Invoke,
+  readMaxBytes: number,
+): void {
   const routes = (router: ConnectRouter) => {
     for (const service of services) {
       const impl: Record<string, UnaryHandler> = {};
@@ -20,7 +26,11 @@ export function registerRpc(app: FastifyInstance, services: readonly DescService
         impl[method.localName] = async (request, context) => {
           const header = (name: string) => context.requestHeader.get(name) ?? undefined;
           try {
-            return await invoke(op, { authorization: header('authorization'), orgIdHeader: header('x-zitadel-orgid') }, () => request);
+            return await invoke(
+              op,
+              { authorization: header('authorization'), orgIdHeader: header('x-zitadel-orgid') },
+              () => request,
+            );
           } catch (error) {
             throw connectError(toAppError(error, app.log));
           }
@@ -44,7 +54,13 @@ const GRPC_MESSAGE = 'grpc-message';
 function specEncoded(value: unknown): unknown {
   if (typeof value !== 'string') return value;
   const bytes = Buffer.from(decodeURIComponent(value), 'utf8');
-  return [...bytes].map((b) => (b >= 0x20 && b <= 0x7e && b !== 0x25 ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, '0')}`)).join('');
+  return [...bytes]
+    .map((b) =>
+      b >= 0x20 && b <= 0x7e && b !== 0x25
+        ? String.fromCharCode(b)
+        : `%${b.toString(16).toUpperCase().padStart(2, '0')}`,
+    )
+    .join('');
 }
 
 function withSpecEncodedMessage(headers: unknown): unknown {

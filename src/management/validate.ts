@@ -2,9 +2,24 @@
 // of PGV's generated Go code, as ZITADEL returns them (compat.md §3: "invalid UpdateMyProfileRequest.FirstName:
 // value length must be between 1 and 200 runes, inclusive"). Like PGV's Validate(), the first violation wins.
 // Beyond PGV, every enum field must hold a defined value (compat.md §5), whether or not it carries a rule.
-import { getOption, hasOption, isFieldSet, type DescField, type DescMessage, type DescOneof, type Message } from '@bufbuild/protobuf';
+import {
+  getOption,
+  hasOption,
+  isFieldSet,
+  type DescField,
+  type DescMessage,
+  type DescOneof,
+  type Message,
+} from '@bufbuild/protobuf';
 import type { Duration } from '@bufbuild/protobuf/wkt';
-import { BytesRulesSchema, RepeatedRulesSchema, StringRulesSchema, required, rules, type FieldRules } from '@zitadel/proto/validate/validate_pb.js';
+import {
+  BytesRulesSchema,
+  RepeatedRulesSchema,
+  StringRulesSchema,
+  required,
+  rules,
+  type FieldRules,
+} from '@zitadel/proto/validate/validate_pb.js';
 import { AppError, Code } from '../platform/errors.ts';
 import { hasNul } from '../platform/text.ts';
 
@@ -36,8 +51,12 @@ function firstViolation(schema: DescMessage, message: Message): string | undefin
  *  nested, repeated and PGV-skipped messages too; reported in PGV's words for the innermost field. */
 function nulViolation(schema: DescMessage, message: Message): string | undefined {
   const values = message as unknown as Values;
-  const nested = (member: DescField, inner: string | undefined, at = '') => inner && `invalid ${pgvName(schema, member)}${at}: embedded message failed validation | caused by: ${inner}`;
-  const text = (member: DescField, value: unknown, at = '') => typeof value === 'string' && hasNul(value) ? `invalid ${pgvName(schema, member)}${at}: value must not contain NUL characters` : undefined;
+  const nested = (member: DescField, inner: string | undefined, at = '') =>
+    inner && `invalid ${pgvName(schema, member)}${at}: embedded message failed validation | caused by: ${inner}`;
+  const text = (member: DescField, value: unknown, at = '') =>
+    typeof value === 'string' && hasNul(value)
+      ? `invalid ${pgvName(schema, member)}${at}: value must not contain NUL characters`
+      : undefined;
   for (const field of schema.fields) {
     if (!isFieldSet(message, field)) continue;
     const value = field.oneof ? (values[field.oneof.localName] as { value: unknown }).value : values[field.localName];
@@ -54,7 +73,10 @@ function nulViolation(schema: DescMessage, message: Message): string | undefined
         break;
       case 'list':
         for (const [i, item] of (value as unknown[]).entries()) {
-          problem = field.listKind === 'message' ? nested(field, nulViolation(field.message, item as Message), `[${i}]`) : text(field, item, `[${i}]`);
+          problem =
+            field.listKind === 'message'
+              ? nested(field, nulViolation(field.message, item as Message), `[${i}]`)
+              : text(field, item, `[${i}]`);
           if (problem) break;
         }
         break;
@@ -73,7 +95,11 @@ function checkField(field: DescField, value: unknown, message: Message, schema: 
       return reason && fail(reason);
     }
     case 'enum': {
-      const reason = enumViolation(field.enum.values.map((v) => v.number), r, value as number);
+      const reason = enumViolation(
+        field.enum.values.map((v) => v.number),
+        r,
+        value as number,
+      );
       return reason && fail(reason);
     }
     case 'message': {
@@ -97,7 +123,11 @@ function checkField(field: DescField, value: unknown, message: Message, schema: 
           const inner = firstViolation(field.message, item as Message);
           if (inner) return fail(`embedded message failed validation | caused by: ${inner}`, at);
         } else if (field.listKind === 'enum') {
-          const reason = enumViolation(field.enum.values.map((v) => v.number), repeated?.items, item as number);
+          const reason = enumViolation(
+            field.enum.values.map((v) => v.number),
+            repeated?.items,
+            item as number,
+          );
           if (reason) return fail(reason, at);
         } else {
           const reason = scalarViolation(repeated?.items, item);
@@ -125,16 +155,21 @@ function scalarViolation(r: FieldRules | undefined, value: unknown): string | un
     const min = numberOrUndefined(rule('minLen'));
     const max = numberOrUndefined(rule('maxLen'));
     if ((min !== undefined && runes < min) || (max !== undefined && runes > max)) {
-      if (min !== undefined && max !== undefined) return `value length must be between ${min} and ${max} runes, inclusive`;
-      return min !== undefined ? `value length must be at least ${min} runes` : `value length must be at most ${max} runes`;
+      if (min !== undefined && max !== undefined)
+        return `value length must be between ${min} and ${max} runes, inclusive`;
+      return min !== undefined
+        ? `value length must be at least ${min} runes`
+        : `value length must be at most ${max} runes`;
     }
     const bytes = Buffer.byteLength(text);
     const minBytes = numberOrUndefined(rule('minBytes'));
     const maxBytes = numberOrUndefined(rule('maxBytes'));
     if (minBytes !== undefined && bytes < minBytes) return `value length must be at least ${minBytes} bytes`;
     if (maxBytes !== undefined && bytes > maxBytes) return `value length must be at most ${maxBytes} bytes`;
-    if (rule('prefix') !== undefined && !text.startsWith(s.prefix)) return `value does not have prefix ${JSON.stringify(s.prefix)}`;
-    if (s.wellKnown.case === 'email' && s.wellKnown.value && !isEmailAddress(text)) return 'value must be a valid email address';
+    if (rule('prefix') !== undefined && !text.startsWith(s.prefix))
+      return `value does not have prefix ${JSON.stringify(s.prefix)}`;
+    if (s.wellKnown.case === 'email' && s.wellKnown.value && !isEmailAddress(text))
+      return 'value must be a valid email address';
     return undefined;
   }
   if (r?.type.case === 'bytes') {
@@ -143,8 +178,11 @@ function scalarViolation(r: FieldRules | undefined, value: unknown): string | un
     const min = numberOrUndefined(rule('minLen'));
     const max = numberOrUndefined(rule('maxLen'));
     if ((min !== undefined && length < min) || (max !== undefined && length > max)) {
-      if (min !== undefined && max !== undefined) return `value length must be between ${min} and ${max} bytes, inclusive`;
-      return min !== undefined ? `value length must be at least ${min} bytes` : `value length must be at most ${max} bytes`;
+      if (min !== undefined && max !== undefined)
+        return `value length must be between ${min} and ${max} bytes, inclusive`;
+      return min !== undefined
+        ? `value length must be at least ${min} bytes`
+        : `value length must be at most ${max} bytes`;
     }
   }
   return undefined;
@@ -152,7 +190,8 @@ function scalarViolation(r: FieldRules | undefined, value: unknown): string | un
 
 function enumViolation(defined: number[], r: FieldRules | undefined, value: number): string | undefined {
   if (!defined.includes(value)) return 'value must be one of the defined enum values';
-  if (r?.type.case === 'enum' && r.type.value.notIn.includes(value)) return `value must not be in list [${r.type.value.notIn.join(', ')}]`;
+  if (r?.type.case === 'enum' && r.type.value.notIn.includes(value))
+    return `value must not be in list [${r.type.value.notIn.join(', ')}]`;
   return undefined;
 }
 
@@ -202,6 +241,9 @@ export function isEmailAddress(value: string): boolean {
 /** PGV's naming: the Go type (nested types joined by `_`) and the Go field name (CamelCase). */
 export function pgvName(schema: DescMessage, member: DescField | DescOneof): string {
   const goType = schema.typeName.slice(schema.file.proto.package.length + 1).replaceAll('.', '_');
-  const goField = member.name.split('_').map((p) => p.charAt(0).toUpperCase() + p.slice(1)).join('');
+  const goField = member.name
+    .split('_')
+    .map((p) => p.charAt(0).toUpperCase() + p.slice(1))
+    .join('');
   return `${goType}.${goField}`;
 }

@@ -10,15 +10,36 @@ import { isInstanceRole } from './roles.ts';
 mapConstraint('memberships_user_fk', () => notFound('User could not be found', 'IAM-GPhuz'));
 
 export function checkInstanceRoles(roles: readonly string[]): void {
-  if (!roles.length) throw invalidArgument('invalid AddIAMMemberRequest.Roles: value must contain at least 1 item(s)', 'IAM-4m0fS');
+  if (!roles.length)
+    throw invalidArgument('invalid AddIAMMemberRequest.Roles: value must contain at least 1 item(s)', 'IAM-4m0fS');
   const unknown = roles.find((r) => !isInstanceRole(r));
   if (unknown !== undefined) throw invalidArgument(`Role "${unknown}" is not an instance role`, 'IAM-4m9Fs');
 }
 
-export async function insertIamMember(tx: Queryable, instanceId: string, userId: string, roles: readonly string[], creator: string): Promise<WrittenEvent> {
+export async function insertIamMember(
+  tx: Queryable,
+  instanceId: string,
+  userId: string,
+  roles: readonly string[],
+  creator: string,
+): Promise<WrittenEvent> {
   try {
-    const event = await appendEvent(tx, { aggregateType: 'instance', aggregateId: instanceId, eventType: 'instance.member.added', payload: { userId, roles }, resourceOwner: instanceId, creator });
-    if (!(await insertNewMembership(tx, { userId, resourceType: 'instance', resourceId: instanceId, roles: [...new Set(roles)] }))) {
+    const event = await appendEvent(tx, {
+      aggregateType: 'instance',
+      aggregateId: instanceId,
+      eventType: 'instance.member.added',
+      payload: { userId, roles },
+      resourceOwner: instanceId,
+      creator,
+    });
+    if (
+      !(await insertNewMembership(tx, {
+        userId,
+        resourceType: 'instance',
+        resourceId: instanceId,
+        roles: [...new Set(roles)],
+      }))
+    ) {
       throw alreadyExists('Member already exists', 'IAM-sdgQ4');
     }
     return event;
@@ -27,7 +48,13 @@ export async function insertIamMember(tx: Queryable, instanceId: string, userId:
   }
 }
 
-export async function addIamMember(db: Db, instanceId: string, userId: string, roles: readonly string[], creator: string): Promise<Details> {
+export async function addIamMember(
+  db: Db,
+  instanceId: string,
+  userId: string,
+  roles: readonly string[],
+  creator: string,
+): Promise<Details> {
   checkInstanceRoles(roles);
   return createdDetails(await db.tx((tx) => insertIamMember(tx, instanceId, userId, roles, creator)));
 }

@@ -2,7 +2,10 @@ import type { Queryable } from '../platform/db.ts';
 
 export type ResourceType = 'instance' | 'org';
 
-export async function insertMembership(tx: Queryable, m: { userId: string; resourceType: ResourceType; resourceId: string; roles: readonly string[] }): Promise<void> {
+export async function insertMembership(
+  tx: Queryable,
+  m: { userId: string; resourceType: ResourceType; resourceId: string; roles: readonly string[] },
+): Promise<void> {
   await tx.query(
     `INSERT INTO memberships (user_id, resource_type, resource_id, roles) VALUES ($1, $2, $3, $4)
      ON CONFLICT ON CONSTRAINT memberships_pkey DO UPDATE
@@ -11,15 +14,25 @@ export async function insertMembership(tx: Queryable, m: { userId: string; resou
   );
 }
 
-export interface MembershipRow { resource_type: ResourceType; resource_id: string; roles: string[] }
+export interface MembershipRow {
+  resource_type: ResourceType;
+  resource_id: string;
+  roles: string[];
+}
 
 export async function findMemberships(db: Queryable, userId: string): Promise<MembershipRow[]> {
-  const { rows } = await db.query<MembershipRow>('SELECT resource_type, resource_id, roles FROM memberships WHERE user_id = $1', [userId]);
+  const { rows } = await db.query<MembershipRow>(
+    'SELECT resource_type, resource_id, roles FROM memberships WHERE user_id = $1',
+    [userId],
+  );
   return rows;
 }
 
 /** Inserts a membership that must not exist yet; false when it does. */
-export async function insertNewMembership(tx: Queryable, m: { userId: string; resourceType: ResourceType; resourceId: string; roles: readonly string[] }): Promise<boolean> {
+export async function insertNewMembership(
+  tx: Queryable,
+  m: { userId: string; resourceType: ResourceType; resourceId: string; roles: readonly string[] },
+): Promise<boolean> {
   const { rowCount } = await tx.query(
     `INSERT INTO memberships (user_id, resource_type, resource_id, roles) VALUES ($1, $2, $3, $4)
      ON CONFLICT ON CONSTRAINT memberships_pkey DO NOTHING`,

@@ -78,7 +78,10 @@ export interface AccessTokenRow extends Partial<UserProfileRow> {
 }
 
 /** A presented token's storage reference: opaque tokens are their own jti; JWTs were verified before (jwt-access-tokens.ts). */
-export interface TokenReference { jti: string; jwt: boolean }
+export interface TokenReference {
+  jti: string;
+  jwt: boolean;
+}
 
 // Concurrent lookups share one statement (platform/batch.ts); $1 holds their storage ids.
 export const ACCESS_TOKENS_SQL = `
@@ -111,11 +114,20 @@ export function activeAccessToken(row: AccessTokenRow, ref: TokenReference): Act
   // Tokens without offline_access end with the login session (logout, session expiry).
   if (token.expiresWithSession) {
     const session = row.session_payload;
-    if (!session || session.accountId !== token.accountId || session.authorizations?.[token.clientId]?.grantId !== token.grantId) return undefined;
+    if (
+      !session ||
+      session.accountId !== token.accountId ||
+      session.authorizations?.[token.clientId]?.grantId !== token.grantId
+    )
+      return undefined;
   }
   if (!token.accountId || row.id !== token.accountId || row.state !== 'active') return undefined;
   const user = row as UserProfileRow;
-  const scopes = new Set(String(token.scope ?? '').split(' ').filter(Boolean));
+  const scopes = new Set(
+    String(token.scope ?? '')
+      .split(' ')
+      .filter(Boolean),
+  );
   // The client must still exist. A machine user's tokens come only from the machine grants, whose client is the
   // machine user itself (clients.ts): they are never resolved through an app, even one whose client ID equals the
   // machine user's name (issue 13 §4: a name stored by an older version), so they never get an app's project or
@@ -124,7 +136,12 @@ export function activeAccessToken(row: AccessTokenRow, ref: TokenReference): Act
   // A human's tokens belong to an active app.
   if (user.type === 'machine') {
     if (token.clientId !== user.id && token.clientId.toLowerCase() !== user.user_name.toLowerCase()) return undefined;
-    return { payload: token, scopes, user, client: { clientId: token.clientId, audienceId: user.id, redirectUris: [] } };
+    return {
+      payload: token,
+      scopes,
+      user,
+      client: { clientId: token.clientId, audienceId: user.id, redirectUris: [] },
+    };
   }
   if (!row.app_found) return undefined;
   return {
@@ -135,7 +152,9 @@ export function activeAccessToken(row: AccessTokenRow, ref: TokenReference): Act
       clientId: token.clientId,
       audienceId: token.clientId,
       projectId: row.app_project_id ?? undefined,
-      redirectUris: (row.app_redirect_uris ?? []).filter((uri) => usableRedirectUri(uri, { devMode: Boolean(row.app_dev_mode), appType: row.app_app_type ?? 'web' })),
+      redirectUris: (row.app_redirect_uris ?? []).filter((uri) =>
+        usableRedirectUri(uri, { devMode: Boolean(row.app_dev_mode), appType: row.app_app_type ?? 'web' }),
+      ),
     },
   };
 }

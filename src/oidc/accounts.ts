@@ -11,7 +11,11 @@ export const CLAIMS = {
   email: ['email', 'email_verified'],
   phone: ['phone_number', 'phone_number_verified'],
   address: ['address'],
-  [RESOURCE_OWNER_SCOPE]: [`${RESOURCE_OWNER_SCOPE}:id`, `${RESOURCE_OWNER_SCOPE}:name`, `${RESOURCE_OWNER_SCOPE}:primary_domain`],
+  [RESOURCE_OWNER_SCOPE]: [
+    `${RESOURCE_OWNER_SCOPE}:id`,
+    `${RESOURCE_OWNER_SCOPE}:name`,
+    `${RESOURCE_OWNER_SCOPE}:primary_domain`,
+  ],
 };
 
 const GENDERS: Record<string, string> = { GENDER_FEMALE: 'female', GENDER_MALE: 'male', GENDER_DIVERSE: 'diverse' };
@@ -25,7 +29,8 @@ export function createFindAccount(db: Db) {
       async claims(use, scope) {
         // Without "user info inside ID token", an ID token issued next to an access token carries only sub
         // (interface.md authorization_endpoint; compat.md §6 idTokenUserinfoAssertion).
-        if (use === 'id_token' && issuesAccessToken(ctx) && !ctx.oidc.client?.['id_token_userinfo_assertion' as never]) return { sub: user.id };
+        if (use === 'id_token' && issuesAccessToken(ctx) && !ctx.oidc.client?.['id_token_userinfo_assertion' as never])
+          return { sub: user.id };
         return { ...userClaims(user, new Set(scope.split(' '))), sub: user.id };
       },
     };
@@ -33,7 +38,12 @@ export function createFindAccount(db: Db) {
 }
 
 function issuesAccessToken(ctx: KoaContextWithOIDC): boolean {
-  return ctx.oidc.route === 'token' || String(ctx.oidc.params?.response_type ?? '').split(' ').includes('token');
+  return (
+    ctx.oidc.route === 'token' ||
+    String(ctx.oidc.params?.response_type ?? '')
+      .split(' ')
+      .includes('token')
+  );
 }
 
 export function userClaims(user: UserProfileRow, scopes: ReadonlySet<string>): Record<string, unknown> {

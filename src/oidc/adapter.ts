@@ -42,7 +42,8 @@ const ID_PLACEHOLDER = '{id}';
 
 function presentedPayload(model: string, id: string, stored: AdapterPayload): AdapterPayload {
   const payload = { ...stored, jti: id };
-  if (model === 'Interaction' && typeof payload.returnTo === 'string') payload.returnTo = payload.returnTo.replaceAll(ID_PLACEHOLDER, id);
+  if (model === 'Interaction' && typeof payload.returnTo === 'string')
+    payload.returnTo = payload.returnTo.replaceAll(ID_PLACEHOLDER, id);
   return payload;
 }
 
@@ -65,7 +66,9 @@ export interface AdapterOptions {
 
 export function createAdapterClass(db: Db, hooks: AdapterHooks, options: AdapterOptions) {
   const inGrace = (model: string, consumedAt: Date | null) =>
-    model === 'RefreshToken' && consumedAt !== null && consumedAt.getTime() > Date.now() - options.refreshReuseGrace * 1000;
+    model === 'RefreshToken' &&
+    consumedAt !== null &&
+    consumedAt.getTime() > Date.now() - options.refreshReuseGrace * 1000;
   return class PostgresAdapter implements Adapter {
     readonly model: string;
 
@@ -95,7 +98,14 @@ export function createAdapterClass(db: Db, hooks: AdapterHooks, options: Adapter
          ON CONFLICT ON CONSTRAINT oidc_payloads_pkey DO UPDATE
            SET payload = EXCLUDED.payload, grant_id = EXCLUDED.grant_id, uid = EXCLUDED.uid,
                expires_at = EXCLUDED.expires_at, updated_at = clock_timestamp()`,
-        [this.model, hashId(id), storedPayload(this.model, id, payload), grantId, payload.uid ?? null, expiresIn ? Math.ceil(expiresIn) : null],
+        [
+          this.model,
+          hashId(id),
+          storedPayload(this.model, id, payload),
+          grantId,
+          payload.uid ?? null,
+          expiresIn ? Math.ceil(expiresIn) : null,
+        ],
       );
     }
 
@@ -146,9 +156,13 @@ export function createAdapterClass(db: Db, hooks: AdapterHooks, options: Adapter
         [this.model, hashId(id)],
       );
       if (rowCount === 1) return;
-      const { rows } = await db.query<{ grant_id: string | null; consumed_at: Date | null }>('SELECT grant_id, consumed_at FROM oidc_payloads WHERE model = $1 AND id = $2', [this.model, hashId(id)]);
+      const { rows } = await db.query<{ grant_id: string | null; consumed_at: Date | null }>(
+        'SELECT grant_id, consumed_at FROM oidc_payloads WHERE model = $1 AND id = $2',
+        [this.model, hashId(id)],
+      );
       const grantId = rows[0]?.grant_id;
-      if (grantId && !inGrace(this.model, rows[0]!.consumed_at)) await db.query('DELETE FROM oidc_payloads WHERE grant_id = $1 AND model <> $2', [grantId, this.model]);
+      if (grantId && !inGrace(this.model, rows[0]!.consumed_at))
+        await db.query('DELETE FROM oidc_payloads WHERE grant_id = $1 AND model <> $2', [grantId, this.model]);
       throw new errors.InvalidGrant('grant request is invalid');
     }
 

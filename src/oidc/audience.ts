@@ -2,9 +2,16 @@
 // scope, the management API. Introspection answers active only to a caller whose client ID or project is in it.
 import { MANAGEMENT_API_SCOPE, requestedProjects } from './scopes.ts';
 
-export interface AudienceClient { clientId: string; project_id?: string }
+export interface AudienceClient {
+  clientId: string;
+  project_id?: string;
+}
 
-export function tokenAudience(client: AudienceClient, scopes: ReadonlySet<string>, managementAudience: string): string[] {
+export function tokenAudience(
+  client: AudienceClient,
+  scopes: ReadonlySet<string>,
+  managementAudience: string,
+): string[] {
   const aud = [client.clientId];
   if (client.project_id) aud.push(client.project_id);
   aud.push(...requestedProjects(scopes));

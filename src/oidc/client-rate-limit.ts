@@ -21,7 +21,8 @@ export function tokenRequestClientKind(grantType: string | null): ClientKind {
 }
 
 // user names are matched without case (users/queries.ts), so their budget is too
-const limiterKey = (kind: ClientKind, clientId: string) => `${kind}:${kind === 'machine-name' ? clientId.toLowerCase() : clientId}`;
+const limiterKey = (kind: ClientKind, clientId: string) =>
+  `${kind}:${kind === 'machine-name' ? clientId.toLowerCase() : clientId}`;
 
 /** The kind of a client oidc-provider resolved (clients.ts findClientMetadata). */
 function providerClientKind(client: { clientId: string; machine_user_id?: string }): ClientKind {
@@ -43,7 +44,8 @@ export function createClientRateLimit(perMinute: number, exempt: ReadonlySet<str
     middleware: async (ctx, next) => {
       await next();
       const oidc = ctx.oidc as { route?: string; client?: { clientId: string; machine_user_id?: string } } | undefined;
-      if (oidc?.client && COUNTED_ROUTES.has(oidc.route ?? '') && ctx.status < 400) limiter.hit(limiterKey(providerClientKind(oidc.client), oidc.client.clientId));
+      if (oidc?.client && COUNTED_ROUTES.has(oidc.route ?? '') && ctx.status < 400)
+        limiter.hit(limiterKey(providerClientKind(oidc.client), oidc.client.clientId));
     },
     hit(kind, clientId) {
       limiter.hit(limiterKey(kind, clientId));

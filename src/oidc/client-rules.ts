@@ -5,7 +5,10 @@ import { errors } from 'oidc-provider';
 import type { SecretBox } from '../platform/secrets.ts';
 
 export function patchClients(provider: Provider, secrets: SecretBox): void {
-  const Client = provider.Client as unknown as { prototype: Record<string, any>; Schema: { prototype: Record<string, any> } };
+  const Client = provider.Client as unknown as {
+    prototype: Record<string, any>;
+    Schema: { prototype: Record<string, any> };
+  };
 
   // Client and machine secrets are stored as keyed hashes and compared in constant time (security.md §21).
   Client.prototype.compareClientSecret = function compareClientSecret(this: { clientSecret?: string }, actual: string) {
@@ -14,13 +17,18 @@ export function patchClients(provider: Provider, secrets: SecretBox): void {
 
   // Only called by the authorization endpoint's response type check: the interface answers unauthorized_client.
   Client.prototype.responseTypeAllowed = function responseTypeAllowed(this: { responseTypes: string[] }, type: string) {
-    if (!this.responseTypes.includes(type)) throw new errors.UnauthorizedClient('the client may not use this response_type');
+    if (!this.responseTypes.includes(type))
+      throw new errors.UnauthorizedClient('the client may not use this response_type');
     return true;
   };
 
   // ZITADEL's dev mode allows http redirect URIs for implicit apps too; outside dev mode the library's rule stands.
   const DEV_MODE_RELAXED = new Set(['implicit-force-https', 'implicit-forbid-localhost']);
-  Client.Schema.prototype.invalidate = function invalidate(this: { dev_mode?: boolean }, message: string, code?: string) {
+  Client.Schema.prototype.invalidate = function invalidate(
+    this: { dev_mode?: boolean },
+    message: string,
+    code?: string,
+  ) {
     if (this.dev_mode && code && DEV_MODE_RELAXED.has(code)) return;
     throw new errors.InvalidClientMetadata(message);
   };

@@ -10,9 +10,21 @@ import { findActiveMachine } from '../users/machine-service.ts';
 export const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 
 /** Client metadata oidc-provider does not know; kept on the client object under these names. */
-export const CLIENT_EXTRA_PROPERTIES = ['access_token_type', 'id_token_userinfo_assertion', 'dev_mode', 'project_id', 'machine_user_id', 'gatehouse_kind'];
+export const CLIENT_EXTRA_PROPERTIES = [
+  'access_token_type',
+  'id_token_userinfo_assertion',
+  'dev_mode',
+  'project_id',
+  'machine_user_id',
+  'gatehouse_kind',
+];
 
-const AUTH_METHODS = { basic: 'client_secret_basic', post: 'client_secret_post', none: 'none', private_key_jwt: 'private_key_jwt' } as const;
+const AUTH_METHODS = {
+  basic: 'client_secret_basic',
+  post: 'client_secret_post',
+  none: 'none',
+  private_key_jwt: 'private_key_jwt',
+} as const;
 
 export async function findClientMetadata(db: Db, clientId: string): Promise<AdapterPayload | undefined> {
   const found = await findClientApp(db, clientId);
@@ -42,7 +54,9 @@ export async function findClientMetadata(db: Db, clientId: string): Promise<Adap
     return {
       client_id: machine.id,
       token_endpoint_auth_method: 'none',
-      redirect_uris: [], response_types: [], grant_types: [JWT_BEARER],
+      redirect_uris: [],
+      response_types: [],
+      grant_types: [JWT_BEARER],
       jwks: { keys: machine.jwks },
       access_token_type: machine.access_token_type,
       machine_user_id: machine.id,
@@ -55,7 +69,9 @@ export async function findClientMetadata(db: Db, clientId: string): Promise<Adap
       client_id: clientId,
       client_secret: named.secret_hash,
       token_endpoint_auth_method: 'client_secret_basic',
-      redirect_uris: [], response_types: [], grant_types: ['client_credentials'],
+      redirect_uris: [],
+      response_types: [],
+      grant_types: ['client_credentials'],
       access_token_type: named.access_token_type,
       machine_user_id: named.id,
       gatehouse_kind: 'machine',

@@ -10,8 +10,14 @@ import { ROUTES } from './provider.ts';
 export const DISCOVERY_PATH = '/.well-known/openid-configuration';
 
 /** One rendered answer: the provider's headers (without per-connection ones) and body bytes. */
-export interface Document { readonly headers: Readonly<Record<string, string>>; readonly body: Buffer }
-export interface Documents { readonly discovery: Document; readonly jwks: Document }
+export interface Document {
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: Buffer;
+}
+export interface Documents {
+  readonly discovery: Document;
+  readonly jwks: Document;
+}
 
 // Set per response or per connection by Node when the answer is sent.
 const TRANSPORT_HEADERS = new Set(['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding']);
@@ -20,10 +26,15 @@ const TRANSPORT_HEADERS = new Set(['date', 'connection', 'keep-alive', 'content-
 export async function renderDocuments(callback: ReturnType<Provider['callback']>, issuer: string): Promise<Documents> {
   const { host, protocol } = new URL(issuer);
   const render = async (url: string, extra: Record<string, string> = {}): Promise<Document> => {
-    const res = await inject(callback as never, { method: 'GET', url, headers: { host, 'x-forwarded-proto': protocol.slice(0, -1) } });
+    const res = await inject(callback as never, {
+      method: 'GET',
+      url,
+      headers: { host, 'x-forwarded-proto': protocol.slice(0, -1) },
+    });
     if (res.statusCode !== 200) throw new Error(`the provider answered GET ${url} with ${res.statusCode}`);
     const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(res.headers)) if (!TRANSPORT_HEADERS.has(name) && value !== undefined) headers[name] = String(value);
+    for (const [name, value] of Object.entries(res.headers))
+      if (!TRANSPORT_HEADERS.has(name) && value !== undefined) headers[name] = String(value);
     return { headers: { ...headers, ...extra }, body: res.rawPayload };
   };
   return {
@@ -38,8 +49,17 @@ export function serveDocuments(scope: FastifyInstance, current: () => Documents)
   const serve = (pick: (documents: Documents) => Document) => async (request: FastifyRequest, reply: FastifyReply) => {
     const { headers, body } = pick(current());
     // The provider's open CORS policy for these GETs (oidc-provider lib/shared/cors.js): the caller's Origin, else *.
-    return reply.headers(headers).header('access-control-allow-origin', request.headers.origin || '*').send(body);
+    return reply
+      .headers(headers)
+      .header('access-control-allow-origin', request.headers.origin || '*')
+      .send(body);
   };
-  scope.get(DISCOVERY_PATH, serve((d) => d.discovery));
-  scope.get(ROUTES.jwks, serve((d) => d.jwks));
+  scope.get(
+    DISCOVERY_PATH,
+    serve((d) => d.discovery),
+  );
+  scope.get(
+    ROUTES.jwks,
+    serve((d) => d.jwks),
+  );
 }

@@ -6,31 +6,68 @@ import { errors, type KoaContextWithOIDC } from 'oidc-provider';
 import { createLocalJWKSet, type JSONWebKeySet } from 'jose';
 import { JWT_BEARER } from './clients.ts';
 import { filterMachineScopes } from './scopes.ts';
-import { AssertionRejected, claimAssertion, CredentialsChanged, issueMachineToken, verifyServiceAssertion, type MachineTokenDeps, type MachineTokenRequest, type VerifiedAssertion } from './machine-tokens.ts';
+import {
+  AssertionRejected,
+  claimAssertion,
+  CredentialsChanged,
+  issueMachineToken,
+  verifyServiceAssertion,
+  type MachineTokenDeps,
+  type MachineTokenRequest,
+  type VerifiedAssertion,
+} from './machine-tokens.ts';
 
 export function registerMachineGrants(provider: Provider, deps: MachineTokenDeps): void {
-  provider.registerGrantType(JWT_BEARER, async (ctx: KoaContextWithOIDC) => {
-    const { params, client } = ctx.oidc;
-    const assertion = params!.assertion as string | undefined;
-    if (!assertion) throw new errors.InvalidRequest("missing required parameter 'assertion'");
-    if (!params!.scope) throw new errors.InvalidRequest("missing required parameter 'scope'");
-    const user = machineUser(ctx);
-    let verified: VerifiedAssertion;
-    try {
-      verified = await verifyServiceAssertion(deps, assertion, user.id, createLocalJWKSet((client!.jwks ?? { keys: [] }) as JSONWebKeySet));
-    } catch (error) {
-      throw error instanceof AssertionRejected ? new errors.InvalidGrant(error.message) : error;
-    }
-    if (!(await claimAssertion(deps, user.id, verified))) throw new errors.InvalidGrant('assertion has already been used');
-    ctx.body = await issue(deps, { user, grantedOn: { keyId: verified.keyId }, clientId: client!.clientId, scope: filterMachineScopes(String(params!.scope)), grantType: JWT_BEARER, withIdToken: true });
-  }, ['assertion', 'scope']);
+  provider.registerGrantType(
+    JWT_BEARER,
+    async (ctx: KoaContextWithOIDC) => {
+      const { params, client } = ctx.oidc;
+      const assertion = params!.assertion as string | undefined;
+      if (!assertion) throw new errors.InvalidRequest("missing required parameter 'assertion'");
+      if (!params!.scope) throw new errors.InvalidRequest("missing required parameter 'scope'");
+      const user = machineUser(ctx);
+      let verified: VerifiedAssertion;
+      try {
+        verified = await verifyServiceAssertion(
+          deps,
+          assertion,
+          user.id,
+          createLocalJWKSet((client!.jwks ?? { keys: [] }) as JSONWebKeySet),
+        );
+      } catch (error) {
+        throw error instanceof AssertionRejected ? new errors.InvalidGrant(error.message) : error;
+      }
+      if (!(await claimAssertion(deps, user.id, verified)))
+        throw new errors.InvalidGrant('assertion has already been used');
+      ctx.body = await issue(deps, {
+        user,
+        grantedOn: { keyId: verified.keyId },
+        clientId: client!.clientId,
+        scope: filterMachineScopes(String(params!.scope)),
+        grantType: JWT_BEARER,
+        withIdToken: true,
+      });
+    },
+    ['assertion', 'scope'],
+  );
 
-  provider.registerGrantType('client_credentials', async (ctx: KoaContextWithOIDC) => {
-    const user = machineUser(ctx);
-    if (!ctx.oidc.params!.scope) throw new errors.InvalidRequest("missing required parameter 'scope'"); // interface.md
-    const grantedOn = { secretHash: ctx.oidc.client!.clientSecret };
-    ctx.body = await issue(deps, { user, grantedOn, clientId: ctx.oidc.client!.clientId, scope: filterMachineScopes(String(ctx.oidc.params!.scope)), grantType: 'client_credentials', withIdToken: false });
-  }, ['scope']);
+  provider.registerGrantType(
+    'client_credentials',
+    async (ctx: KoaContextWithOIDC) => {
+      const user = machineUser(ctx);
+      if (!ctx.oidc.params!.scope) throw new errors.InvalidRequest("missing required parameter 'scope'"); // interface.md
+      const grantedOn = { secretHash: ctx.oidc.client!.clientSecret };
+      ctx.body = await issue(deps, {
+        user,
+        grantedOn,
+        clientId: ctx.oidc.client!.clientId,
+        scope: filterMachineScopes(String(ctx.oidc.params!.scope)),
+        grantType: 'client_credentials',
+        withIdToken: false,
+      });
+    },
+    ['scope'],
+  );
 }
 
 /** The user was deactivated, or its secret or key changed, while the request was under way. */
@@ -38,7 +75,9 @@ async function issue(deps: MachineTokenDeps, request: MachineTokenRequest) {
   try {
     return await issueMachineToken(deps, request);
   } catch (error) {
-    throw error instanceof CredentialsChanged ? new errors.InvalidGrant('the credentials changed while the request was processed') : error;
+    throw error instanceof CredentialsChanged
+      ? new errors.InvalidGrant('the credentials changed while the request was processed')
+      : error;
   }
 }
 

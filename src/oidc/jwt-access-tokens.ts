@@ -55,7 +55,11 @@ export class JwtAccessTokens {
     if (value.startsWith(EDGE_PREFIX)) token = Buffer.from(value.slice(EDGE_PREFIX.length), 'base64url').toString();
     else if (!looksLikeJwt(value)) return { jti: value, jwt: false };
     try {
-      const { payload } = await jwtVerify(token, this.#current().verify, { issuer: this.#issuer, typ: 'at+jwt', algorithms: [SIGNING_ALG] });
+      const { payload } = await jwtVerify(token, this.#current().verify, {
+        issuer: this.#issuer,
+        typ: 'at+jwt',
+        algorithms: [SIGNING_ALG],
+      });
       return typeof payload.jti === 'string' ? { jti: payload.jti, jwt: true } : undefined;
     } catch {
       return undefined;
@@ -71,24 +75,32 @@ export class JwtAccessTokens {
   }
 
   /** The JWT handed out for an access token of a client with access token type JWT (RFC 9068 claims). */
-  accessTokenJwt(token: { jti: string; iat: number; exp: number; accountId?: string; clientId: string; scope?: string }, client: AudienceClient): Promise<string> {
-    return this.sign({
-      iss: this.#issuer,
-      sub: token.accountId ?? token.clientId,
-      client_id: token.clientId,
-      scope: token.scope,
-      aud: tokenAudience(client, new Set(String(token.scope ?? '').split(' ')), this.#managementAudience),
-      jti: token.jti,
-      iat: token.iat,
-      nbf: token.iat,
-      exp: token.exp,
-    }, 'at+jwt');
+  accessTokenJwt(
+    token: { jti: string; iat: number; exp: number; accountId?: string; clientId: string; scope?: string },
+    client: AudienceClient,
+  ): Promise<string> {
+    return this.sign(
+      {
+        iss: this.#issuer,
+        sub: token.accountId ?? token.clientId,
+        client_id: token.clientId,
+        scope: token.scope,
+        aud: tokenAudience(client, new Set(String(token.scope ?? '').split(' ')), this.#managementAudience),
+        jti: token.jti,
+        iat: token.iat,
+        nbf: token.iat,
+        exp: token.exp,
+      },
+      'at+jwt',
+    );
   }
 
   /** Makes the provider hand out JWTs for clients whose access token type is JWT (see the file comment). */
   install(provider: Provider): void {
     const tokens = this;
-    const proto = provider.AccessToken.prototype as unknown as { getValueAndPayload(): Promise<{ value: string; payload?: Record<string, unknown> }> } & Record<string, any>;
+    const proto = provider.AccessToken.prototype as unknown as {
+      getValueAndPayload(): Promise<{ value: string; payload?: Record<string, unknown> }>;
+    } & Record<string, any>;
     const original = proto.getValueAndPayload;
     proto.getValueAndPayload = async function getValueAndPayload(this: Record<string, any>) {
       const result = await original.call(this);
@@ -96,7 +108,10 @@ export class JwtAccessTokens {
       if (client?.access_token_type !== 'jwt' || !result.payload) return result;
       result.payload.gatehouseJwt = true;
       const { iat, exp } = result.payload as { iat: number; exp: number };
-      const value = await tokens.accessTokenJwt({ jti: this.jti, iat, exp, accountId: this.accountId, clientId: this.clientId, scope: this.scope }, client);
+      const value = await tokens.accessTokenJwt(
+        { jti: this.jti, iat, exp, accountId: this.accountId, clientId: this.clientId, scope: this.scope },
+        client,
+      );
       return { value, payload: result.payload };
     };
   }

@@ -10,7 +10,12 @@ import { newId } from '../platform/ids.ts';
 export const SIGNING_ALG = 'RS256';
 const LOCK_KEY = 7_146_003; // "gatehouse signing keys"
 
-interface KeyRow { kid: string; public_jwk: JWK; private_jwk: string; activates_at: Date }
+interface KeyRow {
+  kid: string;
+  public_jwk: JWK;
+  private_jwk: string;
+  activates_at: Date;
+}
 
 export interface KeySet {
   /** Private JWKs for oidc-provider: the signing key first, then the other published keys. */
@@ -22,7 +27,11 @@ export interface KeySet {
   readonly fingerprint: string;
 }
 
-export interface KeyOptions { activationDelay: number; retainSeconds: number; rotationDays: number }
+export interface KeyOptions {
+  activationDelay: number;
+  retainSeconds: number;
+  rotationDays: number;
+}
 
 export async function loadKeySet(db: Db, secrets: SecretBox, options: KeyOptions): Promise<KeySet> {
   let rows = await selectKeys(db);
@@ -42,7 +51,11 @@ export async function loadKeySet(db: Db, secrets: SecretBox, options: KeyOptions
 }
 
 /** `gatehouse keys rotate`: publishes a new key that signs after the activation delay. */
-export async function rotateKeys(db: Db, secrets: SecretBox, activationDelay: number): Promise<{ kid: string; activatesAt: Date }> {
+export async function rotateKeys(
+  db: Db,
+  secrets: SecretBox,
+  activationDelay: number,
+): Promise<{ kid: string; activatesAt: Date }> {
   return db.tx(async (tx) => {
     await tx.query('SELECT pg_advisory_xact_lock($1)', [LOCK_KEY]);
     return insertKey(tx, secrets, activationDelay);
@@ -56,11 +69,17 @@ function rotationDue(rows: KeyRow[], rotationDays: number): boolean {
 }
 
 async function selectKeys(db: Queryable): Promise<KeyRow[]> {
-  const { rows } = await db.query<KeyRow>('SELECT kid, public_jwk, private_jwk, activates_at FROM signing_keys ORDER BY activates_at DESC, created_at DESC');
+  const { rows } = await db.query<KeyRow>(
+    'SELECT kid, public_jwk, private_jwk, activates_at FROM signing_keys ORDER BY activates_at DESC, created_at DESC',
+  );
   return rows;
 }
 
-async function insertKey(tx: Queryable, secrets: SecretBox, activationDelay: number): Promise<{ kid: string; activatesAt: Date }> {
+async function insertKey(
+  tx: Queryable,
+  secrets: SecretBox,
+  activationDelay: number,
+): Promise<{ kid: string; activatesAt: Date }> {
   const kid = newId();
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const meta = { kid, alg: SIGNING_ALG, use: 'sig' };
@@ -74,7 +93,11 @@ async function insertKey(tx: Queryable, secrets: SecretBox, activationDelay: num
   return { kid, activatesAt: rows[0]!.activates_at };
 }
 
-interface Classified { signing: KeyRow; waiting: KeyRow[]; retired: KeyRow[] }
+interface Classified {
+  signing: KeyRow;
+  waiting: KeyRow[];
+  retired: KeyRow[];
+}
 
 /** Rows newest first: the signing key is the newest active one, the keys before it wait to sign, and the keys after
  *  it stay published until the tokens they signed have expired. */
@@ -103,17 +126,30 @@ function buildKeySet(rows: KeyRow[], secrets: SecretBox, retainSeconds: number):
   };
 }
 
-export interface KeyListing { kid: string; alg: string; status: 'signing' | 'next' | 'published' | 'unpublished'; createdAt: Date; activatesAt: Date }
+export interface KeyListing {
+  kid: string;
+  alg: string;
+  status: 'signing' | 'next' | 'published' | 'unpublished';
+  createdAt: Date;
+  activatesAt: Date;
+}
 
 /** `gatehouse keys list`: every key with its state; `published` = retired but still in the JWKS. */
 export async function listKeys(db: Db, retainSeconds: number): Promise<KeyListing[]> {
   const { rows } = await db.query<KeyRow & { alg: string; created_at: Date }>(
-    'SELECT kid, alg, public_jwk, private_jwk, activates_at, created_at FROM signing_keys ORDER BY activates_at DESC, created_at DESC');
+    'SELECT kid, alg, public_jwk, private_jwk, activates_at, created_at FROM signing_keys ORDER BY activates_at DESC, created_at DESC',
+  );
   if (!rows.length) return [];
   const { signing, waiting, retired } = classify(rows, retainSeconds, Date.now());
   const status = (r: KeyRow): KeyListing['status'] =>
     r === signing ? 'signing' : waiting.includes(r) ? 'next' : retired.includes(r) ? 'published' : 'unpublished';
-  return rows.map((r) => ({ kid: r.kid, alg: r.alg, status: status(r), createdAt: r.created_at, activatesAt: r.activates_at }));
+  return rows.map((r) => ({
+    kid: r.kid,
+    alg: r.alg,
+    status: status(r),
+    createdAt: r.created_at,
+    activatesAt: r.activates_at,
+  }));
 }
 
 /** Whether the signing key opens with this master key (doctor: a wrong GATEHOUSE_MASTER_KEY cannot sign). */

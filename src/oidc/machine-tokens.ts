@@ -29,7 +29,10 @@ export interface MachineTokenDeps {
  * with this access token type, and the secret (client_credentials) or the signing key (JWT profile) unchanged. A
  * token granted on stale credentials (a cached secret, a key removed meanwhile) is never written.
  */
-export interface GrantedOn { secretHash?: string; keyId?: string }
+export interface GrantedOn {
+  secretHash?: string;
+  keyId?: string;
+}
 
 export interface MachineTokenRequest {
   user: { id: string; access_token_type: 'opaque' | 'jwt' };
@@ -42,7 +45,13 @@ export interface MachineTokenRequest {
   withIdToken: boolean;
 }
 
-export interface TokenResponse { access_token: string; expires_in: number; scope: string; token_type: 'Bearer'; id_token?: string }
+export interface TokenResponse {
+  access_token: string;
+  expires_in: number;
+  scope: string;
+  token_type: 'Bearer';
+  id_token?: string;
+}
 
 // oidc-provider's AccessToken rows (adapter.ts upsert), each written only while its credentials hold (GrantedOn).
 // The writes of one event-loop turn go as one statement (platform/batch.ts); the check of each runs per row by
@@ -65,7 +74,15 @@ export const INSERT_TOKENS = `
   )
   SELECT r.i FROM r JOIN written USING (id)`;
 
-type TokenRow = [id: string, payload: Omit<AccessTokenPayload & AdapterPayload, 'jti'>, ttl: number, userId: string, tokenType: string, secretHash: string | null, keyId: string | null];
+type TokenRow = [
+  id: string,
+  payload: Omit<AccessTokenPayload & AdapterPayload, 'jti'>,
+  ttl: number,
+  userId: string,
+  tokenType: string,
+  secretHash: string | null,
+  keyId: string | null,
+];
 
 /** Writes a machine token row; false when its credentials no longer hold and nothing was written. */
 export type TokenWriter = (row: TokenRow) => Promise<boolean>;
@@ -87,10 +104,26 @@ export async function issueMachineToken(deps: MachineTokenDeps, request: Machine
   // 256 bits from the CSPRNG, as oidc-provider's opaque tokens (security.md §7)
   const jti = randomBytes(32).toString('base64url');
   const payload: AccessTokenPayload & AdapterPayload = {
-    kind: 'AccessToken', jti, iat, exp: iat + expiresIn, accountId: user.id, clientId, gty: request.grantType, scope,
-    expiresWithSession: false, ...(jwt ? { gatehouseJwt: true } : {}),
+    kind: 'AccessToken',
+    jti,
+    iat,
+    exp: iat + expiresIn,
+    accountId: user.id,
+    clientId,
+    gty: request.grantType,
+    scope,
+    expiresWithSession: false,
+    ...(jwt ? { gatehouseJwt: true } : {}),
   };
-  const written = await deps.writeToken([hashId(jti), storedPayload('AccessToken', jti, payload), expiresIn, user.id, user.access_token_type, request.grantedOn.secretHash ?? null, request.grantedOn.keyId ?? null]);
+  const written = await deps.writeToken([
+    hashId(jti),
+    storedPayload('AccessToken', jti, payload),
+    expiresIn,
+    user.id,
+    user.access_token_type,
+    request.grantedOn.secretHash ?? null,
+    request.grantedOn.keyId ?? null,
+  ]);
   if (!written) throw new CredentialsChanged();
   const body: TokenResponse = {
     // the audience names the machine user by its ID, never by its user name (access-tokens.ts, issue 13 §4)
@@ -101,7 +134,13 @@ export async function issueMachineToken(deps: MachineTokenDeps, request: Machine
   };
   if (request.withIdToken && scope.split(' ').includes('openid')) {
     // next to an access token the ID token carries no scope claims (interface.md authorization_endpoint)
-    body.id_token = await deps.signer.sign({ iss: deps.issuer, sub: user.id, aud: clientId, iat, exp: iat + deps.ttl.idToken });
+    body.id_token = await deps.signer.sign({
+      iss: deps.issuer,
+      sub: user.id,
+      aud: clientId,
+      iat,
+      exp: iat + deps.ttl.idToken,
+    });
   }
   return body;
 }
@@ -113,7 +152,12 @@ export class AssertionRejected extends Error {}
  * aud the issuer (with or without a trailing slash, as ZITADEL's SDKs send it) or the token endpoint, unexpired, and
  * iat at most assertionMaxAge old. Throws AssertionRejected with the reason. Its jti is claimed separately.
  */
-export async function verifyServiceAssertion(deps: MachineTokenDeps, assertion: string, userId: string, keys: JWTVerifyGetKey): Promise<VerifiedAssertion> {
+export async function verifyServiceAssertion(
+  deps: MachineTokenDeps,
+  assertion: string,
+  userId: string,
+  keys: JWTVerifyGetKey,
+): Promise<VerifiedAssertion> {
   try {
     const { payload, protectedHeader } = await jwtVerify(assertion, keys, {
       issuer: userId,
@@ -129,9 +173,17 @@ export async function verifyServiceAssertion(deps: MachineTokenDeps, assertion: 
   }
 }
 
-export interface VerifiedAssertion { keyId: string; jti?: string; exp: number }
+export interface VerifiedAssertion {
+  keyId: string;
+  jti?: string;
+  exp: number;
+}
 
 /** An assertion with a jti is accepted once (RFC 7523 §3 item 7); false when it was used before. */
-export async function claimAssertion(deps: MachineTokenDeps, userId: string, verified: VerifiedAssertion): Promise<boolean> {
+export async function claimAssertion(
+  deps: MachineTokenDeps,
+  userId: string,
+  verified: VerifiedAssertion,
+): Promise<boolean> {
   return !verified.jti || deps.claimOnce(userId, verified.jti, verified.exp + CLOCK_TOLERANCE);
 }

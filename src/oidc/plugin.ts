@@ -73,10 +73,14 @@ export async function registerOidc(app: FastifyInstance, deps: AppDeps): Promise
   const findAccount = createFindAccount(db);
   const pages = providerPages(deps);
   const policies = createTokenPolicies();
-  const Adapter = createAdapterClass(db, {
-    findClient: (id) => findClientMetadata(db, id),
-    resolveAccessToken: (value) => jwtAccessTokens.resolve(value),
-  }, { refreshReuseGrace: config.ttl.refreshTokenReuseGrace, interactionTtl: config.ttl.interaction });
+  const Adapter = createAdapterClass(
+    db,
+    {
+      findClient: (id) => findClientMetadata(db, id),
+      resolveAccessToken: (value) => jwtAccessTokens.resolve(value),
+    },
+    { refreshReuseGrace: config.ttl.refreshTokenReuseGrace, interactionTtl: config.ttl.interaction },
+  );
   const machineTokens: MachineTokenDeps = {
     writeToken: machineTokenWriter(db),
     issuer: config.issuer,
@@ -84,19 +88,33 @@ export async function registerOidc(app: FastifyInstance, deps: AppDeps): Promise
     assertionMaxAge: config.assertionMaxAge,
     signer: jwtAccessTokens,
     // oidc-provider's ReplayDetection ids, so an assertion used on one path cannot be replayed on the other
-    claimOnce: (issuer, jti, expiresAt) => new Adapter('ReplayDetection')
-      .upsert(hashId(`${issuer}${jti}`), { iss: issuer, jti } as never, expiresAt - Math.floor(Date.now() / 1000))
-      .then(() => true, (error) => { if (error instanceof AssertionReplayed) return false; throw error; }),
+    claimOnce: (issuer, jti, expiresAt) =>
+      new Adapter('ReplayDetection')
+        .upsert(hashId(`${issuer}${jti}`), { iss: issuer, jti } as never, expiresAt - Math.floor(Date.now() / 1000))
+        .then(
+          () => true,
+          (error) => {
+            if (error instanceof AssertionReplayed) return false;
+            throw error;
+          },
+        ),
   };
 
   const clientRateLimit = createClientRateLimit(config.rateLimit.perClient, new Set(config.rateLimit.exempt));
   const build = async (keySet: KeySet) => {
-    const provider = createProvider({
-      config, secrets, Adapter, findAccount,
-      revocationAllowed: policies.revocationAllowed as never,
-      pages,
-      managementScopeAllowed: (userId, clientId) => scopeGrantedSilently(db, deps.instance.default_org_id, { userId, clientId, scope: MANAGEMENT_API_SCOPE }),
-    }, keySet);
+    const provider = createProvider(
+      {
+        config,
+        secrets,
+        Adapter,
+        findAccount,
+        revocationAllowed: policies.revocationAllowed as never,
+        pages,
+        managementScopeAllowed: (userId, clientId) =>
+          scopeGrantedSilently(db, deps.instance.default_org_id, { userId, clientId, scope: MANAGEMENT_API_SCOPE }),
+      },
+      keySet,
+    );
     registerMachineGrants(provider, machineTokens);
     jwtAccessTokens.install(provider);
     patchClients(provider, secrets);
@@ -104,7 +122,12 @@ export async function registerOidc(app: FastifyInstance, deps: AppDeps): Promise
     provider.use(clientRateLimit.middleware);
     observeProvider(provider, deps.metrics, log);
     // iss in every authorization response, implicit ones included (security.md §5; the library skips it there)
-    (provider.on as (event: string, listener: (ctx: unknown, out: Record<string, unknown>) => void) => void)('authorization.success', (_ctx, out) => { out.iss ??= config.issuer; });
+    (provider.on as (event: string, listener: (ctx: unknown, out: Record<string, unknown>) => void) => void)(
+      'authorization.success',
+      (_ctx, out) => {
+        out.iss ??= config.issuer;
+      },
+    );
     const callback = provider.callback();
     return { provider, callback, documents: await renderDocuments(callback, config.issuer) };
   };
@@ -115,12 +138,20 @@ export async function registerOidc(app: FastifyInstance, deps: AppDeps): Promise
     if (next.fingerprint === keys.fingerprint) return;
     keys = next;
     current = await build(next);
-    log.info({ signingKid: next.signingKid, published: next.publicJwks.length }, 'signing keys changed; provider rebuilt');
+    log.info(
+      { signingKid: next.signingKid, published: next.publicJwks.length },
+      'signing keys changed; provider rebuilt',
+    );
   };
   const timers = [
-    setInterval(() => { reloadKeys().catch((err) => log.error({ err }, 'signing key reload failed')); }, config.keys.reloadIntervalMs),
     setInterval(() => {
-      sweepExpired(db).then((removed) => deps.metrics.sweptRows.inc({ model: 'oidc' }, removed), (err) => log.warn({ err }, 'oidc sweep failed'));
+      reloadKeys().catch((err) => log.error({ err }, 'signing key reload failed'));
+    }, config.keys.reloadIntervalMs),
+    setInterval(() => {
+      sweepExpired(db).then(
+        (removed) => deps.metrics.sweptRows.inc({ model: 'oidc' }, removed),
+        (err) => log.warn({ err }, 'oidc sweep failed'),
+      );
     }, config.oidcSweepIntervalMs),
   ];
   timers.forEach((t) => t.unref());
@@ -147,7 +178,15 @@ export async function registerOidc(app: FastifyInstance, deps: AppDeps): Promise
     });
     scope.register(async (own) => {
       acceptFormBodies(own);
-      registerIntrospection(own, { db, issuer: config.issuer, secrets, managementAudience, resolveToken, claimOnce: machineTokens.claimOnce, rateLimit: clientRateLimit });
+      registerIntrospection(own, {
+        db,
+        issuer: config.issuer,
+        secrets,
+        managementAudience,
+        resolveToken,
+        claimOnce: machineTokens.claimOnce,
+        rateLimit: clientRateLimit,
+      });
       registerUserinfo(own, { issuer: config.issuer, resolveToken, findActiveAccessToken });
     });
   });
@@ -178,11 +217,22 @@ export async function registerOidc(app: FastifyInstance, deps: AppDeps): Promise
 
 /** The endpoints a browser is sent to: their errors are pages, not JSON. */
 const BROWSER_ROUTES = new Set([
-  `GET ${ROUTES.authorization}`, `GET ${ROUTES.authorization}/:uid`, `GET ${ROUTES.end_session}`, `POST ${ROUTES.end_session}`,
-  `POST ${ROUTES.end_session}/confirm`, `GET ${ROUTES.end_session}/success`,
+  `GET ${ROUTES.authorization}`,
+  `GET ${ROUTES.authorization}/:uid`,
+  `GET ${ROUTES.end_session}`,
+  `POST ${ROUTES.end_session}`,
+  `POST ${ROUTES.end_session}/confirm`,
+  `GET ${ROUTES.end_session}/success`,
 ]);
 
-const END_SESSION_PARAMS = new Set(['id_token_hint', 'post_logout_redirect_uri', 'state', 'ui_locales', 'client_id', 'logout_hint']);
+const END_SESSION_PARAMS = new Set([
+  'id_token_hint',
+  'post_logout_redirect_uri',
+  'state',
+  'ui_locales',
+  'client_id',
+  'logout_hint',
+]);
 
 interface Mount {
   callback: () => ReturnType<Provider['callback']>;
@@ -191,10 +241,17 @@ interface Mount {
   formPostCheck: ReturnType<typeof sameOriginPostsOnly>;
   authorizationCheck: ReturnType<typeof authorizationSizeCap>;
   clientRateLimit: ClientRateLimit;
-  fastToken(form: URLSearchParams, authorization: string | undefined, jwtProfileIssuer: string | undefined): Promise<FastTokenResult>;
+  fastToken(
+    form: URLSearchParams,
+    authorization: string | undefined,
+    jwtProfileIssuer: string | undefined,
+  ): Promise<FastTokenResult>;
 }
 
-function mountRoutes(app: FastifyInstance, { callback, documents, issuer, formPostCheck, authorizationCheck, clientRateLimit, fastToken }: Mount): void {
+function mountRoutes(
+  app: FastifyInstance,
+  { callback, documents, issuer, formPostCheck, authorizationCheck, clientRateLimit, fastToken }: Mount,
+): void {
   const { host, protocol } = new URL(issuer);
   const hand = (request: FastifyRequest, reply: FastifyReply) => {
     // Endpoint URLs and cookie flags derive from the configured issuer, never from the client's headers
@@ -211,15 +268,18 @@ function mountRoutes(app: FastifyInstance, { callback, documents, issuer, formPo
 
   app.register(async (scope) => {
     // Routes the provider reads itself: handed over before Fastify parses anything.
-    const passthrough = (method: string | string[], url: string) => scope.route({
-      method: method as never, url,
-      onRequest: async (request, reply) => hand(request, reply),
-      handler: async () => {},
-    });
+    const passthrough = (method: string | string[], url: string) =>
+      scope.route({
+        method: method as never,
+        url,
+        onRequest: async (request, reply) => hand(request, reply),
+        handler: async () => {},
+      });
     serveDocuments(scope, documents);
     passthrough('OPTIONS', DISCOVERY_PATH);
     scope.route({
-      method: 'GET', url: ROUTES.authorization,
+      method: 'GET',
+      url: ROUTES.authorization,
       onRequest: [authorizationCheck, async (request, reply) => hand(request, reply)],
       handler: async () => {},
     });
@@ -228,7 +288,8 @@ function mountRoutes(app: FastifyInstance, { callback, documents, issuer, formPo
     passthrough('OPTIONS', ROUTES.userinfo);
     passthrough('GET', ROUTES.end_session);
     scope.route({
-      method: 'POST', url: `${ROUTES.end_session}/confirm`,
+      method: 'POST',
+      url: `${ROUTES.end_session}/confirm`,
       onRequest: [formPostCheck, async (request, reply) => hand(request, reply)],
       handler: async () => {},
     });
@@ -252,10 +313,15 @@ function mountRoutes(app: FastifyInstance, { callback, documents, issuer, formPo
       const authorization = request.headers.authorization;
       const jwtProfileIssuer = jwtProfileClient(form, authorization);
       const clientKind = tokenRequestClientKind(form.get('grant_type'));
-      const limit = clientRateLimit.check(clientKind, presentedClientId(form, authorization) ?? jwtProfileIssuer, request.ip);
+      const limit = clientRateLimit.check(
+        clientKind,
+        presentedClientId(form, authorization) ?? jwtProfileIssuer,
+        request.ip,
+      );
       if (!limit.allowed) return tooManyRequests(reply, limit);
       // cross-origin requests go to the provider, whose CORS rules refuse them for machine clients
-      const served = request.headers.origin === undefined ? await fastToken(form, authorization, jwtProfileIssuer) : undefined;
+      const served =
+        request.headers.origin === undefined ? await fastToken(form, authorization, jwtProfileIssuer) : undefined;
       if (served) {
         clientRateLimit.hit(clientKind, served.clientId);
         allowOrigin(request, reply, 'WWW-Authenticate');

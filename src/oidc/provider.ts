@@ -53,7 +53,10 @@ export function createProvider(parts: ProviderParts, keys: KeySet): Provider {
     scopes: SUPPORTED_SCOPES,
     responseTypes: ['code', 'id_token', 'id_token token'], // interface.md authorization_endpoint; implicit is not a v9 default
     clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'],
-    enabledJWA: { idTokenSigningAlgValues: ['RS256'], clientAuthSigningAlgValues: ['RS256', 'RS384', 'RS512', 'PS256', 'ES256', 'EdDSA'] },
+    enabledJWA: {
+      idTokenSigningAlgValues: ['RS256'],
+      clientAuthSigningAlgValues: ['RS256', 'RS384', 'RS512', 'PS256', 'ES256', 'EdDSA'],
+    },
     pkce: { required: (_ctx, client) => client.clientAuthMethod === 'none' }, // security.md §2: public clients
     allowOmittingSingleRegisteredRedirectUri: false, // redirect_uri is required (interface.md)
     conformIdTokenClaims: false, // per-app "user info inside ID token" is applied in accounts.ts instead
@@ -62,8 +65,14 @@ export function createProvider(parts: ProviderParts, keys: KeySet): Provider {
       properties: CLIENT_EXTRA_PROPERTIES,
       validator(_ctx, key, _value, metadata) {
         // client_credentials only with basic/post (interface.md Authentication table)
-        if (key === 'gatehouse_kind' && metadata.grant_types?.includes('client_credentials') && !['client_secret_basic', 'client_secret_post'].includes(String(metadata.token_endpoint_auth_method))) {
-          throw new errors.InvalidClientMetadata('client_credentials requires client_secret_basic or client_secret_post');
+        if (
+          key === 'gatehouse_kind' &&
+          metadata.grant_types?.includes('client_credentials') &&
+          !['client_secret_basic', 'client_secret_post'].includes(String(metadata.token_endpoint_auth_method))
+        ) {
+          throw new errors.InvalidClientMetadata(
+            'client_credentials requires client_secret_basic or client_secret_post',
+          );
         }
       },
     },
@@ -77,7 +86,12 @@ export function createProvider(parts: ProviderParts, keys: KeySet): Provider {
         const scope = String(params.scope ?? '').split(' ');
         if (!scope.includes('openid')) throw new errors.InvalidScope('openid scope is required', 'openid');
         const raw = String(ctx.method === 'POST' ? (ctx.oidc.body?.scope ?? '') : (ctx.query.scope ?? '')).split(' ');
-        if (raw.includes('offline_access') && String(params.response_type).includes('code') && client?.grantTypeAllowed('refresh_token') && !scope.includes('offline_access')) {
+        if (
+          raw.includes('offline_access') &&
+          String(params.response_type).includes('code') &&
+          client?.grantTypeAllowed('refresh_token') &&
+          !scope.includes('offline_access')
+        ) {
           params.scope = [...scope, 'offline_access'].join(' ');
         }
       },
@@ -91,15 +105,22 @@ export function createProvider(parts: ProviderParts, keys: KeySet): Provider {
       let grant = grantId ? await oidc.provider.Grant.find(grantId) : undefined;
       if (grant && grant.accountId !== accountId) grant = undefined;
       grant ??= new oidc.provider.Grant({ accountId, clientId });
-      const requested = String(oidc.params?.scope ?? '').split(' ').filter(Boolean);
+      const requested = String(oidc.params?.scope ?? '')
+        .split(' ')
+        .filter(Boolean);
       // Except the management API scope, which acts with the user's permissions: an app of another organization
       // than the instance's own gets it only with the user's consent (issue 13 §1). Left out of the grant, it makes
       // the consent prompt's op_scopes_missing check ask on the consent page, or answer consent_required to
       // prompt=none; a grant that holds it from before loses it.
-      const management = requested.includes(MANAGEMENT_API_SCOPE) || grant.getOIDCScope().split(' ').includes(MANAGEMENT_API_SCOPE);
+      const management =
+        requested.includes(MANAGEMENT_API_SCOPE) || grant.getOIDCScope().split(' ').includes(MANAGEMENT_API_SCOPE);
       const withheld = management && !(await parts.managementScopeAllowed(accountId, clientId));
       const granted = withheld ? requested.filter((s) => s !== MANAGEMENT_API_SCOPE) : requested;
-      if (withheld && grant.openid?.scope) grant.openid.scope = grant.openid.scope.split(' ').filter((s) => s !== MANAGEMENT_API_SCOPE).join(' ');
+      if (withheld && grant.openid?.scope)
+        grant.openid.scope = grant.openid.scope
+          .split(' ')
+          .filter((s) => s !== MANAGEMENT_API_SCOPE)
+          .join(' ');
       if (granted.length) grant.addOIDCScope(granted.join(' '));
       await grant.save();
       return grant;
@@ -108,7 +129,9 @@ export function createProvider(parts: ProviderParts, keys: KeySet): Provider {
     async extraTokenClaims(ctx) {
       const { entities } = ctx.oidc;
       const source = (entities.AuthorizationCode ?? entities.RefreshToken) as { authTime?: number } | undefined;
-      const authTime = source?.authTime ?? (ctx.oidc.route === 'resume' || ctx.oidc.route === 'authorization' ? ctx.oidc.session?.authTime : undefined);
+      const authTime =
+        source?.authTime ??
+        (ctx.oidc.route === 'resume' || ctx.oidc.route === 'authorization' ? ctx.oidc.session?.authTime : undefined);
       return authTime ? { auth_time: authTime } : undefined;
     },
     interactions: {
@@ -150,7 +173,11 @@ export function createProvider(parts: ProviderParts, keys: KeySet): Provider {
       introspection: { enabled: true },
       revocation: { enabled: true, allowedPolicy: parts.revocationAllowed },
       userinfo: { enabled: true },
-      rpInitiatedLogout: { enabled: true, logoutSource: parts.pages.logoutSource as never, postLogoutSuccessSource: parts.pages.postLogoutSuccessSource as never },
+      rpInitiatedLogout: {
+        enabled: true,
+        logoutSource: parts.pages.logoutSource as never,
+        postLogoutSuccessSource: parts.pages.postLogoutSuccessSource as never,
+      },
       // not part of the interface: off, so discovery advertises only what is served (issue 3 §1)
       pushedAuthorizationRequests: { enabled: false },
       dPoP: { enabled: false },
@@ -159,7 +186,12 @@ export function createProvider(parts: ProviderParts, keys: KeySet): Provider {
     discovery: {
       prompt_values_supported: ['none', 'login', 'consent', 'select_account', 'create'],
       introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'private_key_jwt'],
-      revocation_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post', 'private_key_jwt'],
+      revocation_endpoint_auth_methods_supported: [
+        'none',
+        'client_secret_basic',
+        'client_secret_post',
+        'private_key_jwt',
+      ],
       ui_locales_supported: [...SUPPORTED_LOCALES], // the login pages' languages (issue 4 §5)
     },
     renderError: parts.pages.renderError as never,
@@ -209,9 +241,21 @@ function promptPolicy(secrets: SecretBox) {
  *  no hint) on a browser that has signed in with several accounts shows the account chooser, even with a session;
  *  the accounts are the login pages' list for this browser (src/login/known-accounts.ts). */
 function severalAccounts(secrets: SecretBox) {
-  return new interactionPolicy.Check('several_accounts', 'several accounts are signed in on this browser', 'account_selection_required', (ctx) => {
-    const { oidc } = ctx;
-    if (oidc.prompts.size || oidc.params?.login_hint || oidc.params?.id_token_hint || !oidc.session?.accountId || oidc.result?.select_account) return false;
-    return readKnownAccounts(secrets, ctx.cookies.get(KNOWN_ACCOUNTS_COOKIE)).length >= 2;
-  });
+  return new interactionPolicy.Check(
+    'several_accounts',
+    'several accounts are signed in on this browser',
+    'account_selection_required',
+    (ctx) => {
+      const { oidc } = ctx;
+      if (
+        oidc.prompts.size ||
+        oidc.params?.login_hint ||
+        oidc.params?.id_token_hint ||
+        !oidc.session?.accountId ||
+        oidc.result?.select_account
+      )
+        return false;
+      return readKnownAccounts(secrets, ctx.cookies.get(KNOWN_ACCOUNTS_COOKIE)).length >= 2;
+    },
+  );
 }

@@ -5,7 +5,16 @@ export const MANAGEMENT_API_SCOPE = 'urn:zitadel:iam:org:project:id:zitadel:aud'
 /** Adds the user's organization claims. */
 export const RESOURCE_OWNER_SCOPE = 'urn:zitadel:iam:user:resourceowner';
 
-export const SUPPORTED_SCOPES = ['openid', 'profile', 'email', 'phone', 'address', 'offline_access', MANAGEMENT_API_SCOPE, RESOURCE_OWNER_SCOPE];
+export const SUPPORTED_SCOPES = [
+  'openid',
+  'profile',
+  'email',
+  'phone',
+  'address',
+  'offline_access',
+  MANAGEMENT_API_SCOPE,
+  RESOURCE_OWNER_SCOPE,
+];
 
 const PROJECT_AUDIENCE = /^urn:zitadel:iam:org:project:id:([^:\s]+):aud$/;
 
@@ -29,5 +38,7 @@ function knownScopes(requested: string): string[] {
 
 /** Machine grants issue no refresh tokens (compat.md §6), so offline_access is dropped too. */
 export function filterMachineScopes(requested: string): string {
-  return knownScopes(requested).filter((s) => s !== 'offline_access').join(' ');
+  return knownScopes(requested)
+    .filter((s) => s !== 'offline_access')
+    .join(' ');
 }

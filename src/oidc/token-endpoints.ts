@@ -18,7 +18,10 @@ export function createTokenPolicies() {
       // (issue 13 §4: names an older version accepted; access-tokens.ts).
       const othersMachineToken = MACHINE_GRANTS.has(token.gty ?? '') && caller.machine_user_id !== token.accountId;
       if (token.clientId !== caller.clientId || othersMachineToken) {
-        const error = new errors.InvalidClient('the token was issued to another client') as Error & { status: number; statusCode: number };
+        const error = new errors.InvalidClient('the token was issued to another client') as Error & {
+          status: number;
+          statusCode: number;
+        };
         error.status = error.statusCode = 401;
         throw error;
       }
@@ -31,14 +34,21 @@ export function createTokenPolicies() {
     middleware: async (ctx: KoaContextWithOIDC, next: () => Promise<void>) => {
       // Pages the library renders itself (form_post, which adds its script's hash to script-src) get the same
       // protections as ours (security.md §12); pages.ts sets its own policy.
-      ctx.set('content-security-policy', "default-src 'none'; script-src 'self'; style-src 'self'; frame-ancestors 'none'");
+      ctx.set(
+        'content-security-policy',
+        "default-src 'none'; script-src 'self'; style-src 'self'; frame-ancestors 'none'",
+      );
       ctx.set('x-frame-options', 'DENY');
       ctx.set('referrer-policy', 'no-referrer');
       ctx.set('x-content-type-options', 'nosniff');
       await next();
       const route = ctx.oidc?.route;
       const body = ctx.body as Record<string, any> | undefined;
-      if (route === 'token' && body?.error === 'invalid_request' && body.error_description === 'requested grant type is not allowed for this client') {
+      if (
+        route === 'token' &&
+        body?.error === 'invalid_request' &&
+        body.error_description === 'requested grant type is not allowed for this client'
+      ) {
         body.error = 'unauthorized_client';
       }
     },

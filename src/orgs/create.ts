@@ -15,23 +15,57 @@ export interface NewOrgWithHuman {
   roles: readonly string[];
 }
 
-export interface CreatedOrg { orgId: string; userId: string; event: WrittenEvent }
+export interface CreatedOrg {
+  orgId: string;
+  userId: string;
+  event: WrittenEvent;
+}
 
 export async function addOrgWithHuman(tx: Queryable, input: NewOrgWithHuman, creator: string): Promise<CreatedOrg> {
   const orgId = input.org.id ?? newId();
   const userId = newId();
   try {
-    const orgAdded = await appendEvent(tx, { aggregateType: 'org', aggregateId: orgId, eventType: 'org.added', payload: { name: input.org.name }, resourceOwner: orgId, creator });
-    await insertOrg(tx, { id: orgId, name: input.org.name, primaryDomain: input.org.domain, sequence: orgAdded.sequence });
-    await appendEvent(tx, { aggregateType: 'org', aggregateId: orgId, eventType: 'org.domain.added', payload: { domain: input.org.domain, primary: true }, resourceOwner: orgId, creator });
+    const orgAdded = await appendEvent(tx, {
+      aggregateType: 'org',
+      aggregateId: orgId,
+      eventType: 'org.added',
+      payload: { name: input.org.name },
+      resourceOwner: orgId,
+      creator,
+    });
+    await insertOrg(tx, {
+      id: orgId,
+      name: input.org.name,
+      primaryDomain: input.org.domain,
+      sequence: orgAdded.sequence,
+    });
+    await appendEvent(tx, {
+      aggregateType: 'org',
+      aggregateId: orgId,
+      eventType: 'org.domain.added',
+      payload: { domain: input.org.domain, primary: true },
+      resourceOwner: orgId,
+      creator,
+    });
     await insertOrgDomain(tx, { orgId, domain: input.org.domain, isPrimary: true, isVerified: true });
     const { passwordHash, ...publicHuman } = input.human;
     const userAdded = await appendEvent(tx, {
-      aggregateType: 'user', aggregateId: userId, eventType: 'user.human.added',
-      payload: { ...publicHuman, hasPassword: passwordHash !== null }, resourceOwner: orgId, creator,
+      aggregateType: 'user',
+      aggregateId: userId,
+      eventType: 'user.human.added',
+      payload: { ...publicHuman, hasPassword: passwordHash !== null },
+      resourceOwner: orgId,
+      creator,
     });
     await insertHuman(tx, { id: userId, orgId, ...input.human, sequence: userAdded.sequence });
-    const memberAdded = await appendEvent(tx, { aggregateType: 'org', aggregateId: orgId, eventType: 'org.member.added', payload: { userId, roles: input.roles }, resourceOwner: orgId, creator });
+    const memberAdded = await appendEvent(tx, {
+      aggregateType: 'org',
+      aggregateId: orgId,
+      eventType: 'org.member.added',
+      payload: { userId, roles: input.roles },
+      resourceOwner: orgId,
+      creator,
+    });
     await insertMembership(tx, { userId, resourceType: 'org', resourceId: orgId, roles: input.roles });
     return { orgId, userId, event: memberAdded };
   } catch (error) {

@@ -12,12 +12,28 @@ export interface OrgRow {
 
 const COLUMNS = 'id, name, primary_domain, state, created_at, changed_at, sequence';
 
-export async function insertOrg(tx: Queryable, org: { id: string; name: string; primaryDomain: string; sequence: string }): Promise<void> {
-  await tx.query('INSERT INTO orgs (id, name, primary_domain, sequence) VALUES ($1, $2, $3, $4)', [org.id, org.name, org.primaryDomain, org.sequence]);
+export async function insertOrg(
+  tx: Queryable,
+  org: { id: string; name: string; primaryDomain: string; sequence: string },
+): Promise<void> {
+  await tx.query('INSERT INTO orgs (id, name, primary_domain, sequence) VALUES ($1, $2, $3, $4)', [
+    org.id,
+    org.name,
+    org.primaryDomain,
+    org.sequence,
+  ]);
 }
 
-export async function insertOrgDomain(tx: Queryable, d: { orgId: string; domain: string; isPrimary: boolean; isVerified: boolean }): Promise<void> {
-  await tx.query('INSERT INTO org_domains (org_id, domain, is_primary, is_verified) VALUES ($1, $2, $3, $4)', [d.orgId, d.domain, d.isPrimary, d.isVerified]);
+export async function insertOrgDomain(
+  tx: Queryable,
+  d: { orgId: string; domain: string; isPrimary: boolean; isVerified: boolean },
+): Promise<void> {
+  await tx.query('INSERT INTO org_domains (org_id, domain, is_primary, is_verified) VALUES ($1, $2, $3, $4)', [
+    d.orgId,
+    d.domain,
+    d.isPrimary,
+    d.isVerified,
+  ]);
 }
 
 export async function findOrgById(db: Queryable, id: string): Promise<OrgRow | undefined> {
@@ -27,7 +43,9 @@ export async function findOrgById(db: Queryable, id: string): Promise<OrgRow | u
 
 export async function findOrgByDomain(db: Queryable, domain: string): Promise<OrgRow | undefined> {
   const { rows } = await db.query<OrgRow>(
-    `SELECT ${COLUMNS.split(', ').map((c) => `o.${c}`).join(', ')} FROM orgs o JOIN org_domains d ON d.org_id = o.id WHERE lower(d.domain) = lower($1)`,
+    `SELECT ${COLUMNS.split(', ')
+      .map((c) => `o.${c}`)
+      .join(', ')} FROM orgs o JOIN org_domains d ON d.org_id = o.id WHERE lower(d.domain) = lower($1)`,
     [domain],
   );
   return rows[0];

@@ -18,15 +18,28 @@ export interface SetUpOrgInput {
   roles: readonly string[];
 }
 
-export interface SetUpOrgResult { orgId: string; userId: string; details: Details }
+export interface SetUpOrgResult {
+  orgId: string;
+  userId: string;
+  details: Details;
+}
 
-export async function setUpOrg(db: Db, instanceDomain: string, input: SetUpOrgInput, creator: string, hash: HashFn = hashPassword): Promise<SetUpOrgResult> {
+export async function setUpOrg(
+  db: Db,
+  instanceDomain: string,
+  input: SetUpOrgInput,
+  creator: string,
+  hash: HashFn = hashPassword,
+): Promise<SetUpOrgResult> {
   const unknown = input.roles.find((r) => !isOrgRole(r));
   if (unknown !== undefined) throw invalidArgument(`Role "${unknown}" is not an organization role`, 'ORG-4m9Fs');
   const { password } = input.human;
   const length = [...password].length;
   if (password && (length < PASSWORD_MIN_LENGTH || length > PASSWORD_MAX_LENGTH)) {
-    throw invalidArgument(`Password must be between ${PASSWORD_MIN_LENGTH} and ${PASSWORD_MAX_LENGTH} characters`, 'COMMA-HuJf6');
+    throw invalidArgument(
+      `Password must be between ${PASSWORD_MIN_LENGTH} and ${PASSWORD_MAX_LENGTH} characters`,
+      'COMMA-HuJf6',
+    );
   }
   const orgId = newId();
   const domain = input.org.domain || generateOrgDomain(input.org.name, instanceDomain, orgId);
@@ -34,15 +47,26 @@ export async function setUpOrg(db: Db, instanceDomain: string, input: SetUpOrgIn
   await checkUserName(db, userName, 'SetUpOrgRequest_Human.UserName', domain);
   // Hashing is slow (argon2id), so it happens before the transaction holds any locks.
   const passwordHash = password ? await hash(password) : null;
-  const created = await db.tx((tx) => addOrgWithHuman(tx, {
-    org: { id: orgId, name: input.org.name, domain },
-    human: {
-      userName, email, emailVerified, phone, phoneVerified, passwordHash,
-      // interface.md: "when not set the service computes first name, space, last name"
-      profile: { ...profile, displayName: profile.displayName || `${profile.firstName} ${profile.lastName}` },
-    },
-    roles: input.roles.length ? input.roles : [ORG_OWNER],
-  }, creator));
+  const created = await db.tx((tx) =>
+    addOrgWithHuman(
+      tx,
+      {
+        org: { id: orgId, name: input.org.name, domain },
+        human: {
+          userName,
+          email,
+          emailVerified,
+          phone,
+          phoneVerified,
+          passwordHash,
+          // interface.md: "when not set the service computes first name, space, last name"
+          profile: { ...profile, displayName: profile.displayName || `${profile.firstName} ${profile.lastName}` },
+        },
+        roles: input.roles.length ? input.roles : [ORG_OWNER],
+      },
+      creator,
+    ),
+  );
   return { orgId: created.orgId, userId: created.userId, details: createdDetails(created.event) };
 }
 

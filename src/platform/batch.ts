@@ -21,7 +21,10 @@ interface Waiter<R> {
  * column `i`; `unnest($1::text[], ...) WITH ORDINALITY AS r(..., i) LEFT JOIN LATERAL (...)` has that shape. The
  * keys of a batch share its fate: a failed statement fails them all (and a write commits them together).
  */
-export function batchedStatement<K extends readonly unknown[], R extends Row>(db: Queryable, sql: string): (key: K) => Promise<R | undefined> {
+export function batchedStatement<K extends readonly unknown[], R extends Row>(
+  db: Queryable,
+  sql: string,
+): (key: K) => Promise<R | undefined> {
   let pending: Waiter<R>[] = [];
   let scheduled = false;
 
@@ -31,11 +34,14 @@ export function batchedStatement<K extends readonly unknown[], R extends Row>(db
       const batch = pending.slice(0, MAX_BATCH);
       pending = pending.slice(MAX_BATCH);
       const params = batch[0]!.key.map((_, column) => batch.map((w) => w.key[column]));
-      db.query<R & { i: string }>(sql, params).then(({ rows }) => {
-        const found: (R | undefined)[] = [];
-        for (const row of rows) found[Number(row.i) - 1] = row;
-        batch.forEach((w, index) => w.resolve(found[index]));
-      }, (error: unknown) => batch.forEach((w) => w.reject(error)));
+      db.query<R & { i: string }>(sql, params).then(
+        ({ rows }) => {
+          const found: (R | undefined)[] = [];
+          for (const row of rows) found[Number(row.i) - 1] = row;
+          batch.forEach((w, index) => w.resolve(found[index]));
+        },
+        (error: unknown) => batch.forEach((w) => w.reject(error)),
+      );
     }
   };
 

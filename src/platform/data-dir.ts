@@ -28,8 +28,16 @@ export function secureDataDir(dir: string, log?: Pick<Logger, 'warn'>): Tightene
   process.umask(OWNER_ONLY);
   mkdirSync(dir, { recursive: true, mode: DIR_MODE });
   const result = tightenDataDir(dir);
-  if (result.changed) log?.warn({ dataDir: dir, entries: result.changed }, 'tightened the data directory to owner-only access (directories 0700, files 0600)');
-  if (result.refused.length) log?.warn({ dataDir: dir, notOwned: result.refused.slice(0, 10) }, 'entries of the data directory that this user cannot make owner-only');
+  if (result.changed)
+    log?.warn(
+      { dataDir: dir, entries: result.changed },
+      'tightened the data directory to owner-only access (directories 0700, files 0600)',
+    );
+  if (result.refused.length)
+    log?.warn(
+      { dataDir: dir, notOwned: result.refused.slice(0, 10) },
+      'entries of the data directory that this user cannot make owner-only',
+    );
   return result;
 }
 

@@ -55,7 +55,10 @@ function named(text: string, params: readonly unknown[] | undefined): pg.QueryCo
   return { name, text, values };
 }
 
-const unnamed = (text: string, params: readonly unknown[] | undefined): pg.QueryConfig => ({ text, values: params as unknown[] | undefined });
+const unnamed = (text: string, params: readonly unknown[] | undefined): pg.QueryConfig => ({
+  text,
+  values: params as unknown[] | undefined,
+});
 
 // Under a transaction pooler (issue 24; PgBouncer 1.18 as Debian 12 ships it) a connection is a different server
 // session for every transaction, so Gatehouse keeps no state in sessions: no named statements (the next
@@ -83,7 +86,9 @@ interface PgConnection {
   bind(message: object): void;
   execute(message: object): void;
 }
-const QueryBase = pg.Query as unknown as new (config: pg.QueryConfig & { queryMode: 'extended' }) => pg.Query & QueryInternals;
+const QueryBase = pg.Query as unknown as new (
+  config: pg.QueryConfig & { queryMode: 'extended' },
+) => pg.Query & QueryInternals;
 
 class TimedQuery extends QueryBase {
   readonly #setTimeout: string;
@@ -118,8 +123,12 @@ class TimedQuery extends QueryBase {
 function send<R extends Row>(target: pg.Pool | pg.ClientBase, statement: Submittable): Promise<pg.QueryResult<R>> {
   if (!(statement instanceof pg.Query)) return target.query<R>(statement);
   return new Promise((resolve, reject) => {
-    (target.query as (q: pg.Query, v: undefined, cb: (e: Error | null, r: pg.QueryResult<R>) => void) => void)
-      .call(target, statement, undefined, (error, result) => (error ? reject(error) : resolve(result)));
+    (target.query as (q: pg.Query, v: undefined, cb: (e: Error | null, r: pg.QueryResult<R>) => void) => void).call(
+      target,
+      statement,
+      undefined,
+      (error, result) => (error ? reject(error) : resolve(result)),
+    );
   });
 }
 
@@ -147,7 +156,13 @@ class PoolDb implements Db {
   #pingClient: Promise<pg.Client> | undefined;
   #closed = false;
 
-  constructor(kind: 'postgres' | 'embedded', pool: pg.Pool, protocol: Protocol, onClose: () => Promise<void> = async () => {}, pingConfig?: pg.ClientConfig) {
+  constructor(
+    kind: 'postgres' | 'embedded',
+    pool: pg.Pool,
+    protocol: Protocol,
+    onClose: () => Promise<void> = async () => {},
+    pingConfig?: pg.ClientConfig,
+  ) {
     this.kind = kind;
     this.pool = pool;
     this.#protocol = protocol;
@@ -170,7 +185,9 @@ class PoolDb implements Db {
       // A connection lost while checked out (between two statements of fn) is reported as an 'error' event; the
       // pool only listens on idle clients, and an unheard 'error' would end the process. The failure itself
       // reaches fn through its next query.
-      const onLostConnection = () => { broken = true; };
+      const onLostConnection = () => {
+        broken = true;
+      };
       client.on('error', onLostConnection);
       const stats = this.stats;
       const tx: Queryable = {
@@ -185,7 +202,9 @@ class PoolDb implements Db {
         await client.query('COMMIT');
         return result;
       } catch (error) {
-        await client.query('ROLLBACK').catch(() => { broken = true; });
+        await client.query('ROLLBACK').catch(() => {
+          broken = true;
+        });
         if (attempt < MAX_ATTEMPTS && RETRYABLE.has((error as { code?: string }).code ?? '')) continue;
         throw error;
       } finally {
@@ -206,7 +225,9 @@ class PoolDb implements Db {
     const config = this.#pingConfig;
     this.#pingClient ??= (async () => {
       const client = new pg.Client(config);
-      client.on('error', () => { this.#pingClient = undefined; });
+      client.on('error', () => {
+        this.#pingClient = undefined;
+      });
       await client.connect();
       return client;
     })();
@@ -250,7 +271,12 @@ export async function openDb(database: Config['database'], log?: Pick<Logger, 'w
       application_name: 'gatehouse',
     };
     const startup = (ms: number) => (transactionPooling ? {} : { statement_timeout: ms });
-    const pool = new pg.Pool({ ...connection, ...startup(timeoutMs), max: database.poolSize, idleTimeoutMillis: 30_000 });
+    const pool = new pg.Pool({
+      ...connection,
+      ...startup(timeoutMs),
+      max: database.poolSize,
+      idleTimeoutMillis: 30_000,
+    });
     const pingTimeout = Math.min(database.connectTimeoutMs, 2000);
     const protocol: Protocol = transactionPooling
       ? {
@@ -260,18 +286,31 @@ export async function openDb(database: Config['database'], log?: Pick<Logger, 'w
           ping: (sql) => new TimedQuery(pingTimeout, sql, undefined),
           // A session of its own on the direct URL (PostgreSQL itself, not the pooler), bounded like the pool's.
           session: async () => {
-            const client = new pg.Client({ ...connection, connectionString: database.directUrl ?? database.url, statement_timeout: timeoutMs });
+            const client = new pg.Client({
+              ...connection,
+              connectionString: database.directUrl ?? database.url,
+              statement_timeout: timeoutMs,
+            });
             client.on('error', () => {});
             await client.connect().catch((error: Error) => {
               void client.end().catch(() => {});
-              throw database.directUrl ? error : new Error(`GATEHOUSE_DATABASE_DIRECT_URL is unset, so the session for migrations went to DATABASE_URL, which failed (a transaction pooler refuses it): ${error.message}`, { cause: error });
+              throw database.directUrl
+                ? error
+                : new Error(
+                    `GATEHOUSE_DATABASE_DIRECT_URL is unset, so the session for migrations went to DATABASE_URL, which failed (a transaction pooler refuses it): ${error.message}`,
+                    { cause: error },
+                  );
             });
             return Object.assign(client, { release: () => void client.end().catch(() => {}) });
           },
         }
       : { bare: named, inTx: named, begin: 'BEGIN', ping: (sql) => ({ text: sql }), session: fromPool(pool) };
     return new PoolDb('postgres', pool, protocol, undefined, {
-      ...connection, ...startup(pingTimeout), application_name: 'gatehouse-health', connectionTimeoutMillis: pingTimeout, query_timeout: pingTimeout + 500,
+      ...connection,
+      ...startup(pingTimeout),
+      application_name: 'gatehouse-health',
+      connectionTimeoutMillis: pingTimeout,
+      query_timeout: pingTimeout + 500,
     });
   }
   // Owner-only before PGlite creates or opens a file (issue 13 item 2).
@@ -290,7 +329,13 @@ export async function openDb(database: Config['database'], log?: Pick<Logger, 'w
     // opening and after closing, so that the next start only reports what someone else changed.
     tightenDataDir(dir);
     const pool = new pg.Pool({ ...(createPgConfig(pglite) as unknown as pg.PoolConfig), max: 1 });
-    const protocol: Protocol = { bare: unnamed, inTx: unnamed, begin: 'BEGIN', ping: (sql) => ({ text: sql }), session: fromPool(pool) };
+    const protocol: Protocol = {
+      bare: unnamed,
+      inTx: unnamed,
+      begin: 'BEGIN',
+      ping: (sql) => ({ text: sql }),
+      session: fromPool(pool),
+    };
     return new PoolDb('embedded', pool, protocol, async () => {
       await pglite.close();
       tightenDataDir(dir);

@@ -60,7 +60,7 @@ export function connectionStart(bytes: Buffer, authority: string): ConnectionSta
     if (end > bytes.length) break;
     const frame = bytes.subarray(offset, end);
     const type = frame[3];
-    if (!acknowledged && type === SETTINGS && (frame[4]! & ACK) && frame.readUInt32BE(5) === 0) acknowledged = true;
+    if (!acknowledged && type === SETTINGS && frame[4]! & ACK && frame.readUInt32BE(5) === 0) acknowledged = true;
     else if (!requested && type === HEADERS) {
       requested = true;
       frames.push(withAuthority(frame, authority) ?? frame);
@@ -118,9 +118,17 @@ function lacksAuthority(block: Buffer): boolean {
   };
   while (i < block.length) {
     const first = block[i]!;
-    if (first & 0x80) { // indexed field
+    if (first & 0x80) {
+      // indexed field
       const index = integer(7);
-      if (index === undefined || index === 0 || index > STATIC_LAST || index === STATIC_AUTHORITY || index === STATIC_HOST) return false;
+      if (
+        index === undefined ||
+        index === 0 ||
+        index > STATIC_LAST ||
+        index === STATIC_AUTHORITY ||
+        index === STATIC_HOST
+      )
+        return false;
       continue;
     }
     if ((first & 0xe0) === 0x20) return false; // dynamic table size update

@@ -6,16 +6,26 @@ import { schemaVersion } from './migrate.ts';
 const READY_TIMEOUT_MS = 2000;
 
 /** Shared with the shutdown sequence: while draining, the process serves requests but reports itself not ready. */
-export interface Lifecycle { draining: boolean }
+export interface Lifecycle {
+  draining: boolean;
+}
 
-export function registerHealthRoutes(app: FastifyInstance, db: Db, expectedSchemaVersion: number, lifecycle: Lifecycle): void {
+export function registerHealthRoutes(
+  app: FastifyInstance,
+  db: Db,
+  expectedSchemaVersion: number,
+  lifecycle: Lifecycle,
+): void {
   const alive = async () => ({ status: 'ok' });
   const ready = async (_req: unknown, reply: import('fastify').FastifyReply) => {
     if (lifecycle.draining) return reply.code(503).send({ status: 'unavailable', reason: 'shutting down' });
     try {
       const version = await withTimeout(schemaVersion(db), READY_TIMEOUT_MS);
       if (version < expectedSchemaVersion) {
-        return reply.code(503).send({ status: 'unavailable', reason: `database schema is at ${version}, expected ${expectedSchemaVersion}` });
+        return reply.code(503).send({
+          status: 'unavailable',
+          reason: `database schema is at ${version}, expected ${expectedSchemaVersion}`,
+        });
       }
       return { status: 'ok' };
     } catch {
@@ -28,6 +38,8 @@ export function registerHealthRoutes(app: FastifyInstance, db: Db, expectedSchem
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error('timeout')), ms); });
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('timeout')), ms);
+  });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }

@@ -24,7 +24,10 @@ export interface DualProtocolOptions {
   http2MaxConcurrentStreams: number;
 }
 
-type Http2Options = Pick<DualProtocolOptions, 'http2SessionTimeoutMs' | 'requestTimeoutMs' | 'http2MaxConcurrentStreams'>;
+type Http2Options = Pick<
+  DualProtocolOptions,
+  'http2SessionTimeoutMs' | 'requestTimeoutMs' | 'http2MaxConcurrentStreams'
+>;
 
 // Issue 26 item 2: without a stream cap one connection held 4,000 streams (~50 KB each). The header list is capped
 // at HTTP/1.1's own header limit (node's maxHeaderSize, 16 KiB), so no request is larger over HTTP/2 than over
@@ -40,10 +43,16 @@ function applyRequestTimeout(server: http.Server | http2.Http2SecureServer, requ
   const s = server as http.Server;
   s.requestTimeout = requestTimeoutMs;
   s.headersTimeout = requestTimeoutMs;
-  (s as unknown as { connectionsCheckingInterval: number }).connectionsCheckingInterval = Math.min(30_000, Math.max(50, Math.floor(requestTimeoutMs / 10)));
+  (s as unknown as { connectionsCheckingInterval: number }).connectionsCheckingInterval = Math.min(
+    30_000,
+    Math.max(50, Math.floor(requestTimeoutMs / 10)),
+  );
 }
 
-export type RequestHandler = (req: http.IncomingMessage | http2.Http2ServerRequest, res: http.ServerResponse | http2.Http2ServerResponse) => void;
+export type RequestHandler = (
+  req: http.IncomingMessage | http2.Http2ServerRequest,
+  res: http.ServerResponse | http2.Http2ServerResponse,
+) => void;
 
 export interface TlsFiles {
   cert: Buffer;
@@ -52,9 +61,14 @@ export interface TlsFiles {
 
 /** With TLS, ALPN picks HTTP/2 or HTTP/1.1 per connection (RFC 7301); both reach the same handler. */
 export function createTlsServer(handler: RequestHandler, tls: TlsFiles, options: Http2Options): DualProtocolServer {
-  const server = http2.createSecureServer({ ...tls, ...http2Settings(options), allowHTTP1: true }, closeAfterEarlyResponse(handler) as (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => void);
+  const server = http2.createSecureServer(
+    { ...tls, ...http2Settings(options), allowHTTP1: true },
+    closeAfterEarlyResponse(handler) as (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => void,
+  );
   applyRequestTimeout(server, options.requestTimeoutMs);
-  server.on('secureConnection', (socket: Socket & { alpnProtocol?: string | false }) => { if (socket.alpnProtocol !== 'h2') lingerOnClose(socket); });
+  server.on('secureConnection', (socket: Socket & { alpnProtocol?: string | false }) => {
+    if (socket.alpnProtocol !== 'h2') lingerOnClose(socket);
+  });
   const closeHttp2Sessions = guardHttp2(server, options);
   return Object.assign(server, { closeHttp2Sessions }) as unknown as DualProtocolServer;
 }
@@ -62,7 +76,10 @@ export function createTlsServer(handler: RequestHandler, tls: TlsFiles, options:
 export function createDualProtocolServer(handler: RequestHandler, options: DualProtocolOptions): DualProtocolServer {
   const h1 = http.createServer(closeAfterEarlyResponse(handler) as http.RequestListener) as DualProtocolServer;
   applyRequestTimeout(h1, options.requestTimeoutMs);
-  const h2 = http2.createServer(http2Settings(options), handler as (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => void);
+  const h2 = http2.createServer(
+    http2Settings(options),
+    handler as (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => void,
+  );
   h1.closeHttp2Sessions = guardHttp2(h2, options);
 
   const h1ConnectionListeners = h1.listeners('connection') as ((socket: Socket) => void)[];
@@ -110,8 +127,15 @@ export function createDualProtocolServer(handler: RequestHandler, options: DualP
       // before then a client can send at most its first flow-control window of DATA (64 KiB) and headers
       if (seen.length > H2_START_MAX_BYTES) socket.destroy();
     };
-    const handOver = () => dispatch(true, Buffer.concat([PREFACE, connectionStart(seen.subarray(PREFACE.length), authorityOf(socket)).bytes]));
-    const onClose = () => { clearTimeout(timer); clearTimeout(http2Wait); };
+    const handOver = () =>
+      dispatch(
+        true,
+        Buffer.concat([PREFACE, connectionStart(seen.subarray(PREFACE.length), authorityOf(socket)).bytes]),
+      );
+    const onClose = () => {
+      clearTimeout(timer);
+      clearTimeout(http2Wait);
+    };
     socket.on('readable', onReadable);
     socket.on('close', onClose);
   });
@@ -151,7 +175,8 @@ function closeAfterEarlyResponse(handler: RequestHandler): RequestHandler {
 }
 
 const hasBody = (req: http.IncomingMessage) =>
-  req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
+  req.headers['transfer-encoding'] !== undefined ||
+  (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
 
 /** Lingering close, as nginx's lingering_close: node destroys the socket right after a `Connection: close` response
  *  (Fastify closes after a body it refused, e.g. over the body limit), and the bytes the client still sends then
@@ -164,10 +189,15 @@ function lingerOnClose(socket: Socket): void {
     const linger = () => {
       if (this.readableEnded) return void this.destroy();
       let drained = 0;
-      const close = () => { clearTimeout(timer); this.destroy(); };
+      const close = () => {
+        clearTimeout(timer);
+        this.destroy();
+      };
       const timer = setTimeout(close, LINGER_MS);
       this.removeAllListeners('data'); // no further requests on this connection: the HTTP parser is done
-      this.on('data', (chunk: Buffer) => { if ((drained += chunk.length) > DRAIN_MAX_BYTES) close(); });
+      this.on('data', (chunk: Buffer) => {
+        if ((drained += chunk.length) > DRAIN_MAX_BYTES) close();
+      });
       this.once('end', close);
       this.once('close', () => clearTimeout(timer));
       this.resume();

@@ -3,19 +3,51 @@ import type { FastifyBaseLogger } from 'fastify';
 import { pino, stdSerializers, type Bindings, type ChildLoggerOptions, type Logger } from 'pino';
 
 export const REDACTED_PATHS = [
-  'req.headers.authorization', 'req.headers.cookie', 'req.headers["x-zitadel-orgid"]', 'res.headers["set-cookie"]',
-  '*.password', '*.passwordHash', '*.password_hash', '*.secret', '*.clientSecret', '*.client_secret', '*.secret_hash',
-  '*.token', '*.access_token', '*.refresh_token', '*.id_token', '*.assertion', '*.client_assertion', '*.code',
-  '*.key', '*.privateKey', '*.private_jwk', '*.masterKey',
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'req.headers["x-zitadel-orgid"]',
+  'res.headers["set-cookie"]',
+  '*.password',
+  '*.passwordHash',
+  '*.password_hash',
+  '*.secret',
+  '*.clientSecret',
+  '*.client_secret',
+  '*.secret_hash',
+  '*.token',
+  '*.access_token',
+  '*.refresh_token',
+  '*.id_token',
+  '*.assertion',
+  '*.client_assertion',
+  '*.code',
+  '*.key',
+  '*.privateKey',
+  '*.private_jwk',
+  '*.masterKey',
 ];
 
 // Query parameters that carry credentials (end_session's id_token_hint, a token in a URL) are logged redacted.
-const SECRET_QUERY = /([?&](?:id_token_hint|access_token|code|token|assertion|client_secret|login_hint_token)=)[^&#]*/gi;
+const SECRET_QUERY =
+  /([?&](?:id_token_hint|access_token|code|token|assertion|client_secret|login_hint_token)=)[^&#]*/gi;
 
-interface LoggedRequest { method?: string; url?: string; host?: string; hostname?: string; ip?: string; socket?: { remotePort?: number } }
+interface LoggedRequest {
+  method?: string;
+  url?: string;
+  host?: string;
+  hostname?: string;
+  ip?: string;
+  socket?: { remotePort?: number };
+}
 
 function serializeRequest(req: LoggedRequest) {
-  return { method: req.method, url: req.url?.replace(SECRET_QUERY, '$1[redacted]'), host: req.host ?? req.hostname, remoteAddress: req.ip, remotePort: req.socket?.remotePort };
+  return {
+    method: req.method,
+    url: req.url?.replace(SECRET_QUERY, '$1[redacted]'),
+    host: req.host ?? req.hostname,
+    remoteAddress: req.ip,
+    remotePort: req.socket?.remotePort,
+  };
 }
 
 // Keys named like a password or a secret are redacted at any depth of a record (issue 13 item 8: `newPassword`,
@@ -42,7 +74,7 @@ export function redactSecretKeys<T extends object>(record: T, depth = 0): T {
     let next = value;
     if (SECRET_KEY.test(key) && value !== undefined) next = CENSOR;
     else if (walkable(value)) next = depth >= MAX_DEPTH ? CENSOR : redactSecretKeys(value, depth + 1);
-    if (next !== value) (copy ??= Array.isArray(record) ? [...record] as never : { ...source })[key] = next;
+    if (next !== value) (copy ??= Array.isArray(record) ? ([...record] as never) : { ...source })[key] = next;
   }
   return (copy ?? record) as T;
 }
@@ -53,13 +85,16 @@ function serializeError(error: Error): unknown {
 }
 
 export function createLogger(level: string, destination?: NodeJS.WritableStream): Logger {
-  return pino({
-    level,
-    redact: { paths: REDACTED_PATHS, censor: CENSOR },
-    formatters: { log: (record) => redactSecretKeys(record) },
-    serializers: { req: serializeRequest, err: serializeError },
-    base: { service: 'gatehouse' },
-  }, destination as any);
+  return pino(
+    {
+      level,
+      redact: { paths: REDACTED_PATHS, censor: CENSOR },
+      formatters: { log: (record) => redactSecretKeys(record) },
+      serializers: { req: serializeRequest, err: serializeError },
+      base: { service: 'gatehouse' },
+    },
+    destination as any,
+  );
 }
 
 type Level = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
@@ -70,7 +105,11 @@ type Level = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
  * our stack added to a JWKS request (issue 8 profile), spent on every request although most log nothing at the
  * configured level. The lines, their bindings (reqId) and their redaction are the child's own.
  */
-export function requestLogger(parent: FastifyBaseLogger, bindings: Bindings, options: ChildLoggerOptions): FastifyBaseLogger {
+export function requestLogger(
+  parent: FastifyBaseLogger,
+  bindings: Bindings,
+  options: ChildLoggerOptions,
+): FastifyBaseLogger {
   return new RequestLogger(parent as Logger, bindings, options);
 }
 
@@ -86,19 +125,37 @@ class RequestLogger implements FastifyBaseLogger {
     this.#options = options;
   }
 
-  get level(): string { return this.#child?.level ?? this.#options.level ?? this.#parent.level; }
-  set level(level: string) { this.#made().level = level; }
-  child(bindings: Bindings, options?: ChildLoggerOptions): FastifyBaseLogger { return this.#made().child(bindings, options); }
-  trace(...args: unknown[]): void { this.#log('trace', args); }
-  debug(...args: unknown[]): void { this.#log('debug', args); }
-  info(...args: unknown[]): void { this.#log('info', args); }
-  warn(...args: unknown[]): void { this.#log('warn', args); }
-  error(...args: unknown[]): void { this.#log('error', args); }
-  fatal(...args: unknown[]): void { this.#log('fatal', args); }
+  get level(): string {
+    return this.#child?.level ?? this.#options.level ?? this.#parent.level;
+  }
+  set level(level: string) {
+    this.#made().level = level;
+  }
+  child(bindings: Bindings, options?: ChildLoggerOptions): FastifyBaseLogger {
+    return this.#made().child(bindings, options);
+  }
+  trace(...args: unknown[]): void {
+    this.#log('trace', args);
+  }
+  debug(...args: unknown[]): void {
+    this.#log('debug', args);
+  }
+  info(...args: unknown[]): void {
+    this.#log('info', args);
+  }
+  warn(...args: unknown[]): void {
+    this.#log('warn', args);
+  }
+  error(...args: unknown[]): void {
+    this.#log('error', args);
+  }
+  fatal(...args: unknown[]): void {
+    this.#log('fatal', args);
+  }
   silent(): void {}
 
   #made(): Logger {
-    return this.#child ??= this.#parent.child(this.#bindings, this.#options);
+    return (this.#child ??= this.#parent.child(this.#bindings, this.#options));
   }
 
   #log(level: Level, args: unknown[]): void {

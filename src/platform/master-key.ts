@@ -6,7 +6,8 @@ import type { Config } from '../config.ts';
 
 export function resolveMasterKey(config: Config): string {
   if (config.masterKey) return config.masterKey;
-  if (config.database.kind !== 'embedded') throw new Error('GATEHOUSE_MASTER_KEY: is required when DATABASE_URL is set');
+  if (config.database.kind !== 'embedded')
+    throw new Error('GATEHOUSE_MASTER_KEY: is required when DATABASE_URL is set');
   const file = join(config.dataDir, 'master.key');
   try {
     return readFileSync(file, 'utf8').trim();

@@ -22,7 +22,10 @@ export function createMetrics(db: Db, hashing: { stats: { hashed: number; shed: 
   collectDefaultMetrics({ register: registry, prefix: 'gatehouse_' });
   const pool = db.pool;
   new Gauge({
-    name: 'gatehouse_db_pool_connections', help: 'Database pool connections by state', labelNames: ['state'], registers: [registry],
+    name: 'gatehouse_db_pool_connections',
+    help: 'Database pool connections by state',
+    labelNames: ['state'],
+    registers: [registry],
     collect() {
       this.set({ state: 'total' }, pool.totalCount);
       this.set({ state: 'idle' }, pool.idleCount);
@@ -30,11 +33,17 @@ export function createMetrics(db: Db, hashing: { stats: { hashed: number; shed: 
     },
   });
   new Gauge({
-    name: 'gatehouse_db_queries_total', help: 'Database queries sent by this process', registers: [registry],
-    collect() { this.set(db.stats.queries); },
+    name: 'gatehouse_db_queries_total',
+    help: 'Database queries sent by this process',
+    registers: [registry],
+    collect() {
+      this.set(db.stats.queries);
+    },
   });
   new Gauge({
-    name: 'gatehouse_event_log_sequence', help: 'Latest position of the event log', registers: [registry],
+    name: 'gatehouse_event_log_sequence',
+    help: 'Latest position of the event log',
+    registers: [registry],
     async collect() {
       // Out of band, like readiness: a scrape must not queue behind business requests.
       const sequence = await db.ping('SELECT coalesce(max(sequence), 0)::text AS v FROM events').catch(() => undefined);
@@ -42,8 +51,10 @@ export function createMetrics(db: Db, hashing: { stats: { hashed: number; shed: 
     },
   });
   new Gauge({
-    name: 'gatehouse_password_hashes_total', help: 'argon2id hashes and verifications run for network requests, and requests shed because the hashing queue was full',
-    labelNames: ['outcome'], registers: [registry],
+    name: 'gatehouse_password_hashes_total',
+    help: 'argon2id hashes and verifications run for network requests, and requests shed because the hashing queue was full',
+    labelNames: ['outcome'],
+    registers: [registry],
     collect() {
       this.set({ outcome: 'run' }, hashing.stats.hashed);
       this.set({ outcome: 'shed' }, hashing.stats.shed);
@@ -51,9 +62,24 @@ export function createMetrics(db: Db, hashing: { stats: { hashed: number; shed: 
   });
   return {
     registry,
-    tokensIssued: new Counter({ name: 'gatehouse_tokens_issued_total', help: 'Tokens issued, by grant type', labelNames: ['grant'], registers: [registry] }),
-    logins: new Counter({ name: 'gatehouse_logins_total', help: 'Password logins, by result', labelNames: ['result'], registers: [registry] }),
-    sweptRows: new Counter({ name: 'gatehouse_swept_rows_total', help: 'Expired rows removed by the background sweep', labelNames: ['model'], registers: [registry] }),
+    tokensIssued: new Counter({
+      name: 'gatehouse_tokens_issued_total',
+      help: 'Tokens issued, by grant type',
+      labelNames: ['grant'],
+      registers: [registry],
+    }),
+    logins: new Counter({
+      name: 'gatehouse_logins_total',
+      help: 'Password logins, by result',
+      labelNames: ['result'],
+      registers: [registry],
+    }),
+    sweptRows: new Counter({
+      name: 'gatehouse_swept_rows_total',
+      help: 'Expired rows removed by the background sweep',
+      labelNames: ['model'],
+      registers: [registry],
+    }),
   };
 }
 
@@ -61,16 +87,32 @@ export function createMetrics(db: Db, hashing: { stats: { hashed: number; shed: 
  * Request counts and latencies per route and status, and the /metrics endpoint: on the public port, or, with an
  * address (GATEHOUSE_METRICS_ADDRESS), only on a listener of its own there, which opens and closes with the app.
  */
-export function registerMetricsRoutes(app: FastifyInstance, metrics: Metrics, address?: { host: string; port: number }): void {
-  const requests = new Counter({ name: 'gatehouse_http_requests_total', help: 'HTTP requests', labelNames: ['method', 'route', 'status'], registers: [metrics.registry] });
+export function registerMetricsRoutes(
+  app: FastifyInstance,
+  metrics: Metrics,
+  address?: { host: string; port: number },
+): void {
+  const requests = new Counter({
+    name: 'gatehouse_http_requests_total',
+    help: 'HTTP requests',
+    labelNames: ['method', 'route', 'status'],
+    registers: [metrics.registry],
+  });
   const duration = new Histogram({
-    name: 'gatehouse_http_request_duration_seconds', help: 'HTTP request latency', labelNames: ['method', 'route', 'status'],
-    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5], registers: [metrics.registry],
+    name: 'gatehouse_http_request_duration_seconds',
+    help: 'HTTP request latency',
+    labelNames: ['method', 'route', 'status'],
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [metrics.registry],
   });
   // Fastify runs onResponse on the raw response's 'finish', so it also covers the routes handed to oidc-provider
   // (reply.hijack), and times the request from its arrival with its own clock (reply.elapsedTime).
   app.addHook('onResponse', (request, reply, done) => {
-    const labels = { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) };
+    const labels = {
+      method: request.method,
+      route: request.routeOptions.url ?? 'unmatched',
+      status: String(reply.statusCode),
+    };
     requests.inc(labels);
     duration.observe(labels, reply.elapsedTime / 1000);
     done();

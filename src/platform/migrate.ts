@@ -9,7 +9,12 @@ import type { Db } from './db.ts';
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations/', import.meta.url));
 const LOCK_KEY = 7_146_001; // arbitrary, constant: "gatehouse migrations"
 
-export interface Migration { version: number; name: string; sql: string; checksum: string }
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+  checksum: string;
+}
 
 export class MigrationError extends Error {
   override name = 'MigrationError';
@@ -35,7 +40,8 @@ export async function migrate(db: Db, migrations = listMigrations()): Promise<st
     await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
       version integer PRIMARY KEY, name text NOT NULL, checksum text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
     const { rows } = await client.query<{ version: number; name: string; checksum: string }>(
-      'SELECT version, name, checksum FROM schema_migrations');
+      'SELECT version, name, checksum FROM schema_migrations',
+    );
     const done = new Map(rows.map((r) => [r.version, r]));
     for (const m of migrations) {
       const previous = done.get(m.version);
@@ -48,7 +54,11 @@ export async function migrate(db: Db, migrations = listMigrations()): Promise<st
       try {
         await client.query('BEGIN');
         await client.query(m.sql);
-        await client.query('INSERT INTO schema_migrations (version, name, checksum) VALUES ($1, $2, $3)', [m.version, m.name, m.checksum]);
+        await client.query('INSERT INTO schema_migrations (version, name, checksum) VALUES ($1, $2, $3)', [
+          m.version,
+          m.name,
+          m.checksum,
+        ]);
         await client.query('COMMIT');
         applied.push(m.name);
       } catch (error) {

@@ -17,7 +17,10 @@ export interface RateLimitDecision {
   retryAfterSeconds: number;
 }
 
-interface Window { startedAt: number; count: number }
+interface Window {
+  startedAt: number;
+  count: number;
+}
 
 // Upper bound on tracked keys: a flood of distinct keys (spoofed client IDs) must not grow memory without limit.
 const MAX_KEYS = 100_000;
@@ -39,7 +42,10 @@ export class RateLimiter {
     const window = this.#windows.get(key);
     const windowMs = this.#rule.windowSeconds * 1000;
     if (!window || now - window.startedAt >= windowMs) return { allowed: true, retryAfterSeconds: 0 };
-    return { allowed: window.count < this.#rule.limit, retryAfterSeconds: Math.max(1, Math.ceil((window.startedAt + windowMs - now) / 1000)) };
+    return {
+      allowed: window.count < this.#rule.limit,
+      retryAfterSeconds: Math.max(1, Math.ceil((window.startedAt + windowMs - now) / 1000)),
+    };
   }
 
   hit(key: string): RateLimitDecision {
@@ -72,12 +78,19 @@ export class RateLimiter {
 
 /** The answer to a limited request (RFC 6585 §4): 429 with Retry-After. */
 export function tooManyRequests(reply: FastifyReply, decision: RateLimitDecision): FastifyReply {
-  return reply.code(429).header('retry-after', String(decision.retryAfterSeconds))
+  return reply
+    .code(429)
+    .header('retry-after', String(decision.retryAfterSeconds))
     .send({ error: 'temporarily_unavailable', error_description: 'too many requests; retry later' });
 }
 
 /** Per-IP limit on the routes that take credentials: checked before anything else runs for them. */
-export function registerIpRateLimit(app: FastifyInstance, limiter: RateLimiter, exempt: ReadonlySet<string>, limited: (request: FastifyRequest) => boolean): void {
+export function registerIpRateLimit(
+  app: FastifyInstance,
+  limiter: RateLimiter,
+  exempt: ReadonlySet<string>,
+  limited: (request: FastifyRequest) => boolean,
+): void {
   app.addHook('onRequest', (request, reply, done) => {
     if (exempt.has(request.ip) || !limited(request)) return done();
     const decision = limiter.hit(request.ip);

@@ -1,7 +1,15 @@
 // Secrets at rest (security.md §9, §21). Two keys are derived from the master key: one encrypts private keys
 // (AES-256-GCM), one hashes generated client and machine secrets (HMAC-SHA-256; they carry 256 bits of entropy,
 // so a password KDF would only cost throughput).
-import { createCipheriv, createDecipheriv, createHmac, createSecretKey, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHmac,
+  createSecretKey,
+  hkdfSync,
+  randomBytes,
+  timingSafeEqual,
+} from 'node:crypto';
 
 export interface SecretBox {
   encrypt(plaintext: string): string;
@@ -18,13 +26,19 @@ export function createSecretBox(masterKey: string): SecretBox {
   const derive = (info: string) => createSecretKey(Buffer.from(hkdfSync('sha256', masterKey, 'gatehouse', info, 32)));
   const encKey = derive('encryption v1');
   const macKey = derive('secret hash v1');
-  const hashSecret = (secret: string) => `hmac-sha256:${createHmac('sha256', macKey).update(secret, 'utf8').digest('base64url')}`;
+  const hashSecret = (secret: string) =>
+    `hmac-sha256:${createHmac('sha256', macKey).update(secret, 'utf8').digest('base64url')}`;
   return {
     encrypt(plaintext) {
       const iv = randomBytes(12);
       const cipher = createCipheriv('aes-256-gcm', encKey, iv);
       const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-      return ['v1', iv.toString('base64url'), body.toString('base64url'), cipher.getAuthTag().toString('base64url')].join('.');
+      return [
+        'v1',
+        iv.toString('base64url'),
+        body.toString('base64url'),
+        cipher.getAuthTag().toString('base64url'),
+      ].join('.');
     },
     decrypt(sealed) {
       const [version, iv, body, tag] = sealed.split('.');

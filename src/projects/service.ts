@@ -9,13 +9,28 @@ import { findProjectById, insertProject, type ProjectRow } from './queries.ts';
 mapConstraint('projects_name_unique', () => alreadyExists('Project already exists', 'PROJECT-3M9sd'));
 mapConstraint('projects_org_fk', () => notFound('Organisation not found', 'PROJECT-2n8fS'));
 
-export async function addProject(db: Db, input: { orgId: string; name: string }, creator: string): Promise<{ projectId: string; details: Details }> {
+export async function addProject(
+  db: Db,
+  input: { orgId: string; name: string },
+  creator: string,
+): Promise<{ projectId: string; details: Details }> {
   const name = input.name.trim();
-  if (!name || name.length > 200) throw invalidArgument('invalid AddProjectRequest.Name: value length must be between 1 and 200 runes, inclusive', 'PROJECT-Name');
+  if (!name || name.length > 200)
+    throw invalidArgument(
+      'invalid AddProjectRequest.Name: value length must be between 1 and 200 runes, inclusive',
+      'PROJECT-Name',
+    );
   const projectId = newId();
   try {
     return await db.tx(async (tx) => {
-      const event = await appendEvent(tx, { aggregateType: 'project', aggregateId: projectId, eventType: 'project.added', payload: { name }, resourceOwner: input.orgId, creator });
+      const event = await appendEvent(tx, {
+        aggregateType: 'project',
+        aggregateId: projectId,
+        eventType: 'project.added',
+        payload: { name },
+        resourceOwner: input.orgId,
+        creator,
+      });
       await insertProject(tx, { id: projectId, orgId: input.orgId, name, sequence: event.sequence });
       return { projectId, details: createdDetails(event) };
     });

@@ -3,7 +3,11 @@ import type { Queryable } from '../platform/db.ts';
 import { findUserById, type UserRow } from './queries.ts';
 import { loginName } from './lookup.ts';
 
-export interface AccountSummary { id: string; loginName: string; displayName: string }
+export interface AccountSummary {
+  id: string;
+  loginName: string;
+  displayName: string;
+}
 
 /** Active humans among the IDs, in the given order; unknown or deactivated IDs are left out. */
 export async function describeAccounts(db: Queryable, ids: readonly string[]): Promise<AccountSummary[]> {

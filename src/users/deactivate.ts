@@ -12,7 +12,13 @@ export async function deactivateUser(db: Db, userId: string, creator: string): P
     const user = await lockUser(tx, userId);
     if (!user) throw notFound('User could not be found', 'COMMAND-3M9ds');
     if (user.state !== 'active') throw failedPrecondition('User is not active', 'COMMAND-5M0sf');
-    const event = await appendEvent(tx, { aggregateType: 'user', aggregateId: userId, eventType: 'user.deactivated', resourceOwner: user.org_id, creator });
+    const event = await appendEvent(tx, {
+      aggregateType: 'user',
+      aggregateId: userId,
+      eventType: 'user.deactivated',
+      resourceOwner: user.org_id,
+      creator,
+    });
     await setUserState(tx, userId, 'inactive', event.sequence, event.createdAt);
     await deleteUserArtifacts(tx, userId);
     return changedDetails(event);

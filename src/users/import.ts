@@ -23,26 +23,44 @@ export interface ImportHumanInput extends HumanInput {
 export type HashFn = (password: string) => Promise<string>;
 
 /** The slow part (argon2id) before any transaction: the hash of the password, or null without one. */
-export async function importPasswordHash(password: string, request = 'ImportHumanUserRequest', hash: HashFn = hashPassword): Promise<string | null> {
+export async function importPasswordHash(
+  password: string,
+  request = 'ImportHumanUserRequest',
+  hash: HashFn = hashPassword,
+): Promise<string | null> {
   if (!password) return null;
   const length = [...password].length;
   if (length < PASSWORD_MIN_LENGTH || length > PASSWORD_MAX_LENGTH) {
-    throw invalidArgument(`invalid ${request}.Password: must be between ${PASSWORD_MIN_LENGTH} and ${PASSWORD_MAX_LENGTH} characters`, 'COMMA-HuJf6');
+    throw invalidArgument(
+      `invalid ${request}.Password: must be between ${PASSWORD_MIN_LENGTH} and ${PASSWORD_MAX_LENGTH} characters`,
+      'COMMA-HuJf6',
+    );
   }
   return hash(password);
 }
 
 /** Inserts the user and its event in the caller's transaction (so other changes can join it). */
-export async function insertImportedHuman(tx: Queryable, input: Omit<ImportHumanInput, 'password'> & { passwordHash: string | null }, creator: string): Promise<{ userId: string; event: WrittenEvent }> {
+export async function insertImportedHuman(
+  tx: Queryable,
+  input: Omit<ImportHumanInput, 'password'> & { passwordHash: string | null },
+  creator: string,
+): Promise<{ userId: string; event: WrittenEvent }> {
   await checkUserName(tx, input.userName, 'ImportHumanUserRequest.UserName');
   const userId = newId();
   const { passwordHash, orgId, ...publicFields } = input;
   // interface.md: a display name not given is first name, space, last name
-  const profile = { ...input.profile, displayName: input.profile.displayName || `${input.profile.firstName} ${input.profile.lastName}` };
+  const profile = {
+    ...input.profile,
+    displayName: input.profile.displayName || `${input.profile.firstName} ${input.profile.lastName}`,
+  };
   try {
     const event = await appendEvent(tx, {
-      aggregateType: 'user', aggregateId: userId, eventType: 'user.human.added',
-      payload: { ...publicFields, profile, hasPassword: passwordHash !== null }, resourceOwner: orgId, creator,
+      aggregateType: 'user',
+      aggregateId: userId,
+      eventType: 'user.human.added',
+      payload: { ...publicFields, profile, hasPassword: passwordHash !== null },
+      resourceOwner: orgId,
+      creator,
     });
     await insertHuman(tx, { ...publicFields, id: userId, orgId, profile, passwordHash, sequence: event.sequence });
     return { userId, event };
@@ -51,7 +69,12 @@ export async function insertImportedHuman(tx: Queryable, input: Omit<ImportHuman
   }
 }
 
-export async function importHumanUser(db: Db, input: ImportHumanInput, creator: string, hash: HashFn = hashPassword): Promise<{ userId: string; details: Details }> {
+export async function importHumanUser(
+  db: Db,
+  input: ImportHumanInput,
+  creator: string,
+  hash: HashFn = hashPassword,
+): Promise<{ userId: string; details: Details }> {
   const { password, ...rest } = input;
   const passwordHash = await importPasswordHash(password, undefined, hash);
   return db.tx(async (tx) => {

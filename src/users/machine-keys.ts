@@ -20,7 +20,11 @@ export interface ServiceAccountKeyFile {
 // ZITADEL's default for keys created without an expiration date.
 const NO_EXPIRY = new Date('9999-12-31T23:59:59Z');
 
-export async function addMachineKey(tx: Queryable, userId: string, expiresAt: Date = NO_EXPIRY): Promise<ServiceAccountKeyFile> {
+export async function addMachineKey(
+  tx: Queryable,
+  userId: string,
+  expiresAt: Date = NO_EXPIRY,
+): Promise<ServiceAccountKeyFile> {
   const { publicKey, privateKey } = await generateRsa('rsa', { modulusLength: 2048 });
   const keyId = newId();
   const publicJwk = { ...publicKey.export({ format: 'jwk' }), kid: keyId, alg: 'RS256', use: 'sig' };

@@ -8,11 +8,21 @@ import { appendEvent } from '../events/log.ts';
 import { changedDetails, createdDetails, type Details } from '../events/details.ts';
 import { newId } from '../platform/ids.ts';
 import { fromDatabaseError, invalidArgument, notFound } from '../platform/errors.ts';
-import { findActiveMachineWithKeys, findUserById, insertMachine, updateMachineSecret, type UserRow } from './queries.ts';
+import {
+  findActiveMachineWithKeys,
+  findUserById,
+  insertMachine,
+  updateMachineSecret,
+  type UserRow,
+} from './queries.ts';
 import { addMachineKey, type ServiceAccountKeyFile } from './machine-keys.ts';
 import { checkUserName } from './user-name.ts';
 
-const text200 = z.string().trim().min(1, 'value length must be between 1 and 200 runes, inclusive').max(200, 'value length must be between 1 and 200 runes, inclusive');
+const text200 = z
+  .string()
+  .trim()
+  .min(1, 'value length must be between 1 and 200 runes, inclusive')
+  .max(200, 'value length must be between 1 and 200 runes, inclusive');
 const addMachineUserSchema = z.object({
   orgId: z.string().min(1),
   userName: text200,
@@ -21,20 +31,42 @@ const addMachineUserSchema = z.object({
   accessTokenType: z.enum(['opaque', 'jwt']).default('opaque'),
 });
 
-export async function addMachineUser(db: Db, input: z.input<typeof addMachineUserSchema>, creator: string): Promise<{ userId: string; details: Details }> {
+export async function addMachineUser(
+  db: Db,
+  input: z.input<typeof addMachineUserSchema>,
+  creator: string,
+): Promise<{ userId: string; details: Details }> {
   const parsed = addMachineUserSchema.safeParse(input);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const field = String(issue.path[0] ?? '');
-    throw invalidArgument(`invalid AddMachineUserRequest.${field.charAt(0).toUpperCase()}${field.slice(1)}: ${issue.message}`, 'USER-Inv4l1d');
+    throw invalidArgument(
+      `invalid AddMachineUserRequest.${field.charAt(0).toUpperCase()}${field.slice(1)}: ${issue.message}`,
+      'USER-Inv4l1d',
+    );
   }
   const m = parsed.data;
   await checkUserName(db, m.userName, 'AddMachineUserRequest.UserName');
   const userId = newId();
   try {
     return await db.tx(async (tx) => {
-      const event = await appendEvent(tx, { aggregateType: 'user', aggregateId: userId, eventType: 'user.machine.added', payload: { userName: m.userName, name: m.name, description: m.description, accessTokenType: m.accessTokenType }, resourceOwner: m.orgId, creator });
-      await insertMachine(tx, { id: userId, orgId: m.orgId, userName: m.userName, name: m.name, description: m.description, accessTokenType: m.accessTokenType, sequence: event.sequence });
+      const event = await appendEvent(tx, {
+        aggregateType: 'user',
+        aggregateId: userId,
+        eventType: 'user.machine.added',
+        payload: { userName: m.userName, name: m.name, description: m.description, accessTokenType: m.accessTokenType },
+        resourceOwner: m.orgId,
+        creator,
+      });
+      await insertMachine(tx, {
+        id: userId,
+        orgId: m.orgId,
+        userName: m.userName,
+        name: m.name,
+        description: m.description,
+        accessTokenType: m.accessTokenType,
+        sequence: event.sequence,
+      });
       return { userId, details: createdDetails(event) };
     });
   } catch (error) {
@@ -43,30 +75,54 @@ export async function addMachineUser(db: Db, input: z.input<typeof addMachineUse
 }
 
 /** A new client secret for client_credentials; the previous one stops working. Returned once. */
-export async function generateMachineSecret(db: Db, secrets: SecretBox, userId: string, creator: string): Promise<{ clientId: string; clientSecret: string; details: Details }> {
+export async function generateMachineSecret(
+  db: Db,
+  secrets: SecretBox,
+  userId: string,
+  creator: string,
+): Promise<{ clientId: string; clientSecret: string; details: Details }> {
   const user = await getMachine(db, userId);
   const clientSecret = generateSecret();
   return db.tx(async (tx) => {
-    const event = await appendEvent(tx, { aggregateType: 'user', aggregateId: userId, eventType: 'user.machine.secret.set', resourceOwner: user.org_id, creator });
+    const event = await appendEvent(tx, {
+      aggregateType: 'user',
+      aggregateId: userId,
+      eventType: 'user.machine.secret.set',
+      resourceOwner: user.org_id,
+      creator,
+    });
     await updateMachineSecret(tx, userId, secrets.hashSecret(clientSecret), event.sequence, event.createdAt);
     return { clientId: user.user_name, clientSecret, details: changedDetails(event) };
   });
 }
 
 /** A key pair for the JWT-profile grant; the key file (with the private key) is returned once. */
-export async function addMachineUserKey(db: Db, userId: string, expiresAt: Date | undefined, creator: string): Promise<{ keyId: string; keyFile: ServiceAccountKeyFile; details: Details }> {
+export async function addMachineUserKey(
+  db: Db,
+  userId: string,
+  expiresAt: Date | undefined,
+  creator: string,
+): Promise<{ keyId: string; keyFile: ServiceAccountKeyFile; details: Details }> {
   const user = await getMachine(db, userId);
-  if (expiresAt && !(expiresAt.getTime() > Date.now())) throw invalidArgument('invalid AddMachineKeyRequest.ExpirationDate: must be in the future', 'USER-Inv4l1d');
+  if (expiresAt && !(expiresAt.getTime() > Date.now()))
+    throw invalidArgument('invalid AddMachineKeyRequest.ExpirationDate: must be in the future', 'USER-Inv4l1d');
   return db.tx(async (tx) => {
     const keyFile = await addMachineKey(tx, userId, expiresAt);
-    const event = await appendEvent(tx, { aggregateType: 'user', aggregateId: userId, eventType: 'user.machine.key.added', payload: { keyId: keyFile.keyId, expiresAt: keyFile.expirationDate }, resourceOwner: user.org_id, creator });
+    const event = await appendEvent(tx, {
+      aggregateType: 'user',
+      aggregateId: userId,
+      eventType: 'user.machine.key.added',
+      payload: { keyId: keyFile.keyId, expiresAt: keyFile.expirationDate },
+      resourceOwner: user.org_id,
+      creator,
+    });
     return { keyId: keyFile.keyId, keyFile, details: createdDetails(event) };
   });
 }
 
 async function getMachine(db: Db, userId: string): Promise<UserRow> {
   const user = await findUserById(db, userId);
-  if (!user || user.type !== 'machine') throw notFound('User not found', 'USER-MmVx9');
+  if (user?.type !== 'machine') throw notFound('User not found', 'USER-MmVx9');
   return user;
 }
 

@@ -94,7 +94,8 @@ export async function isLoginDomain(db: Queryable, domain: string): Promise<bool
   const { rows } = await db.query<{ taken: boolean }>(
     `SELECT EXISTS (SELECT 1 FROM org_domains WHERE lower(domain) = lower($1))
          OR EXISTS (SELECT 1 FROM instance i WHERE lower($1) = lower(i.domain) OR right(lower($1), length(i.domain) + 1) = '.' || lower(i.domain)) AS taken`,
-    [domain]);
+    [domain],
+  );
   return rows[0]!.taken;
 }
 
@@ -116,8 +117,23 @@ export async function insertHuman(tx: Queryable, u: NewHuman): Promise<void> {
     `INSERT INTO users (id, org_id, type, user_name, first_name, last_name, nick_name, display_name, preferred_language,
        gender, email, email_verified, phone, phone_verified, password_hash, sequence)
      VALUES ($1, $2, 'human', $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
-    [u.id, u.orgId, u.userName, u.profile.firstName, u.profile.lastName, u.profile.nickName, u.profile.displayName,
-      u.profile.preferredLanguage, u.profile.gender, u.email, u.emailVerified, u.phone, u.phoneVerified, u.passwordHash, u.sequence],
+    [
+      u.id,
+      u.orgId,
+      u.userName,
+      u.profile.firstName,
+      u.profile.lastName,
+      u.profile.nickName,
+      u.profile.displayName,
+      u.profile.preferredLanguage,
+      u.profile.gender,
+      u.email,
+      u.emailVerified,
+      u.phone,
+      u.phoneVerified,
+      u.passwordHash,
+      u.sequence,
+    ],
   );
 }
 
@@ -139,7 +155,13 @@ export async function insertMachine(tx: Queryable, m: NewMachine): Promise<void>
   );
 }
 
-export async function updateHumanProfile(tx: Queryable, id: string, p: HumanProfile, sequence: string, changedAt: Date): Promise<void> {
+export async function updateHumanProfile(
+  tx: Queryable,
+  id: string,
+  p: HumanProfile,
+  sequence: string,
+  changedAt: Date,
+): Promise<void> {
   await tx.query(
     `UPDATE users SET first_name = $2, last_name = $3, nick_name = $4, display_name = $5, preferred_language = $6,
        gender = $7, sequence = $8, changed_at = $9 WHERE id = $1`,
@@ -147,15 +169,27 @@ export async function updateHumanProfile(tx: Queryable, id: string, p: HumanProf
   );
 }
 
-export async function insertMachineKey(tx: Queryable, k: { id: string; userId: string; publicJwk: object; expiresAt: Date }): Promise<void> {
-  await tx.query('INSERT INTO machine_keys (id, user_id, public_jwk, expires_at) VALUES ($1, $2, $3, $4)', [k.id, k.userId, k.publicJwk, k.expiresAt]);
+export async function insertMachineKey(
+  tx: Queryable,
+  k: { id: string; userId: string; publicJwk: object; expiresAt: Date },
+): Promise<void> {
+  await tx.query('INSERT INTO machine_keys (id, user_id, public_jwk, expires_at) VALUES ($1, $2, $3, $4)', [
+    k.id,
+    k.userId,
+    k.publicJwk,
+    k.expiresAt,
+  ]);
 }
 
 /** An active machine user with its unexpired public keys as a JWK set (kid = key ID), in one query. */
-export async function findActiveMachineWithKeys(db: Queryable, by: { id: string } | { userName: string }): Promise<(UserRow & { jwks: Array<Record<string, unknown>> }) | undefined> {
+export async function findActiveMachineWithKeys(
+  db: Queryable,
+  by: { id: string } | { userName: string },
+): Promise<(UserRow & { jwks: Array<Record<string, unknown>> }) | undefined> {
   const { rows } = await db.query<UserRow & { jwks: Array<Record<string, unknown>> }>(
     `${SELECT_USER_WITH_KEYS} WHERE ${'id' in by ? 'u.id = $1' : 'lower(u.user_name) = lower($1)'} AND u.type = 'machine' AND u.state = 'active'`,
-    ['id' in by ? by.id : by.userName]);
+    ['id' in by ? by.id : by.userName],
+  );
   return rows[0];
 }
 
@@ -164,16 +198,44 @@ const SELECT_USER_WITH_KEYS = `SELECT ${USER_COLUMNS},
    FROM machine_keys k WHERE k.user_id = u.id AND k.expires_at > now()) AS jwks
   FROM users u JOIN orgs o ON o.id = u.org_id`;
 
-export async function updateMachineSecret(tx: Queryable, id: string, secretHash: string, sequence: string, changedAt: Date): Promise<void> {
-  await tx.query('UPDATE users SET secret_hash = $2, sequence = $3, changed_at = $4 WHERE id = $1', [id, secretHash, sequence, changedAt]);
+export async function updateMachineSecret(
+  tx: Queryable,
+  id: string,
+  secretHash: string,
+  sequence: string,
+  changedAt: Date,
+): Promise<void> {
+  await tx.query('UPDATE users SET secret_hash = $2, sequence = $3, changed_at = $4 WHERE id = $1', [
+    id,
+    secretHash,
+    sequence,
+    changedAt,
+  ]);
 }
 
 /** The user row locked for a state change (concurrent changes of one user serialise). */
-export async function lockUser(tx: Queryable, id: string): Promise<Pick<UserRow, 'id' | 'org_id' | 'state'> | undefined> {
-  const { rows } = await tx.query<Pick<UserRow, 'id' | 'org_id' | 'state'>>('SELECT id, org_id, state FROM users WHERE id = $1 FOR UPDATE', [id]);
+export async function lockUser(
+  tx: Queryable,
+  id: string,
+): Promise<Pick<UserRow, 'id' | 'org_id' | 'state'> | undefined> {
+  const { rows } = await tx.query<Pick<UserRow, 'id' | 'org_id' | 'state'>>(
+    'SELECT id, org_id, state FROM users WHERE id = $1 FOR UPDATE',
+    [id],
+  );
   return rows[0];
 }
 
-export async function setUserState(tx: Queryable, id: string, state: UserRow['state'], sequence: string, changedAt: Date): Promise<void> {
-  await tx.query('UPDATE users SET state = $2, sequence = $3, changed_at = $4 WHERE id = $1', [id, state, sequence, changedAt]);
+export async function setUserState(
+  tx: Queryable,
+  id: string,
+  state: UserRow['state'],
+  sequence: string,
+  changedAt: Date,
+): Promise<void> {
+  await tx.query('UPDATE users SET state = $2, sequence = $3, changed_at = $4 WHERE id = $1', [
+    id,
+    state,
+    sequence,
+    changedAt,
+  ]);
 }

@@ -12,28 +12,52 @@ import { insertHuman, userNameTaken } from './queries.ts';
 import type { Registration } from './schema.ts';
 import { checkUserName } from './user-name.ts';
 
-export interface Registered { userId: string; details: Details }
+export interface Registered {
+  userId: string;
+  details: Details;
+}
 
 /** `hash` is the caller's way to hash: the login pages pass their bounded queue's; the default is unbounded. */
-export async function registerHuman(db: Db, orgId: string, input: Registration, preferredLanguage: string, hash: (password: string) => Promise<string> = hashPassword): Promise<Registered> {
+export async function registerHuman(
+  db: Db,
+  orgId: string,
+  input: Registration,
+  preferredLanguage: string,
+  hash: (password: string) => Promise<string> = hashPassword,
+): Promise<Registered> {
   await checkUserName(db, input.userName, 'userName');
   if (await userNameTaken(db, input.userName)) throw constraintError('users_user_name_unique');
   const passwordHash = await hash(input.password);
   const userId = newId();
   const profile = {
-    firstName: input.firstName, lastName: input.lastName, nickName: '',
-    displayName: `${input.firstName} ${input.lastName}`, preferredLanguage, gender: 'GENDER_UNSPECIFIED' as const,
+    firstName: input.firstName,
+    lastName: input.lastName,
+    nickName: '',
+    displayName: `${input.firstName} ${input.lastName}`,
+    preferredLanguage,
+    gender: 'GENDER_UNSPECIFIED' as const,
   };
   try {
     return await db.tx(async (tx) => {
       const event = await appendEvent(tx, {
-        aggregateType: 'user', aggregateId: userId, eventType: 'user.human.selfregistered',
+        aggregateType: 'user',
+        aggregateId: userId,
+        eventType: 'user.human.selfregistered',
         payload: { userName: input.userName, profile, email: input.email, emailVerified: false, hasPassword: true },
-        resourceOwner: orgId, creator: userId,
+        resourceOwner: orgId,
+        creator: userId,
       });
       await insertHuman(tx, {
-        id: userId, orgId, userName: input.userName, profile, email: input.email, emailVerified: false,
-        phone: null, phoneVerified: false, passwordHash, sequence: event.sequence,
+        id: userId,
+        orgId,
+        userName: input.userName,
+        profile,
+        email: input.email,
+        emailVerified: false,
+        phone: null,
+        phoneVerified: false,
+        passwordHash,
+        sequence: event.sequence,
       });
       return { userId, details: createdDetails(event) };
     });

@@ -19,8 +19,12 @@ export async function updateMyProfile(db: Db, userId: string, profile: HumanProf
     const changed = changedFields(user, profile);
     if (Object.keys(changed).length === 0) throw failedPrecondition('Profile not changed', 'COMMAND-2M0fs');
     const event = await appendEvent(tx, {
-      aggregateType: 'user', aggregateId: userId, eventType: 'user.human.profile.changed',
-      payload: changed, resourceOwner: user.org_id, creator: userId,
+      aggregateType: 'user',
+      aggregateId: userId,
+      eventType: 'user.human.profile.changed',
+      payload: changed,
+      resourceOwner: user.org_id,
+      creator: userId,
     });
     await updateHumanProfile(tx, userId, profile, event.sequence, event.createdAt);
     return changedDetails(event);
@@ -29,8 +33,12 @@ export async function updateMyProfile(db: Db, userId: string, profile: HumanProf
 
 function changedFields(user: UserRow, p: HumanProfile): Partial<HumanProfile> {
   const current: HumanProfile = {
-    firstName: user.first_name ?? '', lastName: user.last_name ?? '', nickName: user.nick_name ?? '',
-    displayName: user.display_name ?? '', preferredLanguage: user.preferred_language ?? '', gender: user.gender ?? 'GENDER_UNSPECIFIED',
+    firstName: user.first_name ?? '',
+    lastName: user.last_name ?? '',
+    nickName: user.nick_name ?? '',
+    displayName: user.display_name ?? '',
+    preferredLanguage: user.preferred_language ?? '',
+    gender: user.gender ?? 'GENDER_UNSPECIFIED',
   };
   const keys = Object.keys(current) as (keyof HumanProfile)[];
   return Object.fromEntries(keys.filter((k) => current[k] !== p[k]).map((k) => [k, p[k]]));

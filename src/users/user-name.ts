@@ -21,14 +21,25 @@ export const USER_NAME_REFUSED = 'USER-N4m3R';
  * Throws INVALID_ARGUMENT naming `field` (e.g. "AddMachineUserRequest.UserName") when the name could be read as a
  * client ID or as another user's login name. `newOrgDomain`: the domain of an org created in the same request.
  */
-export async function checkUserName(db: Queryable, userName: string, field: string, newOrgDomain?: string): Promise<void> {
+export async function checkUserName(
+  db: Queryable,
+  userName: string,
+  field: string,
+  newOrgDomain?: string,
+): Promise<void> {
   if (CLIENT_ID_FORM.test(userName)) {
-    throw invalidArgument(`invalid ${field}: must not have the form of an app's client ID (<app id>@<project id>)`, USER_NAME_REFUSED);
+    throw invalidArgument(
+      `invalid ${field}: must not have the form of an app's client ID (<app id>@<project id>)`,
+      USER_NAME_REFUSED,
+    );
   }
   const at = userName.lastIndexOf('@');
   if (at < 0) return;
   const domain = userName.slice(at + 1);
   if (domain.toLowerCase() === newOrgDomain?.toLowerCase() || (await isLoginDomain(db, domain))) {
-    throw invalidArgument(`invalid ${field}: must not end with @ and an organization's or the instance's domain (that is a login name)`, USER_NAME_REFUSED);
+    throw invalidArgument(
+      `invalid ${field}: must not end with @ and an organization's or the instance's domain (that is a login name)`,
+      USER_NAME_REFUSED,
+    );
   }
 }

@@ -7,7 +7,11 @@ import { TEST_MASTER_KEY } from '../helpers/server.ts';
 
 const CLI = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 const run = (args: string[], env: Record<string, string> = {}) =>
-  spawnSync(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? '', GATEHOUSE_MASTER_KEY: TEST_MASTER_KEY, ...env }, encoding: 'utf8', timeout: 60_000 });
+  spawnSync(process.execPath, [CLI, ...args], {
+    env: { PATH: process.env.PATH ?? '', GATEHOUSE_MASTER_KEY: TEST_MASTER_KEY, ...env },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
 
 describe('gatehouse migrate', () => {
   let database: TestDatabase;

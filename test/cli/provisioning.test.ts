@@ -18,14 +18,28 @@ describe('gatehouse provisioning commands', () => {
   let database: TestDatabase;
   let port: number;
   const env = (extra: Record<string, string> = {}) => ({
-    PATH: process.env.PATH ?? '', GATEHOUSE_MASTER_KEY: TEST_MASTER_KEY, GATEHOUSE_ADMIN_PASSWORD: ADMIN_PASSWORD, LOG_LEVEL: 'warn',
-    GATEHOUSE_ISSUER: `http://127.0.0.1:${port}`, ...database.env, ...extra,
+    PATH: process.env.PATH ?? '',
+    GATEHOUSE_MASTER_KEY: TEST_MASTER_KEY,
+    GATEHOUSE_ADMIN_PASSWORD: ADMIN_PASSWORD,
+    LOG_LEVEL: 'warn',
+    GATEHOUSE_ISSUER: `http://127.0.0.1:${port}`,
+    ...database.env,
+    ...extra,
   });
   const run = (args: string[], options: { input?: string; env?: Record<string, string> } = {}) =>
-    spawnSync(process.execPath, [CLI, ...args], { env: env(options.env), input: options.input ?? '', encoding: 'utf8', timeout: 60_000 });
+    spawnSync(process.execPath, [CLI, ...args], {
+      env: env(options.env),
+      input: options.input ?? '',
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
   // while the server runs in this process, the CLI must not block its event loop (the doctor fetches the issuer)
   const runAsync = async (args: string[], extra: Record<string, string> = {}) => {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [CLI, ...args], { env: env(extra), encoding: 'utf8', timeout: 60_000 });
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [CLI, ...args], {
+      env: env(extra),
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     return { status: 0, stdout, stderr };
   };
   const json = (result: { status: number | null; stdout: string; stderr: string }) => {
@@ -44,16 +58,58 @@ describe('gatehouse provisioning commands', () => {
   afterAll(async () => database?.drop());
 
   it('app create: a new project and OIDC app on a fresh database; prints client id and the secret once', () => {
-    app = json(run(['app', 'create', '--project', 'CLI Demo', '--name', 'web', '--redirect-uri', REDIRECT, '--grant-type', 'authorization_code', '--grant-type', 'refresh_token']));
+    app = json(
+      run([
+        'app',
+        'create',
+        '--project',
+        'CLI Demo',
+        '--name',
+        'web',
+        '--redirect-uri',
+        REDIRECT,
+        '--grant-type',
+        'authorization_code',
+        '--grant-type',
+        'refresh_token',
+      ]),
+    );
     expect(Object.keys(app).sort()).toEqual(['appId', 'clientId', 'clientSecret', 'complianceProblems', 'projectId']);
     expect(app.clientId).toBe(`${app.appId}@${app.projectId}`);
     expect(app.clientSecret.length).toBeGreaterThanOrEqual(32);
     expect((app as unknown as { complianceProblems: string[] }).complianceProblems).toEqual([]);
 
-    const second = json(run(['app', 'create', '--project-id', app.projectId, '--name', 'spa', '--type', 'user_agent', '--auth-method', 'none', '--redirect-uri', 'http://localhost:5173/cb', '--dev-mode']));
+    const second = json(
+      run([
+        'app',
+        'create',
+        '--project-id',
+        app.projectId,
+        '--name',
+        'spa',
+        '--type',
+        'user_agent',
+        '--auth-method',
+        'none',
+        '--redirect-uri',
+        'http://localhost:5173/cb',
+        '--dev-mode',
+      ]),
+    );
     expect(second.projectId).toBe(app.projectId);
     expect(second.clientSecret).toBe('');
-    const table = run(['app', 'create', '--project', 'CLI Table', '--name', 'web', '--redirect-uri', 'http://rp.example.com/cb', '--output', 'table']);
+    const table = run([
+      'app',
+      'create',
+      '--project',
+      'CLI Table',
+      '--name',
+      'web',
+      '--redirect-uri',
+      'http://rp.example.com/cb',
+      '--output',
+      'table',
+    ]);
     expect(table.status).toBe(0);
     expect(table.stdout).toMatch(/^projectId\s+\d+\n/);
     expect(table.stdout).toMatch(/complianceProblems\s+\["Application\.OIDC\.V1\.NotCompliant",/);
@@ -63,8 +119,21 @@ describe('gatehouse provisioning commands', () => {
     const bad = run(['app', 'create', '--project', 'Never', '--name', 'web', '--redirect-uri', 'not a uri']);
     expect(bad.status).toBe(2);
     expect(bad.stdout).toBe('');
-    expect(bad.stderr).toMatch(/^gatehouse app create: invalid AddOIDCAppRequest\.RedirectUris: "not a uri" is not an absolute URI/);
-    const both = run(['app', 'create', '--project', 'A', '--project-id', '1', '--name', 'x', '--redirect-uri', REDIRECT]);
+    expect(bad.stderr).toMatch(
+      /^gatehouse app create: invalid AddOIDCAppRequest\.RedirectUris: "not a uri" is not an absolute URI/,
+    );
+    const both = run([
+      'app',
+      'create',
+      '--project',
+      'A',
+      '--project-id',
+      '1',
+      '--name',
+      'x',
+      '--redirect-uri',
+      REDIRECT,
+    ]);
     expect(both.status).toBe(2);
     expect(both.stderr).toMatch(/exactly one of --project NAME or --project-id ID/);
     expect(run(['app', 'create', '--project', 'A', '--redirect-uri', REDIRECT]).stderr).toMatch(/--name is required/);
@@ -73,20 +142,43 @@ describe('gatehouse provisioning commands', () => {
     expect(missing.status).toBe(1);
     expect(missing.stderr).toMatch(/Project not found/);
     // the failed "Never" project was not created: a second attempt with a good URI may use the name
-    expect(json(run(['app', 'create', '--project', 'Never', '--name', 'web', '--redirect-uri', REDIRECT])).projectId).toMatch(/^\d+$/);
+    expect(
+      json(run(['app', 'create', '--project', 'Never', '--name', 'web', '--redirect-uri', REDIRECT])).projectId,
+    ).toMatch(/^\d+$/);
   });
 
   it('user import: a human with a password read from standard input; duplicates fail with exit code 1', () => {
-    const args = ['user', 'import', '--username', 'carol', '--email', 'carol@example.com', '--email-verified', '--first-name', 'Carol', '--last-name', 'Shaw', '--password-stdin'];
+    const args = [
+      'user',
+      'import',
+      '--username',
+      'carol',
+      '--email',
+      'carol@example.com',
+      '--email-verified',
+      '--first-name',
+      'Carol',
+      '--last-name',
+      'Shaw',
+      '--password-stdin',
+    ];
     const user = json(run(args, { input: 'Carol-Password-1\n' }));
-    expect(user).toEqual({ userId: expect.stringMatching(/^\d+$/), userName: 'carol', loginName: expect.stringMatching(/^carol@/), orgId: expect.stringMatching(/^\d+$/) });
+    expect(user).toEqual({
+      userId: expect.stringMatching(/^\d+$/),
+      userName: 'carol',
+      loginName: expect.stringMatching(/^carol@/),
+      orgId: expect.stringMatching(/^\d+$/),
+    });
     const again = run(args, { input: 'Carol-Password-1\n' });
     expect(again.status).toBe(1);
     expect(again.stderr).toMatch(/User already exists \(COMMAND-CtQ8w\)/);
     const short = run([...args.slice(0, 3), 'dave', ...args.slice(4)], { input: 'short\n' });
     expect(short.status).toBe(2);
     expect(short.stderr).toMatch(/Password: must be between 8 and 1024 characters/);
-    expect(run(['user', 'import', '--username', 'erin', '--email', 'not-an-email', '--first-name', 'E', '--last-name', 'F']).stderr).toMatch(/--email must be an e-mail address/);
+    expect(
+      run(['user', 'import', '--username', 'erin', '--email', 'not-an-email', '--first-name', 'E', '--last-name', 'F'])
+        .stderr,
+    ).toMatch(/--email must be an e-mail address/);
     // a user name that would be read as a login name of the instance's orgs (issue 13 §6)
     const shadowing = run([...args.slice(0, 3), 'carol@127.0.0.1', ...args.slice(4)], { input: 'Carol-Password-1\n' });
     expect(shadowing.status).toBe(2);
@@ -94,19 +186,57 @@ describe('gatehouse provisioning commands', () => {
   });
 
   it('admin create: an IAM_OWNER human; a password is required', () => {
-    const admin = json(run(['admin', 'create', '--username', 'root2', '--email', 'root2@example.com', '--first-name', 'Root', '--last-name', 'Two', '--password-stdin', '--output', 'json'], { input: 'Root-Password-2\n' }));
+    const admin = json(
+      run(
+        [
+          'admin',
+          'create',
+          '--username',
+          'root2',
+          '--email',
+          'root2@example.com',
+          '--first-name',
+          'Root',
+          '--last-name',
+          'Two',
+          '--password-stdin',
+          '--output',
+          'json',
+        ],
+        { input: 'Root-Password-2\n' },
+      ),
+    );
     expect(admin).toMatchObject({ userName: 'root2', roles: ['IAM_OWNER'] });
-    const none = run(['admin', 'create', '--username', 'root3', '--email', 'root3@example.com', '--first-name', 'Root', '--last-name', 'Three']);
+    const none = run([
+      'admin',
+      'create',
+      '--username',
+      'root3',
+      '--email',
+      'root3@example.com',
+      '--first-name',
+      'Root',
+      '--last-name',
+      'Three',
+    ]);
     expect(none.status).toBe(2);
     expect(none.stderr).toMatch(/needs a password/);
   });
 
   it('service-user create: prints the key file; with --secret a client id (the user name) and secret', () => {
     keyFile = json(run(['service-user', 'create', '--username', 'cli-bot', '--name', 'CLI bot']));
-    expect(keyFile).toMatchObject({ type: 'serviceaccount', keyId: expect.stringMatching(/^\d+$/), userId: expect.stringMatching(/^\d+$/) });
+    expect(keyFile).toMatchObject({
+      type: 'serviceaccount',
+      keyId: expect.stringMatching(/^\d+$/),
+      userId: expect.stringMatching(/^\d+$/),
+    });
     expect(keyFile.key).toMatch(/^-----BEGIN RSA PRIVATE KEY-----/);
     const secret = json(run(['service-user', 'create', '--username', 'cli-secret-bot', '--secret']));
-    expect(secret).toEqual({ userId: expect.stringMatching(/^\d+$/), clientId: 'cli-secret-bot', clientSecret: expect.any(String) });
+    expect(secret).toEqual({
+      userId: expect.stringMatching(/^\d+$/),
+      clientId: 'cli-secret-bot',
+      clientSecret: expect.any(String),
+    });
     expect(run(['service-user', 'create', '--username', 'x', '--access-token-type', 'paper']).status).toBe(2);
     // a user name of the form of an app's client ID (issue 13 §4)
     const impersonating = run(['service-user', 'create', '--username', app.clientId, '--secret']);
@@ -115,7 +245,16 @@ describe('gatehouse provisioning commands', () => {
   });
 
   it('--help on every command, exit code 0', () => {
-    for (const command of [['migrate'], ['keys', 'rotate'], ['keys', 'list'], ['admin', 'create'], ['app', 'create'], ['service-user', 'create'], ['user', 'import'], ['doctor']]) {
+    for (const command of [
+      ['migrate'],
+      ['keys', 'rotate'],
+      ['keys', 'list'],
+      ['admin', 'create'],
+      ['app', 'create'],
+      ['service-user', 'create'],
+      ['user', 'import'],
+      ['doctor'],
+    ]) {
       const help = run([...command, '--help']);
       expect(help.status).toBe(0);
       expect(help.stdout).toContain(`Usage: gatehouse ${command.join(' ')}`);
@@ -128,32 +267,57 @@ describe('gatehouse provisioning commands', () => {
   describe('with the server started on the same database', () => {
     let server: TestServer;
     beforeAll(async () => {
-      server = await startTestServer({ database, env: { PORT: String(port), GATEHOUSE_ISSUER: `http://127.0.0.1:${port}` } });
+      server = await startTestServer({
+        database,
+        env: { PORT: String(port), GATEHOUSE_ISSUER: `http://127.0.0.1:${port}` },
+      });
     });
     afterAll(async () => server?.close());
 
     it('the CLI-imported user signs in to the CLI-created app (openid-client); the CLI key file gets a token', async () => {
       const config = await rpConfig(server, app.clientId, client.ClientSecretBasic(app.clientSecret));
       const verifier = client.randomPKCECodeVerifier();
-      const url = client.buildAuthorizationUrl(config, { redirect_uri: REDIRECT, scope: 'openid profile', code_challenge: await client.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' });
+      const url = client.buildAuthorizationUrl(config, {
+        redirect_uri: REDIRECT,
+        scope: 'openid profile',
+        code_challenge: await client.calculatePKCECodeChallenge(verifier),
+        code_challenge_method: 'S256',
+      });
       const callback = await new Browser(server).authorize(url, 'carol', 'Carol-Password-1');
-      const tokens = await client.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: client.skipStateCheck });
+      const tokens = await client.authorizationCodeGrant(config, callback, {
+        pkceCodeVerifier: verifier,
+        expectedState: client.skipStateCheck,
+      });
       const info = await client.fetchUserInfo(config, tokens.access_token, tokens.claims()!.sub);
-      expect(info).toMatchObject({ preferred_username: expect.stringMatching(/^carol@/), given_name: 'Carol', family_name: 'Shaw' });
+      expect(info).toMatchObject({
+        preferred_username: expect.stringMatching(/^carol@/),
+        given_name: 'Carol',
+        family_name: 'Shaw',
+      });
       expect(await jwtProfileToken(server, keyFile, 'openid')).toBeTruthy();
       const events = (await server.db.query("SELECT count(*)::int AS n FROM events WHERE creator = 'CLI'")).rows[0]!.n;
       expect(events).toBeGreaterThanOrEqual(8);
     });
 
-    it.runIf(isPostgres)('doctor passes every check while the server runs; keys rotate and keys list reach the running database', async () => {
-      const checks = json(await runAsync(['doctor']));
-      expect(checks.map((c: { check: string; status: string }) => `${c.check}:${c.status}`)).toEqual(['configuration:ok', 'database:ok', 'schema:ok', 'instance:ok', 'signing keys:ok', 'issuer:ok']);
-      const rotated = json(await runAsync(['keys', 'rotate'], { GATEHOUSE_KEY_ACTIVATION_DELAY: '3600' }));
-      const listed = json(await runAsync(['keys', 'list']));
-      expect(listed[0]).toMatchObject({ kid: rotated.kid, status: 'next', alg: 'RS256' });
-      expect(listed.filter((k: { status: string }) => k.status === 'signing')).toHaveLength(1);
-      expect(JSON.stringify(listed)).not.toMatch(/"d"|PRIVATE/);
-    });
+    it.runIf(isPostgres)(
+      'doctor passes every check while the server runs; keys rotate and keys list reach the running database',
+      async () => {
+        const checks = json(await runAsync(['doctor']));
+        expect(checks.map((c: { check: string; status: string }) => `${c.check}:${c.status}`)).toEqual([
+          'configuration:ok',
+          'database:ok',
+          'schema:ok',
+          'instance:ok',
+          'signing keys:ok',
+          'issuer:ok',
+        ]);
+        const rotated = json(await runAsync(['keys', 'rotate'], { GATEHOUSE_KEY_ACTIVATION_DELAY: '3600' }));
+        const listed = json(await runAsync(['keys', 'list']));
+        expect(listed[0]).toMatchObject({ kid: rotated.kid, status: 'next', alg: 'RS256' });
+        expect(listed.filter((k: { status: string }) => k.status === 'signing')).toHaveLength(1);
+        expect(JSON.stringify(listed)).not.toMatch(/"d"|PRIVATE/);
+      },
+    );
   });
 
   describe('after the server stopped', () => {
@@ -162,7 +326,13 @@ describe('gatehouse provisioning commands', () => {
       expect(rotated).toEqual({ kid: expect.stringMatching(/^\d+$/), activatesAt: expect.any(String) });
       expect(new Date(rotated.activatesAt).getTime()).toBeGreaterThan(Date.now() + 7000_000);
       const listed = json(run(['keys', 'list']));
-      expect(listed[0]).toEqual({ kid: rotated.kid, alg: 'RS256', status: 'next', createdAt: expect.any(String), activatesAt: rotated.activatesAt });
+      expect(listed[0]).toEqual({
+        kid: rotated.kid,
+        alg: 'RS256',
+        status: 'next',
+        createdAt: expect.any(String),
+        activatesAt: rotated.activatesAt,
+      });
       expect(listed.filter((k: { status: string }) => k.status === 'signing')).toHaveLength(1);
       const table = run(['keys', 'list', '--output', 'table']);
       expect(table.stdout.split('\n')[0]).toMatch(/^kid\s+alg\s+status\s+createdAt\s+activatesAt$/);
@@ -173,13 +343,24 @@ describe('gatehouse provisioning commands', () => {
       const down = run(['doctor']);
       expect(down.status).toBe(1);
       const checks = JSON.parse(down.stdout) as { check: string; status: string; detail: string }[];
-      expect(checks.map((c) => `${c.check}:${c.status}`)).toEqual(['configuration:ok', 'database:ok', 'schema:ok', 'instance:ok', 'signing keys:ok', 'issuer:fail']);
+      expect(checks.map((c) => `${c.check}:${c.status}`)).toEqual([
+        'configuration:ok',
+        'database:ok',
+        'schema:ok',
+        'instance:ok',
+        'signing keys:ok',
+        'issuer:fail',
+      ]);
       expect(checks.at(-1)!.detail).toMatch(/not reachable/);
-      const wrongKey = JSON.parse(run(['doctor'], { env: { GATEHOUSE_MASTER_KEY: 'another-master-key-0123456789abcdef0123' } }).stdout) as { check: string; status: string }[];
+      const wrongKey = JSON.parse(
+        run(['doctor'], { env: { GATEHOUSE_MASTER_KEY: 'another-master-key-0123456789abcdef0123' } }).stdout,
+      ) as { check: string; status: string }[];
       expect(wrongKey.find((c) => c.check === 'signing keys')!.status).toBe('fail');
       const table = run(['doctor', '--output', 'table']);
       expect(table.stdout).toMatch(/^check\s+status\s+detail\n/);
-      expect(table.stdout).toMatch(/\nissuer\s+fail\s+http:\/\/127\.0\.0\.1:\d+\/\.well-known\/openid-configuration not reachable/);
+      expect(table.stdout).toMatch(
+        /\nissuer\s+fail\s+http:\/\/127\.0\.0\.1:\d+\/\.well-known\/openid-configuration not reachable/,
+      );
     });
   });
 });

@@ -38,7 +38,16 @@ describe('consent for the management scope in a browser', () => {
   async function authorizeUrl(clientId: string, params: Record<string, string> = {}) {
     const verifier = client.randomPKCECodeVerifier();
     const url = new URL(`${server.url}/oauth/v2/authorize`);
-    const all = { client_id: clientId, redirect_uri: redirectUri, response_type: 'code', scope: `openid ${MANAGEMENT_API_SCOPE}`, state: 'st', code_challenge: await client.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', ...params };
+    const all = {
+      client_id: clientId,
+      redirect_uri: redirectUri,
+      response_type: 'code',
+      scope: `openid ${MANAGEMENT_API_SCOPE}`,
+      state: 'st',
+      code_challenge: await client.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+      ...params,
+    };
     for (const [k, v] of Object.entries(all)) url.searchParams.set(k, v);
     return { url: String(url), verifier };
   }
@@ -49,11 +58,19 @@ describe('consent for the management scope in a browser', () => {
     return new URL(page.url()).searchParams;
   }
 
-  const addIamOwner = (token: string) => callRest(server.url, {
-    service: AdminService, method: 'AddIAMMember', rest: ['POST', '/admin/v1/members'], body: { userId: attacker.owner.userId, roles: ['IAM_OWNER'] },
-  }, { token });
+  const addIamOwner = (token: string) =>
+    callRest(
+      server.url,
+      {
+        service: AdminService,
+        method: 'AddIAMMember',
+        rest: ['POST', '/admin/v1/members'],
+        body: { userId: attacker.owner.userId, roles: ['IAM_OWNER'] },
+      },
+      { token },
+    );
 
-  it('a signed-in IAM_OWNER following org B\'s link gets consent_required, then a consent page; only Allow yields the management token', async () => {
+  it("a signed-in IAM_OWNER following org B's link gets consent_required, then a consent page; only Allow yields the management token", async () => {
     const page = await (await browser.newContext({ locale: 'en-US' })).newPage();
     // the IAM_OWNER signs in to an app of the first organization
     const firstParty = await createOidcApp(server, { devMode: true, redirectUris: [redirectUri] });
@@ -64,7 +81,9 @@ describe('consent for the management scope in a browser', () => {
     expect((await atCallback(page, () => page.click('#submit'))).get('code')).toBeTruthy();
 
     // the attacker's link with prompt=none: an error at org B's callback, no code
-    const silent = await atCallback(page, async () => page.goto((await authorizeUrl(attacker.app.clientId, { prompt: 'none' })).url));
+    const silent = await atCallback(page, async () =>
+      page.goto((await authorizeUrl(attacker.app.clientId, { prompt: 'none' })).url),
+    );
     expect([silent.get('error'), silent.get('code')]).toEqual(['consent_required', null]);
 
     // without prompt=none: the consent page names the app, org B and what it gets; Deny returns access_denied
@@ -81,13 +100,24 @@ describe('consent for the management scope in a browser', () => {
     const flow = await authorizeUrl(attacker.app.clientId);
     await page.goto(flow.url);
     const allowed = await atCallback(page, () => page.click('#consent-allow'));
-    const res = await postForm(`${server.url}/oauth/v2/token`, { grant_type: 'authorization_code', code: allowed.get('code')!, redirect_uri: redirectUri, code_verifier: flow.verifier }, { authorization: basic(attacker.app.clientId, attacker.app.clientSecret) });
+    const res = await postForm(
+      `${server.url}/oauth/v2/token`,
+      {
+        grant_type: 'authorization_code',
+        code: allowed.get('code')!,
+        redirect_uri: redirectUri,
+        code_verifier: flow.verifier,
+      },
+      { authorization: basic(attacker.app.clientId, attacker.app.clientSecret) },
+    );
     expect(res.status).toBe(200);
     expect(res.json.scope.split(' ')).toContain(MANAGEMENT_API_SCOPE);
     expect((await addIamOwner(res.json.access_token)).status).toBe(200);
 
     // asked once: the next link passes silently
-    const again = await atCallback(page, async () => page.goto((await authorizeUrl(attacker.app.clientId, { prompt: 'none' })).url));
+    const again = await atCallback(page, async () =>
+      page.goto((await authorizeUrl(attacker.app.clientId, { prompt: 'none' })).url),
+    );
     expect(again.get('code')).toBeTruthy();
     await page.context().close();
   });

@@ -153,7 +153,11 @@ describe('login pages in a browser', () => {
     await signIn(page, 'admin', server.adminPassword);
     await landed(page);
 
-    await page.goto(rp.endSessionUrl({ client_id: server.clientId, post_logout_redirect_uri: `${callback.url}/bye`, state: 'st-1' }).toString());
+    await page.goto(
+      rp
+        .endSessionUrl({ client_id: server.clientId, post_logout_redirect_uri: `${callback.url}/bye`, state: 'st-1' })
+        .toString(),
+    );
     expect(await page.textContent('h1')).toBe('Sign out');
     await screenshot(page, '06-logout-confirm');
     await page.click('#logout');
@@ -175,14 +179,16 @@ describe('login pages in a browser', () => {
     await screenshot(page, '07-logged-out');
 
     // an unregistered return address is refused with a readable page
-    await page.goto(rp.endSessionUrl({ client_id: server.clientId, post_logout_redirect_uri: 'https://evil.example/' }).toString());
+    await page.goto(
+      rp.endSessionUrl({ client_id: server.clientId, post_logout_redirect_uri: 'https://evil.example/' }).toString(),
+    );
     expect(await page.textContent('#error-code')).toBe('invalid_request');
     expect(page.url().startsWith(server.url)).toBe(true);
     await screenshot(page, '08-logout-refused');
     await page.context().close();
   });
 
-  it('logout with the application\'s id_token_hint needs no confirmation (the page submits itself under its CSP nonce)', async () => {
+  it("logout with the application's id_token_hint needs no confirmation (the page submits itself under its CSP nonce)", async () => {
     const page = await newPage();
     const start = await rp.start();
     await page.goto(start.url.toString());
@@ -190,14 +196,20 @@ describe('login pages in a browser', () => {
     await landed(page);
     const { idToken } = await rp.finish(page.url(), start);
     const blocked: string[] = [];
-    page.on('console', (message) => { if (/Content Security Policy/i.test(message.text())) blocked.push(message.text()); });
-    await page.goto(rp.endSessionUrl({ id_token_hint: idToken, post_logout_redirect_uri: `${callback.url}/bye`, state: 'st-2' }).toString());
+    page.on('console', (message) => {
+      if (/Content Security Policy/i.test(message.text())) blocked.push(message.text());
+    });
+    await page.goto(
+      rp
+        .endSessionUrl({ id_token_hint: idToken, post_logout_redirect_uri: `${callback.url}/bye`, state: 'st-2' })
+        .toString(),
+    );
     await page.waitForURL(`${callback.url}/bye?state=st-2`, { timeout: 15_000 });
     expect(blocked).toEqual([]);
     await page.context().close();
   });
 
-  it('without scripts, a click on the logout page\'s button signs out (logout=yes is sent once, issue 13 §13)', async () => {
+  it("without scripts, a click on the logout page's button signs out (logout=yes is sent once, issue 13 §13)", async () => {
     const page = await (await browser.newContext({ locale: 'en-US', javaScriptEnabled: false })).newPage();
     const start = await rp.start();
     await page.goto(start.url.toString());
@@ -205,7 +217,11 @@ describe('login pages in a browser', () => {
     await landed(page);
     const { idToken } = await rp.finish(page.url(), start);
     // the page that would submit itself waits, since no script runs
-    await page.goto(rp.endSessionUrl({ id_token_hint: idToken, post_logout_redirect_uri: `${callback.url}/bye`, state: 'st-3' }).toString());
+    await page.goto(
+      rp
+        .endSessionUrl({ id_token_hint: idToken, post_logout_redirect_uri: `${callback.url}/bye`, state: 'st-3' })
+        .toString(),
+    );
     expect(await page.textContent('h1')).toBe('Sign out');
     await page.click('#logout');
     await page.waitForURL(`${callback.url}/bye?state=st-3`, { timeout: 15_000 });
@@ -240,7 +256,11 @@ describe('login pages in a browser', () => {
   });
 
   it('looks right on a phone in dark mode', async () => {
-    const context = await browser.newContext({ viewport: { width: 390, height: 760 }, colorScheme: 'dark', isMobile: true });
+    const context = await browser.newContext({
+      viewport: { width: 390, height: 760 },
+      colorScheme: 'dark',
+      isMobile: true,
+    });
     const page = await context.newPage();
     await page.goto((await rp.start()).url.toString());
     const width = await page.evaluate<number>('document.documentElement.scrollWidth');
@@ -257,7 +277,10 @@ describe('lockout in a browser', () => {
   let rp: RelyingParty;
   beforeAll(async () => {
     callback = await startCallbackServer();
-    server = await startLoginServer(callback.url, { GATEHOUSE_LOCKOUT_MAX_ATTEMPTS: '2', GATEHOUSE_LOCKOUT_SECONDS: '120' });
+    server = await startLoginServer(callback.url, {
+      GATEHOUSE_LOCKOUT_MAX_ATTEMPTS: '2',
+      GATEHOUSE_LOCKOUT_SECONDS: '120',
+    });
     rp = await RelyingParty.discover(server.url, server.clientId, `${callback.url}/cb`);
     browser = await launchBrowser();
   });
@@ -272,9 +295,14 @@ describe('lockout in a browser', () => {
     await page.goto((await rp.start()).url.toString());
     await signIn(page, 'admin', 'wrong one');
     await page.fill('#password', 'wrong two');
-    const [response] = await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), page.click('#submit')]);
+    const [response] = await Promise.all([
+      page.waitForResponse((r) => r.request().method() === 'POST'),
+      page.click('#submit'),
+    ]);
     expect(response.status()).toBe(429);
-    expect(await page.textContent('#form-error')).toMatch(/^Too many failed attempts\. Try again in 1[12]\d seconds\.$/);
+    expect(await page.textContent('#form-error')).toMatch(
+      /^Too many failed attempts\. Try again in 1[12]\d seconds\.$/,
+    );
     await screenshot(page, '13-locked');
     await page.context().close();
   });

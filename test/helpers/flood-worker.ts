@@ -3,12 +3,22 @@
 // requests at once from the given local address, prints the answers' statuses and one sample answer per status.
 import { requestFrom, type AddressResponse } from './from-address.ts';
 
-interface Job { address: string; url: string; headers: Record<string, string>; bodies: string[]; timeoutMs: number }
+interface Job {
+  address: string;
+  url: string;
+  headers: Record<string, string>;
+  bodies: string[];
+  timeoutMs: number;
+}
 
 const job = JSON.parse(process.argv[2]!) as Job;
-const answers = await Promise.all(job.bodies.map((body) =>
-  requestFrom(job.address, job.url, { method: 'POST', headers: job.headers, body }, job.timeoutMs)
-    .catch((error: Error): AddressResponse => ({ status: 0, headers: {}, body: error.message }))));
+const answers = await Promise.all(
+  job.bodies.map((body) =>
+    requestFrom(job.address, job.url, { method: 'POST', headers: job.headers, body }, job.timeoutMs).catch(
+      (error: Error): AddressResponse => ({ status: 0, headers: {}, body: error.message }),
+    ),
+  ),
+);
 const samples: Record<number, AddressResponse> = {};
 const statuses: Record<number, number> = {};
 for (const a of answers) {

@@ -24,14 +24,23 @@ export default async function setup(project: TestProject): Promise<() => Promise
     await admin.connect();
     await admin.query(`CREATE DATABASE ${name}`);
     await admin.end();
-    const db = await openDb({ kind: 'postgres', url: databaseUrl(serverUrl, name), poolSize: 2, connectTimeoutMs: 5000, statementTimeoutMs: 30000 });
+    const db = await openDb({
+      kind: 'postgres',
+      url: databaseUrl(serverUrl, name),
+      poolSize: 2,
+      connectTimeoutMs: 5000,
+      statementTimeoutMs: 30000,
+    });
     await migrate(db);
     await db.close();
     project.provide('template', { kind: 'postgres', name, prefix });
     return async () => {
       const client = new pg.Client({ connectionString: adminUrl(serverUrl) });
       await client.connect();
-      const { rows } = await client.query<{ datname: string }>('SELECT datname FROM pg_database WHERE datname LIKE $1', [`${prefix}%`]);
+      const { rows } = await client.query<{ datname: string }>(
+        'SELECT datname FROM pg_database WHERE datname LIKE $1',
+        [`${prefix}%`],
+      );
       for (const { datname } of rows) await client.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
       await client.end();
     };

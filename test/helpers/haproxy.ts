@@ -8,7 +8,12 @@ import { sleep } from './load.ts';
 import { spawnTool } from './process.ts';
 import { freePort } from './server.ts';
 
-export interface HaproxyServerStat { name: string; status: string; checkStatus: string; failedChecks: number }
+export interface HaproxyServerStat {
+  name: string;
+  status: string;
+  checkStatus: string;
+  failedChecks: number;
+}
 
 export interface Haproxy {
   /** The frontend's URL. */
@@ -26,38 +31,51 @@ export async function startHaproxy(backend: string[]): Promise<Haproxy> {
   const socket = join(dir, 'admin.sock');
   const port = await freePort();
   const config = join(dir, 'haproxy.cfg');
-  writeFileSync(config, [
-    'global',
-    `  stats socket ${socket} mode 600 level admin`,
-    'defaults',
-    '  mode http',
-    '  timeout connect 2s',
-    '  timeout client 10s',
-    '  timeout server 10s',
-    'frontend fe',
-    `  bind 127.0.0.1:${port}`,
-    '  default_backend be',
-    'backend be',
-    ...backend.map((line) => `  ${line}`),
-    '',
-  ].join('\n'));
+  writeFileSync(
+    config,
+    [
+      'global',
+      `  stats socket ${socket} mode 600 level admin`,
+      'defaults',
+      '  mode http',
+      '  timeout connect 2s',
+      '  timeout client 10s',
+      '  timeout server 10s',
+      'frontend fe',
+      `  bind 127.0.0.1:${port}`,
+      '  default_backend be',
+      'backend be',
+      ...backend.map((line) => `  ${line}`),
+      '',
+    ].join('\n'),
+  );
   const tool = spawnTool('haproxy', ['-db', '-f', config]);
 
-  const command = (line: string) => new Promise<string>((resolve, reject) => {
-    const s = connect(socket);
-    let out = '';
-    s.setTimeout(2000, () => s.destroy(new Error(`haproxy admin socket: no answer to ${line}`)));
-    s.on('connect', () => s.write(`${line}\n`));
-    s.on('data', (d) => { out += String(d); });
-    s.on('end', () => resolve(out));
-    s.on('error', reject);
-  });
+  const command = (line: string) =>
+    new Promise<string>((resolve, reject) => {
+      const s = connect(socket);
+      let out = '';
+      s.setTimeout(2000, () => s.destroy(new Error(`haproxy admin socket: no answer to ${line}`)));
+      s.on('connect', () => s.write(`${line}\n`));
+      s.on('data', (d) => {
+        out += String(d);
+      });
+      s.on('end', () => resolve(out));
+      s.on('error', reject);
+    });
   const servers = async () => {
     const [head, ...rows] = (await command('show stat')).trim().split('\n');
     const columns = head!.replace(/^# /, '').split(',');
     const at = (row: string[], name: string) => row[columns.indexOf(name)] ?? '';
-    return rows.map((r) => r.split(',')).filter((r) => r[0] === 'be' && !['FRONTEND', 'BACKEND'].includes(r[1]!))
-      .map((r) => ({ name: r[1]!, status: at(r, 'status'), checkStatus: at(r, 'check_status').replace(/^\* /, ''), failedChecks: Number(at(r, 'chkfail')) }));
+    return rows
+      .map((r) => r.split(','))
+      .filter((r) => r[0] === 'be' && !['FRONTEND', 'BACKEND'].includes(r[1]!))
+      .map((r) => ({
+        name: r[1]!,
+        status: at(r, 'status'),
+        checkStatus: at(r, 'check_status').replace(/^\* /, ''),
+        failedChecks: Number(at(r, 'chkfail')),
+      }));
   };
   const stop = async () => {
     await tool.stop();
@@ -75,7 +93,9 @@ export async function startHaproxy(backend: string[]): Promise<Haproxy> {
     } catch (error) {
       if (Date.now() > deadline) {
         await stop();
-        throw new Error(`haproxy did not answer on its admin socket within 10 s: ${(error as Error).message}\n${tool.log()}`);
+        throw new Error(
+          `haproxy did not answer on its admin socket within 10 s: ${(error as Error).message}\n${tool.log()}`,
+        );
       }
       await sleep(100);
     }

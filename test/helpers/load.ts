@@ -1,5 +1,9 @@
 // Bounded concurrent load for reliability tests: N workers repeat an operation until stopped or a deadline.
-export interface LoadRecord { status: number | 'network-error'; ms: number; at: number }
+export interface LoadRecord {
+  status: number | 'network-error';
+  ms: number;
+  at: number;
+}
 
 export interface Load {
   records: LoadRecord[];
@@ -7,24 +11,36 @@ export interface Load {
   stop(): Promise<void>;
 }
 
-export function startLoad(workers: number, operation: () => Promise<number>, options: { maxSeconds: number; pauseMs?: number }): Load {
+export function startLoad(
+  workers: number,
+  operation: () => Promise<number>,
+  options: { maxSeconds: number; pauseMs?: number },
+): Load {
   const records: LoadRecord[] = [];
   let stopped = false;
   const deadline = Date.now() + options.maxSeconds * 1000;
-  const running = Promise.all(Array.from({ length: workers }, async () => {
-    while (!stopped && Date.now() < deadline) {
-      const t0 = Date.now();
-      let status: LoadRecord['status'];
-      try {
-        status = await operation();
-      } catch {
-        status = 'network-error';
+  const running = Promise.all(
+    Array.from({ length: workers }, async () => {
+      while (!stopped && Date.now() < deadline) {
+        const t0 = Date.now();
+        let status: LoadRecord['status'];
+        try {
+          status = await operation();
+        } catch {
+          status = 'network-error';
+        }
+        records.push({ status, ms: Date.now() - t0, at: t0 });
+        if (options.pauseMs) await new Promise((r) => setTimeout(r, options.pauseMs));
       }
-      records.push({ status, ms: Date.now() - t0, at: t0 });
-      if (options.pauseMs) await new Promise((r) => setTimeout(r, options.pauseMs));
-    }
-  }));
-  return { records, stop: async () => { stopped = true; await running; } };
+    }),
+  );
+  return {
+    records,
+    stop: async () => {
+      stopped = true;
+      await running;
+    },
+  };
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

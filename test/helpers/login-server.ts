@@ -25,8 +25,11 @@ export async function startLoginServer(callbackUrl: string, env: Record<string, 
   try {
     // dev mode: the relying party's callback is plain http on loopback
     const app = await createOidcApp(server, {
-      appType: 'user_agent', authMethod: 'none', devMode: true,
-      redirectUris: [`${callbackUrl}/cb`], postLogoutRedirectUris: [`${callbackUrl}/bye`],
+      appType: 'user_agent',
+      authMethod: 'none',
+      devMode: true,
+      redirectUris: [`${callbackUrl}/cb`],
+      postLogoutRedirectUris: [`${callbackUrl}/bye`],
     });
     const admin = (await findUserByLoginName(server.db, 'admin'))!;
     const orgId = await defaultOrgId(server);
@@ -39,7 +42,13 @@ export async function startLoginServer(callbackUrl: string, env: Record<string, 
       logs: server.logs,
       findUser: (loginName) => findUserByLoginName(server.db, loginName),
       async addUser(userName, password) {
-        const input = registrationSchema.parse({ firstName: userName, lastName: 'Tester', email: `${userName}@example.com`, userName, password });
+        const input = registrationSchema.parse({
+          firstName: userName,
+          lastName: 'Tester',
+          email: `${userName}@example.com`,
+          userName,
+          password,
+        });
         return (await registerHuman(server.db, orgId, input, 'en')).userId;
       },
       stop: () => server.stop(),

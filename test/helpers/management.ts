@@ -17,11 +17,21 @@ export interface ApiCall {
   body?: Record<string, unknown>;
 }
 
-export interface CallOptions { token?: string; orgId?: string }
+export interface CallOptions {
+  token?: string;
+  orgId?: string;
+}
 
 export type Outcome =
   | { ok: true; status: number; json: Record<string, unknown> }
-  | { ok: false; status: number; code: number; message: string; body?: Record<string, unknown>; wwwAuthenticate?: string | null };
+  | {
+      ok: false;
+      status: number;
+      code: number;
+      message: string;
+      body?: Record<string, unknown>;
+      wwwAuthenticate?: string | null;
+    };
 
 const transports = new Map<string, Transport>();
 
@@ -29,26 +39,37 @@ function transport(baseUrl: string, encoding: 'grpc' | 'grpc-web'): Transport {
   const key = `${encoding} ${baseUrl}`;
   let t = transports.get(key);
   if (!t) {
-    t = encoding === 'grpc'
-      ? createGrpcTransport({ baseUrl })
-      : createGrpcWebTransport({ baseUrl, httpVersion: '1.1' });
+    t =
+      encoding === 'grpc' ? createGrpcTransport({ baseUrl }) : createGrpcWebTransport({ baseUrl, httpVersion: '1.1' });
     transports.set(key, t);
   }
   return t;
 }
 
-export async function callApi(baseUrl: string, encoding: Encoding, call: ApiCall, options: CallOptions = {}): Promise<Outcome> {
+export async function callApi(
+  baseUrl: string,
+  encoding: Encoding,
+  call: ApiCall,
+  options: CallOptions = {},
+): Promise<Outcome> {
   const method = call.service.methods.find((m) => m.name === call.method);
   if (!method) throw new Error(`no method ${call.method}`);
   if (encoding === 'rest') return callRest(baseUrl, call, options);
   const headers: Record<string, string> = {};
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   if (options.orgId) headers['x-zitadel-orgid'] = options.orgId;
-  const client = createClient(call.service, transport(baseUrl, encoding)) as unknown as Record<string, (req: unknown, o: unknown) => Promise<never>>;
+  const client = createClient(call.service, transport(baseUrl, encoding)) as unknown as Record<
+    string,
+    (req: unknown, o: unknown) => Promise<never>
+  >;
   try {
     const request = fromJson(method.input, JSON.parse(JSON.stringify(call.body ?? {})) as JsonValue);
     const response = await client[method.localName]!(request, { headers, timeoutMs: 20_000 });
-    return { ok: true, status: 200, json: toJson(method.output as DescMethod['output'], response) as Record<string, unknown> };
+    return {
+      ok: true,
+      status: 200,
+      json: toJson(method.output as DescMethod['output'], response) as Record<string, unknown>,
+    };
   } catch (error) {
     const e = ConnectError.from(error);
     if (e.code === Code.Unknown) throw error;
@@ -56,7 +77,12 @@ export async function callApi(baseUrl: string, encoding: Encoding, call: ApiCall
   }
 }
 
-export async function callRest(baseUrl: string, call: ApiCall, options: CallOptions = {}, rawBody?: string): Promise<Outcome> {
+export async function callRest(
+  baseUrl: string,
+  call: ApiCall,
+  options: CallOptions = {},
+  rawBody?: string,
+): Promise<Outcome> {
   const [verb, path] = call.rest;
   const headers: Record<string, string> = {};
   if (options.token) headers.authorization = `Bearer ${options.token}`;
@@ -64,13 +90,22 @@ export async function callRest(baseUrl: string, call: ApiCall, options: CallOpti
   const hasBody = verb !== 'GET' && verb !== 'DELETE';
   if (hasBody) headers['content-type'] = 'application/json';
   const res = await fetch(baseUrl + path, {
-    method: verb, headers, body: hasBody ? rawBody ?? JSON.stringify(call.body ?? {}) : undefined, signal: AbortSignal.timeout(20_000),
+    method: verb,
+    headers,
+    body: hasBody ? (rawBody ?? JSON.stringify(call.body ?? {})) : undefined,
+    signal: AbortSignal.timeout(20_000),
   });
   const json = (await res.json()) as Record<string, unknown>;
   if (res.ok) return { ok: true, status: res.status, json };
-  return { ok: false, status: res.status, code: json.code as number, message: json.message as string, body: json, wwwAuthenticate: res.headers.get('www-authenticate') };
+  return {
+    ok: false,
+    status: res.status,
+    code: json.code as number,
+    message: json.message as string,
+    body: json,
+    wwwAuthenticate: res.headers.get('www-authenticate'),
+  };
 }
-
 
 /** The response of a successful call; fails the test with the error otherwise. */
 export function okJson<T = Record<string, unknown>>(outcome: Outcome): T {

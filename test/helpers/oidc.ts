@@ -23,22 +23,48 @@ export async function defaultOrgId(server: TestServer): Promise<string> {
 }
 
 export async function createProject(server: TestServer): Promise<string> {
-  return (await addProject(server.db, { orgId: await defaultOrgId(server), name: unique('project') }, 'test')).projectId;
+  return (await addProject(server.db, { orgId: await defaultOrgId(server), name: unique('project') }, 'test'))
+    .projectId;
 }
 
-export interface TestApp { appId: string; clientId: string; clientSecret?: string; projectId: string }
+export interface TestApp {
+  appId: string;
+  clientId: string;
+  clientSecret?: string;
+  projectId: string;
+}
 
-export async function createOidcApp(server: TestServer, config: OidcConfigInput = {}, projectId?: string): Promise<TestApp> {
+export async function createOidcApp(
+  server: TestServer,
+  config: OidcConfigInput = {},
+  projectId?: string,
+): Promise<TestApp> {
   const project = projectId ?? (await createProject(server));
-  const added = await addOidcApp(server.db, secrets, {
-    projectId: project, name: unique('app'), redirectUris: [CALLBACK], postLogoutRedirectUris: [LOGOUT_CALLBACK],
-    grantTypes: ['authorization_code', 'refresh_token'], ...config,
-  }, 'test');
+  const added = await addOidcApp(
+    server.db,
+    secrets,
+    {
+      projectId: project,
+      name: unique('app'),
+      redirectUris: [CALLBACK],
+      postLogoutRedirectUris: [LOGOUT_CALLBACK],
+      grantTypes: ['authorization_code', 'refresh_token'],
+      ...config,
+    },
+    'test',
+  );
   return { ...added, projectId: project };
 }
 
-export async function createApiApp(server: TestServer, projectId: string, authMethod: 'basic' | 'private_key_jwt' = 'basic'): Promise<TestApp> {
-  return { ...(await addApiApp(server.db, secrets, { projectId, name: unique('api'), authMethod }, 'test')), projectId };
+export async function createApiApp(
+  server: TestServer,
+  projectId: string,
+  authMethod: 'basic' | 'private_key_jwt' = 'basic',
+): Promise<TestApp> {
+  return {
+    ...(await addApiApp(server.db, secrets, { projectId, name: unique('api'), authMethod }, 'test')),
+    projectId,
+  };
 }
 
 export async function createAppKey(server: TestServer, appId: string) {
@@ -47,30 +73,59 @@ export async function createAppKey(server: TestServer, appId: string) {
 
 export async function createMachine(server: TestServer, accessTokenType: 'opaque' | 'jwt' = 'opaque') {
   const userName = unique('svc');
-  const { userId } = await addMachineUser(server.db, { orgId: await defaultOrgId(server), userName, name: 'Service', accessTokenType }, 'test');
+  const { userId } = await addMachineUser(
+    server.db,
+    { orgId: await defaultOrgId(server), userName, name: 'Service', accessTokenType },
+    'test',
+  );
   const { keyFile } = await addMachineUserKey(server.db, userId, undefined, 'test');
   const { clientSecret } = await generateMachineSecret(server.db, secrets, userId, 'test');
   return { userId, userName, keyFile, clientSecret };
 }
 
 /** A JWT-profile assertion as ZITADEL's SDKs build it (compat.md §6). */
-export async function assertion(keyFile: { keyId: string; key: string; userId: string }, aud: string, claims: Record<string, unknown> = {}, iat = Math.floor(Date.now() / 1000)) {
-  return new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: keyFile.keyId }).setIssuer(keyFile.userId).setSubject(keyFile.userId)
-    .setAudience(aud).setIssuedAt(iat).setExpirationTime(iat + 3600).sign(createPrivateKey(keyFile.key));
+export async function assertion(
+  keyFile: { keyId: string; key: string; userId: string },
+  aud: string,
+  claims: Record<string, unknown> = {},
+  iat = Math.floor(Date.now() / 1000),
+) {
+  return new SignJWT(claims)
+    .setProtectedHeader({ alg: 'RS256', kid: keyFile.keyId })
+    .setIssuer(keyFile.userId)
+    .setSubject(keyFile.userId)
+    .setAudience(aud)
+    .setIssuedAt(iat)
+    .setExpirationTime(iat + 3600)
+    .sign(createPrivateKey(keyFile.key));
 }
 
 export async function postForm(url: string, form: Record<string, string>, headers: Record<string, string> = {}) {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(form) });
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    body: new URLSearchParams(form),
+  });
   const text = await response.text();
   let json: any;
-  try { json = JSON.parse(text); } catch { json = undefined; }
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
   return { status: response.status, headers: response.headers, json, text };
 }
 
-export const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
+export const basic = (id: string, secret: string) =>
+  `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
 
 /** openid-client configuration for an app, over plain http on loopback. */
-export async function rpConfig(server: TestServer, clientId: string, auth: client.ClientAuth, metadata: Partial<client.ClientMetadata> = {}) {
+export async function rpConfig(
+  server: TestServer,
+  clientId: string,
+  auth: client.ClientAuth,
+  metadata: Partial<client.ClientMetadata> = {},
+) {
   return client.discovery(new URL(server.url), clientId, metadata, auth, { execute: [client.allowInsecureRequests] });
 }
 
@@ -78,7 +133,9 @@ export async function rpConfig(server: TestServer, clientId: string, auth: clien
 export class Browser {
   readonly cookies = new Map<string, string>();
   readonly #server: TestServer;
-  constructor(server: TestServer) { this.#server = server; }
+  constructor(server: TestServer) {
+    this.#server = server;
+  }
 
   async request(url: string, init: RequestInit = {}) {
     const headers = new Headers(init.headers);
@@ -114,7 +171,10 @@ export class Browser {
     return this.follow(`${loginUrl}/password`, {
       method: 'POST',
       // the page's origin is the issuer's (behind a balancer, whichever instance served it)
-      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: new URL(this.#server.config.issuer).origin },
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        origin: new URL(this.#server.config.issuer).origin,
+      },
       body: new URLSearchParams({ csrf, loginName, password }),
     });
   }
@@ -123,24 +183,50 @@ export class Browser {
   async authorize(authorizationUrl: string | URL, loginName = 'admin', password = ADMIN_PASSWORD): Promise<URL> {
     const first = await this.follow(String(authorizationUrl));
     if (first.response.status >= 300 && first.response.status < 400) return new URL(first.url); // SSO: no login page
-    if (!first.url.includes('/ui/login/')) throw new Error(`expected the login page, got ${first.response.status} ${first.url}`);
+    if (!first.url.includes('/ui/login/'))
+      throw new Error(`expected the login page, got ${first.response.status} ${first.url}`);
     const done = await this.submitLogin(first.url, loginName, password);
-    if (!(done.response.status >= 300 && done.response.status < 400)) throw new Error(`login did not redirect: ${done.response.status} ${await done.response.text()}`);
+    if (!(done.response.status >= 300 && done.response.status < 400))
+      throw new Error(`login did not redirect: ${done.response.status} ${await done.response.text()}`);
     return new URL(done.url);
   }
 }
 
 /** Runs a code flow with PKCE for an app with a secret (Basic) or a public app; returns the token response. */
-export async function userTokens(server: TestServer, app: TestApp, scope = 'openid profile email offline_access', browser = new Browser(server), redirectUri = CALLBACK) {
+export async function userTokens(
+  server: TestServer,
+  app: TestApp,
+  scope = 'openid profile email offline_access',
+  browser = new Browser(server),
+  redirectUri = CALLBACK,
+) {
   const verifier = client.randomPKCECodeVerifier();
   const url = new URL(`${server.url}/oauth/v2/authorize`);
-  const params = { client_id: app.clientId, redirect_uri: redirectUri, response_type: 'code', scope, code_challenge: await client.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' };
+  const params = {
+    client_id: app.clientId,
+    redirect_uri: redirectUri,
+    response_type: 'code',
+    scope,
+    code_challenge: await client.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+  };
   for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
   const callback = await browser.authorize(url);
-  const form = { grant_type: 'authorization_code', code: callback.searchParams.get('code')!, redirect_uri: redirectUri, code_verifier: verifier };
+  const form = {
+    grant_type: 'authorization_code',
+    code: callback.searchParams.get('code')!,
+    redirect_uri: redirectUri,
+    code_verifier: verifier,
+  };
   const res = app.clientSecret
     ? await postForm(`${server.url}/oauth/v2/token`, form, { authorization: basic(app.clientId, app.clientSecret) })
     : await postForm(`${server.url}/oauth/v2/token`, { ...form, client_id: app.clientId });
   if (res.status !== 200) throw new Error(`token request failed: ${res.text}`);
-  return res.json as { access_token: string; id_token: string; refresh_token?: string; scope: string; expires_in: number };
+  return res.json as {
+    access_token: string;
+    id_token: string;
+    refresh_token?: string;
+    scope: string;
+    expires_in: number;
+  };
 }

@@ -18,22 +18,48 @@ export interface OtherOrgApp {
 
 let counter = 0;
 
-export async function setUpOtherOrgApp(server: TestServer, iamOwnerToken: string, redirectUri: string): Promise<OtherOrgApp> {
+export async function setUpOtherOrgApp(
+  server: TestServer,
+  iamOwnerToken: string,
+  redirectUri: string,
+): Promise<OtherOrgApp> {
   const n = `${process.pid}-${++counter}`;
   const orgName = `Org B ${n}`;
   const owner = { userName: `owner-b-${n}`, password: 'Owner-B-Password-1' };
-  const { orgId, userId } = okJson<{ orgId: string; userId: string }>(await callRest(server.url, {
-    service: AdminService, method: 'SetUpOrg', rest: ['POST', '/admin/v1/orgs/_setup'],
-    body: {
-      org: { name: orgName },
-      human: { userName: owner.userName, profile: { firstName: 'Mallory', lastName: 'B' }, email: { email: `${owner.userName}@example.com`, isEmailVerified: true }, password: owner.password },
-    },
-  }, { token: iamOwnerToken }));
+  const { orgId, userId } = okJson<{ orgId: string; userId: string }>(
+    await callRest(
+      server.url,
+      {
+        service: AdminService,
+        method: 'SetUpOrg',
+        rest: ['POST', '/admin/v1/orgs/_setup'],
+        body: {
+          org: { name: orgName },
+          human: {
+            userName: owner.userName,
+            profile: { firstName: 'Mallory', lastName: 'B' },
+            email: { email: `${owner.userName}@example.com`, isEmailVerified: true },
+            password: owner.password,
+          },
+        },
+      },
+      { token: iamOwnerToken },
+    ),
+  );
   // org B's owner signs in (an app of the first org) and provisions in their own org
   const token = await humanToken(server, owner.userName, owner.password);
-  const { id: projectId } = okJson<{ id: string }>(await callRest(server.url, {
-    service: ManagementService, method: 'AddProject', rest: ['POST', '/management/v1/projects'], body: { name: `Tools ${n}` },
-  }, { token }));
+  const { id: projectId } = okJson<{ id: string }>(
+    await callRest(
+      server.url,
+      {
+        service: ManagementService,
+        method: 'AddProject',
+        rest: ['POST', '/management/v1/projects'],
+        body: { name: `Tools ${n}` },
+      },
+      { token },
+    ),
+  );
   const addApp = () => addOrgApp(server, token, projectId, redirectUri);
   return { orgId, orgName, owner: { ...owner, userId, token }, app: await addApp(), addApp };
 }
@@ -41,14 +67,32 @@ export async function setUpOtherOrgApp(server: TestServer, iamOwnerToken: string
 let apps = 0;
 
 /** An OIDC app (Basic secret, dev mode for a loopback callback) registered by the org's owner in their project. */
-async function addOrgApp(server: TestServer, ownerToken: string, projectId: string, redirectUri: string): Promise<OtherOrgApp['app']> {
+async function addOrgApp(
+  server: TestServer,
+  ownerToken: string,
+  projectId: string,
+  redirectUri: string,
+): Promise<OtherOrgApp['app']> {
   const name = `admin-helper-${process.pid}-${++apps}`;
-  const added = okJson<{ clientId: string; clientSecret: string }>(await callRest(server.url, {
-    service: ManagementService, method: 'AddOIDCApp', rest: ['POST', `/management/v1/projects/${projectId}/apps/oidc`],
-    body: {
-      name, redirectUris: [redirectUri], responseTypes: ['OIDC_RESPONSE_TYPE_CODE'], grantTypes: ['OIDC_GRANT_TYPE_AUTHORIZATION_CODE'],
-      appType: 'OIDC_APP_TYPE_WEB', authMethodType: 'OIDC_AUTH_METHOD_TYPE_BASIC', devMode: true,
-    },
-  }, { token: ownerToken }));
+  const added = okJson<{ clientId: string; clientSecret: string }>(
+    await callRest(
+      server.url,
+      {
+        service: ManagementService,
+        method: 'AddOIDCApp',
+        rest: ['POST', `/management/v1/projects/${projectId}/apps/oidc`],
+        body: {
+          name,
+          redirectUris: [redirectUri],
+          responseTypes: ['OIDC_RESPONSE_TYPE_CODE'],
+          grantTypes: ['OIDC_GRANT_TYPE_AUTHORIZATION_CODE'],
+          appType: 'OIDC_APP_TYPE_WEB',
+          authMethodType: 'OIDC_AUTH_METHOD_TYPE_BASIC',
+          devMode: true,
+        },
+      },
+      { token: ownerToken },
+    ),
+  );
   return { name, clientId: added.clientId, clientSecret: added.clientSecret };
 }

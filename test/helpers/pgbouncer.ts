@@ -39,21 +39,26 @@ export async function startPgBouncer(serverUrl: string, options: PgBouncerOption
   // Trust between the test and PgBouncer; PgBouncer logs in to PostgreSQL with the user's password from the
   // auth file (plain text works with both trust and scram pg_hba setups).
   const authFile = file('users.txt', `"${user}" "${password.replace(/"/g, '""')}"\n`);
-  const ini = file('pgbouncer.ini', [
-    '[databases]',
-    `* = host=${server.hostname.replace(/^\[(.*)\]$/, '$1')} port=${server.port || 5432}`,
-    '[pgbouncer]',
-    'listen_addr = 127.0.0.1',
-    `listen_port = ${port}`,
-    'unix_socket_dir =',
-    'auth_type = trust',
-    `auth_file = ${authFile}`,
-    `pool_mode = ${options.poolMode ?? 'transaction'}`,
-    `default_pool_size = ${options.poolSize ?? 20}`,
-    'max_client_conn = 500',
-    ...(options.ignoreStartupParameters?.length ? [`ignore_startup_parameters = ${options.ignoreStartupParameters.join(',')}`] : []),
-    '',
-  ].join('\n'));
+  const ini = file(
+    'pgbouncer.ini',
+    [
+      '[databases]',
+      `* = host=${server.hostname.replace(/^\[(.*)\]$/, '$1')} port=${server.port || 5432}`,
+      '[pgbouncer]',
+      'listen_addr = 127.0.0.1',
+      `listen_port = ${port}`,
+      'unix_socket_dir =',
+      'auth_type = trust',
+      `auth_file = ${authFile}`,
+      `pool_mode = ${options.poolMode ?? 'transaction'}`,
+      `default_pool_size = ${options.poolSize ?? 20}`,
+      'max_client_conn = 500',
+      ...(options.ignoreStartupParameters?.length
+        ? [`ignore_startup_parameters = ${options.ignoreStartupParameters.join(',')}`]
+        : []),
+      '',
+    ].join('\n'),
+  );
 
   const asRoot = process.getuid?.() === 0;
   const tool = spawnTool('pgbouncer', [...(asRoot ? ['-u', 'postgres'] : []), ini]);
@@ -74,7 +79,8 @@ export async function startPgBouncer(serverUrl: string, options: PgBouncerOption
   for (;;) {
     const spawnError = tool.spawnError();
     if (spawnError) await stop();
-    if (spawnError) throw new Error(`pgbouncer did not start (install Debian's pgbouncer package): ${spawnError.message}`);
+    if (spawnError)
+      throw new Error(`pgbouncer did not start (install Debian's pgbouncer package): ${spawnError.message}`);
     const client = new pg.Client({ connectionString: url(serverUrl), connectionTimeoutMillis: 1000 });
     client.on('error', () => {});
     try {

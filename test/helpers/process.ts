@@ -13,10 +13,17 @@ export interface GatehouseProcess {
 }
 
 export function spawnGatehouse(env: Record<string, string>): GatehouseProcess {
-  const child = spawn(process.execPath, [MAIN], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [MAIN], {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
-  child.stdout!.on('data', (d) => { out += String(d); });
-  child.stderr!.on('data', (d) => { out += String(d); });
+  child.stdout!.on('data', (d) => {
+    out += String(d);
+  });
+  child.stderr!.on('data', (d) => {
+    out += String(d);
+  });
   const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   return {
     child,
@@ -35,7 +42,9 @@ export async function waitForOk(url: string, timeoutMs = 30_000): Promise<void> 
     try {
       const res = await fetch(url);
       if (res.status === 200) return;
-    } catch { /* not listening yet */ }
+    } catch {
+      /* not listening yet */
+    }
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`${url} did not answer 200 within ${timeoutMs} ms`);
@@ -52,12 +61,21 @@ export interface ToolProcess {
 
 /** Runs a system tool in the foreground (PgBouncer, HAProxy; /usr/sbin added to PATH, where Debian puts them). */
 export function spawnTool(command: string, args: string[]): ToolProcess {
-  const child = spawn(command, args, { env: { PATH: `${process.env.PATH ?? ''}:/usr/sbin` }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command, args, {
+    env: { PATH: `${process.env.PATH ?? ''}:/usr/sbin` },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let log = '';
-  child.stdout!.on('data', (d) => { log += String(d); });
-  child.stderr!.on('data', (d) => { log += String(d); });
+  child.stdout!.on('data', (d) => {
+    log += String(d);
+  });
+  child.stderr!.on('data', (d) => {
+    log += String(d);
+  });
   let error: Error | undefined;
-  child.on('error', (e) => { error = e; });
+  child.on('error', (e) => {
+    error = e;
+  });
   const exited = new Promise<void>((resolve) => child.on('close', () => resolve()));
   return {
     log: () => log,

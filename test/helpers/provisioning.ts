@@ -17,39 +17,107 @@ export const unique = (prefix: string) => `${prefix}-${process.pid}-${Date.now()
 
 export const calls = {
   getMyOrg: (): ApiCall => ({ service: M, method: 'GetMyOrg', rest: ['GET', '/management/v1/orgs/me'] }),
-  addProject: (name = unique('project')): ApiCall => ({ service: M, method: 'AddProject', rest: ['POST', '/management/v1/projects'], body: { name } }),
+  addProject: (name = unique('project')): ApiCall => ({
+    service: M,
+    method: 'AddProject',
+    rest: ['POST', '/management/v1/projects'],
+    body: { name },
+  }),
   addOidcApp: (projectId: string, body: Record<string, unknown> = {}): ApiCall => ({
-    service: M, method: 'AddOIDCApp', rest: ['POST', `/management/v1/projects/${projectId}/apps/oidc`],
-    body: { projectId, name: unique('app'), redirectUris: ['https://rp.example.com/callback'], responseTypes: ['OIDC_RESPONSE_TYPE_CODE'], grantTypes: ['OIDC_GRANT_TYPE_AUTHORIZATION_CODE'], ...body },
+    service: M,
+    method: 'AddOIDCApp',
+    rest: ['POST', `/management/v1/projects/${projectId}/apps/oidc`],
+    body: {
+      projectId,
+      name: unique('app'),
+      redirectUris: ['https://rp.example.com/callback'],
+      responseTypes: ['OIDC_RESPONSE_TYPE_CODE'],
+      grantTypes: ['OIDC_GRANT_TYPE_AUTHORIZATION_CODE'],
+      ...body,
+    },
   }),
   addApiApp: (projectId: string, body: Record<string, unknown> = {}): ApiCall => ({
-    service: M, method: 'AddAPIApp', rest: ['POST', `/management/v1/projects/${projectId}/apps/api`], body: { projectId, name: unique('api'), ...body },
+    service: M,
+    method: 'AddAPIApp',
+    rest: ['POST', `/management/v1/projects/${projectId}/apps/api`],
+    body: { projectId, name: unique('api'), ...body },
   }),
-  getApp: (projectId: string, appId: string): ApiCall => ({ service: M, method: 'GetAppByID', rest: ['GET', `/management/v1/projects/${projectId}/apps/${appId}`], body: { projectId, appId } }),
+  getApp: (projectId: string, appId: string): ApiCall => ({
+    service: M,
+    method: 'GetAppByID',
+    rest: ['GET', `/management/v1/projects/${projectId}/apps/${appId}`],
+    body: { projectId, appId },
+  }),
   updateOidcConfig: (projectId: string, appId: string, body: Record<string, unknown> = {}): ApiCall => ({
-    service: M, method: 'UpdateOIDCAppConfig', rest: ['PUT', `/management/v1/projects/${projectId}/apps/${appId}/oidc_config`],
-    body: { projectId, appId, redirectUris: ['https://rp.example.com/other'], responseTypes: ['OIDC_RESPONSE_TYPE_CODE'], grantTypes: ['OIDC_GRANT_TYPE_AUTHORIZATION_CODE'], ...body },
+    service: M,
+    method: 'UpdateOIDCAppConfig',
+    rest: ['PUT', `/management/v1/projects/${projectId}/apps/${appId}/oidc_config`],
+    body: {
+      projectId,
+      appId,
+      redirectUris: ['https://rp.example.com/other'],
+      responseTypes: ['OIDC_RESPONSE_TYPE_CODE'],
+      grantTypes: ['OIDC_GRANT_TYPE_AUTHORIZATION_CODE'],
+      ...body,
+    },
   }),
   addAppKey: (projectId: string, appId: string, body: Record<string, unknown> = {}): ApiCall => ({
-    service: M, method: 'AddAppKey', rest: ['POST', `/management/v1/projects/${projectId}/apps/${appId}/keys`], body: { projectId, appId, type: 'KEY_TYPE_JSON', ...body },
+    service: M,
+    method: 'AddAppKey',
+    rest: ['POST', `/management/v1/projects/${projectId}/apps/${appId}/keys`],
+    body: { projectId, appId, type: 'KEY_TYPE_JSON', ...body },
   }),
   addMachineUser: (body: Record<string, unknown> = {}): ApiCall => ({
-    service: M, method: 'AddMachineUser', rest: ['POST', '/management/v1/users/machine'], body: { userName: unique('svc'), name: 'Service', ...body },
+    service: M,
+    method: 'AddMachineUser',
+    rest: ['POST', '/management/v1/users/machine'],
+    body: { userName: unique('svc'), name: 'Service', ...body },
   }),
   addMachineKey: (userId: string, body: Record<string, unknown> = {}): ApiCall => ({
-    service: M, method: 'AddMachineKey', rest: ['POST', `/management/v1/users/${userId}/keys`], body: { userId, type: 'KEY_TYPE_JSON', ...body },
+    service: M,
+    method: 'AddMachineKey',
+    rest: ['POST', `/management/v1/users/${userId}/keys`],
+    body: { userId, type: 'KEY_TYPE_JSON', ...body },
   }),
-  generateMachineSecret: (userId: string): ApiCall => ({ service: M, method: 'GenerateMachineSecret', rest: ['PUT', `/management/v1/users/${userId}/secret`], body: { userId } }),
+  generateMachineSecret: (userId: string): ApiCall => ({
+    service: M,
+    method: 'GenerateMachineSecret',
+    rest: ['PUT', `/management/v1/users/${userId}/secret`],
+    body: { userId },
+  }),
   importHumanUser: (body: Record<string, unknown> = {}): ApiCall => {
     const userName = unique('human');
     return {
-      service: M, method: 'ImportHumanUser', rest: ['POST', '/management/v1/users/human/_import'],
-      body: { userName, profile: { firstName: 'Ada', lastName: 'Lovelace', gender: 'GENDER_FEMALE' }, email: { email: `${userName}@example.com`, isEmailVerified: true }, password: 'Imported-Password-1', ...body },
+      service: M,
+      method: 'ImportHumanUser',
+      rest: ['POST', '/management/v1/users/human/_import'],
+      body: {
+        userName,
+        profile: { firstName: 'Ada', lastName: 'Lovelace', gender: 'GENDER_FEMALE' },
+        email: { email: `${userName}@example.com`, isEmailVerified: true },
+        password: 'Imported-Password-1',
+        ...body,
+      },
     };
   },
-  getUser: (id: string): ApiCall => ({ service: M, method: 'GetUserByID', rest: ['GET', `/management/v1/users/${id}`], body: { id } }),
-  deactivateUser: (id: string): ApiCall => ({ service: M, method: 'DeactivateUser', rest: ['POST', `/management/v1/users/${id}/_deactivate`], body: { id } }),
-  addIamMember: (userId: string, roles = ['IAM_OWNER']): ApiCall => ({ service: AdminService, method: 'AddIAMMember', rest: ['POST', '/admin/v1/members'], body: { userId, roles } }),
+  getUser: (id: string): ApiCall => ({
+    service: M,
+    method: 'GetUserByID',
+    rest: ['GET', `/management/v1/users/${id}`],
+    body: { id },
+  }),
+  deactivateUser: (id: string): ApiCall => ({
+    service: M,
+    method: 'DeactivateUser',
+    rest: ['POST', `/management/v1/users/${id}/_deactivate`],
+    body: { id },
+  }),
+  addIamMember: (userId: string, roles = ['IAM_OWNER']): ApiCall => ({
+    service: AdminService,
+    method: 'AddIAMMember',
+    rest: ['POST', '/admin/v1/members'],
+    body: { userId, roles },
+  }),
 };
 
 export interface ProvisioningServer {
@@ -67,15 +135,30 @@ export async function startProvisioningServer(): Promise<ProvisioningServer> {
   const { server, adminToken } = await startServerWithAdminKey();
   const orgOwnerToken = await jwtProfileToken(server, (await orgOwnerMachine(server)).keyFile);
   const setUp: ApiCall = {
-    service: AdminService, method: 'SetUpOrg', rest: ['POST', '/admin/v1/orgs/_setup'],
-    body: { org: { name: unique('Other Org') }, human: { userName: unique('other-owner'), profile: { firstName: 'O', lastName: 'Owner' }, email: { email: `${unique('o')}@example.com` } } },
+    service: AdminService,
+    method: 'SetUpOrg',
+    rest: ['POST', '/admin/v1/orgs/_setup'],
+    body: {
+      org: { name: unique('Other Org') },
+      human: {
+        userName: unique('other-owner'),
+        profile: { firstName: 'O', lastName: 'Owner' },
+        email: { email: `${unique('o')}@example.com` },
+      },
+    },
   };
   const { orgId } = okJson<{ orgId: string }>(await callApi(server.url, 'rest', setUp, { token: adminToken }));
   return { server, adminToken, orgOwnerToken, firstOrgId: await defaultOrgId(server), otherOrgId: orgId };
 }
 
 /** Calls and requires success. */
-export async function ok<T = Record<string, any>>(server: TestServer, encoding: Encoding, call: ApiCall, token: string, orgId?: string): Promise<T> {
+export async function ok<T = Record<string, any>>(
+  server: TestServer,
+  encoding: Encoding,
+  call: ApiCall,
+  token: string,
+  orgId?: string,
+): Promise<T> {
   return okJson<T>(await callApi(server.url, encoding, call, { token, orgId }));
 }
 
@@ -102,4 +185,5 @@ export function expectChangedDetails(details: Record<string, string>, resourceOw
   expect(details.resourceOwner).toBe(resourceOwner);
 }
 
-export const decodeKeyDetails = (keyDetails: string) => JSON.parse(Buffer.from(keyDetails, 'base64').toString('utf8')) as Record<string, string>;
+export const decodeKeyDetails = (keyDetails: string) =>
+  JSON.parse(Buffer.from(keyDetails, 'base64').toString('utf8')) as Record<string, string>;

@@ -3,7 +3,11 @@
 // does not). Every read is bounded in time.
 import net from 'node:net';
 
-export interface RawResponse { status: number; headers: Record<string, string>; body: Buffer }
+export interface RawResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: Buffer;
+}
 
 /** A keep-alive HTTP/1.1 connection: write requests, read the responses in order, see when the server closes. */
 export class RawHttp1 {
@@ -14,24 +18,38 @@ export class RawHttp1 {
 
   private constructor(socket: net.Socket) {
     this.socket = socket;
-    socket.on('data', (chunk: Buffer) => { this.#buffer = Buffer.concat([this.#buffer, chunk]); this.#wake?.(); });
-    socket.on('close', () => { this.#closed = true; this.#wake?.(); });
+    socket.on('data', (chunk: Buffer) => {
+      this.#buffer = Buffer.concat([this.#buffer, chunk]);
+      this.#wake?.();
+    });
+    socket.on('close', () => {
+      this.#closed = true;
+      this.#wake?.();
+    });
     socket.on('error', () => {});
   }
 
   static connect(url: string, localAddress?: string): Promise<RawHttp1> {
     const { hostname, port } = new URL(url);
     return new Promise((resolve, reject) => {
-      const socket = net.connect({ host: hostname, port: Number(port), localAddress }, () => resolve(new RawHttp1(socket)));
+      const socket = net.connect({ host: hostname, port: Number(port), localAddress }, () =>
+        resolve(new RawHttp1(socket)),
+      );
       socket.once('error', reject);
     });
   }
 
-  get closed(): boolean { return this.#closed; }
+  get closed(): boolean {
+    return this.#closed;
+  }
 
   /** Stops reading, as a client does that sends its whole body before it reads the response. */
-  pause(): void { this.socket.pause(); }
-  resume(): void { this.socket.resume(); }
+  pause(): void {
+    this.socket.pause();
+  }
+  resume(): void {
+    this.socket.resume();
+  }
 
   write(data: string | Buffer): Promise<void> {
     return new Promise((resolve, reject) => this.socket.write(data, (error) => (error ? reject(error) : resolve())));
@@ -61,11 +79,17 @@ export class RawHttp1 {
   #wait(deadline: number): Promise<void> {
     return new Promise((resolve) => {
       const timer = setTimeout(resolve, Math.max(0, deadline - Date.now()));
-      this.#wake = () => { clearTimeout(timer); this.#wake = undefined; resolve(); };
+      this.#wake = () => {
+        clearTimeout(timer);
+        this.#wake = undefined;
+        resolve();
+      };
     });
   }
 
-  destroy(): void { this.socket.destroy(); }
+  destroy(): void {
+    this.socket.destroy();
+  }
 }
 
 function parseResponse(buffer: Buffer): { response: RawResponse; length: number } | undefined {
@@ -96,7 +120,12 @@ function parseResponse(buffer: Buffer): { response: RawResponse; length: number 
   return { response: { status, headers, body: buffer.subarray(offset, offset + size) }, length: offset + size };
 }
 
-export interface H2Frame { type: number; flags: number; streamId: number; payload: Buffer }
+export interface H2Frame {
+  type: number;
+  flags: number;
+  streamId: number;
+  payload: Buffer;
+}
 
 export const FRAME = { DATA: 0, HEADERS: 1, RST_STREAM: 3, SETTINGS: 4, PING: 6, GOAWAY: 7 } as const;
 export const FLAG = { END_STREAM: 1, ACK: 1, END_HEADERS: 4 } as const;
@@ -119,14 +148,22 @@ export class RawHttp2 {
       while (this.#buffer.length >= 9) {
         const length = this.#buffer.readUIntBE(0, 3);
         if (this.#buffer.length < 9 + length) break;
-        const frame = { type: this.#buffer[3]!, flags: this.#buffer[4]!, streamId: this.#buffer.readUInt32BE(5) & 0x7fffffff, payload: this.#buffer.subarray(9, 9 + length) };
+        const frame = {
+          type: this.#buffer[3]!,
+          flags: this.#buffer[4]!,
+          streamId: this.#buffer.readUInt32BE(5) & 0x7fffffff,
+          payload: this.#buffer.subarray(9, 9 + length),
+        };
         this.frames.push(frame);
         this.#buffer = this.#buffer.subarray(9 + length);
         // every SETTINGS frame is acknowledged, as RFC 9113 §6.5.3 asks (the server may send more than one)
-        if (this.#ackSettings && frame.type === FRAME.SETTINGS && !(frame.flags & FLAG.ACK)) this.send(FRAME.SETTINGS, FLAG.ACK, 0, Buffer.alloc(0));
+        if (this.#ackSettings && frame.type === FRAME.SETTINGS && !(frame.flags & FLAG.ACK))
+          this.send(FRAME.SETTINGS, FLAG.ACK, 0, Buffer.alloc(0));
       }
     });
-    socket.on('close', () => { this.#closed = true; });
+    socket.on('close', () => {
+      this.#closed = true;
+    });
     socket.on('error', () => {});
   }
 
@@ -146,18 +183,22 @@ export class RawHttp2 {
     if (!settings) throw new Error('no SETTINGS from the server');
     if (ackSettings) {
       h2.send(FRAME.PING, 0, 0, Buffer.alloc(8));
-      if (!(await h2.waitFor((f) => f.type === FRAME.PING && (f.flags & FLAG.ACK) !== 0, 5_000))) throw new Error('no PING ACK from the server');
+      if (!(await h2.waitFor((f) => f.type === FRAME.PING && (f.flags & FLAG.ACK) !== 0, 5_000)))
+        throw new Error('no PING ACK from the server');
     }
     return h2;
   }
 
-  get closed(): boolean { return this.#closed; }
+  get closed(): boolean {
+    return this.#closed;
+  }
 
   /** The server's first SETTINGS frame, as identifier → value. */
   serverSettings(): Map<number, number> {
     const frame = this.frames.find((f) => f.type === FRAME.SETTINGS && !(f.flags & FLAG.ACK))!;
     const settings = new Map<number, number>();
-    for (let i = 0; i + 6 <= frame.payload.length; i += 6) settings.set(frame.payload.readUInt16BE(i), frame.payload.readUInt32BE(i + 2));
+    for (let i = 0; i + 6 <= frame.payload.length; i += 6)
+      settings.set(frame.payload.readUInt16BE(i), frame.payload.readUInt32BE(i + 2));
     return settings;
   }
 
@@ -172,7 +213,9 @@ export class RawHttp2 {
 
   /** A request's HEADERS frame (with END_STREAM unless a body follows). */
   headers(streamId: number, fields: [string, string][], endStream: boolean): void {
-    const block = Buffer.concat(fields.map(([name, value]) => Buffer.concat([Buffer.from([0]), hpackString(name), hpackString(value)])));
+    const block = Buffer.concat(
+      fields.map(([name, value]) => Buffer.concat([Buffer.from([0]), hpackString(name), hpackString(value)])),
+    );
     this.send(FRAME.HEADERS, FLAG.END_HEADERS | (endStream ? FLAG.END_STREAM : 0), streamId, block);
   }
 
@@ -190,12 +233,19 @@ export class RawHttp2 {
     const finished = new Map<number, number>();
     for (const f of this.frames) {
       if (f.type === FRAME.RST_STREAM) finished.set(f.streamId, f.payload.readUInt32BE(0));
-      else if ((f.type === FRAME.HEADERS || f.type === FRAME.DATA) && f.flags & FLAG.END_STREAM && !finished.has(f.streamId)) finished.set(f.streamId, -1);
+      else if (
+        (f.type === FRAME.HEADERS || f.type === FRAME.DATA) &&
+        f.flags & FLAG.END_STREAM &&
+        !finished.has(f.streamId)
+      )
+        finished.set(f.streamId, -1);
     }
     return finished;
   }
 
-  destroy(): void { this.socket.destroy(); }
+  destroy(): void {
+    this.socket.destroy();
+  }
 }
 
 /** An HPACK string literal without Huffman coding (RFC 7541 §5.2), its length as a 7-bit prefix integer (§5.1). */
@@ -206,7 +256,10 @@ function hpackString(text: string): Buffer {
   else {
     length.push(127);
     let rest = bytes.length - 127;
-    while (rest >= 128) { length.push((rest % 128) + 128); rest = Math.floor(rest / 128); }
+    while (rest >= 128) {
+      length.push((rest % 128) + 128);
+      rest = Math.floor(rest / 128);
+    }
     length.push(rest);
   }
   return Buffer.concat([Buffer.from(length), bytes]);

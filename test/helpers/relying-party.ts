@@ -4,7 +4,10 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as oidc from 'openid-client';
 
-export interface CallbackServer { url: string; close(): Promise<void> }
+export interface CallbackServer {
+  url: string;
+  close(): Promise<void>;
+}
 
 /** Answers every request with a small page, so the browser has somewhere to land. */
 export async function startCallbackServer(): Promise<CallbackServer> {
@@ -16,11 +19,20 @@ export async function startCallbackServer(): Promise<CallbackServer> {
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
-export interface AuthorizationStart { url: URL; verifier: string; state: string; nonce: string }
+export interface AuthorizationStart {
+  url: URL;
+  verifier: string;
+  state: string;
+  nonce: string;
+}
 
 export class RelyingParty {
   readonly config: oidc.Configuration;
@@ -33,7 +45,9 @@ export class RelyingParty {
 
   /** A public client (none + PKCE, security.md §2) registered for `redirectUri`. */
   static async discover(issuer: string, clientId: string, redirectUri: string): Promise<RelyingParty> {
-    const config = await oidc.discovery(new URL(issuer), clientId, { redirect_uris: [redirectUri] }, oidc.None(), { execute: [oidc.allowInsecureRequests] });
+    const config = await oidc.discovery(new URL(issuer), clientId, { redirect_uris: [redirectUri] }, oidc.None(), {
+      execute: [oidc.allowInsecureRequests],
+    });
     return new RelyingParty(config, redirectUri);
   }
 
@@ -42,15 +56,26 @@ export class RelyingParty {
     const state = oidc.randomState();
     const nonce = oidc.randomNonce();
     const url = oidc.buildAuthorizationUrl(this.config, {
-      redirect_uri: this.redirectUri, scope: 'openid profile email', response_type: 'code',
-      code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', state, nonce, ...params,
+      redirect_uri: this.redirectUri,
+      scope: 'openid profile email',
+      response_type: 'code',
+      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+      state,
+      nonce,
+      ...params,
     });
     return { url, verifier, state, nonce };
   }
 
   /** Redeems the code of the callback URL the browser landed on; returns the ID token and its claims. */
   async finish(callbackUrl: string, start: AuthorizationStart): Promise<{ claims: oidc.IDToken; idToken: string }> {
-    const tokens = await oidc.authorizationCodeGrant(this.config, new URL(callbackUrl), { pkceCodeVerifier: start.verifier, expectedState: start.state, expectedNonce: start.nonce, idTokenExpected: true });
+    const tokens = await oidc.authorizationCodeGrant(this.config, new URL(callbackUrl), {
+      pkceCodeVerifier: start.verifier,
+      expectedState: start.state,
+      expectedNonce: start.nonce,
+      idTokenExpected: true,
+    });
     return { claims: tokens.claims()!, idToken: tokens.id_token! };
   }
 

@@ -29,7 +29,11 @@ export async function freePort(): Promise<number> {
   });
 }
 
-export function testEnv(port: number, database: TestDatabase, overrides: Record<string, string> = {}): Record<string, string> {
+export function testEnv(
+  port: number,
+  database: TestDatabase,
+  overrides: Record<string, string> = {},
+): Record<string, string> {
   return {
     PORT: String(port),
     HOST: '127.0.0.1',
@@ -44,12 +48,19 @@ export function testEnv(port: number, database: TestDatabase, overrides: Record<
   };
 }
 
-export async function startTestServer(options: { env?: Record<string, string>; database?: TestDatabase } = {}): Promise<TestServer> {
+export async function startTestServer(
+  options: { env?: Record<string, string>; database?: TestDatabase } = {},
+): Promise<TestServer> {
   const database = options.database ?? (await createTestDatabase());
   const port = await freePort();
   const config = loadConfig(testEnv(port, database, options.env));
   const logs: string[] = [];
-  const sink = new Writable({ write(chunk, _enc, done) { logs.push(String(chunk)); done(); } });
+  const sink = new Writable({
+    write(chunk, _enc, done) {
+      logs.push(String(chunk));
+      done();
+    },
+  });
   const server = await startServer(config, createLogger(config.logLevel, sink));
   return {
     ...server,

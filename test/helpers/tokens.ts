@@ -13,9 +13,15 @@ import { assertion, basic, Browser, CALLBACK, createMachine, createOidcApp, defa
 /** Any running Gatehouse: a test server, or a spawned process known by its URL and issuer. */
 export type Target = Pick<TestServer, 'url'> & { config: Pick<TestServer['config'], 'issuer'> };
 
-export async function jwtProfileToken(server: Target, keyFile: Pick<ServiceAccountKeyFile, 'keyId' | 'key' | 'userId'>, scope = `openid ${MANAGEMENT_API_SCOPE}`): Promise<string> {
+export async function jwtProfileToken(
+  server: Target,
+  keyFile: Pick<ServiceAccountKeyFile, 'keyId' | 'key' | 'userId'>,
+  scope = `openid ${MANAGEMENT_API_SCOPE}`,
+): Promise<string> {
   const res = await postForm(`${server.url}/oauth/v2/token`, {
-    grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion: await assertion(keyFile, server.config.issuer), scope,
+    grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer',
+    assertion: await assertion(keyFile, server.config.issuer),
+    scope,
   });
   if (res.status !== 200) throw new Error(`token request failed: ${res.status} ${res.text}`);
   return res.json.access_token as string;
@@ -24,27 +30,53 @@ export async function jwtProfileToken(server: Target, keyFile: Pick<ServiceAccou
 /** A machine user of the first org holding ORG_OWNER there (an admin of one org, not of the instance). */
 export async function orgOwnerMachine(server: TestServer): Promise<Awaited<ReturnType<typeof createMachine>>> {
   const machine = await createMachine(server);
-  await insertMembership(server.db, { userId: machine.userId, resourceType: 'org', resourceId: await defaultOrgId(server), roles: ['ORG_OWNER'] });
+  await insertMembership(server.db, {
+    userId: machine.userId,
+    resourceType: 'org',
+    resourceId: await defaultOrgId(server),
+    roles: ['ORG_OWNER'],
+  });
   return machine;
 }
 
 /** A human user's access token: code flow with PKCE through the login page. */
-export async function humanToken(server: TestServer, loginName: string, password: string, scope = `openid ${MANAGEMENT_API_SCOPE}`): Promise<string> {
+export async function humanToken(
+  server: TestServer,
+  loginName: string,
+  password: string,
+  scope = `openid ${MANAGEMENT_API_SCOPE}`,
+): Promise<string> {
   const app = await createOidcApp(server);
   const verifier = client.randomPKCECodeVerifier();
   const url = new URL(`${server.url}/oauth/v2/authorize`);
-  const params = { client_id: app.clientId, redirect_uri: CALLBACK, response_type: 'code', scope, code_challenge: await client.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' };
+  const params = {
+    client_id: app.clientId,
+    redirect_uri: CALLBACK,
+    response_type: 'code',
+    scope,
+    code_challenge: await client.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+  };
   for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
   const callback = await new Browser(server).authorize(url, loginName, password);
-  const res = await postForm(`${server.url}/oauth/v2/token`, {
-    grant_type: 'authorization_code', code: callback.searchParams.get('code')!, redirect_uri: CALLBACK, code_verifier: verifier,
-  }, { authorization: basic(app.clientId, app.clientSecret!) });
+  const res = await postForm(
+    `${server.url}/oauth/v2/token`,
+    {
+      grant_type: 'authorization_code',
+      code: callback.searchParams.get('code')!,
+      redirect_uri: CALLBACK,
+      code_verifier: verifier,
+    },
+    { authorization: basic(app.clientId, app.clientSecret!) },
+  );
   if (res.status !== 200) throw new Error(`token request failed: ${res.status} ${res.text}`);
   return res.json.access_token as string;
 }
 
 /** A server with the admin service account of the first start (IAM_OWNER) and a token for it. */
-export async function startServerWithAdminKey(env: Record<string, string> = {}): Promise<{ server: TestServer; adminKey: ServiceAccountKeyFile; adminToken: string }> {
+export async function startServerWithAdminKey(
+  env: Record<string, string> = {},
+): Promise<{ server: TestServer; adminKey: ServiceAccountKeyFile; adminToken: string }> {
   const keyPath = join(mkdtempSync(join(tmpdir(), 'gatehouse-admin-key-')), 'admin.json');
   const server = await startTestServer({ env: { GATEHOUSE_ADMIN_KEY_FILE: keyPath, ...env } });
   try {

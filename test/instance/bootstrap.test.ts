@@ -19,7 +19,10 @@ describe('first start', () => {
   afterAll(async () => (await database).drop());
 
   it('creates the instance, its first org, the admin (IAM_OWNER + ORG_OWNER) and the admin service account key file', async () => {
-    const server = await startTestServer({ database: await database, env: { GATEHOUSE_ADMIN_KEY_FILE: keyFile, GATEHOUSE_ADMIN_USERNAME: 'root' } });
+    const server = await startTestServer({
+      database: await database,
+      env: { GATEHOUSE_ADMIN_KEY_FILE: keyFile, GATEHOUSE_ADMIN_USERNAME: 'root' },
+    });
     try {
       const { db } = server;
       const instance = (await db.query('SELECT * FROM instance')).rows[0]!;
@@ -27,13 +30,24 @@ describe('first start', () => {
       expect(instance.domain).toBe('127.0.0.1');
       const orgs = (await db.query('SELECT * FROM orgs')).rows;
       expect(orgs).toHaveLength(1);
-      expect(orgs[0]).toMatchObject({ id: instance.default_org_id, name: 'Gatehouse', primary_domain: 'gatehouse.127.0.0.1' });
+      expect(orgs[0]).toMatchObject({
+        id: instance.default_org_id,
+        name: 'Gatehouse',
+        primary_domain: 'gatehouse.127.0.0.1',
+      });
       const admin = (await db.query("SELECT * FROM users WHERE user_name = 'root'")).rows[0]!;
       expect(admin).toMatchObject({ type: 'human', org_id: orgs[0]!.id, state: 'active', email_verified: true });
       expect(admin.password_hash).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
       expect(await verifyPassword('Admin-Password-1', admin.password_hash)).toBe(true);
-      const roles = (await db.query('SELECT resource_type, roles FROM memberships WHERE user_id = $1 ORDER BY resource_type', [admin.id])).rows;
-      expect(roles).toEqual([{ resource_type: 'instance', roles: ['IAM_OWNER'] }, { resource_type: 'org', roles: ['ORG_OWNER'] }]);
+      const roles = (
+        await db.query('SELECT resource_type, roles FROM memberships WHERE user_id = $1 ORDER BY resource_type', [
+          admin.id,
+        ])
+      ).rows;
+      expect(roles).toEqual([
+        { resource_type: 'instance', roles: ['IAM_OWNER'] },
+        { resource_type: 'org', roles: ['ORG_OWNER'] },
+      ]);
 
       // ZITADEL's service account key file, readable only by its owner, whose public half is registered.
       expect(statSync(keyFile).mode & 0o777).toBe(0o600);
@@ -43,9 +57,13 @@ describe('first start', () => {
       expect(file.key).toMatch(/^-----BEGIN RSA PRIVATE KEY-----/);
       const machine = (await db.query('SELECT * FROM users WHERE id = $1', [file.userId])).rows[0]!;
       expect(machine).toMatchObject({ type: 'machine', user_name: 'root-sa' });
-      const machineRoles = (await db.query('SELECT resource_type, roles FROM memberships WHERE user_id = $1', [file.userId])).rows;
+      const machineRoles = (
+        await db.query('SELECT resource_type, roles FROM memberships WHERE user_id = $1', [file.userId])
+      ).rows;
       expect(machineRoles).toEqual([{ resource_type: 'instance', roles: ['IAM_OWNER'] }]);
-      const stored = (await db.query('SELECT public_jwk FROM machine_keys WHERE id = $1 AND user_id = $2', [file.keyId, file.userId])).rows[0]!;
+      const stored = (
+        await db.query('SELECT public_jwk FROM machine_keys WHERE id = $1 AND user_id = $2', [file.keyId, file.userId])
+      ).rows[0]!;
       expect(stored.public_jwk.d).toBeUndefined();
       expect(createPublicKey(createPrivateKey(file.key)).export({ format: 'jwk' }).n).toBe(stored.public_jwk.n);
 
@@ -54,14 +72,29 @@ describe('first start', () => {
       expect(dump).not.toContain('PRIVATE KEY');
       expect(server.logs.join('')).not.toContain('PRIVATE KEY');
       const events = (await db.query('SELECT event_type FROM events ORDER BY sequence')).rows.map((r) => r.event_type);
-      expect(events).toEqual(['org.added', 'org.domain.added', 'user.human.added', 'org.member.added', 'instance.member.added', 'user.machine.added', 'instance.member.added']);
+      expect(events).toEqual([
+        'org.added',
+        'org.domain.added',
+        'user.human.added',
+        'org.member.added',
+        'instance.member.added',
+        'user.machine.added',
+        'instance.member.added',
+      ]);
     } finally {
       await server.close();
     }
   });
 
   it('a restart keeps the instance, org and admin and changes nothing', async () => {
-    const server = await startTestServer({ database: await database, env: { GATEHOUSE_ADMIN_KEY_FILE: keyFile, GATEHOUSE_ADMIN_USERNAME: 'other', GATEHOUSE_ADMIN_PASSWORD: 'another-password' } });
+    const server = await startTestServer({
+      database: await database,
+      env: {
+        GATEHOUSE_ADMIN_KEY_FILE: keyFile,
+        GATEHOUSE_ADMIN_USERNAME: 'other',
+        GATEHOUSE_ADMIN_PASSWORD: 'another-password',
+      },
+    });
     try {
       const { db } = server;
       expect((await db.query('SELECT id FROM instance')).rows).toEqual([{ id: firstInstanceId }]);
@@ -76,8 +109,13 @@ describe('first start', () => {
   it('writes a generated admin password to an owner-only file in the data directory and logs only its path', async () => {
     const fresh = await createTestDatabase();
     // with PostgreSQL too, the file goes to GATEHOUSE_DATA_DIR (here a directory that does not exist yet)
-    const dataDir = isPostgres ? join(mkdtempSync(join(tmpdir(), 'gatehouse-data-')), 'data') : fresh.env.GATEHOUSE_DATA_DIR!;
-    const server = await startTestServer({ database: fresh, env: { GATEHOUSE_ADMIN_PASSWORD: '', GATEHOUSE_DATA_DIR: dataDir } });
+    const dataDir = isPostgres
+      ? join(mkdtempSync(join(tmpdir(), 'gatehouse-data-')), 'data')
+      : fresh.env.GATEHOUSE_DATA_DIR!;
+    const server = await startTestServer({
+      database: fresh,
+      env: { GATEHOUSE_ADMIN_PASSWORD: '', GATEHOUSE_DATA_DIR: dataDir },
+    });
     try {
       const file = join(dataDir, 'admin-password.txt');
       expect(statSync(file).mode & 0o777).toBe(0o600);
@@ -92,7 +130,14 @@ describe('first start', () => {
       const app = await createOidcApp(server);
       const verifier = client.randomPKCECodeVerifier();
       const url = new URL(`${server.url}/oauth/v2/authorize`);
-      const params = { client_id: app.clientId, redirect_uri: CALLBACK, response_type: 'code', scope: 'openid', code_challenge: await client.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' };
+      const params = {
+        client_id: app.clientId,
+        redirect_uri: CALLBACK,
+        response_type: 'code',
+        scope: 'openid',
+        code_challenge: await client.calculatePKCECodeChallenge(verifier),
+        code_challenge_method: 'S256',
+      };
       for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
       const callback = await new Browser(server).authorize(url, 'admin', password);
       expect(callback.searchParams.get('code')).toBeTruthy();
@@ -103,27 +148,30 @@ describe('first start', () => {
     }
   });
 
-  it.runIf(isPostgres)('two processes starting at once on an empty database produce one instance, one org and one admin', async () => {
-    const fresh = await createTestDatabase({ empty: true });
-    try {
-      const ports = [await freePort(), await freePort()];
-      const procs = ports.map((port) => spawnGatehouse(testEnv(port, fresh, { LOG_LEVEL: 'warn' })));
+  it.runIf(isPostgres)(
+    'two processes starting at once on an empty database produce one instance, one org and one admin',
+    async () => {
+      const fresh = await createTestDatabase({ empty: true });
       try {
-        await Promise.all(ports.map((port) => waitForOk(`http://127.0.0.1:${port}/readyz`)));
+        const ports = [await freePort(), await freePort()];
+        const procs = ports.map((port) => spawnGatehouse(testEnv(port, fresh, { LOG_LEVEL: 'warn' })));
+        try {
+          await Promise.all(ports.map((port) => waitForOk(`http://127.0.0.1:${port}/readyz`)));
+        } finally {
+          for (const p of procs) p.child.kill('SIGTERM');
+          await Promise.all(procs.map((p) => p.exited()));
+        }
+        const db = await openDb(fresh.database);
+        try {
+          expect((await db.query('SELECT count(*)::int AS n FROM instance')).rows[0]!.n).toBe(1);
+          expect((await db.query('SELECT count(*)::int AS n FROM orgs')).rows[0]!.n).toBe(1);
+          expect((await db.query("SELECT count(*)::int AS n FROM users WHERE user_name = 'admin'")).rows[0]!.n).toBe(1);
+        } finally {
+          await db.close();
+        }
       } finally {
-        for (const p of procs) p.child.kill('SIGTERM');
-        await Promise.all(procs.map((p) => p.exited()));
+        await fresh.drop();
       }
-      const db = await openDb(fresh.database);
-      try {
-        expect((await db.query('SELECT count(*)::int AS n FROM instance')).rows[0]!.n).toBe(1);
-        expect((await db.query('SELECT count(*)::int AS n FROM orgs')).rows[0]!.n).toBe(1);
-        expect((await db.query("SELECT count(*)::int AS n FROM users WHERE user_name = 'admin'")).rows[0]!.n).toBe(1);
-      } finally {
-        await db.close();
-      }
-    } finally {
-      await fresh.drop();
-    }
-  });
+    },
+  );
 });

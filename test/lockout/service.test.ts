@@ -12,7 +12,12 @@ describe('lockout service (security.md §16)', () => {
     return wait > 0 ? -wait : recordFailure(db, policy, subject);
   };
   const failures = async (scope: string, key: string) =>
-    (await db.query<{ failures: number }>('SELECT failures FROM login_failures WHERE scope = $1 AND key = $2', [scope, key])).rows[0]?.failures;
+    (
+      await db.query<{ failures: number }>('SELECT failures FROM login_failures WHERE scope = $1 AND key = $2', [
+        scope,
+        key,
+      ])
+    ).rows[0]?.failures;
 
   it('locks an account after the configured failures, for the configured time, then lets it try again', async () => {
     const subject = { account: 'user-1', ip: '10.0.0.1' };
@@ -32,17 +37,23 @@ describe('lockout service (security.md §16)', () => {
   });
 
   it('counts parallel attempts before they are checked: never more than the maximum between them (issue 13 §5)', async () => {
-    const outcomes = await Promise.all(Array.from({ length: 12 }, (_, i) => reserve({ account: 'race-1', ip: `10.1.0.${i}` })));
+    const outcomes = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => reserve({ account: 'race-1', ip: `10.1.0.${i}` })),
+    );
     expect(outcomes.filter((wait) => wait === 0)).toHaveLength(3);
     // a key spent by attempts still being checked answers with the full lock time
     expect(outcomes.filter((wait) => wait === 2)).toHaveLength(9);
     expect(await failures('account', 'race-1')).toBe(3);
     // and the same for one address across many accounts (issue 26 §7)
-    const spray = await Promise.all(Array.from({ length: 12 }, (_, i) => reserve({ account: `race-spray-${i}`, ip: '10.1.1.1' })));
+    const spray = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => reserve({ account: `race-spray-${i}`, ip: '10.1.1.1' })),
+    );
     expect(spray.filter((wait) => wait === 0)).toHaveLength(5);
     expect(await failures('ip', '10.1.1.1')).toBe(5);
     // a refused attempt is counted nowhere: the accounts refused by the address gave their attempt back
-    const counted = await db.query<{ n: number }>(`SELECT coalesce(sum(failures), 0)::int AS n FROM login_failures WHERE scope = 'account' AND key LIKE 'race-spray-%'`);
+    const counted = await db.query<{ n: number }>(
+      `SELECT coalesce(sum(failures), 0)::int AS n FROM login_failures WHERE scope = 'account' AND key LIKE 'race-spray-%'`,
+    );
     expect(counted.rows[0]!.n).toBe(5);
   });
 

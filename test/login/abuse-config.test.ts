@@ -9,7 +9,11 @@ describe('registration and hashing limits configuration (issue 26 §5-6)', () =>
   });
 
   it('reads the settings and rejects nonsense naming the variable', () => {
-    const config = loadConfig({ GATEHOUSE_REGISTRATION_PER_IP: '0', GATEHOUSE_HASH_PER_ADDRESS: '2', GATEHOUSE_HASH_QUEUE_MAX: '0' });
+    const config = loadConfig({
+      GATEHOUSE_REGISTRATION_PER_IP: '0',
+      GATEHOUSE_HASH_PER_ADDRESS: '2',
+      GATEHOUSE_HASH_QUEUE_MAX: '0',
+    });
     expect(config.registrationPerIp).toBe(0);
     expect(config.hashing).toEqual({ perAddress: 2, queue: 0 });
     expect(() => loadConfig({ GATEHOUSE_HASH_PER_ADDRESS: '0' })).toThrow(/GATEHOUSE_HASH_PER_ADDRESS: /);

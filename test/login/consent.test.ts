@@ -17,8 +17,14 @@ import { setUpOtherOrgApp, type OtherOrgApp } from '../helpers/other-org.ts';
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 const SCOPE = `openid profile ${MANAGEMENT_API_SCOPE}`;
 
-interface App { clientId: string; clientSecret?: string }
-interface Start { url: string; verifier: string }
+interface App {
+  clientId: string;
+  clientSecret?: string;
+}
+interface Start {
+  url: string;
+  verifier: string;
+}
 
 describe('consent for the management scope', () => {
   let server: TestServer;
@@ -43,13 +49,26 @@ describe('consent for the management scope', () => {
   async function start(app: App, params: Record<string, string> = {}): Promise<Start> {
     const verifier = client.randomPKCECodeVerifier();
     const url = new URL(`${server.url}/oauth/v2/authorize`);
-    const all = { client_id: app.clientId, redirect_uri: redirectUri, response_type: 'code', scope: SCOPE, state: 'st', code_challenge: await client.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', ...params };
+    const all = {
+      client_id: app.clientId,
+      redirect_uri: redirectUri,
+      response_type: 'code',
+      scope: SCOPE,
+      state: 'st',
+      code_challenge: await client.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+      ...params,
+    };
     for (const [k, v] of Object.entries(all)) url.searchParams.set(k, v);
     return { url: String(url), verifier };
   }
 
-  const post = (jar: CookieJar, url: string, form: Record<string, string>, headers: Record<string, string> = { origin: server.url, 'sec-fetch-site': 'same-origin' }) =>
-    jar.fetch(url, { method: 'POST', headers: { ...FORM, ...headers }, body: new URLSearchParams(form).toString() });
+  const post = (
+    jar: CookieJar,
+    url: string,
+    form: Record<string, string>,
+    headers: Record<string, string> = { origin: server.url, 'sec-fetch-site': 'same-origin' },
+  ) => jar.fetch(url, { method: 'POST', headers: { ...FORM, ...headers }, body: new URLSearchParams(form).toString() });
 
   /** The URL the browser ends on at the app's callback (after following the server's redirects). */
   const landing = (page: JarResponse & { url: string }) => {
@@ -66,12 +85,17 @@ describe('consent for the management scope', () => {
   }
 
   async function redeem(app: App, code: string, verifier: string) {
-    const res = await postForm(`${server.url}/oauth/v2/token`, { grant_type: 'authorization_code', code, redirect_uri: redirectUri, code_verifier: verifier }, { authorization: basic(app.clientId, app.clientSecret!) });
+    const res = await postForm(
+      `${server.url}/oauth/v2/token`,
+      { grant_type: 'authorization_code', code, redirect_uri: redirectUri, code_verifier: verifier },
+      { authorization: basic(app.clientId, app.clientSecret!) },
+    );
     expect(res.status).toBe(200);
     return res.json as { access_token: string; scope: string };
   }
 
-  const consents = async () => (await server.db.query('SELECT count(*)::int AS n FROM app_consents')).rows[0]!.n as number;
+  const consents = async () =>
+    (await server.db.query('SELECT count(*)::int AS n FROM app_consents')).rows[0]!.n as number;
 
   it('prompt=none without the consent answers consent_required to the app, and no code', async () => {
     const jar = new CookieJar();
@@ -92,7 +116,9 @@ describe('consent for the management scope', () => {
     expect(page.body).toContain(`<dd id="consent-app">${other.app.name}</dd>`);
     expect(page.body).toContain(`<dd id="consent-org">${other.orgName}</dd>`);
     expect(page.body).toContain('Manage Gatehouse with your permissions');
-    expect(page.body).toContain(`${other.app.name} of the organization ${other.orgName} asks to manage Gatehouse with your permissions.`);
+    expect(page.body).toContain(
+      `${other.app.name} of the organization ${other.orgName} asks to manage Gatehouse with your permissions.`,
+    );
     expect(page.body).toContain(`action="${new URL(page.url).pathname}/consent"`);
     expect(formValue(page.body, 'csrf')).toBeTruthy();
     expect(page.headers.get('content-security-policy')).toMatch(/default-src 'none'.*frame-ancestors 'none'/);
@@ -100,7 +126,9 @@ describe('consent for the management scope', () => {
     expect(page.body).not.toMatch(/<script/);
     for (const [, url] of page.body.matchAll(/(?:src|href|action)="([^"]+)"/g)) expect(url!.startsWith('/')).toBe(true);
     // the only inputs are the hidden CSRF token and the two answers (buttons with their own text)
-    expect([...page.body.matchAll(/<input [^>]*>/g)].map((m) => m[0])).toEqual([expect.stringContaining('type="hidden" name="csrf"')]);
+    expect([...page.body.matchAll(/<input [^>]*>/g)].map((m) => m[0])).toEqual([
+      expect.stringContaining('type="hidden" name="csrf"'),
+    ]);
 
     const german = await jar.follow((await start(other.app, { ui_locales: 'de' })).url);
     expect(german.headers.get('content-language')).toBe('de');
@@ -119,7 +147,16 @@ describe('consent for the management scope', () => {
     const before = await consents();
     expect((await post(jar, action, { decision: 'allow' })).status).toBe(403);
     expect((await post(jar, action, { csrf: 'x', decision: 'allow' })).status).toBe(403);
-    expect((await post(jar, action, { csrf, decision: 'allow' }, { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' })).status).toBe(403);
+    expect(
+      (
+        await post(
+          jar,
+          action,
+          { csrf, decision: 'allow' },
+          { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' },
+        )
+      ).status,
+    ).toBe(403);
     for (const form of [{ csrf }, { csrf, decision: 'yes' }] as Array<Record<string, string>>) {
       const bad = await post(jar, action, form);
       expect(bad.status).toBe(400);
@@ -129,12 +166,17 @@ describe('consent for the management scope', () => {
     const loginJar = new CookieJar();
     const login = await loginJar.follow((await start(other.app)).url);
     expect(login.body).toContain('id="loginName"');
-    const wrongStep = await post(loginJar, `${login.url}/consent`, { csrf: formValue(login.body, 'csrf')!, decision: 'allow' });
+    const wrongStep = await post(loginJar, `${login.url}/consent`, {
+      csrf: formValue(login.body, 'csrf')!,
+      decision: 'allow',
+    });
     expect(wrongStep.status).toBe(400);
     expect(wrongStep.body).toContain('id="error-code">invalid_request<');
     expect(await consents()).toBe(before);
     // still no code for the app
-    expect(landing(await jar.follow((await start(other.app, { prompt: 'none' })).url)).get('error')).toBe('consent_required');
+    expect(landing(await jar.follow((await start(other.app, { prompt: 'none' })).url)).get('error')).toBe(
+      'consent_required',
+    );
   });
 
   it('Deny returns access_denied; Allow (303) gives the scope, asked once per user and app, also after the session ended', async () => {
@@ -153,8 +195,13 @@ describe('consent for the management scope', () => {
     expect(allow.status).toBe(303);
     const tokens = await redeem(app, landing(await jar.follow(allow.location!)).get('code')!, flow.verifier);
     expect(tokens.scope.split(' ')).toContain(MANAGEMENT_API_SCOPE);
-    const { rows } = await server.db.query(`SELECT payload FROM events WHERE event_type = 'user.consent.granted' AND payload->>'clientId' = $1`, [app.clientId]);
-    expect(rows).toEqual([{ payload: expect.objectContaining({ scope: MANAGEMENT_API_SCOPE, appOrgId: other.orgId }) }]);
+    const { rows } = await server.db.query(
+      `SELECT payload FROM events WHERE event_type = 'user.consent.granted' AND payload->>'clientId' = $1`,
+      [app.clientId],
+    );
+    expect(rows).toEqual([
+      { payload: expect.objectContaining({ scope: MANAGEMENT_API_SCOPE, appOrgId: other.orgId }) },
+    ]);
 
     // asked once: prompt=none now passes
     const silent = await start(app, { prompt: 'none' });
@@ -163,7 +210,10 @@ describe('consent for the management scope', () => {
 
     // the session ends; signed in again, the consent still holds
     const logout = await jar.fetch(`${server.url}/oidc/v1/end_session`);
-    const ended = await post(jar, `${server.url}/oidc/v1/end_session/confirm`, { xsrf: formValue(logout.body, 'xsrf')!, logout: 'yes' });
+    const ended = await post(jar, `${server.url}/oidc/v1/end_session/confirm`, {
+      xsrf: formValue(logout.body, 'xsrf')!,
+      logout: 'yes',
+    });
     expect(ended.status).toBe(303);
     expect(landing(await jar.follow((await start(app, { prompt: 'none' })).url)).get('error')).toBe('login_required');
     await signIn(jar);
@@ -171,29 +221,37 @@ describe('consent for the management scope', () => {
     // but it is the admin's consent, not the owner's or anyone else's
     const owner = new CookieJar();
     await signIn(owner, other.owner.userName, other.owner.password);
-    expect(landing(await owner.follow((await start(app, { prompt: 'none' })).url)).get('error')).toBe('consent_required');
+    expect(landing(await owner.follow((await start(app, { prompt: 'none' })).url)).get('error')).toBe(
+      'consent_required',
+    );
 
     // a grant that holds the scope without a consent (given before this protection existed) loses it
     await server.db.query('DELETE FROM app_consents WHERE app_id = $1', [app.clientId.split('@')[0]]);
     expect(landing(await jar.follow((await start(app, { prompt: 'none' })).url)).get('error')).toBe('consent_required');
   });
 
-  it.runIf(isPostgres)('a consent given through one instance holds on another instance of the same database', async () => {
-    const app = await other.addApp();
-    const jar = new CookieJar();
-    await signIn(jar);
-    const page = await jar.follow((await start(app)).url);
-    await post(jar, `${page.url}/consent`, { csrf: formValue(page.body, 'csrf')!, decision: 'allow' });
-    const second = await startTestServer({ database: server.database, env: { GATEHOUSE_ISSUER: server.config.issuer } });
-    try {
-      // the authorization request itself goes to the second instance (behind one issuer, as behind a balancer)
-      const answer = await jar.fetch((await start(app, { prompt: 'none' })).url.replace(server.url, second.url));
-      expect(answer.status).toBe(303);
-      expect(new URL(answer.location!).searchParams.get('code')).toBeTruthy();
-    } finally {
-      await second.stop();
-    }
-  });
+  it.runIf(isPostgres)(
+    'a consent given through one instance holds on another instance of the same database',
+    async () => {
+      const app = await other.addApp();
+      const jar = new CookieJar();
+      await signIn(jar);
+      const page = await jar.follow((await start(app)).url);
+      await post(jar, `${page.url}/consent`, { csrf: formValue(page.body, 'csrf')!, decision: 'allow' });
+      const second = await startTestServer({
+        database: server.database,
+        env: { GATEHOUSE_ISSUER: server.config.issuer },
+      });
+      try {
+        // the authorization request itself goes to the second instance (behind one issuer, as behind a balancer)
+        const answer = await jar.fetch((await start(app, { prompt: 'none' })).url.replace(server.url, second.url));
+        expect(answer.status).toBe(303);
+        expect(new URL(answer.location!).searchParams.get('code')).toBeTruthy();
+      } finally {
+        await second.stop();
+      }
+    },
+  );
 
   it('no page for apps of the first organization, for other scopes, and for machine users of another organization', async () => {
     const jar = new CookieJar();
@@ -207,7 +265,11 @@ describe('consent for the management scope', () => {
     const plain = await start(other.app, { prompt: 'none', scope: 'openid profile' });
     expect(landing(await jar.follow(plain.url)).get('code')).toBeTruthy();
 
-    const { userId } = await addMachineUser(server.db, { orgId: other.orgId, userName: `svc-b-${process.pid}`, name: 'B service' }, 'test');
+    const { userId } = await addMachineUser(
+      server.db,
+      { orgId: other.orgId, userName: `svc-b-${process.pid}`, name: 'B service' },
+      'test',
+    );
     const { keyFile } = await addMachineUserKey(server.db, userId, undefined, 'test');
     const token = await jwtProfileToken(server, keyFile);
     expect((await server.app.oidc.verifyAccessToken(token))!.scopes.has(MANAGEMENT_API_SCOPE)).toBe(true);

@@ -15,11 +15,15 @@ describe('login page languages (issue 4 §5)', () => {
   });
 
   it('has one texts file per supported language, each with the same keys', () => {
-    const files = readdirSync(new URL('../../views/locales/', import.meta.url)).filter((f) => f.endsWith('.json')).sort();
+    const files = readdirSync(new URL('../../views/locales/', import.meta.url))
+      .filter((f) => f.endsWith('.json'))
+      .sort();
     expect(files).toEqual([...SUPPORTED_LOCALES].map((l) => `${l}.json`).sort());
     const english = Object.keys(textsFor('en')).sort();
     for (const locale of SUPPORTED_LOCALES) {
-      const texts = JSON.parse(readFileSync(new URL(`../../views/locales/${locale}.json`, import.meta.url), 'utf8')) as Record<string, string>;
+      const texts = JSON.parse(
+        readFileSync(new URL(`../../views/locales/${locale}.json`, import.meta.url), 'utf8'),
+      ) as Record<string, string>;
       expect(Object.keys(texts).sort()).toEqual(english);
       expect(texts.lang).toBe(locale);
       for (const value of Object.values(texts)) expect(value.trim()).not.toBe('');

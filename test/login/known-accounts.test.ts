@@ -7,7 +7,8 @@ describe('accounts known on this browser', () => {
 
   it('keeps the most recent first, at most five, and reads back only what it wrote', () => {
     let value = '';
-    for (const id of ['1', '2', '3', '4', '5', '6', '3']) value = withKnownAccount(secrets, readKnownAccounts(secrets, value), id);
+    for (const id of ['1', '2', '3', '4', '5', '6', '3'])
+      value = withKnownAccount(secrets, readKnownAccounts(secrets, value), id);
     expect(readKnownAccounts(secrets, value)).toEqual(['3', '6', '5', '4', '2']);
     expect(value).not.toContain('"3"');
     const tampered = value.slice(0, -2) + (value.endsWith('AA') ? 'BB' : 'AA');
@@ -18,7 +19,13 @@ describe('accounts known on this browser', () => {
   });
 
   it('is HttpOnly, SameSite=Lax, and Secure over https (security.md §14)', () => {
-    expect(knownAccountsCookieOptions(true, 60)).toEqual({ path: '/', httpOnly: true, sameSite: 'lax', secure: true, maxAge: 60 });
+    expect(knownAccountsCookieOptions(true, 60)).toEqual({
+      path: '/',
+      httpOnly: true,
+      sameSite: 'lax',
+      secure: true,
+      maxAge: 60,
+    });
     expect(knownAccountsCookieOptions(false, 60).secure).toBe(false);
   });
 });

@@ -7,8 +7,13 @@ describe('lockout configuration', () => {
   });
 
   it('reads the thresholds and rejects nonsense naming the variable', () => {
-    expect(loadConfig({ GATEHOUSE_LOCKOUT_MAX_ATTEMPTS: '3', GATEHOUSE_LOCKOUT_IP_MAX_ATTEMPTS: '9', GATEHOUSE_LOCKOUT_SECONDS: '60' }).lockout)
-      .toEqual({ maxAttempts: 3, ipMaxAttempts: 9, seconds: 60 });
+    expect(
+      loadConfig({
+        GATEHOUSE_LOCKOUT_MAX_ATTEMPTS: '3',
+        GATEHOUSE_LOCKOUT_IP_MAX_ATTEMPTS: '9',
+        GATEHOUSE_LOCKOUT_SECONDS: '60',
+      }).lockout,
+    ).toEqual({ maxAttempts: 3, ipMaxAttempts: 9, seconds: 60 });
     expect(() => loadConfig({ GATEHOUSE_LOCKOUT_MAX_ATTEMPTS: '0' })).toThrow(ConfigError);
     expect(() => loadConfig({ GATEHOUSE_LOCKOUT_SECONDS: 'soon' })).toThrow(/GATEHOUSE_LOCKOUT_SECONDS: /);
   });

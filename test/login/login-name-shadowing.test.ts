@@ -28,7 +28,12 @@ describe('login-name shadowing (issue 13 §6)', () => {
   beforeAll(async () => {
     ({ server, adminToken } = await startServerWithAdminKey());
     callback = await startCallbackServer();
-    const app = await createOidcApp(server, { appType: 'user_agent', authMethod: 'none', devMode: true, redirectUris: [`${callback.url}/cb`] });
+    const app = await createOidcApp(server, {
+      appType: 'user_agent',
+      authMethod: 'none',
+      devMode: true,
+      redirectUris: [`${callback.url}/cb`],
+    });
     rp = await RelyingParty.discover(server.url, app.clientId, `${callback.url}/cb`);
     const admin = (await findUserByLoginName(server.db, 'admin'))!;
     [primaryDomain, adminId] = [admin.primary_domain, admin.id];
@@ -41,18 +46,32 @@ describe('login-name shadowing (issue 13 §6)', () => {
   const begin = async (params: Record<string, string> = {}) => {
     const jar = new CookieJar();
     const page = await jar.follow((await rp.start(params)).url);
-    const post = (step: string, form: Record<string, string>): Promise<JarResponse> => jar.fetch(`${page.url}/${step}`, {
-      method: 'POST', headers: { ...FORM, origin: server.url }, body: new URLSearchParams({ csrf: formValue(page.body, 'csrf')!, ...form }).toString(),
-    });
+    const post = (step: string, form: Record<string, string>): Promise<JarResponse> =>
+      jar.fetch(`${page.url}/${step}`, {
+        method: 'POST',
+        headers: { ...FORM, origin: server.url },
+        body: new URLSearchParams({ csrf: formValue(page.body, 'csrf')!, ...form }).toString(),
+      });
     return { post };
   };
-  const count = async () => (await server.db.query('SELECT (SELECT count(*) FROM users)::int AS users, (SELECT count(*) FROM events)::int AS events')).rows[0];
+  const count = async () =>
+    (
+      await server.db.query(
+        'SELECT (SELECT count(*) FROM users)::int AS users, (SELECT count(*) FROM events)::int AS events',
+      )
+    ).rows[0];
 
   it('the registration page refuses admin@<primary domain> (the attack), any org domain and the instance domain, writing nothing', async () => {
     const { post } = await begin({ prompt: 'create' });
     const form = { firstName: 'Mal', lastName: 'Lory', email: 'mal@example.com', password: 'attacker password 1' };
     const before = await count();
-    for (const userName of [`admin@${primaryDomain}`, `ADMIN@${primaryDomain.toUpperCase()}`, `someone@${primaryDomain}`, `admin@${server.config.instanceDomain}`, `admin@future-org.${server.config.instanceDomain}`]) {
+    for (const userName of [
+      `admin@${primaryDomain}`,
+      `ADMIN@${primaryDomain.toUpperCase()}`,
+      `someone@${primaryDomain}`,
+      `admin@${server.config.instanceDomain}`,
+      `admin@future-org.${server.config.instanceDomain}`,
+    ]) {
       const refused = await post('register', { ...form, userName });
       expect(refused.status, userName).toBe(400);
       expect(refused.body).toContain(RESERVED);
@@ -67,16 +86,45 @@ describe('login-name shadowing (issue 13 §6)', () => {
     it(`${encoding}: ImportHumanUser, AddMachineUser and SetUpOrg refuse a user name that is a login name, writing nothing`, async () => {
       const before = await count();
       const refused = /^invalid \w+\.UserName: must not end with @ and an organization's or the instance's domain/;
-      expectError(await callApi(server.url, encoding, calls.importHumanUser({ userName: `admin@${primaryDomain}` }), { token: adminToken }), encoding, 3, refused);
-      expectError(await callApi(server.url, encoding, calls.addMachineUser({ userName: `bot@${primaryDomain}` }), { token: adminToken }), encoding, 3, refused);
+      expectError(
+        await callApi(server.url, encoding, calls.importHumanUser({ userName: `admin@${primaryDomain}` }), {
+          token: adminToken,
+        }),
+        encoding,
+        3,
+        refused,
+      );
+      expectError(
+        await callApi(server.url, encoding, calls.addMachineUser({ userName: `bot@${primaryDomain}` }), {
+          token: adminToken,
+        }),
+        encoding,
+        3,
+        refused,
+      );
       // SetUpOrg: the new org's own domain counts as well
       const setUp = (userName: string, domain = ''): ApiCall => ({
-        service: AdminService, method: 'SetUpOrg', rest: ['POST', '/admin/v1/orgs/_setup'],
-        body: { org: { name: unique('Org'), domain }, human: { userName, profile: { firstName: 'A', lastName: 'B' }, email: { email: 'a@example.com' } } },
+        service: AdminService,
+        method: 'SetUpOrg',
+        rest: ['POST', '/admin/v1/orgs/_setup'],
+        body: {
+          org: { name: unique('Org'), domain },
+          human: { userName, profile: { firstName: 'A', lastName: 'B' }, email: { email: 'a@example.com' } },
+        },
       });
-      expectError(await callApi(server.url, encoding, setUp(`boss@${primaryDomain}`), { token: adminToken }), encoding, 3, /^invalid SetUpOrgRequest_Human\.UserName: must not end with @/);
+      expectError(
+        await callApi(server.url, encoding, setUp(`boss@${primaryDomain}`), { token: adminToken }),
+        encoding,
+        3,
+        /^invalid SetUpOrgRequest_Human\.UserName: must not end with @/,
+      );
       const ownDomain = `${unique('acme')}.example`;
-      expectError(await callApi(server.url, encoding, setUp(`boss@${ownDomain}`, ownDomain), { token: adminToken }), encoding, 3, /^invalid SetUpOrgRequest_Human\.UserName: must not end with @/);
+      expectError(
+        await callApi(server.url, encoding, setUp(`boss@${ownDomain}`, ownDomain), { token: adminToken }),
+        encoding,
+        3,
+        /^invalid SetUpOrgRequest_Human\.UserName: must not end with @/,
+      );
       expect(await count()).toEqual(before);
     });
   }
@@ -85,12 +133,26 @@ describe('login-name shadowing (issue 13 §6)', () => {
     // the attacker as an older version let them register: user name = the admin's login name
     const { post } = await begin({ prompt: 'create' });
     const attackerName = unique('mallory');
-    expect((await post('register', { firstName: 'Mal', lastName: 'Lory', email: 'mal@example.com', userName: attackerName, password: 'attacker password 1' })).status).toBe(303);
-    await server.db.query('UPDATE users SET user_name = $2 WHERE lower(user_name) = lower($1)', [attackerName, `admin@${primaryDomain}`]);
+    expect(
+      (
+        await post('register', {
+          firstName: 'Mal',
+          lastName: 'Lory',
+          email: 'mal@example.com',
+          userName: attackerName,
+          password: 'attacker password 1',
+        })
+      ).status,
+    ).toBe(303);
+    await server.db.query('UPDATE users SET user_name = $2 WHERE lower(user_name) = lower($1)', [
+      attackerName,
+      `admin@${primaryDomain}`,
+    ]);
 
     expect((await findUserByLoginName(server.db, `admin@${primaryDomain}`))?.id).toBe(adminId);
     expect((await findUserByLoginName(server.db, `Admin@${primaryDomain.toUpperCase()}`))?.id).toBe(adminId);
-    const signIn = async (loginName: string, password: string) => (await (await begin()).post('password', { loginName, password })).status;
+    const signIn = async (loginName: string, password: string) =>
+      (await (await begin()).post('password', { loginName, password })).status;
     expect(await signIn(`admin@${primaryDomain}`, ADMIN_PASSWORD)).toBe(303);
     expect(await signIn(`admin@${primaryDomain}`, 'attacker password 1')).toBe(401);
     // the stored name is reachable only unambiguously, with its own org domain appended

@@ -17,8 +17,15 @@ describe('queries of the login pages', () => {
   beforeAll(async () => {
     callback = await startCallbackServer();
     // no background jobs during the counts
-    server = await startTestServer({ env: { GATEHOUSE_KEY_RELOAD_INTERVAL_MS: '3600000', GATEHOUSE_OIDC_SWEEP_INTERVAL_MS: '3600000' } });
-    const app = await createOidcApp(server, { appType: 'user_agent', authMethod: 'none', devMode: true, redirectUris: [`${callback.url}/cb`] });
+    server = await startTestServer({
+      env: { GATEHOUSE_KEY_RELOAD_INTERVAL_MS: '3600000', GATEHOUSE_OIDC_SWEEP_INTERVAL_MS: '3600000' },
+    });
+    const app = await createOidcApp(server, {
+      appType: 'user_agent',
+      authMethod: 'none',
+      devMode: true,
+      redirectUris: [`${callback.url}/cb`],
+    });
     rp = await RelyingParty.discover(server.url, app.clientId, `${callback.url}/cb`);
   });
   afterAll(async () => {
@@ -39,9 +46,14 @@ describe('queries of the login pages', () => {
     const page = await counted(() => jar.fetch(base));
     expect(page.result.status).toBe(200);
     const csrf = formValue(page.result.body, 'csrf')!;
-    const post = (step: string, form: Record<string, string>) => counted(() => jar.fetch(`${base}/${step}`, {
-      method: 'POST', headers: { ...SAME_ORIGIN_FORM, origin: server.url }, body: new URLSearchParams({ csrf, ...form }).toString(),
-    }));
+    const post = (step: string, form: Record<string, string>) =>
+      counted(() =>
+        jar.fetch(`${base}/${step}`, {
+          method: 'POST',
+          headers: { ...SAME_ORIGIN_FORM, origin: server.url },
+          body: new URLSearchParams({ csrf, ...form }).toString(),
+        }),
+      );
     return { jar, start, page, post };
   }
 
@@ -62,8 +74,13 @@ describe('queries of the login pages', () => {
 
   it('a successful login after a failure clears the account failures', async () => {
     const failed = await begin();
-    expect((await failed.post('password', { loginName: 'admin', password: 'not the password' })).result.status).toBe(401);
-    const accountFailures = () => server.db.query(`SELECT 1 FROM login_failures WHERE scope = 'account' AND key = (SELECT id FROM users WHERE user_name = 'admin')`);
+    expect((await failed.post('password', { loginName: 'admin', password: 'not the password' })).result.status).toBe(
+      401,
+    );
+    const accountFailures = () =>
+      server.db.query(
+        `SELECT 1 FROM login_failures WHERE scope = 'account' AND key = (SELECT id FROM users WHERE user_name = 'admin')`,
+      );
     expect((await accountFailures()).rowCount).toBe(1);
     const { post } = await begin();
     const password = await post('password', { loginName: 'admin', password: ADMIN_PASSWORD });

@@ -12,7 +12,11 @@ import { startLoginServer, type LoginServer } from '../helpers/login-server.ts';
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 
-interface Flow { jar: CookieJar; base: string; csrf: string }
+interface Flow {
+  jar: CookieJar;
+  base: string;
+  csrf: string;
+}
 
 function harness(env: Record<string, string>) {
   const h = {} as { server: LoginServer; rp: RelyingParty; callback: CallbackServer };
@@ -36,27 +40,46 @@ async function begin(rp: RelyingParty, params: Record<string, string> = {}): Pro
 }
 
 /** The headers of a same-origin form post of the flow's browser. */
-const postHeaders = (server: LoginServer, flow: Flow) =>
-  ({ ...FORM, origin: server.url, 'sec-fetch-site': 'same-origin', cookie: [...flow.jar.cookies].map(([k, v]) => `${k}=${v}`).join('; ') });
+const postHeaders = (server: LoginServer, flow: Flow) => ({
+  ...FORM,
+  origin: server.url,
+  'sec-fetch-site': 'same-origin',
+  cookie: [...flow.jar.cookies].map(([k, v]) => `${k}=${v}`).join('; '),
+});
 
 /** A form post of the flow's browser, sent from `address`. */
-function postFrom(server: LoginServer, address: string, flow: Flow, step: string, form: Record<string, string>, headers: Record<string, string> = {}): Promise<AddressResponse> {
+function postFrom(
+  server: LoginServer,
+  address: string,
+  flow: Flow,
+  step: string,
+  form: Record<string, string>,
+  headers: Record<string, string> = {},
+): Promise<AddressResponse> {
   return requestFrom(address, `${flow.base}/${step}`, {
-    method: 'POST', headers: { ...postHeaders(server, flow), ...headers }, body: new URLSearchParams({ csrf: flow.csrf, ...form }).toString(),
+    method: 'POST',
+    headers: { ...postHeaders(server, flow), ...headers },
+    body: new URLSearchParams({ csrf: flow.csrf, ...form }).toString(),
   });
 }
 
 /** argon2id runs for network requests so far, and requests shed, from the server's metrics. */
 async function hashes(server: LoginServer): Promise<{ run: number; shed: number }> {
   const text = await (await fetch(`${server.url}/metrics`)).text();
-  const read = (outcome: string) => Number(new RegExp(`^gatehouse_password_hashes_total\\{outcome="${outcome}"\\} (\\d+)`, 'm').exec(text)?.[1]);
+  const read = (outcome: string) =>
+    Number(new RegExp(`^gatehouse_password_hashes_total\\{outcome="${outcome}"\\} (\\d+)`, 'm').exec(text)?.[1]);
   return { run: read('run'), shed: read('shed') };
 }
 
 const count = (responses: AddressResponse[], status: number) => responses.filter((r) => r.status === status).length;
 
 describe('parallel guesses are counted before they are checked (issue 13 §5, issue 26 §7)', () => {
-  const h = harness({ GATEHOUSE_LOCKOUT_MAX_ATTEMPTS: '5', GATEHOUSE_LOCKOUT_IP_MAX_ATTEMPTS: '10', GATEHOUSE_LOCKOUT_SECONDS: '60', GATEHOUSE_HASH_PER_ADDRESS: '1000' });
+  const h = harness({
+    GATEHOUSE_LOCKOUT_MAX_ATTEMPTS: '5',
+    GATEHOUSE_LOCKOUT_IP_MAX_ATTEMPTS: '10',
+    GATEHOUSE_LOCKOUT_SECONDS: '60',
+    GATEHOUSE_HASH_PER_ADDRESS: '1000',
+  });
 
   it('30 parallel wrong passwords for one account: at most 5 are checked, the rest get 429; then the right one is refused too', async () => {
     const { server, rp } = h;
@@ -64,8 +87,11 @@ describe('parallel guesses are counted before they are checked (issue 13 §5, is
     const flow = await begin(rp);
     const before = await hashes(server);
     // from several addresses, so only the account's budget applies
-    const answers = await Promise.all(Array.from({ length: 30 }, (_, i) =>
-      postFrom(server, `127.9.1.${i + 1}`, flow, 'password', { loginName: 'target', password: `wrong guess ${i}` })));
+    const answers = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        postFrom(server, `127.9.1.${i + 1}`, flow, 'password', { loginName: 'target', password: `wrong guess ${i}` }),
+      ),
+    );
     const checked = (await hashes(server)).run - before.run;
     expect(checked).toBeLessThanOrEqual(5);
     expect(count(answers, 401) + count(answers, 429)).toBe(30);
@@ -74,7 +100,10 @@ describe('parallel guesses are counted before they are checked (issue 13 §5, is
       expect(Number(locked.headers['retry-after'])).toBeGreaterThan(0);
       expect(locked.body).toContain('Too many failed attempts.');
     }
-    const right = await postFrom(server, '127.9.1.100', flow, 'password', { loginName: 'target', password: 'the right password' });
+    const right = await postFrom(server, '127.9.1.100', flow, 'password', {
+      loginName: 'target',
+      password: 'the right password',
+    });
     expect(right.status).toBe(429);
     expect((await hashes(server)).run - before.run).toBe(checked);
   });
@@ -84,34 +113,67 @@ describe('parallel guesses are counted before they are checked (issue 13 §5, is
     await server.addUser('sprayed-0', 'sprayed password 0');
     const flow = await begin(rp);
     const before = await hashes(server);
-    const answers = await Promise.all(Array.from({ length: 60 }, (_, i) =>
-      postFrom(server, '127.9.2.1', flow, 'password', { loginName: `sprayed-${i}`, password: `spray ${i}` })));
+    const answers = await Promise.all(
+      Array.from({ length: 60 }, (_, i) =>
+        postFrom(server, '127.9.2.1', flow, 'password', { loginName: `sprayed-${i}`, password: `spray ${i}` }),
+      ),
+    );
     expect((await hashes(server)).run - before.run).toBeLessThanOrEqual(10);
     expect(count(answers, 401)).toBeLessThanOrEqual(10);
     expect(count(answers, 429)).toBeGreaterThanOrEqual(50);
     // a right password from that address is refused while it is locked; from another address it works
-    expect((await postFrom(server, '127.9.2.1', flow, 'password', { loginName: 'sprayed-0', password: 'sprayed password 0' })).status).toBe(429);
+    expect(
+      (
+        await postFrom(server, '127.9.2.1', flow, 'password', {
+          loginName: 'sprayed-0',
+          password: 'sprayed password 0',
+        })
+      ).status,
+    ).toBe(429);
     const elsewhere = await begin(rp);
-    expect((await postFrom(server, '127.0.0.1', elsewhere, 'password', { loginName: 'sprayed-0', password: 'sprayed password 0' })).status).toBe(303);
+    expect(
+      (
+        await postFrom(server, '127.0.0.1', elsewhere, 'password', {
+          loginName: 'sprayed-0',
+          password: 'sprayed password 0',
+        })
+      ).status,
+    ).toBe(303);
   });
 });
 
 describe('hashing is bounded per address and overall (issue 26 §6)', () => {
   const h = harness({ GATEHOUSE_LOCKOUT_IP_MAX_ATTEMPTS: '100000', GATEHOUSE_REGISTRATION_PER_IP: '0' });
   const FLOOD = 300;
-  beforeAll(async () => { await h.server.addUser('victim', 'victim password 1'); });
+  beforeAll(async () => {
+    await h.server.addUser('victim', 'victim password 1');
+  });
 
   /** The legitimate user's password post from 127.0.0.1, timed, while another process has `FLOOD` posts of
    *  `form(i)` to `step` of `flow` in flight from `address`. */
   async function loginDuring(flow: Flow, address: string, step: string, form: (i: number) => Record<string, string>) {
     const { server, rp } = h;
     const victim = await begin(rp);
-    const attack = flood(address, `${flow.base}/${step}`, postHeaders(server, flow),
-      Array.from({ length: FLOOD }, (_, i) => new URLSearchParams({ csrf: flow.csrf, ...form(i) }).toString()));
+    const attack = flood(
+      address,
+      `${flow.base}/${step}`,
+      postHeaders(server, flow),
+      Array.from({ length: FLOOD }, (_, i) => new URLSearchParams({ csrf: flow.csrf, ...form(i) }).toString()),
+    );
     // the flood is under way once the server has answered (or shed) some of it
-    await until(async () => { const n = await hashes(server); return n.run + n.shed > 0; }, 20_000, 'flood started');
+    await until(
+      async () => {
+        const n = await hashes(server);
+        return n.run + n.shed > 0;
+      },
+      20_000,
+      'flood started',
+    );
     const started = performance.now();
-    const login = await postFrom(server, '127.0.0.1', victim, 'password', { loginName: 'victim', password: 'victim password 1' });
+    const login = await postFrom(server, '127.0.0.1', victim, 'password', {
+      loginName: 'victim',
+      password: 'victim password 1',
+    });
     const ms = performance.now() - started;
     return { ms, status: login.status, ...(await attack) };
   }
@@ -119,7 +181,10 @@ describe('hashing is bounded per address and overall (issue 26 §6)', () => {
   it(`a login stays under 1 s while one address has ${FLOOD} password posts in flight; what is over the bound gets 503`, async () => {
     const { server, rp } = h;
     const before = await hashes(server);
-    const { ms, status, statuses, samples } = await loginDuring(await begin(rp), '127.9.3.1', 'password', (i) => ({ loginName: `flood-${i}`, password: `flood ${i}` }));
+    const { ms, status, statuses, samples } = await loginDuring(await begin(rp), '127.9.3.1', 'password', (i) => ({
+      loginName: `flood-${i}`,
+      password: `flood ${i}`,
+    }));
     expect(status).toBe(303);
     expect(ms).toBeLessThan(1000);
     expect((statuses[401] ?? 0) + (statuses[503] ?? 0)).toBe(FLOOD);
@@ -132,8 +197,19 @@ describe('hashing is bounded per address and overall (issue 26 §6)', () => {
   it(`a login stays under 1 s while one address has ${FLOOD} registrations with a taken name in flight; none of them hashes`, async () => {
     const { server, rp } = h;
     const before = await hashes(server);
-    const form = { firstName: 'F', lastName: 'L', email: 'f@example.com', userName: 'victim', password: 'flood password' };
-    const { ms, status, statuses, samples } = await loginDuring(await begin(rp, { prompt: 'create' }), '127.9.3.2', 'register', () => form);
+    const form = {
+      firstName: 'F',
+      lastName: 'L',
+      email: 'f@example.com',
+      userName: 'victim',
+      password: 'flood password',
+    };
+    const { ms, status, statuses, samples } = await loginDuring(
+      await begin(rp, { prompt: 'create' }),
+      '127.9.3.2',
+      'register',
+      () => form,
+    );
     expect(status).toBe(303);
     expect(ms).toBeLessThan(1000);
     expect(statuses[409]).toBeGreaterThan(0);
@@ -149,10 +225,21 @@ describe('self-registration is limited per address (issue 26 §5)', () => {
   const h = harness({ GATEHOUSE_REGISTRATION_PER_IP: '2', GATEHOUSE_TRUSTED_PROXIES: '127.0.0.1' });
   let n = 0;
 
-  async function register(address: string, headers: Record<string, string> = {}, params: Record<string, string> = {}): Promise<{ answer: AddressResponse; userName: string }> {
+  async function register(
+    address: string,
+    headers: Record<string, string> = {},
+    params: Record<string, string> = {},
+  ): Promise<{ answer: AddressResponse; userName: string }> {
     const flow = await begin(h.rp, { prompt: 'create', ...params });
     const userName = `reg-limit-${n++}`;
-    const answer = await postFrom(h.server, address, flow, 'register', { firstName: 'R', lastName: 'L', email: `${userName}@example.com`, userName, password: 'registration password' }, headers);
+    const answer = await postFrom(
+      h.server,
+      address,
+      flow,
+      'register',
+      { firstName: 'R', lastName: 'L', email: `${userName}@example.com`, userName, password: 'registration password' },
+      headers,
+    );
     return { answer, userName };
   }
 
@@ -163,12 +250,16 @@ describe('self-registration is limited per address (issue 26 §5)', () => {
     expect(refused.answer.status).toBe(429);
     expect(Number(refused.answer.headers['retry-after'])).toBeGreaterThan(3500);
     expect(Number(refused.answer.headers['retry-after'])).toBeLessThanOrEqual(3600);
-    expect(refused.answer.body).toContain('role="alert">Too many registration attempts from your network. Try again in 60 minutes.</p>');
+    expect(refused.answer.body).toContain(
+      'role="alert">Too many registration attempts from your network. Try again in 60 minutes.</p>',
+    );
     expect(refused.answer.body).toContain('id="firstName"');
     expect(await h.server.findUser(refused.userName)).toBeUndefined();
     const german = await register('127.9.4.1', { 'accept-language': 'de' }, { ui_locales: 'de' });
     expect(german.answer.status).toBe(429);
-    expect(german.answer.body).toContain('Zu viele Registrierungsversuche aus Ihrem Netzwerk. Versuchen Sie es in 60 Minuten erneut.');
+    expect(german.answer.body).toContain(
+      'Zu viele Registrierungsversuche aus Ihrem Netzwerk. Versuchen Sie es in 60 Minuten erneut.',
+    );
     // another address is not affected
     expect((await register('127.9.4.2')).answer.status).toBe(303);
   });

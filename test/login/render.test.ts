@@ -14,18 +14,25 @@ describe('template renderer', () => {
   it('escapes every inserted value, in text and in attributes', () => {
     const v = views({ page: '<p title="{{x}}">{{x}}</p>' });
     expect(v.render('page', { x: `"><script>alert('1')</script>&` })).toBe(
-      '<p title="&quot;&gt;&lt;script&gt;alert(&#39;1&#39;)&lt;/script&gt;&amp;">&quot;&gt;&lt;script&gt;alert(&#39;1&#39;)&lt;/script&gt;&amp;</p>');
+      '<p title="&quot;&gt;&lt;script&gt;alert(&#39;1&#39;)&lt;/script&gt;&amp;">&quot;&gt;&lt;script&gt;alert(&#39;1&#39;)&lt;/script&gt;&amp;</p>',
+    );
     expect(escapeHtml('a=`b`')).toBe('a&#61;&#96;b&#96;');
   });
 
   it('never re-reads inserted values as tags', () => {
     const v = views({ page: '{{#user}}{{name}}{{/user}} {{name}}' });
-    expect(v.render('page', { user: { name: '{{secret}}' }, secret: 'leak', name: '{{#user}}' })).toBe('{{secret}} {{#user}}');
+    expect(v.render('page', { user: { name: '{{secret}}' }, secret: 'leak', name: '{{#user}}' })).toBe(
+      '{{secret}} {{#user}}',
+    );
   });
 
   it('repeats sections for lists, shows them for truthy values, and inverts with ^', () => {
-    const v = views({ page: '<ul>{{#items}}<li>{{label}}/{{outer}}</li>{{/items}}</ul>{{#flag}}on{{/flag}}{{^flag}}off{{/flag}}{{^items}}none{{/items}}' });
-    expect(v.render('page', { items: [{ label: 'a' }, { label: 'b' }], outer: 'o', flag: true })).toBe('<ul><li>a/o</li><li>b/o</li></ul>on');
+    const v = views({
+      page: '<ul>{{#items}}<li>{{label}}/{{outer}}</li>{{/items}}</ul>{{#flag}}on{{/flag}}{{^flag}}off{{/flag}}{{^items}}none{{/items}}',
+    });
+    expect(v.render('page', { items: [{ label: 'a' }, { label: 'b' }], outer: 'o', flag: true })).toBe(
+      '<ul><li>a/o</li><li>b/o</li></ul>on',
+    );
     expect(v.render('page', { items: [], flag: '' })).toBe('<ul></ul>offnone');
   });
 

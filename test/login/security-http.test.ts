@@ -14,10 +14,16 @@ function expectSecurityHeaders(response: JarResponse): void {
   expect(response.headers.get('referrer-policy')).toBe('no-referrer');
   expect(response.headers.get('x-content-type-options')).toBe('nosniff');
   // no third-party resources: every src/href is same-origin
-  for (const [, url] of response.body.matchAll(/(?:src|href)="([^"]+)"/g)) expect(url!.startsWith('/') || url!.startsWith('#')).toBe(true);
+  for (const [, url] of response.body.matchAll(/(?:src|href)="([^"]+)"/g))
+    expect(url!.startsWith('/') || url!.startsWith('#')).toBe(true);
 }
 
-interface Flow { jar: CookieJar; page: JarResponse & { url: string }; base: string; csrf: string }
+interface Flow {
+  jar: CookieJar;
+  page: JarResponse & { url: string };
+  base: string;
+  csrf: string;
+}
 
 describe('login pages over HTTP', () => {
   let callback: CallbackServer;
@@ -26,7 +32,11 @@ describe('login pages over HTTP', () => {
 
   beforeAll(async () => {
     callback = await startCallbackServer();
-    server = await startLoginServer(callback.url, { GATEHOUSE_LOCKOUT_MAX_ATTEMPTS: '3', GATEHOUSE_LOCKOUT_SECONDS: '2', GATEHOUSE_LOCKOUT_IP_MAX_ATTEMPTS: '1000' });
+    server = await startLoginServer(callback.url, {
+      GATEHOUSE_LOCKOUT_MAX_ATTEMPTS: '3',
+      GATEHOUSE_LOCKOUT_SECONDS: '2',
+      GATEHOUSE_LOCKOUT_IP_MAX_ATTEMPTS: '1000',
+    });
     rp = await RelyingParty.discover(server.url, server.clientId, `${callback.url}/cb`);
   });
   afterAll(async () => {
@@ -40,8 +50,17 @@ describe('login pages over HTTP', () => {
     return { jar, page, base: page.url, csrf: formValue(page.body, 'csrf')! };
   }
 
-  const post = (flow: Flow, step: string, form: Record<string, string>, headers: Record<string, string> = { origin: server.url, 'sec-fetch-site': 'same-origin' }) =>
-    flow.jar.fetch(`${flow.base}/${step}`, { method: 'POST', headers: { ...FORM, ...headers }, body: new URLSearchParams(form).toString() });
+  const post = (
+    flow: Flow,
+    step: string,
+    form: Record<string, string>,
+    headers: Record<string, string> = { origin: server.url, 'sec-fetch-site': 'same-origin' },
+  ) =>
+    flow.jar.fetch(`${flow.base}/${step}`, {
+      method: 'POST',
+      headers: { ...FORM, ...headers },
+      body: new URLSearchParams(form).toString(),
+    });
 
   it('sends the security headers on every HTML page, and serves its own stylesheet', async () => {
     const flow = await begin();
@@ -63,12 +82,18 @@ describe('login pages over HTTP', () => {
   });
 
   it('chooses the language from ui_locales, then Accept-Language; discovery lists the languages', async () => {
-    const discovery = await (await fetch(`${server.url}/.well-known/openid-configuration`)).json() as { ui_locales_supported: string[] };
+    const discovery = (await (await fetch(`${server.url}/.well-known/openid-configuration`)).json()) as {
+      ui_locales_supported: string[];
+    };
     expect(discovery.ui_locales_supported).toEqual(['en', 'de']);
-    const byHeader = await new CookieJar().follow((await rp.start()).url, { headers: { 'accept-language': 'de-CH, en;q=0.5' } });
+    const byHeader = await new CookieJar().follow((await rp.start()).url, {
+      headers: { 'accept-language': 'de-CH, en;q=0.5' },
+    });
     expect(byHeader.headers.get('content-language')).toBe('de');
     expect(byHeader.body).toContain('<html lang="de">');
-    const byParam = await new CookieJar().follow((await rp.start({ ui_locales: 'fr en' })).url, { headers: { 'accept-language': 'de' } });
+    const byParam = await new CookieJar().follow((await rp.start({ ui_locales: 'fr en' })).url, {
+      headers: { 'accept-language': 'de' },
+    });
     expect(byParam.headers.get('content-language')).toBe('en');
     expect(byParam.body).toContain('<h1>Sign in</h1>');
   });
@@ -86,7 +111,13 @@ describe('login pages over HTTP', () => {
       await post(flow, 'password', good, { 'sec-fetch-site': 'same-site' }),
       await post(flow, 'password', good, { origin: 'null' }),
       await post(flow, 'login-name', { loginName: 'admin' }),
-      await post(flow, 'register', { firstName: 'a', lastName: 'b', email: 'x@example.com', userName: 'csrf-victim', password: 'long enough pw' }),
+      await post(flow, 'register', {
+        firstName: 'a',
+        lastName: 'b',
+        email: 'x@example.com',
+        userName: 'csrf-victim',
+        password: 'long enough pw',
+      }),
     ];
     for (const response of refused) {
       expect(response.status).toBe(403);
@@ -129,7 +160,14 @@ describe('login pages over HTTP', () => {
       const flow = await begin();
       const started = performance.now();
       const response = await post(flow, 'password', { csrf: flow.csrf, loginName, password: 'definitely wrong' });
-      return { response, ms: performance.now() - started, body: response.body.replaceAll(loginName, 'NAME').replace(/value="[^"]*"/g, '').replace(/\/ui\/login\/[^/"]+/g, '/ui/login/UID') };
+      return {
+        response,
+        ms: performance.now() - started,
+        body: response.body
+          .replaceAll(loginName, 'NAME')
+          .replace(/value="[^"]*"/g, '')
+          .replace(/\/ui\/login\/[^/"]+/g, '/ui/login/UID'),
+      };
     };
     const known = [];
     const unknown = [];
@@ -158,7 +196,10 @@ describe('login pages over HTTP', () => {
     for (const name of ['locky', 'ghost-user']) {
       const flow = await begin();
       const statuses: number[] = [];
-      for (let i = 0; i < 3; i++) statuses.push((await post(flow, 'password', { csrf: flow.csrf, loginName: name, password: 'wrong password' })).status);
+      for (let i = 0; i < 3; i++)
+        statuses.push(
+          (await post(flow, 'password', { csrf: flow.csrf, loginName: name, password: 'wrong password' })).status,
+        );
       expect(statuses).toEqual([401, 401, 429]);
       const locked = await post(flow, 'password', { csrf: flow.csrf, loginName: name, password: 'locky password 1' });
       expect(locked.status).toBe(429);
@@ -168,13 +209,21 @@ describe('login pages over HTTP', () => {
     }
     await new Promise((r) => setTimeout(r, 2100));
     const flow = await begin();
-    expect((await post(flow, 'password', { csrf: flow.csrf, loginName: 'locky', password: 'locky password 1' })).status).toBe(303);
+    expect(
+      (await post(flow, 'password', { csrf: flow.csrf, loginName: 'locky', password: 'locky password 1' })).status,
+    ).toBe(303);
   });
 
   it('applies the password policy at registration, with errors tied to the fields and nothing written', async () => {
     const flow = await begin({ prompt: 'create' });
     expect(flow.page.body).toContain('id="firstName"');
-    const base = { csrf: flow.csrf, firstName: 'Reg', lastName: 'Ister', email: 'reg@example.com', userName: 'reg-user' };
+    const base = {
+      csrf: flow.csrf,
+      firstName: 'Reg',
+      lastName: 'Ister',
+      email: 'reg@example.com',
+      userName: 'reg-user',
+    };
     const short = await post(flow, 'register', { ...base, password: '1234567' });
     expect(short.status).toBe(400);
     expect(short.body).toMatch(/id="password"[^>]*aria-invalid="true"/);
@@ -191,12 +240,20 @@ describe('login pages over HTTP', () => {
     expect((await server.findUser('reg-user'))?.display_name).toBe('Reg Ister');
   });
 
-  it('choosing the session\'s account skips the password, unless prompt=login or max_age demand a fresh login', async () => {
+  it("choosing the session's account skips the password, unless prompt=login or max_age demand a fresh login", async () => {
     const flow = await begin();
-    const signedIn = await post(flow, 'password', { csrf: flow.csrf, loginName: 'admin', password: server.adminPassword });
+    const signedIn = await post(flow, 'password', {
+      csrf: flow.csrf,
+      loginName: 'admin',
+      password: server.adminPassword,
+    });
     expect(signedIn.status).toBe(303);
     await flow.jar.follow(signedIn.location!);
-    for (const [params, skips] of [[{ prompt: 'select_account' }, true], [{ prompt: 'select_account login' }, false], [{ prompt: 'select_account', max_age: '0' }, false]] as const) {
+    for (const [params, skips] of [
+      [{ prompt: 'select_account' }, true],
+      [{ prompt: 'select_account login' }, false],
+      [{ prompt: 'select_account', max_age: '0' }, false],
+    ] as const) {
       const chooser = await begin(params, flow.jar);
       expect(chooser.page.body).toContain(`value="${server.adminId}" class="account" autofocus`);
       const chosen = await post(chooser, 'select', { csrf: chooser.csrf, accountId: server.adminId });
@@ -212,15 +269,22 @@ describe('login pages over HTTP', () => {
 
   it('the logout confirmation is refused from another origin (403, still signed in), and works from our own page', async () => {
     const flow = await begin();
-    const signedIn = await post(flow, 'password', { csrf: flow.csrf, loginName: 'admin', password: server.adminPassword });
+    const signedIn = await post(flow, 'password', {
+      csrf: flow.csrf,
+      loginName: 'admin',
+      password: server.adminPassword,
+    });
     await flow.jar.follow(signedIn.location!);
     const logout = await flow.jar.fetch(`${server.url}/oidc/v1/end_session`);
     expectSecurityHeaders(logout);
     expect(logout.headers.get('content-language')).toBe('en');
     const xsrf = formValue(logout.body, 'xsrf')!;
-    const confirm = (headers: Record<string, string>) => flow.jar.fetch(`${server.url}/oidc/v1/end_session/confirm`, {
-      method: 'POST', headers: { ...FORM, ...headers }, body: new URLSearchParams({ xsrf, logout: 'yes' }).toString(),
-    });
+    const confirm = (headers: Record<string, string>) =>
+      flow.jar.fetch(`${server.url}/oidc/v1/end_session/confirm`, {
+        method: 'POST',
+        headers: { ...FORM, ...headers },
+        body: new URLSearchParams({ xsrf, logout: 'yes' }).toString(),
+      });
     const refused = await confirm({ origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' });
     expect(refused.status).toBe(403);
     expectSecurityHeaders(refused);
@@ -235,7 +299,10 @@ describe('login pages over HTTP', () => {
   it('a browser with several accounts chooses on a plain request; prompt=none and login_hint still pass silently', async () => {
     const jar = new CookieJar();
     await server.addUser('second', 'second password 1');
-    for (const [loginName, password] of [['second', 'second password 1'], ['admin', server.adminPassword]]) {
+    for (const [loginName, password] of [
+      ['second', 'second password 1'],
+      ['admin', server.adminPassword],
+    ]) {
       const flow = await begin({ prompt: 'login' }, jar);
       const done = await post(flow, 'password', { csrf: flow.csrf, loginName: loginName!, password: password! });
       expect(done.status).toBe(303);
@@ -250,7 +317,7 @@ describe('login pages over HTTP', () => {
     }
   });
 
-  it('does not sign in an account chosen from outside this browser\'s list', async () => {
+  it("does not sign in an account chosen from outside this browser's list", async () => {
     const flow = await begin({ prompt: 'select_account' });
     const response = await post(flow, 'select', { csrf: flow.csrf, accountId: server.adminId });
     expect(response.status).toBe(200);
@@ -263,7 +330,11 @@ describe('login pages over HTTP', () => {
     expect(stranger.status).toBe(400);
     expect(stranger.body).toContain('This sign-in attempt has expired');
     expectSecurityHeaders(stranger);
-    const text = await flow.jar.fetch(`${flow.base}/password`, { method: 'POST', headers: { 'content-type': 'application/xml', origin: server.url }, body: '<password/>' });
+    const text = await flow.jar.fetch(`${flow.base}/password`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/xml', origin: server.url },
+      body: '<password/>',
+    });
     expect(text.status).toBe(415);
     expectSecurityHeaders(text);
     const huge = await post(flow, 'password', { csrf: flow.csrf, loginName: 'admin', password: 'x'.repeat(20_000) });
@@ -278,7 +349,11 @@ describe('lockout per client address', () => {
   let rp: RelyingParty;
   beforeAll(async () => {
     callback = await startCallbackServer();
-    server = await startLoginServer(callback.url, { GATEHOUSE_LOCKOUT_MAX_ATTEMPTS: '100', GATEHOUSE_LOCKOUT_IP_MAX_ATTEMPTS: '3', GATEHOUSE_LOCKOUT_SECONDS: '60' });
+    server = await startLoginServer(callback.url, {
+      GATEHOUSE_LOCKOUT_MAX_ATTEMPTS: '100',
+      GATEHOUSE_LOCKOUT_IP_MAX_ATTEMPTS: '3',
+      GATEHOUSE_LOCKOUT_SECONDS: '60',
+    });
     rp = await RelyingParty.discover(server.url, server.clientId, `${callback.url}/cb`);
   });
   afterAll(async () => {
@@ -290,9 +365,12 @@ describe('lockout per client address', () => {
     const jar = new CookieJar();
     const page = await jar.follow((await rp.start()).url);
     const csrf = formValue(page.body, 'csrf')!;
-    const attempt = (loginName: string, password: string) => jar.fetch(`${page.url}/password`, {
-      method: 'POST', headers: { ...FORM, origin: server.url }, body: new URLSearchParams({ csrf, loginName, password }).toString(),
-    });
+    const attempt = (loginName: string, password: string) =>
+      jar.fetch(`${page.url}/password`, {
+        method: 'POST',
+        headers: { ...FORM, origin: server.url },
+        body: new URLSearchParams({ csrf, loginName, password }).toString(),
+      });
     const statuses = [];
     for (const name of ['spray-a', 'spray-b', 'spray-c']) statuses.push((await attempt(name, 'guess')).status);
     expect(statuses).toEqual([401, 401, 429]);

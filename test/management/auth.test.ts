@@ -12,7 +12,12 @@ import { jwtProfileToken, orgOwnerMachine, startServerWithAdminKey } from '../he
 const INVALID = { ok: false, code: 16, message: 'Errors.Token.Invalid (AUTH-7fs1e)' };
 const getMyUser: ApiCall = { service: AuthService, method: 'GetMyUser', rest: ['GET', '/auth/v1/users/me'] };
 // invalid on purpose: a token problem must be reported before the request is looked at
-const badSetUp: ApiCall = { service: AdminService, method: 'SetUpOrg', rest: ['POST', '/admin/v1/orgs/_setup'], body: { org: { name: '' } } };
+const badSetUp: ApiCall = {
+  service: AdminService,
+  method: 'SetUpOrg',
+  rest: ['POST', '/admin/v1/orgs/_setup'],
+  body: { org: { name: '' } },
+};
 
 describe('management API authentication', () => {
   let server: TestServer;
@@ -39,7 +44,8 @@ describe('management API authentication', () => {
     const token = await jwtProfileToken(server, machine.keyFile);
     for (const encoding of ENCODINGS) expect((await callApi(server.url, encoding, getMyUser, { token })).ok).toBe(true);
     // and that caller, not being IAM_OWNER, gets 403 (not 400) for an invalid admin request
-    for (const encoding of ENCODINGS) expect(await callApi(server.url, encoding, badSetUp, { token })).toMatchObject({ ok: false, code: 7 });
+    for (const encoding of ENCODINGS)
+      expect(await callApi(server.url, encoding, badSetUp, { token })).toMatchObject({ ok: false, code: 7 });
   });
 
   it('accepts JWT access tokens as well, and refuses a tampered one', async () => {
@@ -47,12 +53,17 @@ describe('management API authentication', () => {
     const token = await jwtProfileToken(server, jwtMachine.keyFile);
     expect(token.split('.')).toHaveLength(3);
     for (const encoding of ENCODINGS) {
-      expect(await callApi(server.url, encoding, getMyUser, { token })).toMatchObject({ ok: true, json: { user: { id: jwtMachine.userId } } });
+      expect(await callApi(server.url, encoding, getMyUser, { token })).toMatchObject({
+        ok: true,
+        json: { user: { id: jwtMachine.userId } },
+      });
     }
     const [header, payload] = token.split('.');
     const forged = JSON.parse(Buffer.from(payload!, 'base64url').toString());
     forged.sub = machine.userId;
-    await expectInvalidEverywhere(`${header}.${Buffer.from(JSON.stringify(forged)).toString('base64url')}.${token.split('.')[2]}`);
+    await expectInvalidEverywhere(
+      `${header}.${Buffer.from(JSON.stringify(forged)).toString('base64url')}.${token.split('.')[2]}`,
+    );
   });
 
   it('refuses a token without the management audience (scope)', async () => {

@@ -4,7 +4,12 @@ import { expect, it } from 'vitest';
 import { callApi, ENCODINGS, type ApiCall } from '../helpers/management.ts';
 import { startServerWithAdminKey } from '../helpers/tokens.ts';
 
-const getOrg: ApiCall = { service: AdminService, method: 'GetOrgByID', rest: ['GET', '/admin/v1/orgs/1'], body: { id: '1' } };
+const getOrg: ApiCall = {
+  service: AdminService,
+  method: 'GetOrgByID',
+  rest: ['GET', '/admin/v1/orgs/1'],
+  body: { id: '1' },
+};
 
 it('a lost database is reported as UNAVAILABLE / INTERNAL without internal detail, on every encoding', async () => {
   const { server, adminToken } = await startServerWithAdminKey();

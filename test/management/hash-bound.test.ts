@@ -15,27 +15,54 @@ describe('management calls that hash share the bounded queue', () => {
   });
   afterAll(async () => server?.stop());
 
-  const hashesRun = async () => Number(/^gatehouse_password_hashes_total\{outcome="run"\} (\d+)/m.exec(await (await fetch(`${server.url}/metrics`)).text())?.[1]);
+  const hashesRun = async () =>
+    Number(
+      /^gatehouse_password_hashes_total\{outcome="run"\} (\d+)/m.exec(
+        await (await fetch(`${server.url}/metrics`)).text(),
+      )?.[1],
+    );
   const users = async () => (await server.db.query('SELECT count(*)::int AS n FROM users')).rows[0]!.n as number;
 
   const setUpOrg = (i: number): ApiCall => {
     const n = `${Date.now().toString(36)}-${i}`;
     return {
-      service: AdminService, method: 'SetUpOrg', rest: ['POST', '/admin/v1/orgs/_setup'],
-      body: { org: { name: `Bound Org ${n}` }, human: { userName: `bound-${n}`, profile: { firstName: 'B', lastName: 'O' }, email: { email: 'b@example.com' }, password: 'Bound-Password-1' } },
+      service: AdminService,
+      method: 'SetUpOrg',
+      rest: ['POST', '/admin/v1/orgs/_setup'],
+      body: {
+        org: { name: `Bound Org ${n}` },
+        human: {
+          userName: `bound-${n}`,
+          profile: { firstName: 'B', lastName: 'O' },
+          email: { email: 'b@example.com' },
+          password: 'Bound-Password-1',
+        },
+      },
     };
   };
 
   /** One call over REST (its status, Retry-After and body) or gRPC (its code and message). */
-  async function call(i: number): Promise<{ ok: boolean; code?: number; message?: string; status?: number; retryAfter?: string | null }> {
+  async function call(
+    i: number,
+  ): Promise<{ ok: boolean; code?: number; message?: string; status?: number; retryAfter?: string | null }> {
     const api = i % 4 < 2 ? calls.importHumanUser() : setUpOrg(i);
     if (i % 2) {
       const outcome = await callApi(server.url, 'grpc', api, { token });
       return outcome.ok ? { ok: true } : { ok: false, code: outcome.code, message: outcome.message };
     }
-    const res = await fetch(`${server.url}${api.rest[1]}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(api.body) });
-    const json = await res.json() as { code?: number; message?: string };
-    return { ok: res.status === 200, status: res.status, code: json.code, message: json.message, retryAfter: res.headers.get('retry-after') };
+    const res = await fetch(`${server.url}${api.rest[1]}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(api.body),
+    });
+    const json = (await res.json()) as { code?: number; message?: string };
+    return {
+      ok: res.status === 200,
+      status: res.status,
+      code: json.code,
+      message: json.message,
+      retryAfter: res.headers.get('retry-after'),
+    };
   }
 
   it('20 parallel calls of one caller: what is over its bound is refused UNAVAILABLE (REST 503, Retry-After) without hashing or writing', async () => {
@@ -47,11 +74,14 @@ describe('management calls that hash share the bounded queue', () => {
     expect(ok.length).toBeGreaterThanOrEqual(2);
     expect(refused.length).toBeGreaterThan(0);
     for (const r of refused) {
-      expect(r).toMatchObject({ code: 14, message: 'Too many password checks in progress; retry shortly (USER-hash-busy)' });
+      expect(r).toMatchObject({
+        code: 14,
+        message: 'Too many password checks in progress; retry shortly (USER-hash-busy)',
+      });
       if (r.status !== undefined) expect(r).toMatchObject({ status: 503, retryAfter: '1' });
     }
     expect(refused.some((r) => r.status === 503)).toBe(true);
-    expect(await hashesRun() - before).toBe(ok.length);
-    expect(await users() - usersBefore).toBe(ok.length);
+    expect((await hashesRun()) - before).toBe(ok.length);
+    expect((await users()) - usersBefore).toBe(ok.length);
   });
 });

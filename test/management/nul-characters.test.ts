@@ -30,19 +30,34 @@ describe('NUL characters in management calls', () => {
   const cases: { name: string; call: () => ApiCall; token: () => string; message: string }[] = [
     {
       name: 'UpdateMyProfile firstName',
-      call: () => ({ service: AuthService, method: 'UpdateMyProfile', rest: ['PUT', '/auth/v1/users/me/profile'], body: { firstName: NUL, lastName: 'L', displayName: 'D' } }),
+      call: () => ({
+        service: AuthService,
+        method: 'UpdateMyProfile',
+        rest: ['PUT', '/auth/v1/users/me/profile'],
+        body: { firstName: NUL, lastName: 'L', displayName: 'D' },
+      }),
       token: () => userToken,
       message: 'invalid UpdateMyProfileRequest.FirstName: value must not contain NUL characters',
     },
     {
       name: 'SetUpOrg org.name (nested)',
-      call: () => ({ service: AdminService, method: 'SetUpOrg', rest: ['POST', '/admin/v1/orgs/_setup'], body: { org: { name: NUL }, human: { userName: 'nul', profile: { firstName: 'F', lastName: 'L' }, email: { email: 'nul@example.com' } } } }),
+      call: () => ({
+        service: AdminService,
+        method: 'SetUpOrg',
+        rest: ['POST', '/admin/v1/orgs/_setup'],
+        body: {
+          org: { name: NUL },
+          human: { userName: 'nul', profile: { firstName: 'F', lastName: 'L' }, email: { email: 'nul@example.com' } },
+        },
+      }),
       token: () => adminToken,
-      message: 'invalid SetUpOrgRequest.Org: embedded message failed validation | caused by: invalid SetUpOrgRequest_Org.Name: value must not contain NUL characters',
+      message:
+        'invalid SetUpOrgRequest.Org: embedded message failed validation | caused by: invalid SetUpOrgRequest_Org.Name: value must not contain NUL characters',
     },
     {
       name: 'AddOIDCApp redirectUris[1] (repeated)',
-      call: () => calls.addOidcApp(projectId, { redirectUris: ['https://rp.example.com/cb', `https://rp.example.com/${NUL}`] }),
+      call: () =>
+        calls.addOidcApp(projectId, { redirectUris: ['https://rp.example.com/cb', `https://rp.example.com/${NUL}`] }),
       token: () => adminToken,
       message: 'invalid AddOIDCAppRequest.RedirectUris[1]: value must not contain NUL characters',
     },
@@ -63,7 +78,9 @@ describe('NUL characters in management calls', () => {
           const before = await events();
           expectError(await callApi(server.url, encoding, c.call(), { token: c.token() }), encoding, 3, c.message);
           expect(await events()).toBe(before);
-          expect(server.logs.slice(logsBefore).filter((line) => (JSON.parse(line) as { level: number }).level >= 50)).toEqual([]);
+          expect(
+            server.logs.slice(logsBefore).filter((line) => (JSON.parse(line) as { level: number }).level >= 50),
+          ).toEqual([]);
         });
       }
     });

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAuthorizer, type Authorize } from '../../src/management/auth.ts';
 import { setUpOrg } from '../../src/orgs/service.ts';
-import { AppError } from '../../src/platform/errors.ts';
+import type { AppError } from '../../src/platform/errors.ts';
 import type { Permission } from '../../src/management/operation.ts';
 import type { TestServer } from '../helpers/server.ts';
 import { defaultOrgId } from '../helpers/oidc.ts';
@@ -32,11 +32,33 @@ describe('permissions', () => {
     authorize = createAuthorizer(server.db, (token) => server.app.oidc.verifyAccessToken(token));
     ownOrg = await defaultOrgId(server);
     orgOwner = await jwtProfileToken(server, (await orgOwnerMachine(server)).keyFile);
-    otherOrg = (await setUpOrg(server.db, 'example.test', {
-      org: { name: 'Other', domain: '' },
-      human: { userName: 'other-owner', profile: { firstName: 'O', lastName: 'O', nickName: '', displayName: '', preferredLanguage: '', gender: 'GENDER_UNSPECIFIED' }, email: 'o@example.test', emailVerified: false, phone: null, phoneVerified: false, password: '' },
-      roles: [],
-    }, 'test')).orgId;
+    otherOrg = (
+      await setUpOrg(
+        server.db,
+        'example.test',
+        {
+          org: { name: 'Other', domain: '' },
+          human: {
+            userName: 'other-owner',
+            profile: {
+              firstName: 'O',
+              lastName: 'O',
+              nickName: '',
+              displayName: '',
+              preferredLanguage: '',
+              gender: 'GENDER_UNSPECIFIED',
+            },
+            email: 'o@example.test',
+            emailVerified: false,
+            phone: null,
+            phoneVerified: false,
+            password: '',
+          },
+          roles: [],
+        },
+        'test',
+      )
+    ).orgId;
   });
   afterAll(async () => server?.stop());
 

@@ -16,12 +16,22 @@ describe('@zitadel/node', () => {
 
   it('SetUpOrg over gRPC with the service-account helper and the admin key file', async () => {
     const account = ServiceAccount.fromJson(adminKey);
-    const client = createAdminClient(server.url, createServiceAccountInterceptor(server.config.issuer, account, { apiAccess: true }));
+    const client = createAdminClient(
+      server.url,
+      createServiceAccountInterceptor(server.config.issuer, account, { apiAccess: true }),
+    );
     const response = await client.setUpOrg({
       org: { name: 'SDK Org', domain: '' },
       human: {
         userName: 'sdk-user',
-        profile: { firstName: 'Sdk', lastName: 'User', nickName: '', displayName: '', preferredLanguage: 'en', gender: 1 },
+        profile: {
+          firstName: 'Sdk',
+          lastName: 'User',
+          nickName: '',
+          displayName: '',
+          preferredLanguage: 'en',
+          gender: 1,
+        },
         email: { email: 'sdk-user@example.com', isEmailVerified: false },
         phone: { phone: '+41790000000', isPhoneVerified: false },
         password: 'Sdk-Password-1',

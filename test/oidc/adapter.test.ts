@@ -9,27 +9,41 @@ describe('Postgres adapter', () => {
   let Adapter: ReturnType<typeof createAdapterClass>;
   beforeAll(async () => {
     server = await startTestServer();
-    Adapter = createAdapterClass(server.db, { findClient: async () => undefined, resolveAccessToken: async (value) => ({ jti: value, jwt: false }) }, { refreshReuseGrace: 10, interactionTtl: 600 });
+    Adapter = createAdapterClass(
+      server.db,
+      { findClient: async () => undefined, resolveAccessToken: async (value) => ({ jti: value, jwt: false }) },
+      { refreshReuseGrace: 10, interactionTtl: 600 },
+    );
   });
   afterAll(async () => server?.stop());
 
   it('stores hashes of ids, never the token value, in the id or the payload; find puts the value back', async () => {
     const codes = new Adapter('AuthorizationCode');
-    await codes.upsert('secret-code-value', { jti: 'secret-code-value', grantId: 'g1', kind: 'AuthorizationCode' } as never, 60);
-    const rows = (await server.db.query("SELECT t::text AS row FROM oidc_payloads t WHERE model = 'AuthorizationCode'")).rows;
+    await codes.upsert(
+      'secret-code-value',
+      { jti: 'secret-code-value', grantId: 'g1', kind: 'AuthorizationCode' } as never,
+      60,
+    );
+    const rows = (await server.db.query("SELECT t::text AS row FROM oidc_payloads t WHERE model = 'AuthorizationCode'"))
+      .rows;
     expect(rows).toHaveLength(1);
     expect(rows[0]!.row).not.toContain('secret-code-value');
     expect(await codes.find('secret-code-value')).toMatchObject({ jti: 'secret-code-value', grantId: 'g1' });
   });
 
-  it('consume succeeds once; the second consume throws invalid_grant and removes the grant\'s other rows', async () => {
+  it("consume succeeds once; the second consume throws invalid_grant and removes the grant's other rows", async () => {
     const codes = new Adapter('AuthorizationCode');
     const tokens = new Adapter('AccessToken');
     await codes.upsert('code-2', { grantId: 'g2' } as never, 60);
     await tokens.upsert('at-2', { grantId: 'g2' } as never, 60);
-    const results = await Promise.allSettled([codes.consume('code-2'), codes.consume('code-2'), codes.consume('code-2')]);
+    const results = await Promise.allSettled([
+      codes.consume('code-2'),
+      codes.consume('code-2'),
+      codes.consume('code-2'),
+    ]);
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
-    for (const r of results.filter((x) => x.status === 'rejected')) expect((r as PromiseRejectedResult).reason).toMatchObject({ error: 'invalid_grant' });
+    for (const r of results.filter((x) => x.status === 'rejected'))
+      expect((r as PromiseRejectedResult).reason).toMatchObject({ error: 'invalid_grant' });
     expect(await codes.find('code-2')).toMatchObject({ consumed: expect.any(Number) });
     expect(await tokens.find('at-2')).toBeUndefined();
   });
@@ -48,6 +62,8 @@ describe('Postgres adapter', () => {
     await server.db.query("UPDATE oidc_payloads SET expires_at = now() - interval '2 minutes' WHERE grant_id = 'g3'");
     expect(await tokens.find('soon-gone')).toBeUndefined();
     expect(await sweepExpired(server.db, 1, 5)).toBeGreaterThanOrEqual(1);
-    expect((await server.db.query("SELECT count(*)::int AS n FROM oidc_payloads WHERE grant_id = 'g3'")).rows[0]!.n).toBe(0);
+    expect(
+      (await server.db.query("SELECT count(*)::int AS n FROM oidc_payloads WHERE grant_id = 'g3'")).rows[0]!.n,
+    ).toBe(0);
   });
 });

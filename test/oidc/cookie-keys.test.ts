@@ -5,13 +5,16 @@ import { cookieKeys } from '../../src/oidc/cookie-keys.ts';
 const SECRET = 'hmac-sha256:cookie-signing-key-of-this-test';
 // keygrip's signature (its defaults: sha1, base64 made URL-safe), as processes without cookieKeys sign cookies
 const keygripSign = (data: string) =>
-  createHmac('sha1', SECRET).update(data).digest('base64').replace(/\/|\+|=/g, (c) => ({ '/': '_', '+': '-', '=': '' })[c]!);
+  createHmac('sha1', SECRET)
+    .update(data)
+    .digest('base64')
+    .replace(/\/|\+|=/g, (c) => ({ '/': '_', '+': '-', '=': '' })[c]!);
 
 describe('cookie signer', () => {
   const keys = cookieKeys(SECRET);
   const data = '_gh_session=8Kq2mZ3xYw-1fVbN0aTcR';
 
-  it("signs as keygrip does, so cookies stay valid across processes with and without it", () => {
+  it('signs as keygrip does, so cookies stay valid across processes with and without it', () => {
     expect(keys.sign(data)).toBe(keygripSign(data));
     expect(keys.index(data, keygripSign(data))).toBe(0);
     expect(keys.verify(data, keygripSign(data))).toBe(true);

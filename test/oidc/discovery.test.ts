@@ -6,7 +6,9 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 describe('discovery', () => {
   let server: TestServer;
-  beforeAll(async () => { server = await startTestServer(); });
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
   afterAll(async () => server?.stop());
 
   it('advertises the interface endpoints and capabilities', async () => {
@@ -29,18 +31,49 @@ describe('discovery', () => {
       prompt_values_supported: ['none', 'login', 'consent', 'select_account', 'create'],
       introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'private_key_jwt'],
     });
-    expect(d.scopes_supported).toEqual(expect.arrayContaining(['openid', 'profile', 'email', 'phone', 'address', 'offline_access']));
+    expect(d.scopes_supported).toEqual(
+      expect.arrayContaining(['openid', 'profile', 'email', 'phone', 'address', 'offline_access']),
+    );
     expect([...d.response_types_supported].sort()).toEqual(['code', 'id_token', 'id_token token']);
     expect([...d.response_modes_supported].sort()).toEqual(['form_post', 'fragment', 'query']);
-    expect([...d.grant_types_supported].sort()).toEqual(['authorization_code', 'client_credentials', 'implicit', 'refresh_token', 'urn:ietf:params:oauth:grant-type:jwt-bearer']);
-    expect([...d.token_endpoint_auth_methods_supported].sort()).toEqual(['client_secret_basic', 'client_secret_post', 'none', 'private_key_jwt']);
-    expect([...d.revocation_endpoint_auth_methods_supported].sort()).toEqual(['client_secret_basic', 'client_secret_post', 'none', 'private_key_jwt']);
+    expect([...d.grant_types_supported].sort()).toEqual([
+      'authorization_code',
+      'client_credentials',
+      'implicit',
+      'refresh_token',
+      'urn:ietf:params:oauth:grant-type:jwt-bearer',
+    ]);
+    expect([...d.token_endpoint_auth_methods_supported].sort()).toEqual([
+      'client_secret_basic',
+      'client_secret_post',
+      'none',
+      'private_key_jwt',
+    ]);
+    expect([...d.revocation_endpoint_auth_methods_supported].sort()).toEqual([
+      'client_secret_basic',
+      'client_secret_post',
+      'none',
+      'private_key_jwt',
+    ]);
     // PAR, DPoP, device flow, registration: not part of the interface, not advertised
-    for (const key of ['pushed_authorization_request_endpoint', 'dpop_signing_alg_values_supported', 'device_authorization_endpoint', 'registration_endpoint']) {
+    for (const key of [
+      'pushed_authorization_request_endpoint',
+      'dpop_signing_alg_values_supported',
+      'device_authorization_endpoint',
+      'registration_endpoint',
+    ]) {
       expect(d[key]).toBeUndefined();
     }
     // every advertised endpoint is served (no 404)
-    for (const key of ['authorization_endpoint', 'token_endpoint', 'introspection_endpoint', 'userinfo_endpoint', 'revocation_endpoint', 'end_session_endpoint', 'jwks_uri']) {
+    for (const key of [
+      'authorization_endpoint',
+      'token_endpoint',
+      'introspection_endpoint',
+      'userinfo_endpoint',
+      'revocation_endpoint',
+      'end_session_endpoint',
+      'jwks_uri',
+    ]) {
       const method = ['token_endpoint', 'introspection_endpoint', 'revocation_endpoint'].includes(key) ? 'POST' : 'GET';
       const r = await fetch(d[key], { method, redirect: 'manual' });
       expect([key, r.status === 404]).toEqual([key, false]);
@@ -54,7 +87,9 @@ describe('discovery', () => {
   });
 
   it('derives URLs from the issuer, never from Host or X-Forwarded-* headers', async () => {
-    const res = await fetch(`${server.url}/.well-known/openid-configuration`, { headers: { 'x-forwarded-host': 'evil.example.com', 'x-forwarded-proto': 'https' } });
+    const res = await fetch(`${server.url}/.well-known/openid-configuration`, {
+      headers: { 'x-forwarded-host': 'evil.example.com', 'x-forwarded-proto': 'https' },
+    });
     const d: any = await res.json();
     expect(d.token_endpoint).toBe(`${server.url}/oauth/v2/token`);
     // over HTTP/2 (h2c) with a foreign :authority
@@ -63,7 +98,9 @@ describe('discovery', () => {
       const body = await new Promise<string>((resolve, reject) => {
         const req = session.request({ ':path': '/.well-known/openid-configuration', ':authority': 'evil.example.com' });
         let data = '';
-        req.on('data', (chunk) => { data += chunk; });
+        req.on('data', (chunk) => {
+          data += chunk;
+        });
         req.on('end', () => resolve(data));
         req.on('error', reject);
       });

@@ -17,7 +17,14 @@ describe('protocol errors', () => {
 
   const authorize = (params: Record<string, string | string[]>) => {
     const url = new URL(`${server.url}/oauth/v2/authorize`);
-    const all = { client_id: web.clientId, redirect_uri: CALLBACK, response_type: 'code', scope: 'openid', state: 'st', ...params };
+    const all = {
+      client_id: web.clientId,
+      redirect_uri: CALLBACK,
+      response_type: 'code',
+      scope: 'openid',
+      state: 'st',
+      ...params,
+    };
     for (const [k, v] of Object.entries(all)) for (const value of [v].flat()) url.searchParams.append(k, value);
     return url;
   };
@@ -41,16 +48,33 @@ describe('protocol errors', () => {
     expect(res.headers.get('content-type')).toMatch(/text\/html/);
     // security.md §12 on every HTML page
     expect(res.headers.get('content-security-policy')).toMatch(/frame-ancestors 'none'/);
-    expect([res.headers.get('x-frame-options'), res.headers.get('referrer-policy'), res.headers.get('x-content-type-options')]).toEqual(['DENY', 'no-referrer', 'nosniff']);
+    expect([
+      res.headers.get('x-frame-options'),
+      res.headers.get('referrer-policy'),
+      res.headers.get('x-content-type-options'),
+    ]).toEqual(['DENY', 'no-referrer', 'nosniff']);
     expect(html).not.toMatch(/at .*\.js:\d+/); // no stack traces
     return { status: res.status, html };
   }
 
   it('authorization errors at the redirect URI, with state', async () => {
-    expect(await redirectedError({ scope: 'profile email' })).toMatchObject({ error: 'invalid_scope', state: 'st', iss: server.url });
-    expect(await redirectedError({ response_type: 'token' })).toMatchObject({ error: 'unsupported_response_type', state: 'st' });
-    expect(await redirectedError({ response_type: 'id_token' })).toMatchObject({ error: 'unauthorized_client', state: 'st' });
-    expect(await redirectedError({ scope: ['openid', 'openid profile'] })).toMatchObject({ error: 'invalid_request', state: 'st' });
+    expect(await redirectedError({ scope: 'profile email' })).toMatchObject({
+      error: 'invalid_scope',
+      state: 'st',
+      iss: server.url,
+    });
+    expect(await redirectedError({ response_type: 'token' })).toMatchObject({
+      error: 'unsupported_response_type',
+      state: 'st',
+    });
+    expect(await redirectedError({ response_type: 'id_token' })).toMatchObject({
+      error: 'unauthorized_client',
+      state: 'st',
+    });
+    expect(await redirectedError({ scope: ['openid', 'openid profile'] })).toMatchObject({
+      error: 'invalid_request',
+      state: 'st',
+    });
     expect(await redirectedError({ prompt: 'none' })).toMatchObject({ error: 'login_required', state: 'st' });
     expect(await redirectedError({ prompt: 'none login' })).toMatchObject({ error: 'invalid_request' });
     expect(await redirectedError({ prompt: 'bogus' })).toMatchObject({ error: 'invalid_request' });
@@ -71,23 +95,69 @@ describe('protocol errors', () => {
     const auth = { authorization: basic(web.clientId, web.clientSecret!) };
     const cases: Array<[string, Record<string, string>, Record<string, string>, number, string]> = [
       ['unknown grant type', { grant_type: 'urn:example:bogus' }, auth, 400, 'unsupported_grant_type'],
-      ['password grant is not offered', { grant_type: 'password', username: 'admin', password: 'x' }, auth, 400, 'unsupported_grant_type'],
+      [
+        'password grant is not offered',
+        { grant_type: 'password', username: 'admin', password: 'x' },
+        auth,
+        400,
+        'unsupported_grant_type',
+      ],
       ['missing grant_type', {}, auth, 400, 'invalid_request'],
       ['missing code', { grant_type: 'authorization_code', redirect_uri: CALLBACK }, auth, 400, 'invalid_request'],
-      ['unknown code', { grant_type: 'authorization_code', code: 'nope', redirect_uri: CALLBACK }, auth, 400, 'invalid_grant'],
+      [
+        'unknown code',
+        { grant_type: 'authorization_code', code: 'nope', redirect_uri: CALLBACK },
+        auth,
+        400,
+        'invalid_grant',
+      ],
       ['unknown refresh token', { grant_type: 'refresh_token', refresh_token: 'nope' }, auth, 400, 'invalid_grant'],
-      ['grant the app may not use', { grant_type: 'client_credentials', scope: 'openid' }, auth, 400, 'unauthorized_client'],
-      ['wrong secret', { grant_type: 'refresh_token', refresh_token: 'x' }, { authorization: basic(web.clientId, 'wrong') }, 401, 'invalid_client'],
-      ['unknown client', { grant_type: 'refresh_token', refresh_token: 'x', client_id: 'nobody', client_secret: 'x' }, {}, 401, 'invalid_client'],
+      [
+        'grant the app may not use',
+        { grant_type: 'client_credentials', scope: 'openid' },
+        auth,
+        400,
+        'unauthorized_client',
+      ],
+      [
+        'wrong secret',
+        { grant_type: 'refresh_token', refresh_token: 'x' },
+        { authorization: basic(web.clientId, 'wrong') },
+        401,
+        'invalid_client',
+      ],
+      [
+        'unknown client',
+        { grant_type: 'refresh_token', refresh_token: 'x', client_id: 'nobody', client_secret: 'x' },
+        {},
+        401,
+        'invalid_client',
+      ],
       ['no client authentication', { grant_type: 'refresh_token', refresh_token: 'x' }, {}, 400, 'invalid_request'],
-      ['two authentication mechanisms', { grant_type: 'refresh_token', refresh_token: 'x', client_id: web.clientId, client_secret: web.clientSecret! }, auth, 400, 'invalid_request'],
-      ['repeated parameter', { grant_type: 'refresh_token', refresh_token: 'x' }, { ...auth, 'x-repeat': '1' }, 400, 'invalid_request'],
+      [
+        'two authentication mechanisms',
+        { grant_type: 'refresh_token', refresh_token: 'x', client_id: web.clientId, client_secret: web.clientSecret! },
+        auth,
+        400,
+        'invalid_request',
+      ],
+      [
+        'repeated parameter',
+        { grant_type: 'refresh_token', refresh_token: 'x' },
+        { ...auth, 'x-repeat': '1' },
+        400,
+        'invalid_request',
+      ],
     ];
     for (const [name, form, headers, status, error] of cases) {
       const body = new URLSearchParams(form);
       if (headers['x-repeat']) body.append('refresh_token', 'y');
       const { 'x-repeat': _, ...sent } = headers;
-      const res = await fetch(token, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...sent }, body });
+      const res = await fetch(token, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', ...sent },
+        body,
+      });
       const json: any = await res.json();
       expect([name, res.status, json.error]).toEqual([name, status, error]);
     }
@@ -95,19 +165,35 @@ describe('protocol errors', () => {
 
   it('machine clients: client_credentials requires scope, and the code grant is not theirs', async () => {
     const m = await createMachine(server);
-    const noScope = await postForm(token, { grant_type: 'client_credentials' }, { authorization: basic(m.userName, m.clientSecret) });
+    const noScope = await postForm(
+      token,
+      { grant_type: 'client_credentials' },
+      { authorization: basic(m.userName, m.clientSecret) },
+    );
     expect([noScope.status, noScope.json.error]).toEqual([400, 'invalid_request']);
-    const res = await postForm(token, { grant_type: 'authorization_code', code: 'x', redirect_uri: CALLBACK }, { authorization: basic(m.userName, m.clientSecret) });
+    const res = await postForm(
+      token,
+      { grant_type: 'authorization_code', code: 'x', redirect_uri: CALLBACK },
+      { authorization: basic(m.userName, m.clientSecret) },
+    );
     expect([res.status, res.json.error]).toEqual([400, 'unauthorized_client']);
   });
 
   it('malformed bodies are 400, never 500', async () => {
-    for (const body of ['%%%', 'grant_type=' + 'a'.repeat(60 * 1024), '\u0000\u0001']) {
-      const res = await fetch(token, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body });
+    for (const body of ['%%%', `grant_type=${'a'.repeat(60 * 1024)}`, '\u0000\u0001']) {
+      const res = await fetch(token, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body,
+      });
       expect(res.status).toBeGreaterThanOrEqual(400);
       expect(res.status).toBeLessThan(500);
     }
-    const json = await fetch(token, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"grant_type":"client_credentials"}' });
+    const json = await fetch(token, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"grant_type":"client_credentials"}',
+    });
     expect(json.status).toBe(400);
   });
 });

@@ -32,52 +32,119 @@ describe('fast paths', () => {
     const m = await createMachine(server);
     const project = await createProject(server);
     const api = await createApiApp(server, project);
-    const cc = () => postForm(token, { grant_type: 'client_credentials', scope: `openid profile urn:zitadel:iam:org:project:id:${project}:aud` }, { authorization: basic(m.userName, m.clientSecret) });
+    const cc = () =>
+      postForm(
+        token,
+        { grant_type: 'client_credentials', scope: `openid profile urn:zitadel:iam:org:project:id:${project}:aud` },
+        { authorization: basic(m.userName, m.clientSecret) },
+      );
     const accessToken = (await cc()).json.access_token as string;
 
     expect(await queriesOf(cc)).toBe(1);
-    expect(await queriesOf(() => postForm(`${server.url}/oauth/v2/introspect`, { token: accessToken }, { authorization: basic(api.clientId, api.clientSecret!) }))).toBe(1);
-    expect(await queriesOf(() => fetch(`${server.url}/oidc/v1/userinfo`, { headers: { authorization: `Bearer ${accessToken}` } }))).toBe(1);
-    expect(await queriesOf(async () => postForm(token, { grant_type: JWT_BEARER, assertion: await assertion(m.keyFile, server.url), scope: 'openid' }))).toBe(1);
-    expect(await queriesOf(async () => postForm(token, { grant_type: JWT_BEARER, assertion: await assertion(m.keyFile, server.url, { jti: crypto.randomUUID() }), scope: 'openid' }))).toBe(2);
+    expect(
+      await queriesOf(() =>
+        postForm(
+          `${server.url}/oauth/v2/introspect`,
+          { token: accessToken },
+          { authorization: basic(api.clientId, api.clientSecret!) },
+        ),
+      ),
+    ).toBe(1);
+    expect(
+      await queriesOf(() =>
+        fetch(`${server.url}/oidc/v1/userinfo`, { headers: { authorization: `Bearer ${accessToken}` } }),
+      ),
+    ).toBe(1);
+    expect(
+      await queriesOf(async () =>
+        postForm(token, { grant_type: JWT_BEARER, assertion: await assertion(m.keyFile, server.url), scope: 'openid' }),
+      ),
+    ).toBe(1);
+    expect(
+      await queriesOf(async () =>
+        postForm(token, {
+          grant_type: JWT_BEARER,
+          assertion: await assertion(m.keyFile, server.url, { jti: crypto.randomUUID() }),
+          scope: 'openid',
+        }),
+      ),
+    ).toBe(2);
   });
 
   it('concurrent introspections and userinfo requests share one statement, and each gets its own answer', async () => {
     const project = await createProject(server);
-    const [m1, m2, caller, outsider] = [await createMachine(server), await createMachine(server), await createApiApp(server, project), await createApiApp(server, await createProject(server))];
-    const issue = async (m: typeof m1) => (await postForm(token, { grant_type: 'client_credentials', scope: `openid urn:zitadel:iam:org:project:id:${project}:aud` },
-      { authorization: basic(m.userName, m.clientSecret) })).json.access_token as string;
+    const [m1, m2, caller, outsider] = [
+      await createMachine(server),
+      await createMachine(server),
+      await createApiApp(server, project),
+      await createApiApp(server, await createProject(server)),
+    ];
+    const issue = async (m: typeof m1) =>
+      (
+        await postForm(
+          token,
+          { grant_type: 'client_credentials', scope: `openid urn:zitadel:iam:org:project:id:${project}:aud` },
+          { authorization: basic(m.userName, m.clientSecret) },
+        )
+      ).json.access_token as string;
     const [t1, t2, revoked] = [await issue(m1), await issue(m2), await issue(m1)];
-    expect((await postForm(`${server.url}/oauth/v2/revoke`, { token: revoked }, { authorization: basic(m1.userName, m1.clientSecret) })).status).toBe(200);
+    expect(
+      (
+        await postForm(
+          `${server.url}/oauth/v2/revoke`,
+          { token: revoked },
+          { authorization: basic(m1.userName, m1.clientSecret) },
+        )
+      ).status,
+    ).toBe(200);
 
     // injected requests reach their lookups in the same event-loop turn, as concurrent requests under load do
-    const introspect = (value: string, who: { clientId: string; clientSecret?: string }, secret = who.clientSecret!) => server.app.inject({
-      method: 'POST', url: '/oauth/v2/introspect', payload: new URLSearchParams({ token: value }).toString(),
-      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(who.clientId, secret) },
-    });
+    const introspect = (value: string, who: { clientId: string; clientSecret?: string }, secret = who.clientSecret!) =>
+      server.app.inject({
+        method: 'POST',
+        url: '/oauth/v2/introspect',
+        payload: new URLSearchParams({ token: value }).toString(),
+        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(who.clientId, secret) },
+      });
     const before = server.db.stats.queries;
     const answers = await Promise.all([
-      introspect(t1, caller), introspect(t1, caller, 'wrong-secret'), introspect(t2, outsider), introspect(revoked, caller),
-      introspect('no-such-token', caller), introspect(t2, caller),
+      introspect(t1, caller),
+      introspect(t1, caller, 'wrong-secret'),
+      introspect(t2, outsider),
+      introspect(revoked, caller),
+      introspect('no-such-token', caller),
+      introspect(t2, caller),
     ]);
     // one statement for the six (two if a background job, key reload or sweep, happened to run meanwhile)
     expect(server.db.stats.queries - before).toBeLessThanOrEqual(2);
     expect(answers.map((a) => [a.statusCode, a.json().active ?? a.json().error, a.json().sub])).toEqual([
-      [200, true, m1.userId], [401, 'invalid_client', undefined], [200, false, undefined], [200, false, undefined],
-      [200, false, undefined], [200, true, m2.userId],
+      [200, true, m1.userId],
+      [401, 'invalid_client', undefined],
+      [200, false, undefined],
+      [200, false, undefined],
+      [200, false, undefined],
+      [200, true, m2.userId],
     ]);
 
-    const userinfo = (value: string) => server.app.inject({ method: 'GET', url: '/oidc/v1/userinfo', headers: { authorization: `Bearer ${value}` } });
+    const userinfo = (value: string) =>
+      server.app.inject({ method: 'GET', url: '/oidc/v1/userinfo', headers: { authorization: `Bearer ${value}` } });
     const infos = await Promise.all([userinfo(t2), userinfo(revoked), userinfo(t1)]);
-    expect(infos.map((i) => [i.statusCode, i.json().sub ?? i.json().error])).toEqual([[200, m2.userId], [401, 'invalid_token'], [200, m1.userId]]);
+    expect(infos.map((i) => [i.statusCode, i.json().sub ?? i.json().error])).toEqual([
+      [200, m2.userId],
+      [401, 'invalid_token'],
+      [200, m1.userId],
+    ]);
   });
 
   it('concurrent machine tokens are written with one statement, each only while its own credentials hold', async () => {
     const [m1, m2] = [await createMachine(server), await createMachine(server)];
-    const cc = (m: typeof m1, secret = m.clientSecret) => server.app.inject({
-      method: 'POST', url: '/oauth/v2/token', payload: 'grant_type=client_credentials&scope=openid',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(m.userName, secret) },
-    });
+    const cc = (m: typeof m1, secret = m.clientSecret) =>
+      server.app.inject({
+        method: 'POST',
+        url: '/oauth/v2/token',
+        payload: 'grant_type=client_credentials&scope=openid',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(m.userName, secret) },
+      });
     expect([(await cc(m1)).statusCode, (await cc(m2)).statusCode]).toEqual([200, 200]); // both cached now
     const before = server.db.stats.queries;
     expect((await Promise.all([cc(m1), cc(m2), cc(m1)])).map((r) => r.statusCode)).toEqual([200, 200, 200]);
@@ -87,14 +154,31 @@ describe('fast paths', () => {
     // secret) while m1's, in the same statement, succeeds
     const { clientSecret } = await generateMachineSecret(server.db, secrets, m2.userId, 'test');
     const answers = await Promise.all([cc(m1), cc(m2), cc(m2, clientSecret)]);
-    expect(answers.map((r) => [r.statusCode, r.json().error])).toEqual([[200, undefined], [401, 'invalid_client'], [200, undefined]]);
-    const introspected = await Promise.all([answers[0]!, answers[2]!].map((r) => server.app.inject({ method: 'GET', url: '/oidc/v1/userinfo', headers: { authorization: `Bearer ${r.json().access_token}` } })));
+    expect(answers.map((r) => [r.statusCode, r.json().error])).toEqual([
+      [200, undefined],
+      [401, 'invalid_client'],
+      [200, undefined],
+    ]);
+    const introspected = await Promise.all(
+      [answers[0]!, answers[2]!].map((r) =>
+        server.app.inject({
+          method: 'GET',
+          url: '/oidc/v1/userinfo',
+          headers: { authorization: `Bearer ${r.json().access_token}` },
+        }),
+      ),
+    );
     expect(introspected.map((r) => r.json().sub)).toEqual([m1.userId, m2.userId]);
   });
 
   it('a rotated secret: the old one fails and the new one works on the next request', async () => {
     const m = await createMachine(server);
-    const cc = (secret: string) => postForm(token, { grant_type: 'client_credentials', scope: 'openid' }, { authorization: basic(m.userName, secret) });
+    const cc = (secret: string) =>
+      postForm(
+        token,
+        { grant_type: 'client_credentials', scope: 'openid' },
+        { authorization: basic(m.userName, secret) },
+      );
     expect((await cc(m.clientSecret)).status).toBe(200); // now cached
     const { clientSecret } = await generateMachineSecret(server.db, secrets, m.userId, 'test');
     expect([(await cc(m.clientSecret)).status, (await cc(m.clientSecret)).json.error]).toEqual([401, 'invalid_client']);
@@ -103,8 +187,14 @@ describe('fast paths', () => {
 
   it('a deactivated user gets no token on the next request, by either grant', async () => {
     const m = await createMachine(server);
-    const cc = () => postForm(token, { grant_type: 'client_credentials', scope: 'openid' }, { authorization: basic(m.userName, m.clientSecret) });
-    const jwtProfile = async () => postForm(token, { grant_type: JWT_BEARER, assertion: await assertion(m.keyFile, server.url), scope: 'openid' });
+    const cc = () =>
+      postForm(
+        token,
+        { grant_type: 'client_credentials', scope: 'openid' },
+        { authorization: basic(m.userName, m.clientSecret) },
+      );
+    const jwtProfile = async () =>
+      postForm(token, { grant_type: JWT_BEARER, assertion: await assertion(m.keyFile, server.url), scope: 'openid' });
     expect((await cc()).status).toBe(200);
     expect((await jwtProfile()).status).toBe(200);
     await server.db.query("UPDATE users SET state = 'inactive' WHERE id = $1", [m.userId]);
@@ -114,7 +204,8 @@ describe('fast paths', () => {
 
   it('a key added after the keys were cached signs at once; an expired key stops at once', async () => {
     const m = await createMachine(server);
-    const jwtProfile = async (keyFile: typeof m.keyFile) => postForm(token, { grant_type: JWT_BEARER, assertion: await assertion(keyFile, server.url), scope: 'openid' });
+    const jwtProfile = async (keyFile: typeof m.keyFile) =>
+      postForm(token, { grant_type: JWT_BEARER, assertion: await assertion(keyFile, server.url), scope: 'openid' });
     expect((await jwtProfile(m.keyFile)).status).toBe(200); // the user's keys are cached now
     const { keyFile } = await addMachineUserKey(server.db, m.userId, undefined, 'test');
     expect((await jwtProfile(keyFile)).status).toBe(200);

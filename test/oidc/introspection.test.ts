@@ -4,7 +4,17 @@ import { createPrivateKey, randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { assertion, basic, createApiApp, createAppKey, createMachine, createOidcApp, createProject, postForm, userTokens } from '../helpers/oidc.ts';
+import {
+  assertion,
+  basic,
+  createApiApp,
+  createAppKey,
+  createMachine,
+  createOidcApp,
+  createProject,
+  postForm,
+  userTokens,
+} from '../helpers/oidc.ts';
 
 describe('introspection', () => {
   let server: TestServer;
@@ -15,7 +25,8 @@ describe('introspection', () => {
   });
   afterAll(async () => server?.stop());
 
-  const asBasic = (token: string, id: string, secret: string) => postForm(introspect, { token }, { authorization: basic(id, secret) });
+  const asBasic = (token: string, id: string, secret: string) =>
+    postForm(introspect, { token }, { authorization: basic(id, secret) });
 
   it('answers the audience (same app, an API app of the project) with the interface members; others get active:false', async () => {
     const app = await createOidcApp(server, { authMethod: 'basic' });
@@ -27,8 +38,14 @@ describe('introspection', () => {
     expect(res.status).toBe(200);
     const body = res.json;
     expect(body).toMatchObject({
-      active: true, client_id: app.clientId, token_type: 'Bearer', iss: server.url,
-      username: 'admin@gatehouse.127.0.0.1', name: 'Gatehouse Admin', email: 'admin@127.0.0.1', email_verified: true,
+      active: true,
+      client_id: app.clientId,
+      token_type: 'Bearer',
+      iss: server.url,
+      username: 'admin@gatehouse.127.0.0.1',
+      name: 'Gatehouse Admin',
+      email: 'admin@127.0.0.1',
+      email_verified: true,
     });
     expect(body.scope.split(' ').sort()).toEqual(['email', 'offline_access', 'openid', 'profile']);
     for (const member of ['exp', 'iat', 'nbf']) expect(body[member]).toEqual(expect.any(Number));
@@ -40,7 +57,9 @@ describe('introspection', () => {
     expect(body.auth_time).toBeGreaterThan(Math.floor(Date.now() / 1000) - 60);
 
     expect((await asBasic(tokens.access_token, app.clientId, app.clientSecret!)).json.active).toBe(true);
-    expect((await asBasic(tokens.access_token, stranger.clientId, stranger.clientSecret!)).json).toEqual({ active: false });
+    expect((await asBasic(tokens.access_token, stranger.clientId, stranger.clientSecret!)).json).toEqual({
+      active: false,
+    });
     // refresh tokens and garbage are not active access tokens
     expect((await asBasic(tokens.refresh_token!, app.clientId, app.clientSecret!)).json).toEqual({ active: false });
     expect((await asBasic('nonsense', app.clientId, app.clientSecret!)).json).toEqual({ active: false });
@@ -57,22 +76,35 @@ describe('introspection', () => {
     const otherProject = await createProject(server);
     const otherApi = await createApiApp(server, otherProject);
     // a user token that asks for the other project's audience (unknown scopes are dropped)
-    const forOther = await userTokens(server, app, `openid urn:zitadel:iam:org:project:id:${otherProject}:aud made-up-scope`);
+    const forOther = await userTokens(
+      server,
+      app,
+      `openid urn:zitadel:iam:org:project:id:${otherProject}:aud made-up-scope`,
+    );
     expect(forOther.scope.split(' ').sort()).toEqual(['openid', `urn:zitadel:iam:org:project:id:${otherProject}:aud`]);
     expect((await asBasic(forOther.access_token, otherApi.clientId, otherApi.clientSecret!)).json.active).toBe(true);
     const machine = await createMachine(server);
     const token = await postForm(`${server.url}/oauth/v2/token`, {
-      grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion: await assertion(machine.keyFile, server.url),
+      grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer',
+      assertion: await assertion(machine.keyFile, server.url),
       scope: `openid urn:zitadel:iam:org:project:id:${otherProject}:aud`,
     });
-    expect((await asBasic(token.json.access_token, otherApi.clientId, otherApi.clientSecret!)).json).toMatchObject({ active: true, sub: machine.userId, username: `${machine.userName}@gatehouse.127.0.0.1` });
+    expect((await asBasic(token.json.access_token, otherApi.clientId, otherApi.clientSecret!)).json).toMatchObject({
+      active: true,
+      sub: machine.userId,
+      username: `${machine.userName}@gatehouse.127.0.0.1`,
+    });
     expect((await asBasic(token.json.access_token, api.clientId, api.clientSecret!)).json).toEqual({ active: false });
   });
 
   it('authenticates callers with Basic or private_key_jwt only: post, none, nothing and bad secrets are 401 invalid_client', async () => {
     const app = await createOidcApp(server, { authMethod: 'basic' });
     const tokens = await userTokens(server, app, 'openid');
-    const post = await postForm(introspect, { token: tokens.access_token, client_id: app.clientId, client_secret: app.clientSecret! });
+    const post = await postForm(introspect, {
+      token: tokens.access_token,
+      client_id: app.clientId,
+      client_secret: app.clientSecret!,
+    });
     expect([post.status, post.json.error]).toEqual([401, 'invalid_client']);
     const nothing = await postForm(introspect, { token: tokens.access_token });
     expect([nothing.status, nothing.json.error]).toEqual([401, 'invalid_client']);
@@ -84,17 +116,32 @@ describe('introspection', () => {
 
     const api = await createApiApp(server, app.projectId, 'private_key_jwt');
     const keyFile = await createAppKey(server, api.appId);
-    const clientAssertion = await new SignJWT({}).setProtectedHeader({ alg: 'RS256', kid: keyFile.keyId }).setIssuer(api.clientId).setSubject(api.clientId)
-      .setAudience(server.url).setJti(randomUUID()).setIssuedAt().setExpirationTime('1m').sign(createPrivateKey(keyFile.key));
-    const pkjwt = await postForm(introspect, { token: tokens.access_token, client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer', client_assertion: clientAssertion });
+    const clientAssertion = await new SignJWT({})
+      .setProtectedHeader({ alg: 'RS256', kid: keyFile.keyId })
+      .setIssuer(api.clientId)
+      .setSubject(api.clientId)
+      .setAudience(server.url)
+      .setJti(randomUUID())
+      .setIssuedAt()
+      .setExpirationTime('1m')
+      .sign(createPrivateKey(keyFile.key));
+    const pkjwt = await postForm(introspect, {
+      token: tokens.access_token,
+      client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
+      client_assertion: clientAssertion,
+    });
     expect([pkjwt.status, pkjwt.json.active]).toEqual([200, true]);
   });
 
-  it('a deactivated user\'s tokens are inactive', async () => {
+  it("a deactivated user's tokens are inactive", async () => {
     const machine = await createMachine(server);
     const project = await createProject(server);
     const api = await createApiApp(server, project);
-    const token = await postForm(`${server.url}/oauth/v2/token`, { grant_type: 'client_credentials', scope: `openid urn:zitadel:iam:org:project:id:${project}:aud` }, { authorization: basic(machine.userName, machine.clientSecret) });
+    const token = await postForm(
+      `${server.url}/oauth/v2/token`,
+      { grant_type: 'client_credentials', scope: `openid urn:zitadel:iam:org:project:id:${project}:aud` },
+      { authorization: basic(machine.userName, machine.clientSecret) },
+    );
     expect((await asBasic(token.json.access_token, api.clientId, api.clientSecret!)).json.active).toBe(true);
     await server.db.query("UPDATE users SET state = 'inactive' WHERE id = $1", [machine.userId]);
     expect((await asBasic(token.json.access_token, api.clientId, api.clientSecret!)).json).toEqual({ active: false });

@@ -29,13 +29,27 @@ async function until<T>(what: string, fn: () => Promise<T | undefined | false>, 
 
 describe('signing key rotation', () => {
   let server: TestServer;
-  const env = { GATEHOUSE_KEY_ACTIVATION_DELAY: '2', GATEHOUSE_KEY_RELOAD_INTERVAL_MS: '100', GATEHOUSE_ACCESS_TOKEN_TTL: '4', GATEHOUSE_ID_TOKEN_TTL: '4' };
-  beforeAll(async () => { server = await startTestServer({ env }); });
+  const env = {
+    GATEHOUSE_KEY_ACTIVATION_DELAY: '2',
+    GATEHOUSE_KEY_RELOAD_INTERVAL_MS: '100',
+    GATEHOUSE_ACCESS_TOKEN_TTL: '4',
+    GATEHOUSE_ID_TOKEN_TTL: '4',
+  };
+  beforeAll(async () => {
+    server = await startTestServer({ env });
+  });
   afterAll(async () => server?.stop());
 
   it('publishes first, signs after the delay, keeps the old key for its tokens, then drops it', async () => {
     const machine = await createMachine(server, 'jwt');
-    const issue = async () => (await postForm(`${server.url}/oauth/v2/token`, { grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion: await assertion(machine.keyFile, server.url), scope: 'openid' })).json;
+    const issue = async () =>
+      (
+        await postForm(`${server.url}/oauth/v2/token`, {
+          grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer',
+          assertion: await assertion(machine.keyFile, server.url),
+          scope: 'openid',
+        })
+      ).json;
     const oldKid = (await kids(server))[0]!;
     const before = await issue();
     expect(decodeProtectedHeader(before.access_token).kid).toBe(oldKid);
@@ -46,12 +60,16 @@ describe('signing key rotation', () => {
     const during = await issue();
     expect(decodeProtectedHeader(during.id_token).kid).toBe(oldKid); // published, not yet signing
 
-    await until('tokens signed with the new key', async () => decodeProtectedHeader((await issue()).access_token).kid === newKid);
+    await until(
+      'tokens signed with the new key',
+      async () => decodeProtectedHeader((await issue()).access_token).kid === newKid,
+    );
     const after = await issue();
     expect(decodeProtectedHeader(after.id_token).kid).toBe(newKid);
     expect((await kids(server))[0]).toBe(newKid);
     // the old key's token still works while it is published
-    const userinfo = (t: string) => fetch(`${server.url}/oidc/v1/userinfo`, { headers: { authorization: `Bearer ${t}` } });
+    const userinfo = (t: string) =>
+      fetch(`${server.url}/oidc/v1/userinfo`, { headers: { authorization: `Bearer ${t}` } });
     expect((await userinfo(during.access_token)).status).toBe(200);
     expect((await userinfo(after.access_token)).status).toBe(200);
 
@@ -61,7 +79,9 @@ describe('signing key rotation', () => {
   });
 
   it('rotates automatically on the configured schedule', async () => {
-    const auto = await startTestServer({ env: { ...env, GATEHOUSE_KEY_ROTATION_DAYS: String(2 / 86400), GATEHOUSE_KEY_ACTIVATION_DELAY: '0' } });
+    const auto = await startTestServer({
+      env: { ...env, GATEHOUSE_KEY_ROTATION_DAYS: String(2 / 86400), GATEHOUSE_KEY_ACTIVATION_DELAY: '0' },
+    });
     try {
       const [first] = await kids(auto);
       await until('an automatic rotation', async () => (await kids(auto))[0] !== first);
@@ -73,14 +93,33 @@ describe('signing key rotation', () => {
   it.runIf(isPostgres)('npm run keys:rotate reaches every process on the database without restart', async () => {
     const second = await startTestServer({ env: { ...env, GATEHOUSE_ISSUER: server.url }, database: server.database });
     try {
-      const out = spawnSync(process.execPath, [CLI, 'keys:rotate'], { env: { PATH: process.env.PATH ?? '', GATEHOUSE_MASTER_KEY: TEST_MASTER_KEY, GATEHOUSE_KEY_ACTIVATION_DELAY: '1', ...server.database.env }, encoding: 'utf8', timeout: 60_000 });
+      const out = spawnSync(process.execPath, [CLI, 'keys:rotate'], {
+        env: {
+          PATH: process.env.PATH ?? '',
+          GATEHOUSE_MASTER_KEY: TEST_MASTER_KEY,
+          GATEHOUSE_KEY_ACTIVATION_DELAY: '1',
+          ...server.database.env,
+        },
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
       expect(out.status).toBe(0);
       const { kid } = JSON.parse(out.stdout);
-      for (const s of [server, second]) await until('the rotated key on every instance', async () => (await kids(s))[0] === kid);
+      for (const s of [server, second])
+        await until('the rotated key on every instance', async () => (await kids(s))[0] === kid);
       // a token issued by one instance is accepted by the other
       const machine = await createMachine(server, 'jwt');
-      const token = (await postForm(`${server.url}/oauth/v2/token`, { grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion: await assertion(machine.keyFile, server.url), scope: 'openid' })).json;
-      expect((await fetch(`${second.url}/oidc/v1/userinfo`, { headers: { authorization: `Bearer ${token.access_token}` } })).status).toBe(200);
+      const token = (
+        await postForm(`${server.url}/oauth/v2/token`, {
+          grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer',
+          assertion: await assertion(machine.keyFile, server.url),
+          scope: 'openid',
+        })
+      ).json;
+      expect(
+        (await fetch(`${second.url}/oidc/v1/userinfo`, { headers: { authorization: `Bearer ${token.access_token}` } }))
+          .status,
+      ).toBe(200);
     } finally {
       await second.close();
     }

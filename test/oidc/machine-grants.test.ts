@@ -24,11 +24,16 @@ describe('machine user grants', () => {
   });
   afterAll(async () => server?.stop());
 
-  const userinfo = (accessToken: string) => fetch(`${server.url}/oidc/v1/userinfo`, { headers: { authorization: `Bearer ${accessToken}` } });
+  const userinfo = (accessToken: string) =>
+    fetch(`${server.url}/oidc/v1/userinfo`, { headers: { authorization: `Bearer ${accessToken}` } });
 
   it('JWT profile with the first-start key file: tokens of the service user, no client authentication', async () => {
     const file = JSON.parse(readFileSync(keyFile, 'utf8'));
-    const res = await postForm(token, { grant_type: JWT_BEARER, assertion: await assertion(file, server.url), scope: `openid profile ${MANAGEMENT_API_SCOPE} unknown-scope` });
+    const res = await postForm(token, {
+      grant_type: JWT_BEARER,
+      assertion: await assertion(file, server.url),
+      scope: `openid profile ${MANAGEMENT_API_SCOPE} unknown-scope`,
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toBe('no-store');
     expect(Object.keys(res.json).sort()).toEqual(['access_token', 'expires_in', 'id_token', 'scope', 'token_type']);
@@ -45,7 +50,11 @@ describe('machine user grants', () => {
 
     const info = await userinfo(res.json.access_token);
     expect(info.status).toBe(200);
-    expect(await info.json()).toMatchObject({ sub: file.userId, name: 'Gatehouse admin service account', preferred_username: 'admin-sa@gatehouse.127.0.0.1' });
+    expect(await info.json()).toMatchObject({
+      sub: file.userId,
+      name: 'Gatehouse admin service account',
+      preferred_username: 'admin-sa@gatehouse.127.0.0.1',
+    });
   });
 
   it("@zitadel/node's service-account helper gets a management API token unchanged", async () => {
@@ -65,13 +74,23 @@ describe('machine user grants', () => {
       ['wrong audience', await assertion(m.keyFile, 'https://elsewhere.example.com')],
       ['iat older than an hour', await assertion(m.keyFile, server.url, {}, now - 7200)],
       ['not a JWT', 'not-a-jwt'],
-      ['alg none', `${Buffer.from(JSON.stringify({ alg: 'none', kid: m.keyFile.keyId })).toString('base64url')}.${Buffer.from(JSON.stringify({ iss: m.userId, sub: m.userId, aud: server.url, iat: now, exp: now + 600 })).toString('base64url')}.`],
+      [
+        'alg none',
+        `${Buffer.from(JSON.stringify({ alg: 'none', kid: m.keyFile.keyId })).toString('base64url')}.${Buffer.from(JSON.stringify({ iss: m.userId, sub: m.userId, aud: server.url, iat: now, exp: now + 600 })).toString('base64url')}.`,
+      ],
     ];
     for (const [name, value] of cases) {
       const res = await postForm(token, { grant_type: JWT_BEARER, assertion: value, scope: 'openid' });
-      expect([name, res.status, res.json?.error]).toEqual([name, 400, name === 'not a JWT' ? 'invalid_request' : 'invalid_grant']);
+      expect([name, res.status, res.json?.error]).toEqual([
+        name,
+        400,
+        name === 'not a JWT' ? 'invalid_request' : 'invalid_grant',
+      ]);
     }
-    const missingScope = await postForm(token, { grant_type: JWT_BEARER, assertion: await assertion(m.keyFile, server.url) });
+    const missingScope = await postForm(token, {
+      grant_type: JWT_BEARER,
+      assertion: await assertion(m.keyFile, server.url),
+    });
     expect([missingScope.status, missingScope.json.error]).toEqual([400, 'invalid_request']);
     const withJti = await assertion(m.keyFile, server.url, { jti: 'once' });
     expect((await postForm(token, { grant_type: JWT_BEARER, assertion: withJti, scope: 'openid' })).status).toBe(200);
@@ -79,26 +98,42 @@ describe('machine user grants', () => {
     expect([replay.status, replay.json.error]).toEqual([400, 'invalid_grant']);
     // concurrent copies of one assertion: exactly one is accepted
     const racing = await assertion(m.keyFile, server.url, { jti: 'racing' });
-    const results = await Promise.all(Array.from({ length: 8 }, () => postForm(token, { grant_type: JWT_BEARER, assertion: racing, scope: 'openid' })));
+    const results = await Promise.all(
+      Array.from({ length: 8 }, () => postForm(token, { grant_type: JWT_BEARER, assertion: racing, scope: 'openid' })),
+    );
     expect(results.map((r) => r.status).sort()).toEqual([200, ...Array(7).fill(400)]);
     for (const r of results.filter((x) => x.status === 400)) expect(r.json.error).toBe('invalid_grant');
   });
 
   it('client_credentials: user name + generated secret, Basic or body; tokens of the machine user, no refresh or ID token', async () => {
     const m = await createMachine(server);
-    const viaBasic = await postForm(token, { grant_type: 'client_credentials', scope: 'openid profile' }, { authorization: basic(m.userName, m.clientSecret) });
+    const viaBasic = await postForm(
+      token,
+      { grant_type: 'client_credentials', scope: 'openid profile' },
+      { authorization: basic(m.userName, m.clientSecret) },
+    );
     expect(viaBasic.status).toBe(200);
     expect(Object.keys(viaBasic.json).sort()).toEqual(['access_token', 'expires_in', 'scope', 'token_type']);
-    const viaBody = await postForm(token, { grant_type: 'client_credentials', scope: 'openid', client_id: m.userName, client_secret: m.clientSecret });
+    const viaBody = await postForm(token, {
+      grant_type: 'client_credentials',
+      scope: 'openid',
+      client_id: m.userName,
+      client_secret: m.clientSecret,
+    });
     expect(viaBody.status).toBe(200);
     const info = await userinfo(viaBasic.json.access_token);
     expect(await info.json()).toMatchObject({ sub: m.userId, name: 'Service' });
     expect((await server.app.oidc.verifyAccessToken(viaBody.json.access_token))?.userId).toBe(m.userId);
 
-    const wrong = await postForm(token, { grant_type: 'client_credentials', scope: 'openid' }, { authorization: basic(m.userName, 'wrong') });
+    const wrong = await postForm(
+      token,
+      { grant_type: 'client_credentials', scope: 'openid' },
+      { authorization: basic(m.userName, 'wrong') },
+    );
     expect([wrong.status, wrong.json.error]).toEqual([401, 'invalid_client']);
     // the secret is stored as a keyed hash only
-    const stored = (await server.db.query('SELECT secret_hash FROM users WHERE id = $1', [m.userId])).rows[0]!.secret_hash;
+    const stored = (await server.db.query('SELECT secret_hash FROM users WHERE id = $1', [m.userId])).rows[0]!
+      .secret_hash;
     expect(stored).toMatch(/^hmac-sha256:/);
     expect(stored).not.toContain(m.clientSecret);
   });
@@ -108,9 +143,16 @@ describe('machine user grants', () => {
     const session = connect(server.url);
     try {
       const body = await new Promise<string>((resolve, reject) => {
-        const req = session.request({ ':path': '/oauth/v2/token', ':method': 'POST', 'content-type': 'application/x-www-form-urlencoded', authorization: basic(m.userName, m.clientSecret) });
+        const req = session.request({
+          ':path': '/oauth/v2/token',
+          ':method': 'POST',
+          'content-type': 'application/x-www-form-urlencoded',
+          authorization: basic(m.userName, m.clientSecret),
+        });
         let data = '';
-        req.on('data', (d) => { data += d; });
+        req.on('data', (d) => {
+          data += d;
+        });
         req.on('end', () => resolve(data));
         req.on('error', reject);
         req.end('grant_type=client_credentials&scope=openid');
@@ -123,9 +165,16 @@ describe('machine user grants', () => {
 
   it('JWT access tokens for machine users with access token type JWT: signed, usable, and the bare jti is no token', async () => {
     const m = await createMachine(server, 'jwt');
-    const res = await postForm(token, { grant_type: JWT_BEARER, assertion: await assertion(m.keyFile, server.url), scope: `openid ${MANAGEMENT_API_SCOPE}` });
+    const res = await postForm(token, {
+      grant_type: JWT_BEARER,
+      assertion: await assertion(m.keyFile, server.url),
+      scope: `openid ${MANAGEMENT_API_SCOPE}`,
+    });
     const jwks: any = await (await fetch(`${server.url}/oauth/v2/keys`)).json();
-    const { payload, protectedHeader } = await jwtVerify(res.json.access_token, createLocalJWKSet(jwks), { issuer: server.url, typ: 'at+jwt' });
+    const { payload, protectedHeader } = await jwtVerify(res.json.access_token, createLocalJWKSet(jwks), {
+      issuer: server.url,
+      typ: 'at+jwt',
+    });
     expect(protectedHeader.kid).toBe(jwks.keys[0].kid);
     expect(payload).toMatchObject({ sub: m.userId, client_id: m.userId, scope: `openid ${MANAGEMENT_API_SCOPE}` });
     expect(payload.aud).toContain(m.userId);
@@ -136,13 +185,24 @@ describe('machine user grants', () => {
     const tampered = res.json.access_token.slice(0, -4) + (res.json.access_token.endsWith('AAAA') ? 'BBBB' : 'AAAA');
     expect((await userinfo(tampered)).status).toBe(401);
 
-    const cc = await postForm(token, { grant_type: 'client_credentials', scope: 'openid' }, { authorization: basic(m.userName, m.clientSecret) });
+    const cc = await postForm(
+      token,
+      { grant_type: 'client_credentials', scope: 'openid' },
+      { authorization: basic(m.userName, m.clientSecret) },
+    );
     expect(decodeJwt(cc.json.access_token)).toMatchObject({ sub: m.userId, client_id: m.userName });
   });
 
   it('verifyAccessToken refuses revoked tokens, tokens of deactivated users and garbage', async () => {
     const m = await createMachine(server);
-    const issue = async () => (await postForm(token, { grant_type: JWT_BEARER, assertion: await assertion(m.keyFile, server.url), scope: 'openid' })).json.access_token as string;
+    const issue = async () =>
+      (
+        await postForm(token, {
+          grant_type: JWT_BEARER,
+          assertion: await assertion(m.keyFile, server.url),
+          scope: 'openid',
+        })
+      ).json.access_token as string;
     const revoked = await issue();
     const res = await postForm(`${server.url}/oauth/v2/revoke`, { token: revoked, client_id: m.userId });
     expect(res.status).toBe(200);

@@ -7,17 +7,34 @@ import { basic, Browser, CALLBACK, createOidcApp, postForm, userTokens } from '.
 
 describe('redemption races', () => {
   let server: TestServer;
-  beforeAll(async () => { server = await startTestServer(); });
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
   afterAll(async () => server?.stop());
 
-  it('10 parallel redemptions of one code: one winner, nine invalid_grant, and the winner\'s tokens die', async () => {
+  it("10 parallel redemptions of one code: one winner, nine invalid_grant, and the winner's tokens die", async () => {
     const app = await createOidcApp(server, { authMethod: 'basic' });
     const verifier = client.randomPKCECodeVerifier();
     const url = new URL(`${server.url}/oauth/v2/authorize`);
-    for (const [k, v] of Object.entries({ client_id: app.clientId, redirect_uri: CALLBACK, response_type: 'code', scope: 'openid offline_access', code_challenge: await client.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' })) url.searchParams.set(k, v);
+    for (const [k, v] of Object.entries({
+      client_id: app.clientId,
+      redirect_uri: CALLBACK,
+      response_type: 'code',
+      scope: 'openid offline_access',
+      code_challenge: await client.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+    }))
+      url.searchParams.set(k, v);
     const code = (await new Browser(server).authorize(url)).searchParams.get('code')!;
-    const results = await Promise.all(Array.from({ length: 10 }, () => postForm(`${server.url}/oauth/v2/token`,
-      { grant_type: 'authorization_code', code, redirect_uri: CALLBACK, code_verifier: verifier }, { authorization: basic(app.clientId, app.clientSecret!) })));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        postForm(
+          `${server.url}/oauth/v2/token`,
+          { grant_type: 'authorization_code', code, redirect_uri: CALLBACK, code_verifier: verifier },
+          { authorization: basic(app.clientId, app.clientSecret!) },
+        ),
+      ),
+    );
     const statuses = results.map((r) => r.status);
     expect(statuses.filter((s) => s >= 500)).toEqual([]);
     const winners = results.filter((r) => r.status === 200);
@@ -25,15 +42,26 @@ describe('redemption races', () => {
     expect(results.filter((r) => r.status === 400).map((r) => r.json.error)).toEqual(Array(9).fill('invalid_grant'));
     const won = winners[0]!.json;
     expect(await server.app.oidc.verifyAccessToken(won.access_token)).toBeUndefined();
-    const refresh = await postForm(`${server.url}/oauth/v2/token`, { grant_type: 'refresh_token', refresh_token: won.refresh_token }, { authorization: basic(app.clientId, app.clientSecret!) });
+    const refresh = await postForm(
+      `${server.url}/oauth/v2/token`,
+      { grant_type: 'refresh_token', refresh_token: won.refresh_token },
+      { authorization: basic(app.clientId, app.clientSecret!) },
+    );
     expect(refresh.json.error).toBe('invalid_grant');
   });
 
   it('parallel refreshes of one refresh token: at most one succeeds, no 5xx', async () => {
     const app = await createOidcApp(server, { authMethod: 'basic' });
     const tokens = await userTokens(server, app, 'openid offline_access');
-    const results = await Promise.all(Array.from({ length: 6 }, () => postForm(`${server.url}/oauth/v2/token`,
-      { grant_type: 'refresh_token', refresh_token: tokens.refresh_token! }, { authorization: basic(app.clientId, app.clientSecret!) })));
+    const results = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        postForm(
+          `${server.url}/oauth/v2/token`,
+          { grant_type: 'refresh_token', refresh_token: tokens.refresh_token! },
+          { authorization: basic(app.clientId, app.clientSecret!) },
+        ),
+      ),
+    );
     expect(results.filter((r) => r.status >= 500)).toEqual([]);
     expect(results.filter((r) => r.status === 200).length).toBeLessThanOrEqual(1);
     for (const r of results.filter((x) => x.status !== 200)) expect(r.json.error).toBe('invalid_grant');

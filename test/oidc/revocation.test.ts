@@ -15,43 +15,72 @@ describe('revocation', () => {
 
   const active = async (token: string) => (await server.app.oidc.verifyAccessToken(token)) !== undefined;
   const refresh = (app: { clientId: string; clientSecret?: string }, token: string) =>
-    postForm(`${server.url}/oauth/v2/token`, { grant_type: 'refresh_token', refresh_token: token }, { authorization: basic(app.clientId, app.clientSecret!) });
+    postForm(
+      `${server.url}/oauth/v2/token`,
+      { grant_type: 'refresh_token', refresh_token: token },
+      { authorization: basic(app.clientId, app.clientSecret!) },
+    );
 
   for (const accessTokenType of ['opaque', 'jwt'] as const) {
     it(`revoking a ${accessTokenType} access token kills only that token`, async () => {
       const app = await createOidcApp(server, { authMethod: 'basic', accessTokenType });
       const tokens = await userTokens(server, app);
       const sibling = (await refresh(app, tokens.refresh_token!)).json;
-      const res = await postForm(revoke, { token: tokens.access_token }, { authorization: basic(app.clientId, app.clientSecret!) });
+      const res = await postForm(
+        revoke,
+        { token: tokens.access_token },
+        { authorization: basic(app.clientId, app.clientSecret!) },
+      );
       expect([res.status, res.text]).toEqual([200, '']);
       expect(await active(tokens.access_token)).toBe(false);
       expect(await active(sibling.access_token)).toBe(true);
       expect((await refresh(app, sibling.refresh_token)).status).toBe(200);
       // again: still 200
-      expect((await postForm(revoke, { token: tokens.access_token }, { authorization: basic(app.clientId, app.clientSecret!) })).status).toBe(200);
+      expect(
+        (
+          await postForm(
+            revoke,
+            { token: tokens.access_token },
+            { authorization: basic(app.clientId, app.clientSecret!) },
+          )
+        ).status,
+      ).toBe(200);
     });
   }
 
   it('revoking a refresh token kills it and the access tokens issued from it', async () => {
     const app = await createOidcApp(server, { authMethod: 'post', accessTokenType: 'jwt' });
     const tokens = await userTokens(server, { ...app, clientSecret: app.clientSecret }, 'openid offline_access');
-    const res = await postForm(revoke, { token: tokens.refresh_token!, token_type_hint: 'refresh_token', client_id: app.clientId, client_secret: app.clientSecret! });
+    const res = await postForm(revoke, {
+      token: tokens.refresh_token!,
+      token_type_hint: 'refresh_token',
+      client_id: app.clientId,
+      client_secret: app.clientSecret!,
+    });
     expect(res.status).toBe(200);
     expect(await active(tokens.access_token)).toBe(false);
     expect((await refresh(app, tokens.refresh_token!)).json.error).toBe('invalid_grant');
   });
 
-  it('public clients revoke with client_id only; unknown tokens are 200; another client\'s token is 401 invalid_client', async () => {
+  it("public clients revoke with client_id only; unknown tokens are 200; another client's token is 401 invalid_client", async () => {
     const spa = await createOidcApp(server, { authMethod: 'none', appType: 'user_agent' });
     const other = await createOidcApp(server, { authMethod: 'basic' });
     const tokens = await userTokens(server, spa, 'openid', new Browser(server));
-    const foreign = await postForm(revoke, { token: tokens.access_token }, { authorization: basic(other.clientId, other.clientSecret!) });
+    const foreign = await postForm(
+      revoke,
+      { token: tokens.access_token },
+      { authorization: basic(other.clientId, other.clientSecret!) },
+    );
     expect([foreign.status, foreign.json.error]).toEqual([401, 'invalid_client']);
     expect(await active(tokens.access_token)).toBe(true);
     expect((await postForm(revoke, { token: 'unknown-token', client_id: spa.clientId })).status).toBe(200);
     expect((await postForm(revoke, { token: tokens.access_token, client_id: spa.clientId })).status).toBe(200);
     expect(await active(tokens.access_token)).toBe(false);
-    const unauthenticated = await postForm(revoke, { token: tokens.access_token }, { authorization: basic(other.clientId, 'wrong') });
+    const unauthenticated = await postForm(
+      revoke,
+      { token: tokens.access_token },
+      { authorization: basic(other.clientId, 'wrong') },
+    );
     expect([unauthenticated.status, unauthenticated.json.error]).toEqual([401, 'invalid_client']);
   });
 });

@@ -8,7 +8,17 @@ import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashId } from '../../src/oidc/adapter.ts';
 import { MIGRATIONS_DIR } from '../../src/platform/migrate.ts';
-import { ADMIN_PASSWORD, assertion, basic, Browser, CALLBACK, createMachine, createOidcApp, postForm, type TestApp } from '../helpers/oidc.ts';
+import {
+  ADMIN_PASSWORD,
+  assertion,
+  basic,
+  Browser,
+  CALLBACK,
+  createMachine,
+  createOidcApp,
+  postForm,
+  type TestApp,
+} from '../helpers/oidc.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
@@ -16,7 +26,8 @@ const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 /** Every row of every table of the schema, each as text. */
 async function dumpDatabase(server: TestServer): Promise<string> {
   const { rows: tables } = await server.db.query<{ name: string }>(
-    `SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY 1`);
+    `SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY 1`,
+  );
   expect(tables.map((t) => t.name)).toEqual(expect.arrayContaining(['oidc_payloads', 'users', 'events', 'apps']));
   const parts: string[] = [];
   for (const { name } of tables) {
@@ -28,25 +39,42 @@ async function dumpDatabase(server: TestServer): Promise<string> {
 
 describe('token values in the database', () => {
   let server: TestServer;
-  beforeAll(async () => { server = await startTestServer(); });
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
   afterAll(async () => server?.stop());
 
   /** An authorization URL with PKCE; the verifier to redeem its code. */
   async function authorizeUrl(app: TestApp, extra: Record<string, string> = {}) {
     const verifier = client.randomPKCECodeVerifier();
     const url = new URL(`${server.url}/oauth/v2/authorize`);
-    const params = { client_id: app.clientId, redirect_uri: CALLBACK, response_type: 'code', scope: 'openid profile offline_access', code_challenge: await client.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', ...extra };
+    const params = {
+      client_id: app.clientId,
+      redirect_uri: CALLBACK,
+      response_type: 'code',
+      scope: 'openid profile offline_access',
+      code_challenge: await client.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+      ...extra,
+    };
     for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
     return { url, verifier };
   }
 
   async function redeem(app: TestApp, code: string, verifier: string) {
-    const res = await postForm(`${server.url}/oauth/v2/token`, { grant_type: 'authorization_code', code, redirect_uri: CALLBACK, code_verifier: verifier }, { authorization: basic(app.clientId, app.clientSecret!) });
+    const res = await postForm(
+      `${server.url}/oauth/v2/token`,
+      { grant_type: 'authorization_code', code, redirect_uri: CALLBACK, code_verifier: verifier },
+      { authorization: basic(app.clientId, app.clientSecret!) },
+    );
     expect(res.status).toBe(200);
     return res.json as { access_token: string; refresh_token: string; id_token: string };
   }
 
-  const userinfo = (accessToken: string) => fetch(`${server.url}/oidc/v1/userinfo`, { headers: { authorization: `Bearer ${accessToken}` } }).then((r) => r.status);
+  const userinfo = (accessToken: string) =>
+    fetch(`${server.url}/oidc/v1/userinfo`, { headers: { authorization: `Bearer ${accessToken}` } }).then(
+      (r) => r.status,
+    );
 
   it('holds none of the values of codes, tokens, sessions and interactions, of every kind, and all of them work', async () => {
     const values = new Map<string, string>(); // what → value
@@ -64,7 +92,11 @@ describe('token values in the database', () => {
     values.set('authorization code', code);
     const tokens = await redeem(opaqueApp, code, first.verifier);
     values.set('ID token', tokens.id_token);
-    const refreshed = await postForm(`${server.url}/oauth/v2/token`, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token }, { authorization: basic(opaqueApp.clientId, opaqueApp.clientSecret!) });
+    const refreshed = await postForm(
+      `${server.url}/oauth/v2/token`,
+      { grant_type: 'refresh_token', refresh_token: tokens.refresh_token },
+      { authorization: basic(opaqueApp.clientId, opaqueApp.clientSecret!) },
+    );
     expect(refreshed.status).toBe(200);
     values.set('access token (code flow, opaque)', tokens.access_token);
     values.set('refresh token (rotated)', tokens.refresh_token);
@@ -91,9 +123,21 @@ describe('token values in the database', () => {
     const token = `${server.url}/oauth/v2/token`;
     const opaqueMachine = await createMachine(server, 'opaque');
     const jwtMachine = await createMachine(server, 'jwt');
-    const cc = await postForm(token, { grant_type: 'client_credentials', scope: 'openid' }, { authorization: basic(opaqueMachine.userName, opaqueMachine.clientSecret) });
-    const ccJwt = await postForm(token, { grant_type: 'client_credentials', scope: 'openid' }, { authorization: basic(jwtMachine.userName, jwtMachine.clientSecret) });
-    const profile = await postForm(token, { grant_type: JWT_BEARER, assertion: await assertion(opaqueMachine.keyFile, server.url), scope: 'openid profile' });
+    const cc = await postForm(
+      token,
+      { grant_type: 'client_credentials', scope: 'openid' },
+      { authorization: basic(opaqueMachine.userName, opaqueMachine.clientSecret) },
+    );
+    const ccJwt = await postForm(
+      token,
+      { grant_type: 'client_credentials', scope: 'openid' },
+      { authorization: basic(jwtMachine.userName, jwtMachine.clientSecret) },
+    );
+    const profile = await postForm(token, {
+      grant_type: JWT_BEARER,
+      assertion: await assertion(opaqueMachine.keyFile, server.url),
+      scope: 'openid profile',
+    });
     expect([cc.status, ccJwt.status, profile.status]).toEqual([200, 200, 200]);
     values.set('client_credentials access token (opaque)', cc.json.access_token);
     values.set('client_credentials access token (JWT)', ccJwt.json.access_token);
@@ -108,16 +152,31 @@ describe('token values in the database', () => {
     for (const [what, value] of values) expect(value.length, what).toBeGreaterThanOrEqual(16);
     const dump = await dumpDatabase(server);
     // the scan sees the token rows: they are there under the hashes of the values
-    for (const what of ['access token (refresh, opaque)', 'client_credentials access token (opaque)', 'JWT-profile access token', 'cookie _gh_session']) {
+    for (const what of [
+      'access token (refresh, opaque)',
+      'client_credentials access token (opaque)',
+      'JWT-profile access token',
+      'cookie _gh_session',
+    ]) {
       expect(dump, what).toContain(hashId(values.get(what)!));
     }
     expect([...values].filter(([, value]) => dump.includes(value)).map(([what]) => what)).toEqual([]);
 
     // and every value still works where it is presented
-    for (const accessToken of [refreshed.json.access_token, jwtTokens.access_token, cc.json.access_token, ccJwt.json.access_token, profile.json.access_token]) {
+    for (const accessToken of [
+      refreshed.json.access_token,
+      jwtTokens.access_token,
+      cc.json.access_token,
+      ccJwt.json.access_token,
+      profile.json.access_token,
+    ]) {
       expect(await userinfo(accessToken)).toBe(200);
     }
-    const again = await postForm(token, { grant_type: 'refresh_token', refresh_token: refreshed.json.refresh_token }, { authorization: basic(opaqueApp.clientId, opaqueApp.clientSecret!) });
+    const again = await postForm(
+      token,
+      { grant_type: 'refresh_token', refresh_token: refreshed.json.refresh_token },
+      { authorization: basic(opaqueApp.clientId, opaqueApp.clientSecret!) },
+    );
     expect(again.status).toBe(200);
     // the session (by its cookie) signs in silently; the open interaction (by its URL and cookie) still shows its page
     const silent = await authorizeUrl(opaqueApp, { prompt: 'none' });
@@ -126,7 +185,11 @@ describe('token values in the database', () => {
     expect(page.status).toBe(200);
     // introspection reports an opaque token's jti as its hash, a JWT's as printed
     const api = { clientId: opaqueApp.clientId, secret: opaqueApp.clientSecret! };
-    const introspected = await postForm(`${server.url}/oauth/v2/introspect`, { token: refreshed.json.access_token }, { authorization: basic(api.clientId, api.secret) });
+    const introspected = await postForm(
+      `${server.url}/oauth/v2/introspect`,
+      { token: refreshed.json.access_token },
+      { authorization: basic(api.clientId, api.secret) },
+    );
     expect(introspected.json).toMatchObject({ active: true, jti: hashId(refreshed.json.access_token) });
   });
 
@@ -142,12 +205,19 @@ describe('token values in the database', () => {
     const sessionId = browser.cookies.get('_gh_session')!;
 
     // as an older version wrote them: the id in the payload, the interaction's resume URL and session cookie in full
-    const old = async (model: string, id: string, extra = `'{}'::jsonb`) => server.db.query(
-      `UPDATE oidc_payloads SET payload = payload || jsonb_build_object('jti', $3::text) || ${extra} WHERE model = $1 AND id = $2`, [model, hashId(id), id]);
+    const old = async (model: string, id: string, extra = `'{}'::jsonb`) =>
+      server.db.query(
+        `UPDATE oidc_payloads SET payload = payload || jsonb_build_object('jti', $3::text) || ${extra} WHERE model = $1 AND id = $2`,
+        [model, hashId(id), id],
+      );
     await old('AccessToken', tokens.access_token);
     await old('RefreshToken', tokens.refresh_token);
     await old('Session', sessionId);
-    await old('Interaction', uid, `jsonb_build_object('returnTo', replace(payload->>'returnTo', '{id}', $3::text), 'session', payload->'session' || jsonb_build_object('cookie', '${sessionId}'))`);
+    await old(
+      'Interaction',
+      uid,
+      `jsonb_build_object('returnTo', replace(payload->>'returnTo', '{id}', $3::text), 'session', payload->'session' || jsonb_build_object('cookie', '${sessionId}'))`,
+    );
     expect(await dumpDatabase(server)).toContain(tokens.refresh_token);
 
     expect(await userinfo(tokens.access_token)).toBe(200);
@@ -156,10 +226,16 @@ describe('token values in the database', () => {
     const migration = readFileSync(`${MIGRATIONS_DIR}/0046_oidc_payloads_without_token_values.sql`, 'utf8');
     await server.db.query(migration);
     const dump = await dumpDatabase(server);
-    expect([tokens.access_token, tokens.refresh_token, sessionId, uid].filter((value) => dump.includes(value))).toEqual([]);
+    expect([tokens.access_token, tokens.refresh_token, sessionId, uid].filter((value) => dump.includes(value))).toEqual(
+      [],
+    );
 
     expect(await userinfo(tokens.access_token)).toBe(200);
-    const refreshed = await postForm(`${server.url}/oauth/v2/token`, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token }, { authorization: basic(app.clientId, app.clientSecret!) });
+    const refreshed = await postForm(
+      `${server.url}/oauth/v2/token`,
+      { grant_type: 'refresh_token', refresh_token: tokens.refresh_token },
+      { authorization: basic(app.clientId, app.clientSecret!) },
+    );
     expect(refreshed.status).toBe(200);
     // the interaction resumes: signing in on its page goes back through its stored resume URL to the callback
     const resumed = new URL((await browser.submitLogin(pending.url, 'admin', ADMIN_PASSWORD)).url);

@@ -11,7 +11,9 @@ describe('userinfo', () => {
     server = await startTestServer({ env: { GATEHOUSE_ACCESS_TOKEN_TTL: '2' } });
     userinfo = `${server.url}/oidc/v1/userinfo`;
     // a full profile for the admin
-    await server.db.query("UPDATE users SET nick_name = 'gate', gender = 'GENDER_FEMALE', phone = '+41 44 000 00 00', phone_verified = true WHERE user_name = 'admin'");
+    await server.db.query(
+      "UPDATE users SET nick_name = 'gate', gender = 'GENDER_FEMALE', phone = '+41 44 000 00 00', phone_verified = true WHERE user_name = 'admin'",
+    );
   });
   afterAll(async () => server?.stop());
 
@@ -23,8 +25,29 @@ describe('userinfo', () => {
       ['openid', ['sub']],
       ['openid email', ['email', 'email_verified', 'sub']],
       ['openid phone', ['phone_number', 'phone_number_verified', 'sub']],
-      ['openid profile', ['family_name', 'gender', 'given_name', 'locale', 'name', 'nickname', 'preferred_username', 'sub', 'updated_at']],
-      ['openid urn:zitadel:iam:user:resourceowner', ['sub', 'urn:zitadel:iam:user:resourceowner:id', 'urn:zitadel:iam:user:resourceowner:name', 'urn:zitadel:iam:user:resourceowner:primary_domain']],
+      [
+        'openid profile',
+        [
+          'family_name',
+          'gender',
+          'given_name',
+          'locale',
+          'name',
+          'nickname',
+          'preferred_username',
+          'sub',
+          'updated_at',
+        ],
+      ],
+      [
+        'openid urn:zitadel:iam:user:resourceowner',
+        [
+          'sub',
+          'urn:zitadel:iam:user:resourceowner:id',
+          'urn:zitadel:iam:user:resourceowner:name',
+          'urn:zitadel:iam:user:resourceowner:primary_domain',
+        ],
+      ],
     ];
     for (const [scope, claims] of expectations) {
       const tokens = await userTokens(server, app, scope);
@@ -32,13 +55,21 @@ describe('userinfo', () => {
       expect([scope, Object.keys(body).sort()]).toEqual([scope, claims]);
     }
     const profile: any = await (await get((await userTokens(server, app, 'openid profile')).access_token)).json();
-    expect(profile).toMatchObject({ gender: 'female', nickname: 'gate', preferred_username: 'admin@gatehouse.127.0.0.1' });
+    expect(profile).toMatchObject({
+      gender: 'female',
+      nickname: 'gate',
+      preferred_username: 'admin@gatehouse.127.0.0.1',
+    });
   });
 
   it('accepts POST with the token in the form body', async () => {
     const app = await createOidcApp(server, { authMethod: 'basic' });
     const tokens = await userTokens(server, app, 'openid email');
-    const res = await fetch(userinfo, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ access_token: tokens.access_token }) });
+    const res = await fetch(userinfo, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ access_token: tokens.access_token }),
+    });
     expect(res.status).toBe(200);
     expect(((await res.json()) as any).email).toBe('admin@127.0.0.1');
   });

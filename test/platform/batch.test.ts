@@ -10,7 +10,10 @@ const SQUARES = `
   FROM unnest($1::int[], $2::text[]) WITH ORDINALITY AS r(n, label, i)
   JOIN LATERAL (SELECT r.n AS n WHERE r.n >= 0) AS n ON true`;
 
-interface Square { square: number; labelled: string }
+interface Square {
+  square: number;
+  labelled: string;
+}
 
 describe('batched lookups', () => {
   const db = useTestDb();
@@ -21,7 +24,11 @@ describe('batched lookups', () => {
     const answers = await Promise.all([3, -1, 7, 0, 3].map((n, index) => lookup([n, `k${index}`])));
     expect(db.stats.queries - before).toBe(1);
     expect(answers.map((a) => a && { square: a.square, labelled: a.labelled })).toEqual([
-      { square: 9, labelled: 'k0:3' }, undefined, { square: 49, labelled: 'k2:7' }, { square: 0, labelled: 'k3:0' }, { square: 9, labelled: 'k4:3' },
+      { square: 9, labelled: 'k0:3' },
+      undefined,
+      { square: 49, labelled: 'k2:7' },
+      { square: 0, labelled: 'k3:0' },
+      { square: 9, labelled: 'k4:3' },
     ]);
   });
 

@@ -12,7 +12,10 @@ describe('isClientAbort', () => {
   });
 
   it('leaves a database connection reset a database outage', () => {
-    for (const error of [withCode('read ECONNRESET', 'ECONNRESET'), withCode('Connection terminated unexpectedly', 'ECONNRESET')]) {
+    for (const error of [
+      withCode('read ECONNRESET', 'ECONNRESET'),
+      withCode('Connection terminated unexpectedly', 'ECONNRESET'),
+    ]) {
       expect(isClientAbort(error)).toBe(false);
       expect(isDatabaseUnavailable(error)).toBe(true);
     }

@@ -16,16 +16,31 @@ describe('loadConfig', () => {
   });
 
   it('uses PostgreSQL when DATABASE_URL is set, and then requires the master key', () => {
-    expect(() => loadConfig({ DATABASE_URL: 'postgres://u@127.0.0.1/db' })).toThrow(/GATEHOUSE_MASTER_KEY: is required/);
-    const config = loadConfig({ DATABASE_URL: 'postgres://u@127.0.0.1/db', GATEHOUSE_MASTER_KEY: 'k'.repeat(32), DATABASE_POOL_SIZE: '7' });
+    expect(() => loadConfig({ DATABASE_URL: 'postgres://u@127.0.0.1/db' })).toThrow(
+      /GATEHOUSE_MASTER_KEY: is required/,
+    );
+    const config = loadConfig({
+      DATABASE_URL: 'postgres://u@127.0.0.1/db',
+      GATEHOUSE_MASTER_KEY: 'k'.repeat(32),
+      DATABASE_POOL_SIZE: '7',
+    });
     expect(config.database).toMatchObject({ kind: 'postgres', poolSize: 7 });
   });
 
   it('reads the pooling mode and the direct URL (issue 24), session pooling by default', () => {
     const base = { DATABASE_URL: 'postgres://u@pooler:6432/db', GATEHOUSE_MASTER_KEY: 'k'.repeat(32) };
     expect(loadConfig(base).database).toMatchObject({ pooling: 'session', directUrl: undefined });
-    expect(loadConfig({ ...base, GATEHOUSE_DB_POOLING: 'transaction', GATEHOUSE_DATABASE_DIRECT_URL: 'postgres://u@db:5432/db' }).database)
-      .toMatchObject({ url: 'postgres://u@pooler:6432/db', pooling: 'transaction', directUrl: 'postgres://u@db:5432/db' });
+    expect(
+      loadConfig({
+        ...base,
+        GATEHOUSE_DB_POOLING: 'transaction',
+        GATEHOUSE_DATABASE_DIRECT_URL: 'postgres://u@db:5432/db',
+      }).database,
+    ).toMatchObject({
+      url: 'postgres://u@pooler:6432/db',
+      pooling: 'transaction',
+      directUrl: 'postgres://u@db:5432/db',
+    });
   });
 
   it.each([
@@ -60,7 +75,10 @@ describe('loadConfig', () => {
 
   it('reads GATEHOUSE_METRICS_ADDRESS as host and port (IPv6 without brackets); unset keeps /metrics on the public port', () => {
     expect(loadConfig({}).metricsAddress).toBeUndefined();
-    expect(loadConfig({ GATEHOUSE_METRICS_ADDRESS: '127.0.0.1:9464' }).metricsAddress).toEqual({ host: '127.0.0.1', port: 9464 });
+    expect(loadConfig({ GATEHOUSE_METRICS_ADDRESS: '127.0.0.1:9464' }).metricsAddress).toEqual({
+      host: '127.0.0.1',
+      port: 9464,
+    });
     expect(loadConfig({ GATEHOUSE_METRICS_ADDRESS: '[::1]:80' }).metricsAddress).toEqual({ host: '::1', port: 80 });
   });
 
@@ -68,7 +86,9 @@ describe('loadConfig', () => {
     expect(loadConfig({}).http).toEqual({ requestTimeoutMs: 30_000, http2MaxConcurrentStreams: 100 });
     expect(loadConfig({}).authorizeMaxBytes).toBe(8192);
     expect(() => loadConfig({ GATEHOUSE_AUTHORIZE_MAX_BYTES: '65536' })).toThrow(/GATEHOUSE_AUTHORIZE_MAX_BYTES/);
-    expect(() => loadConfig({ GATEHOUSE_HTTP2_MAX_CONCURRENT_STREAMS: '0' })).toThrow(/GATEHOUSE_HTTP2_MAX_CONCURRENT_STREAMS/);
+    expect(() => loadConfig({ GATEHOUSE_HTTP2_MAX_CONCURRENT_STREAMS: '0' })).toThrow(
+      /GATEHOUSE_HTTP2_MAX_CONCURRENT_STREAMS/,
+    );
     expect(() => loadConfig({ GATEHOUSE_REQUEST_TIMEOUT_MS: 'soon' })).toThrow(/GATEHOUSE_REQUEST_TIMEOUT_MS/);
   });
 });

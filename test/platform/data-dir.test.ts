@@ -17,12 +17,19 @@ function modes(dir: string): { path: string; mode: number; isDir: boolean }[] {
   return [own, ...readdirSync(dir).flatMap((entry) => modes(join(dir, entry)))];
 }
 
-const readableByOthers = (dir: string) => modes(dir).filter((e) => (e.mode & 0o077) !== 0).map((e) => `${e.path} ${e.mode.toString(8)}`);
+const readableByOthers = (dir: string) =>
+  modes(dir)
+    .filter((e) => (e.mode & 0o077) !== 0)
+    .map((e) => `${e.path} ${e.mode.toString(8)}`);
 
 describe('the embedded data directory', () => {
   const parent = mkdtempSync(join(tmpdir(), 'gatehouse-datadir-'));
   const dataDir = join(parent, 'data'); // does not exist yet
-  const database: TestDatabase = { env: { GATEHOUSE_DATA_DIR: dataDir }, database: { kind: 'embedded', dataDir }, drop: async () => {} };
+  const database: TestDatabase = {
+    env: { GATEHOUSE_DATA_DIR: dataDir },
+    database: { kind: 'embedded', dataDir },
+    drop: async () => {},
+  };
   // the embedded database even when the suite runs on PostgreSQL; the master key and admin password are generated
   const env = { DATABASE_URL: '', GATEHOUSE_MASTER_KEY: '', GATEHOUSE_ADMIN_PASSWORD: '' };
   afterAll(() => rmSync(parent, { recursive: true, force: true }));
@@ -36,9 +43,14 @@ describe('the embedded data directory', () => {
       // written while running: the WAL, the lock file
       await server.db.query('CREATE TABLE scratch AS SELECT g FROM generate_series(1, 5000) g');
       const entries = modes(dataDir);
-      expect(entries.map((e) => e.path)).toEqual(expect.arrayContaining([
-        join(dataDir, 'master.key'), join(dataDir, 'gatehouse.lock'), join(dataDir, 'admin-password.txt'), join(dataDir, 'pg', 'pg_wal'),
-      ]));
+      expect(entries.map((e) => e.path)).toEqual(
+        expect.arrayContaining([
+          join(dataDir, 'master.key'),
+          join(dataDir, 'gatehouse.lock'),
+          join(dataDir, 'admin-password.txt'),
+          join(dataDir, 'pg', 'pg_wal'),
+        ]),
+      );
       expect(entries.length).toBeGreaterThan(100);
       expect(readableByOthers(dataDir)).toEqual([]);
       expect(entries.filter((e) => e.isDir).every((e) => e.mode === 0o700)).toBe(true);
@@ -59,7 +71,10 @@ describe('the embedded data directory', () => {
     const server = await startTestServer({ database, env });
     try {
       expect(readableByOthers(dataDir)).toEqual([]);
-      const line = server.logs.flatMap((chunk) => chunk.split('\n')).filter(Boolean).map((l) => JSON.parse(l))
+      const line = server.logs
+        .flatMap((chunk) => chunk.split('\n'))
+        .filter(Boolean)
+        .map((l) => JSON.parse(l))
         .find((l) => String(l.msg).startsWith('tightened the data directory'));
       expect(line).toMatchObject({ level: 40, dataDir });
       expect(line.entries).toBeGreaterThan(100);

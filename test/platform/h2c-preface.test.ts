@@ -23,20 +23,32 @@ describe('the start of an h2c connection', () => {
   it('drops the ACK of our SETTINGS and says whether it and the first request have arrived', () => {
     expect(connectionStart(SETTINGS, AUTHORITY)).toEqual({ bytes: SETTINGS, acknowledged: false, requested: false });
     const partial = ACK.subarray(0, 5);
-    expect(connectionStart(Buffer.concat([SETTINGS, partial]), AUTHORITY)).toEqual({ bytes: Buffer.concat([SETTINGS, partial]), acknowledged: false, requested: false });
+    expect(connectionStart(Buffer.concat([SETTINGS, partial]), AUTHORITY)).toEqual({
+      bytes: Buffer.concat([SETTINGS, partial]),
+      acknowledged: false,
+      requested: false,
+    });
     const ping = frame(6, 0, 0, '0102030405060708');
     // only the first ACK is ours; the tail of an incomplete frame is passed on as it is
-    expect(connectionStart(Buffer.concat([SETTINGS, ACK, ping, ACK, partial]), AUTHORITY))
-      .toEqual({ bytes: Buffer.concat([SETTINGS, ping, ACK, partial]), acknowledged: true, requested: false });
+    expect(connectionStart(Buffer.concat([SETTINGS, ACK, ping, ACK, partial]), AUTHORITY)).toEqual({
+      bytes: Buffer.concat([SETTINGS, ping, ACK, partial]),
+      acknowledged: true,
+      requested: false,
+    });
   });
 
   it('gives the first request :authority when it has neither :authority nor host, also with padding and priority', () => {
     const bytes = Buffer.concat([SETTINGS, ACK, frame(1, END_STREAM_HEADERS, 1, HAPROXY_BLOCK)]);
-    expect(connectionStart(bytes, AUTHORITY)).toEqual({ bytes: Buffer.concat([SETTINGS, frame(1, END_STREAM_HEADERS, 1, authorityField + HAPROXY_BLOCK)]), acknowledged: true, requested: true });
+    expect(connectionStart(bytes, AUTHORITY)).toEqual({
+      bytes: Buffer.concat([SETTINGS, frame(1, END_STREAM_HEADERS, 1, authorityField + HAPROXY_BLOCK)]),
+      acknowledged: true,
+      requested: true,
+    });
     // PADDED (2 bytes of padding) and PRIORITY (5 bytes) before the block
     const padded = frame(1, END_STREAM_HEADERS | 0x8 | 0x20, 1, `02${'0000000010'}${HAPROXY_BLOCK}0000`);
-    expect(connectionStart(Buffer.concat([padded, ACK]), AUTHORITY).bytes)
-      .toEqual(frame(1, END_STREAM_HEADERS | 0x8 | 0x20, 1, `02${'0000000010'}${authorityField}${HAPROXY_BLOCK}0000`));
+    expect(connectionStart(Buffer.concat([padded, ACK]), AUTHORITY).bytes).toEqual(
+      frame(1, END_STREAM_HEADERS | 0x8 | 0x20, 1, `02${'0000000010'}${authorityField}${HAPROXY_BLOCK}0000`),
+    );
   });
 
   it('leaves requests alone that name :authority or host, later requests, and blocks it cannot be sure of', () => {
@@ -59,6 +71,8 @@ describe('the start of an h2c connection', () => {
     // only the connection's first HEADERS
     const first = frame(1, END_STREAM_HEADERS, 1, `${HAPROXY_BLOCK}41093132372e302e302e31`);
     const second = frame(1, END_STREAM_HEADERS, 3, HAPROXY_BLOCK);
-    expect(connectionStart(Buffer.concat([first, ACK, second]), AUTHORITY).bytes).toEqual(Buffer.concat([first, second]));
+    expect(connectionStart(Buffer.concat([first, ACK, second]), AUTHORITY).bytes).toEqual(
+      Buffer.concat([first, second]),
+    );
   });
 });

@@ -9,16 +9,29 @@ import { startTestServer } from '../helpers/server.ts';
 
 // What HAProxy 2.6 sends for `option httpchk GET /readyz` on a `proto h2` server (captured): the preface and its
 // SETTINGS; after the server's SETTINGS, the ACK and HEADERS (GET, https, /readyz; no :authority, no host).
-const PREFACE_AND_SETTINGS = Buffer.from('505249202a20485454502f322e300d0a0d0a534d0d0a0d0a000012040000000000000200000000000800000001000300000064', 'hex');
+const PREFACE_AND_SETTINGS = Buffer.from(
+  '505249202a20485454502f322e300d0a0d0a534d0d0a0d0a000012040000000000000200000000000800000001000300000064',
+  'hex',
+);
 const ACK = Buffer.from('000000040100000000', 'hex');
 const HEADERS = Buffer.from('00000b010500000001828744072f72656164797a', 'hex');
 
-interface Frame { type: number; flags: number; stream: number; payload: Buffer }
+interface Frame {
+  type: number;
+  flags: number;
+  stream: number;
+  payload: Buffer;
+}
 function frames(bytes: Buffer): Frame[] {
   const out: Frame[] = [];
-  for (let o = 0; o + 9 <= bytes.length;) {
+  for (let o = 0; o + 9 <= bytes.length; ) {
     const length = bytes.readUIntBE(o, 3);
-    out.push({ type: bytes[o + 3]!, flags: bytes[o + 4]!, stream: bytes.readUInt32BE(o + 5), payload: bytes.subarray(o + 9, o + 9 + length) });
+    out.push({
+      type: bytes[o + 3]!,
+      flags: bytes[o + 4]!,
+      stream: bytes.readUInt32BE(o + 5),
+      payload: bytes.subarray(o + 9, o + 9 + length),
+    });
     o += 9 + length;
   }
   return out;
@@ -35,7 +48,10 @@ describe('HAProxy health checks over HTTP/2', () => {
           const socket = connect(Number(port), '127.0.0.1');
           let bytes = Buffer.alloc(0);
           let sent = false;
-          const timer = setTimeout(() => { socket.destroy(); resolve(bytes); }, 5000);
+          const timer = setTimeout(() => {
+            socket.destroy();
+            resolve(bytes);
+          }, 5000);
           socket.on('connect', () => socket.write(PREFACE_AND_SETTINGS));
           socket.on('data', (d) => {
             bytes = Buffer.concat([bytes, d]);
@@ -49,7 +65,10 @@ describe('HAProxy health checks over HTTP/2', () => {
               }
             }
             const seen = frames(bytes);
-            if (seen.some((f) => f.stream === 1 && (f.flags & 1) && (f.type === 0 || f.type === 1)) || seen.some((f) => f.type === 3 || f.type === 7)) {
+            if (
+              seen.some((f) => f.stream === 1 && f.flags & 1 && (f.type === 0 || f.type === 1)) ||
+              seen.some((f) => f.type === 3 || f.type === 7)
+            ) {
               clearTimeout(timer);
               socket.destroy();
               resolve(bytes);
@@ -62,7 +81,12 @@ describe('HAProxy health checks over HTTP/2', () => {
         const headers = answer.find((f) => f.type === 1 && f.stream === 1);
         expect(headers).toBeDefined();
         expect(headers!.payload[0]).toBe(0x88); // HPACK static index 8: ":status: 200"
-        expect(answer.filter((f) => f.type === 0 && f.stream === 1).map((f) => String(f.payload)).join('')).toContain('"status":"ok"');
+        expect(
+          answer
+            .filter((f) => f.type === 0 && f.stream === 1)
+            .map((f) => String(f.payload))
+            .join(''),
+        ).toContain('"status":"ok"');
       } finally {
         await server.stop();
       }

@@ -6,23 +6,38 @@ import { startTcpProxy } from '../helpers/tcp-proxy.ts';
 
 describe('health endpoints', () => {
   let server: TestServer;
-  beforeAll(async () => { server = await startTestServer(); });
-  afterAll(async () => { await server.stop(); });
-
-  it.each(['/healthz', '/debug/healthz', '/readyz', '/debug/ready'])('%s answers 200 with a request id', async (path) => {
-    const res = await fetch(`${server.url}${path}`);
-    expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ status: 'ok' });
-    expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(async () => {
+    await server.stop();
   });
 
+  it.each(['/healthz', '/debug/healthz', '/readyz', '/debug/ready'])(
+    '%s answers 200 with a request id',
+    async (path) => {
+      const res = await fetch(`${server.url}${path}`);
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual({ status: 'ok' });
+      expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    },
+  );
+
   it('keeps a well-formed caller request id and replaces a malformed one', async () => {
-    expect((await fetch(`${server.url}/healthz`, { headers: { 'x-request-id': 'abc-123' } })).headers.get('x-request-id')).toBe('abc-123');
-    expect((await fetch(`${server.url}/healthz`, { headers: { 'x-request-id': 'a b<script>' } })).headers.get('x-request-id')).not.toContain('<');
+    expect(
+      (await fetch(`${server.url}/healthz`, { headers: { 'x-request-id': 'abc-123' } })).headers.get('x-request-id'),
+    ).toBe('abc-123');
+    expect(
+      (await fetch(`${server.url}/healthz`, { headers: { 'x-request-id': 'a b<script>' } })).headers.get(
+        'x-request-id',
+      ),
+    ).not.toContain('<');
   });
 
   it('never writes authorization headers or cookies to the log', async () => {
-    await fetch(`${server.url}/healthz?x=1`, { headers: { authorization: 'Bearer super-secret-token', cookie: 'sid=secret-cookie' } });
+    await fetch(`${server.url}/healthz?x=1`, {
+      headers: { authorization: 'Bearer super-secret-token', cookie: 'sid=secret-cookie' },
+    });
     await fetch(`${server.url}/nope`, { headers: { authorization: 'Bearer super-secret-token' } });
     const logs = server.logs.join('');
     expect(logs).toContain('/nope');
@@ -39,7 +54,10 @@ describe('readiness follows the database', () => {
     const viaProxy = new URL(target);
     viaProxy.hostname = '127.0.0.1';
     viaProxy.port = String(proxy.port);
-    const server = await startTestServer({ database: { ...database, env: { DATABASE_URL: viaProxy.toString() } }, env: { DATABASE_CONNECT_TIMEOUT_MS: '1000' } });
+    const server = await startTestServer({
+      database: { ...database, env: { DATABASE_URL: viaProxy.toString() } },
+      env: { DATABASE_CONNECT_TIMEOUT_MS: '1000' },
+    });
     try {
       expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
       proxy.cut();

@@ -9,8 +9,12 @@ function h2Get(session: http2.ClientHttp2Session, path: string): Promise<{ statu
     const req = session.request({ ':path': path });
     let status = 0;
     let body = '';
-    req.on('response', (headers) => { status = Number(headers[':status']); });
-    req.on('data', (d) => { body += String(d); });
+    req.on('response', (headers) => {
+      status = Number(headers[':status']);
+    });
+    req.on('data', (d) => {
+      body += String(d);
+    });
     req.on('end', () => resolve({ status, body }));
     req.on('error', reject);
     req.setTimeout(10_000, () => req.close(http2.constants.NGHTTP2_CANCEL));

@@ -7,8 +7,12 @@ import { createMachine, createOidcApp, basic, postForm, userTokens } from '../he
 
 describe('/metrics', () => {
   let server: TestServer;
-  beforeAll(async () => { server = await startTestServer(); });
-  afterAll(async () => { await server.stop(); });
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(async () => {
+    await server.stop();
+  });
 
   it('counts requests per route and status, and reports pool usage and the event-log position', async () => {
     await fetch(`${server.url}/healthz`);
@@ -20,7 +24,9 @@ describe('/metrics', () => {
     const text = await res.text();
     expect(text).toMatch(/gatehouse_http_requests_total\{method="GET",route="\/healthz",status="200"\} 2/);
     expect(text).toMatch(/gatehouse_http_requests_total\{method="GET",route="unmatched",status="404"\} 1/);
-    expect(text).toMatch(/gatehouse_http_request_duration_seconds_bucket\{le="0\.005",method="GET",route="\/healthz",status="200"\}/);
+    expect(text).toMatch(
+      /gatehouse_http_request_duration_seconds_bucket\{le="0\.005",method="GET",route="\/healthz",status="200"\}/,
+    );
     expect(text).toMatch(/gatehouse_db_pool_connections\{state="total"\} \d+/);
     const { rows } = await server.db.query('SELECT max(sequence)::text AS s FROM events');
     expect(text).toContain(`gatehouse_event_log_sequence ${rows[0]!.s}`);
@@ -30,14 +36,20 @@ describe('/metrics', () => {
   it('counts password logins by result and tokens by grant', async () => {
     await userTokens(server, await createOidcApp(server), 'openid');
     const machine = await createMachine(server);
-    await postForm(`${server.url}/oauth/v2/token`, { grant_type: 'client_credentials', scope: 'openid' }, { authorization: basic(machine.userName, machine.clientSecret) });
+    await postForm(
+      `${server.url}/oauth/v2/token`,
+      { grant_type: 'client_credentials', scope: 'openid' },
+      { authorization: basic(machine.userName, machine.clientSecret) },
+    );
     const text = await (await fetch(`${server.url}/metrics`)).text();
     expect(text).toMatch(/gatehouse_logins_total\{result="success"\} 1/);
     expect(text).toMatch(/gatehouse_tokens_issued_total\{grant="authorization_code"\} 1/);
     expect(text).toMatch(/gatehouse_tokens_issued_total\{grant="client_credentials"\} 1/);
     // routes handed to oidc-provider are counted too (the authorization code and the client_credentials token)
     expect(text).toMatch(/gatehouse_http_requests_total\{method="POST",route="\/oauth\/v2\/token",status="200"\} 2/);
-    expect(text).toMatch(/gatehouse_http_request_duration_seconds_count\{method="GET",route="\/oauth\/v2\/authorize",status="303"\} 1/);
+    expect(text).toMatch(
+      /gatehouse_http_request_duration_seconds_count\{method="GET",route="\/oauth\/v2\/authorize",status="303"\} 1/,
+    );
   });
 });
 
@@ -59,7 +71,8 @@ describe('GATEHOUSE_METRICS_ADDRESS (issue 13 §10)', () => {
       expect(text).toMatch(/gatehouse_http_requests_total\{method="GET",route="\/healthz",status="200"\} 1/);
       expect(text).toMatch(/gatehouse_http_requests_total\{method="GET",route="unmatched",status="404"\} 1/);
       // nothing else is served there
-      for (const path of ['/', '/healthz', '/oauth/v2/keys', '/metrics/x']) expect((await fetch(`${metricsUrl}${path}`)).status, path).toBe(404);
+      for (const path of ['/', '/healthz', '/oauth/v2/keys', '/metrics/x'])
+        expect((await fetch(`${metricsUrl}${path}`)).status, path).toBe(404);
       expect((await fetch(`${metricsUrl}/metrics`, { method: 'POST' })).status).toBe(404);
     } finally {
       await server.stop();
@@ -73,7 +86,9 @@ describe('GATEHOUSE_METRICS_ADDRESS (issue 13 §10)', () => {
     const { port } = blocker.address() as { port: number };
     const database = await createTestDatabase();
     try {
-      await expect(startTestServer({ database, env: { GATEHOUSE_METRICS_ADDRESS: `127.0.0.1:${port}` } })).rejects.toThrow(/EADDRINUSE/);
+      await expect(
+        startTestServer({ database, env: { GATEHOUSE_METRICS_ADDRESS: `127.0.0.1:${port}` } }),
+      ).rejects.toThrow(/EADDRINUSE/);
     } finally {
       blocker.close();
       await database.drop();
@@ -85,7 +100,12 @@ describe('health checks do not wait behind business requests', () => {
   it.runIf(isPostgres)('/readyz answers 200 while every pool connection is taken', async () => {
     const server = await startTestServer({ env: { DATABASE_POOL_SIZE: '1' } });
     let release!: () => void;
-    const holding = server.db.tx(() => new Promise<void>((r) => { release = r; }));
+    const holding = server.db.tx(
+      () =>
+        new Promise<void>((r) => {
+          release = r;
+        }),
+    );
     try {
       await new Promise((r) => setTimeout(r, 100));
       const started = Date.now();

@@ -9,12 +9,17 @@ import { isPostgres } from '../helpers/postgres.ts';
 
 describe('migrations', () => {
   const cleanup: (() => Promise<void>)[] = [];
-  afterEach(async () => { while (cleanup.length) await cleanup.pop()!(); });
+  afterEach(async () => {
+    while (cleanup.length) await cleanup.pop()!();
+  });
 
   async function emptyDb(): Promise<{ db: Db; database: TestDatabase }> {
     const database = await createTestDatabase({ empty: true });
     const db = await openDb(database.database);
-    cleanup.push(() => database.drop(), () => db.close());
+    cleanup.push(
+      () => database.drop(),
+      () => db.close(),
+    );
     return { db, database };
   }
 
@@ -34,7 +39,10 @@ describe('migrations', () => {
     const dir = mkdtempSync(join(tmpdir(), 'gatehouse-migrations-'));
     for (const m of listMigrations()) copyFileSync(join(MIGRATIONS_DIR, m.name), join(dir, m.name));
     writeFileSync(join(dir, '9998_good_part.sql'), 'CREATE TABLE will_survive (id int);');
-    writeFileSync(join(dir, '9999_broken.sql'), 'CREATE TABLE half_done (id int);\nSELECT no_such_column FROM half_done;');
+    writeFileSync(
+      join(dir, '9999_broken.sql'),
+      'CREATE TABLE half_done (id int);\nSELECT no_such_column FROM half_done;',
+    );
     const error = await migrate(db, listMigrations(dir)).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(MigrationError);
     expect((error as Error).message).toMatch(/9999_broken\.sql failed: column "no_such_column" does not exist/);
@@ -53,8 +61,14 @@ describe('migrations', () => {
   it.runIf(isPostgres)('several instances migrating at once apply each file exactly once', async () => {
     const { database } = await emptyDb();
     const dbs = await Promise.all([1, 2, 3].map(() => openDb(database.database)));
-    cleanup.push(async () => { await Promise.all(dbs.map((d) => d.close())); });
+    cleanup.push(async () => {
+      await Promise.all(dbs.map((d) => d.close()));
+    });
     const results = await Promise.all(dbs.map((d) => migrate(d)));
-    expect(results.flat().sort()).toEqual(listMigrations().map((m) => m.name).sort());
+    expect(results.flat().sort()).toEqual(
+      listMigrations()
+        .map((m) => m.name)
+        .sort(),
+    );
   });
 });

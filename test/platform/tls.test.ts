@@ -16,8 +16,27 @@ function selfSignedCertificate(): { certFile: string; keyFile: string } {
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-tls-'));
   const certFile = join(dir, 'cert.pem');
   const keyFile = join(dir, 'key.pem');
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', keyFile, '-out', certFile, '-days', '1',
-    '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      keyFile,
+      '-out',
+      certFile,
+      '-days',
+      '1',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+    ],
+    { stdio: 'ignore' },
+  );
   return { certFile, keyFile };
 }
 
@@ -26,7 +45,9 @@ function httpsGet(url: string, ca: Buffer): Promise<{ status: number; alpn: stri
     const req = https.get(url, { agent: new https.Agent({ ca, ALPNProtocols: ['http/1.1'] }) }, (res) => {
       const alpn = (res.socket as TLSSocket).alpnProtocol;
       let body = '';
-      res.on('data', (d) => { body += String(d); });
+      res.on('data', (d) => {
+        body += String(d);
+      });
       res.on('end', () => resolve({ status: res.statusCode ?? 0, alpn, body }));
     });
     req.on('error', reject);
@@ -40,7 +61,9 @@ describe('TLS with ALPN', () => {
   beforeAll(async () => {
     const { certFile, keyFile } = selfSignedCertificate();
     ca = readFileSync(certFile);
-    server = await startTestServer({ env: { GATEHOUSE_TLS_CERT_FILE: certFile, GATEHOUSE_TLS_KEY_FILE: keyFile, GATEHOUSE_REQUEST_TIMEOUT_MS: '1000' } });
+    server = await startTestServer({
+      env: { GATEHOUSE_TLS_CERT_FILE: certFile, GATEHOUSE_TLS_KEY_FILE: keyFile, GATEHOUSE_REQUEST_TIMEOUT_MS: '1000' },
+    });
   });
   afterAll(async () => server?.stop());
 
@@ -56,7 +79,9 @@ describe('TLS with ALPN', () => {
       createGrpcWebTransport({ baseUrl: server.url, httpVersion: '1.1', nodeOptions: { ca } }),
     ];
     for (const transport of transports) {
-      const error = await createClient(AdminService, transport).getOrgByID({ id: '1' }).catch((e: unknown) => ConnectError.from(e));
+      const error = await createClient(AdminService, transport)
+        .getOrgByID({ id: '1' })
+        .catch((e: unknown) => ConnectError.from(e));
       expect(error).toBeInstanceOf(ConnectError);
       // reached the management API's auth layer through the TLS connection
       expect((error as ConnectError).code).toBe(Code.Unauthenticated);
@@ -69,12 +94,19 @@ describe('TLS with ALPN', () => {
     // HTTP/1.1: a body that never completes is answered 408 and the connection closed
     const socket = tls.connect({ host: '127.0.0.1', port: Number(port), ca, ALPNProtocols: ['http/1.1'] });
     let received = '';
-    socket.on('data', (d) => { received += String(d); });
+    socket.on('data', (d) => {
+      received += String(d);
+    });
     socket.on('error', () => {});
-    socket.write('POST /oauth/v2/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\ng');
+    socket.write(
+      'POST /oauth/v2/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\ng',
+    );
     const closed = await new Promise<boolean>((resolve) => {
       const timer = setTimeout(() => resolve(false), 5_000);
-      socket.on('close', () => { clearTimeout(timer); resolve(true); });
+      socket.on('close', () => {
+        clearTimeout(timer);
+        resolve(true);
+      });
     });
     socket.destroy();
     expect(closed).toBe(true);
@@ -84,7 +116,12 @@ describe('TLS with ALPN', () => {
     session.on('error', () => {});
     try {
       const status = await new Promise<number>((resolve, reject) => {
-        const stream = session.request({ ':method': 'POST', ':path': '/oauth/v2/token', 'content-type': 'application/x-www-form-urlencoded', 'content-length': '100' });
+        const stream = session.request({
+          ':method': 'POST',
+          ':path': '/oauth/v2/token',
+          'content-type': 'application/x-www-form-urlencoded',
+          'content-length': '100',
+        });
         stream.on('response', (h) => resolve(Number(h[':status'])));
         stream.on('error', reject);
         stream.write('g');
@@ -98,6 +135,8 @@ describe('TLS with ALPN', () => {
   });
 
   it('refuses a cleartext connection', async () => {
-    await expect(fetch(server.url.replace('https:', 'http:') + '/healthz', { signal: AbortSignal.timeout(5000) })).rejects.toThrow();
+    await expect(
+      fetch(`${server.url.replace('https:', 'http:')}/healthz`, { signal: AbortSignal.timeout(5000) }),
+    ).rejects.toThrow();
   });
 });

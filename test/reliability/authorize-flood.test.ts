@@ -14,13 +14,26 @@ const ATTACKER = '127.9.0.1';
 const LIMIT = 20;
 
 /** A GET sent from a given local address (Linux routes all of 127/8 to lo), bounded in time. */
-function getFrom(url: string, localAddress: string, headers: Record<string, string> = {}): Promise<{ status: number; retryAfter?: string; type?: string; body: string }> {
+function getFrom(
+  url: string,
+  localAddress: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; retryAfter?: string; type?: string; body: string }> {
   return new Promise((resolve, reject) => {
     const req = http.get(url, { localAddress, headers, agent: false, timeout: 10_000 }, (res) => {
       let body = '';
       res.setEncoding('utf8');
-      res.on('data', (chunk: string) => { body += chunk; });
-      res.on('end', () => resolve({ status: res.statusCode!, retryAfter: res.headers['retry-after'], type: res.headers['content-type'], body }));
+      res.on('data', (chunk: string) => {
+        body += chunk;
+      });
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode!,
+          retryAfter: res.headers['retry-after'],
+          type: res.headers['content-type'],
+          body,
+        }),
+      );
     });
     req.on('timeout', () => req.destroy(new Error(`GET ${url} timed out`)));
     req.on('error', reject);
@@ -30,21 +43,26 @@ function getFrom(url: string, localAddress: string, headers: Record<string, stri
 async function authorizeUrl(server: TestServer, app: TestApp): Promise<string> {
   const url = new URL(`${server.url}/oauth/v2/authorize`);
   const params = {
-    client_id: app.clientId, redirect_uri: CALLBACK, response_type: 'code', scope: 'openid',
-    code_challenge: await client.calculatePKCECodeChallenge(client.randomPKCECodeVerifier()), code_challenge_method: 'S256',
+    client_id: app.clientId,
+    redirect_uri: CALLBACK,
+    response_type: 'code',
+    scope: 'openid',
+    code_challenge: await client.calculatePKCECodeChallenge(client.randomPKCECodeVerifier()),
+    code_challenge_method: 'S256',
   };
   for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
   return String(url);
 }
 
 /** Every row oidc-provider stores (interactions, sessions, ...). */
-const storedRows = async (server: TestServer) => Number((await server.db.query('SELECT count(*) AS n FROM oidc_payloads')).rows[0]!.n);
+const storedRows = async (server: TestServer) =>
+  Number((await server.db.query('SELECT count(*) AS n FROM oidc_payloads')).rows[0]!.n);
 
 /** Sends `count` requests, `parallel` at a time; returns the statuses in order of sending. */
 async function burst<R>(count: number, parallel: number, send: (i: number) => Promise<R>) {
   const results: R[] = [];
   for (let i = 0; i < count; i += parallel) {
-    results.push(...await Promise.all(Array.from({ length: Math.min(parallel, count - i) }, (_, j) => send(i + j))));
+    results.push(...(await Promise.all(Array.from({ length: Math.min(parallel, count - i) }, (_, j) => send(i + j)))));
   }
   return results;
 }
@@ -53,9 +71,13 @@ describe('authorization requests per client address', () => {
   let server: TestServer;
   let app: TestApp;
   beforeAll(async () => {
-    server = await startTestServer({ env: {
-      GATEHOUSE_AUTHORIZE_PER_IP: String(LIMIT), GATEHOUSE_RATE_LIMIT_EXEMPT: '', GATEHOUSE_TRUSTED_PROXIES: '127.0.0.1',
-    } });
+    server = await startTestServer({
+      env: {
+        GATEHOUSE_AUTHORIZE_PER_IP: String(LIMIT),
+        GATEHOUSE_RATE_LIMIT_EXEMPT: '',
+        GATEHOUSE_TRUSTED_PROXIES: '127.0.0.1',
+      },
+    });
     app = await createOidcApp(server, { authMethod: 'basic' });
   });
   afterAll(async () => server?.stop());
@@ -73,7 +95,7 @@ describe('authorization requests per client address', () => {
     // a browser is sent here: the answer is a page that says when to retry
     expect(limited[0]!.type).toMatch(/^text\/html/);
     expect(limited[0]!.body).toContain(textsFor('en').errorTooManyRequests!.split('{')[0]);
-    expect(await storedRows(server) - before).toBeLessThanOrEqual(LIMIT);
+    expect((await storedRows(server)) - before).toBeLessThanOrEqual(LIMIT);
     // the legitimate user on another address signs in and gets tokens
     const tokens = await userTokens(server, app, 'openid');
     expect(tokens.id_token).toBeTruthy();
@@ -84,8 +106,10 @@ describe('authorization requests per client address', () => {
     const results = await burst(LIMIT + 10, 10, () => getFrom(`${server.url}/oidc/v1/end_session`, '127.9.0.2'));
     expect(results.filter((r) => r.status === 200)).toHaveLength(LIMIT);
     expect(results.filter((r) => r.status === 429)).toHaveLength(10);
-    expect(await storedRows(server) - before).toBeLessThanOrEqual(LIMIT);
-    const { rows } = await server.db.query(`SELECT max(extract(epoch FROM expires_at - now())) AS left FROM oidc_payloads WHERE model = 'Session' AND payload->>'accountId' IS NULL`);
+    expect((await storedRows(server)) - before).toBeLessThanOrEqual(LIMIT);
+    const { rows } = await server.db.query(
+      `SELECT max(extract(epoch FROM expires_at - now())) AS left FROM oidc_payloads WHERE model = 'Session' AND payload->>'accountId' IS NULL`,
+    );
     expect(Number(rows[0]!.left)).toBeGreaterThan(0);
     expect(Number(rows[0]!.left)).toBeLessThanOrEqual(server.config.ttl.interaction);
   });
@@ -117,15 +141,21 @@ describe('pending interactions expire', () => {
     const page = await browser.follow(await authorizeUrl(server, app));
     expect(page.url).toMatch(/\/ui\/login\/[^/]+$/);
     const csrf = /name="csrf" value="([^"]*)"/.exec(await page.response.text())![1]!;
-    const post = (step: string, form: Record<string, string>) => browser.follow(`${page.url}/${step}`, {
-      method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', origin: server.url }, body: new URLSearchParams({ csrf, ...form }),
-    });
+    const post = (step: string, form: Record<string, string>) =>
+      browser.follow(`${page.url}/${step}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', origin: server.url },
+        body: new URLSearchParams({ csrf, ...form }),
+      });
     return { browser, loginUrl: page.url, uid: page.url.split('/').pop()!, post };
   }
 
   it('an interaction nobody acts on is stored for the TTL only, then refused with a clear page', async () => {
     const { browser, loginUrl, uid } = await start();
-    const { rows } = await server.db.query(`SELECT extract(epoch FROM expires_at - now()) AS left FROM oidc_payloads WHERE model = 'Interaction' AND id = $1`, [hashId(uid)]);
+    const { rows } = await server.db.query(
+      `SELECT extract(epoch FROM expires_at - now()) AS left FROM oidc_payloads WHERE model = 'Interaction' AND id = $1`,
+      [hashId(uid)],
+    );
     expect(Number(rows[0]!.left)).toBeLessThanOrEqual(TTL);
     await sleep(TTL * 1000 + 500);
     for (const url of [loginUrl, `${server.url}/oauth/v2/authorize/${uid}`]) {

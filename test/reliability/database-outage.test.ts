@@ -35,7 +35,12 @@ describe.runIf(isPostgres)('PostgreSQL outage under load', () => {
     const keyPath = join(mkdtempSync(join(tmpdir(), 'gatehouse-outage-')), 'admin.json');
     server = await startTestServer({
       database: { ...database, env: { DATABASE_URL: viaProxy.toString() } },
-      env: { GATEHOUSE_ADMIN_KEY_FILE: keyPath, DATABASE_CONNECT_TIMEOUT_MS: String(CONNECT_TIMEOUT_MS), DATABASE_STATEMENT_TIMEOUT_MS: String(STATEMENT_TIMEOUT_MS), LOG_LEVEL: 'fatal' },
+      env: {
+        GATEHOUSE_ADMIN_KEY_FILE: keyPath,
+        DATABASE_CONNECT_TIMEOUT_MS: String(CONNECT_TIMEOUT_MS),
+        DATABASE_STATEMENT_TIMEOUT_MS: String(STATEMENT_TIMEOUT_MS),
+        LOG_LEVEL: 'fatal',
+      },
     });
     const adminKey = JSON.parse(readFileSync(keyPath, 'utf8'));
     const token = await jwtProfileToken(server, adminKey);
@@ -47,15 +52,28 @@ describe.runIf(isPostgres)('PostgreSQL outage under load', () => {
       const res = await fetch(`${server.url}/admin/v1/orgs/_setup`, {
         method: 'POST',
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ org: { name }, human: { userName: `outage-${process.pid}-${n}`, profile: { firstName: 'A', lastName: 'B' }, email: { email: 'a@example.com' }, password: 'Password-123' } }),
+        body: JSON.stringify({
+          org: { name },
+          human: {
+            userName: `outage-${process.pid}-${n}`,
+            profile: { firstName: 'A', lastName: 'B' },
+            email: { email: 'a@example.com' },
+            password: 'Password-123',
+          },
+        }),
         signal: AbortSignal.timeout(15_000),
       });
-      const body = await res.json() as { orgId?: string };
+      const body = (await res.json()) as { orgId?: string };
       if (res.status === 200) acknowledged.push(body.orgId!);
       return res.status;
     };
     const tokenGrant = async () => {
-      const res = await fetch(`${server.url}/oauth/v2/token`, { method: 'POST', signal: AbortSignal.timeout(15_000), headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=client_credentials&client_id=nobody&client_secret=x' });
+      const res = await fetch(`${server.url}/oauth/v2/token`, {
+        method: 'POST',
+        signal: AbortSignal.timeout(15_000),
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'grant_type=client_credentials&client_id=nobody&client_secret=x',
+      });
       await res.arrayBuffer();
       return res.status;
     };
@@ -73,7 +91,11 @@ describe.runIf(isPostgres)('PostgreSQL outage under load', () => {
     proxy.restore();
     const restoredAt = Date.now();
     await until(async () => (await fetch(`${server.url}/readyz`)).status === 200, 10_000, 'ready again');
-    await until(async () => writes.records.some((r) => r.at > restoredAt && r.status === 200), 10_000, 'a write succeeds again');
+    await until(
+      async () => writes.records.some((r) => r.at > restoredAt && r.status === 200),
+      10_000,
+      'a write succeeds again',
+    );
     await writes.stop();
     await tokens.stop();
 

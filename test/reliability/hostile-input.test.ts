@@ -29,17 +29,45 @@ const BODIES: { name: string; contentType?: string; body: string | Uint8Array }[
   { name: 'empty json', contentType: 'application/json', body: '' },
   { name: 'truncated json', contentType: 'application/json', body: '{"org": {"name": "x"' },
   { name: 'json array', contentType: 'application/json', body: '[1,2,3]' },
-  { name: 'json wrong types', contentType: 'application/json', body: '{"org": 7, "human": [true], "firstName": {"$gt": ""}, "name": null}' },
+  {
+    name: 'json wrong types',
+    contentType: 'application/json',
+    body: '{"org": 7, "human": [true], "firstName": {"$gt": ""}, "name": null}',
+  },
   { name: 'invalid utf-8 json', contentType: 'application/json', body: INVALID_UTF8 },
   { name: 'deep array', contentType: 'application/json', body: DEEP_JSON },
   { name: 'deep object', contentType: 'application/json', body: DEEP_OBJECT },
   { name: 'huge json', contentType: 'application/json', body: `{"name":"${HUGE}"}` },
-  { name: 'huge form', contentType: 'application/x-www-form-urlencoded', body: `grant_type=client_credentials&scope=${HUGE}` },
-  { name: 'duplicate form params', contentType: 'application/x-www-form-urlencoded', body: 'grant_type=client_credentials&grant_type=refresh_token&token=a&token=b&client_id=x&client_id=y&loginName=a&loginName=b' },
-  { name: 'invalid utf-8 form', contentType: 'application/x-www-form-urlencoded', body: Uint8Array.from([0x74, 0x6f, 0x6b, 0x65, 0x6e, 0x3d, 0xff, 0xfe, 0x25, 0x45, 0x30]) },
-  { name: 'bad percent-encoding', contentType: 'application/x-www-form-urlencoded', body: 'token=%E0%A4%A&grant_type=%ZZ&client_id=%' },
-  { name: 'xml', contentType: 'application/xml', body: '<?xml version="1.0"?><!DOCTYPE x [<!ENTITY a "aaaa">]><x>&a;</x>' },
-  { name: 'multipart', contentType: 'multipart/form-data; boundary=zzz', body: '--zzz\r\nContent-Disposition: form-data; name="token"\r\n\r\nabc\r\n--zzz--' },
+  {
+    name: 'huge form',
+    contentType: 'application/x-www-form-urlencoded',
+    body: `grant_type=client_credentials&scope=${HUGE}`,
+  },
+  {
+    name: 'duplicate form params',
+    contentType: 'application/x-www-form-urlencoded',
+    body: 'grant_type=client_credentials&grant_type=refresh_token&token=a&token=b&client_id=x&client_id=y&loginName=a&loginName=b',
+  },
+  {
+    name: 'invalid utf-8 form',
+    contentType: 'application/x-www-form-urlencoded',
+    body: Uint8Array.from([0x74, 0x6f, 0x6b, 0x65, 0x6e, 0x3d, 0xff, 0xfe, 0x25, 0x45, 0x30]),
+  },
+  {
+    name: 'bad percent-encoding',
+    contentType: 'application/x-www-form-urlencoded',
+    body: 'token=%E0%A4%A&grant_type=%ZZ&client_id=%',
+  },
+  {
+    name: 'xml',
+    contentType: 'application/xml',
+    body: '<?xml version="1.0"?><!DOCTYPE x [<!ENTITY a "aaaa">]><x>&a;</x>',
+  },
+  {
+    name: 'multipart',
+    contentType: 'multipart/form-data; boundary=zzz',
+    body: '--zzz\r\nContent-Disposition: form-data; name="token"\r\n\r\nabc\r\n--zzz--',
+  },
   { name: 'no content type', body: 'token=abc' },
   { name: 'random bytes', contentType: 'application/octet-stream', body: randomBytes(4096) },
   { name: 'random json-typed bytes', contentType: 'application/json', body: randomBytes(2048) },
@@ -79,8 +107,12 @@ describe('hostile input', () => {
   let server: TestServer;
   let token: string;
   let before: Record<string, number>;
-  const counts = async () => (await server.db.query(
-    'SELECT (SELECT count(*) FROM orgs)::int AS orgs, (SELECT count(*) FROM users)::int AS users, (SELECT count(*) FROM events)::int AS events, (SELECT count(*) FROM idps)::int AS idps')).rows[0]!;
+  const counts = async () =>
+    (
+      await server.db.query(
+        'SELECT (SELECT count(*) FROM orgs)::int AS orgs, (SELECT count(*) FROM users)::int AS users, (SELECT count(*) FROM events)::int AS events, (SELECT count(*) FROM idps)::int AS idps',
+      )
+    ).rows[0]!;
 
   beforeAll(async () => {
     ({ server, adminToken: token } = await startServerWithAdminKey({ LOG_LEVEL: 'fatal' }));
@@ -96,12 +128,22 @@ describe('hostile input', () => {
           const headers: Record<string, string> = {};
           if (sample.contentType) headers['content-type'] = sample.contentType;
           if (auth) headers.authorization = auth;
-          const res = await fetch(`${server.url}${endpoint.path}`, { method: endpoint.method, headers, body: sample.body, signal: AbortSignal.timeout(15_000) })
-            .catch((error: Error) => ({ status: `network error ${error.message}` }));
+          const res = await fetch(`${server.url}${endpoint.path}`, {
+            method: endpoint.method,
+            headers,
+            body: sample.body,
+            signal: AbortSignal.timeout(15_000),
+          }).catch((error: Error) => ({ status: `network error ${error.message}` }));
           // Without credentials nothing may succeed; with the admin token a request may succeed only where the body
           // is not the request (userinfo reads the Bearer header); the counts at the end prove nothing was written.
-          const bad = typeof res.status !== 'number' || res.status >= 500 || (res.status < 400 && !(auth && endpoint.path === '/oidc/v1/userinfo'));
-          if (bad) failures.push(`${endpoint.method} ${endpoint.path} [${sample.name}]${auth ? ' (admin)' : ''}: ${res.status}`);
+          const bad =
+            typeof res.status !== 'number' ||
+            res.status >= 500 ||
+            (res.status < 400 && !(auth && endpoint.path === '/oidc/v1/userinfo'));
+          if (bad)
+            failures.push(
+              `${endpoint.method} ${endpoint.path} [${sample.name}]${auth ? ' (admin)' : ''}: ${res.status}`,
+            );
           if ('arrayBuffer' in res) await res.arrayBuffer();
         }
       }
@@ -115,7 +157,9 @@ describe('hostile input', () => {
       expect(res.status, path).toBeLessThan(500);
       await res.arrayBuffer();
     }
-    const bigHeader = await fetch(`${server.url}/oidc/v1/userinfo`, { headers: { authorization: `Bearer ${'a'.repeat(64 * 1024)}` } }).catch(() => undefined);
+    const bigHeader = await fetch(`${server.url}/oidc/v1/userinfo`, {
+      headers: { authorization: `Bearer ${'a'.repeat(64 * 1024)}` },
+    }).catch(() => undefined);
     if (bigHeader) expect(bigHeader.status).toBeLessThan(500);
   });
 
@@ -141,13 +185,17 @@ describe('hostile input', () => {
     ];
     for (const [i, body] of samples.entries()) {
       const res = await fetch(`${server.url}/zitadel.admin.v1.AdminService/SetUpOrg`, {
-        method: 'POST', headers: { 'content-type': 'application/grpc-web+proto', 'x-grpc-web': '1', authorization: `Bearer ${token}` }, body,
+        method: 'POST',
+        headers: { 'content-type': 'application/grpc-web+proto', 'x-grpc-web': '1', authorization: `Bearer ${token}` },
+        body,
       });
       expect(res.status, `sample ${i}`).toBeLessThan(500);
       const text = Buffer.from(await res.arrayBuffer()).toString('latin1');
       const status = Number(res.headers.get('grpc-status') ?? /grpc-status:\s*(\d+)/.exec(text)?.[1]);
       expect(Number.isInteger(status) && status !== 0, `sample ${i}: grpc-status ${status}`).toBe(true);
-      const message = decodeURIComponent(res.headers.get('grpc-message') ?? /grpc-message:\s*([^\r\n]*)/.exec(text)?.[1] ?? '');
+      const message = decodeURIComponent(
+        res.headers.get('grpc-message') ?? /grpc-message:\s*([^\r\n]*)/.exec(text)?.[1] ?? '',
+      );
       expect(noDetail(message), message).toBe(true);
     }
   });
@@ -155,9 +203,19 @@ describe('hostile input', () => {
   it('answers broken gRPC frames over HTTP/2 with a gRPC error and no internal detail', async () => {
     const session = http2.connect(server.url);
     try {
-      for (const body of [randomBytes(3), Buffer.from([0, 0, 0, 1, 0]), Buffer.concat([Buffer.from([0, 0, 0, 0, 8]), randomBytes(8)])]) {
+      for (const body of [
+        randomBytes(3),
+        Buffer.from([0, 0, 0, 1, 0]),
+        Buffer.concat([Buffer.from([0, 0, 0, 0, 8]), randomBytes(8)]),
+      ]) {
         const { status, message } = await new Promise<{ status: number; message: string }>((resolve, reject) => {
-          const stream = session.request({ ':method': 'POST', ':path': '/zitadel.admin.v1.AdminService/SetUpOrg', 'content-type': 'application/grpc', te: 'trailers', authorization: `Bearer ${token}` });
+          const stream = session.request({
+            ':method': 'POST',
+            ':path': '/zitadel.admin.v1.AdminService/SetUpOrg',
+            'content-type': 'application/grpc',
+            te: 'trailers',
+            authorization: `Bearer ${token}`,
+          });
           let grpcStatus = -1;
           let grpcMessage = '';
           const read = (h: http2.IncomingHttpHeaders) => {
@@ -180,16 +238,25 @@ describe('hostile input', () => {
   });
 
   it('keeps serving others while slow clients trickle their requests', async () => {
-    const sockets = await Promise.all(Array.from({ length: 30 }, () => new Promise<net.Socket>((resolve) => {
-      const s = net.connect(Number(new URL(server.url).port), '127.0.0.1', () => {
-        s.write('POST /oauth/v2/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 100000\r\n\r\ngrant_type=');
-        resolve(s);
-      });
-      s.on('error', () => {});
-    })));
+    const sockets = await Promise.all(
+      Array.from(
+        { length: 30 },
+        () =>
+          new Promise<net.Socket>((resolve) => {
+            const s = net.connect(Number(new URL(server.url).port), '127.0.0.1', () => {
+              s.write(
+                'POST /oauth/v2/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 100000\r\n\r\ngrant_type=',
+              );
+              resolve(s);
+            });
+            s.on('error', () => {});
+          }),
+      ),
+    );
     try {
       const started = Date.now();
-      for (let i = 0; i < 5; i++) expect((await fetch(`${server.url}/.well-known/openid-configuration`)).status).toBe(200);
+      for (let i = 0; i < 5; i++)
+        expect((await fetch(`${server.url}/.well-known/openid-configuration`)).status).toBe(200);
       expect(Date.now() - started).toBeLessThan(2000);
     } finally {
       for (const s of sockets) s.destroy();

@@ -28,7 +28,9 @@ describe.runIf(isPostgres)('many instances on one database', () => {
 
   const api = async (base: string, method: string, path: string, body?: unknown, token = adminToken) => {
     const res = await fetch(`${base}${path}`, {
-      method, headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined,
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
     });
     return { status: res.status, json: (await res.json()) as Record<string, any> };
   };
@@ -40,7 +42,16 @@ describe.runIf(isPostgres)('many instances on one database', () => {
     issuer = `http://127.0.0.1:${ports[0]}`;
     // Both start at once on the fresh database: they bootstrap once (test/instance/bootstrap.test.ts checks counts).
     for (const port of ports) {
-      procs.push(spawnGatehouse(testEnv(port, database, { GATEHOUSE_ISSUER: issuer, GATEHOUSE_ADMIN_KEY_FILE: keyPath, GATEHOUSE_KEY_RELOAD_INTERVAL_MS: '200', LOG_LEVEL: 'warn' })));
+      procs.push(
+        spawnGatehouse(
+          testEnv(port, database, {
+            GATEHOUSE_ISSUER: issuer,
+            GATEHOUSE_ADMIN_KEY_FILE: keyPath,
+            GATEHOUSE_KEY_RELOAD_INTERVAL_MS: '200',
+            LOG_LEVEL: 'warn',
+          }),
+        ),
+      );
     }
     [a, b] = ports.map((p) => `http://127.0.0.1:${p}`) as [string, string];
     await Promise.all([a, b].map((base) => waitForOk(`${base}/readyz`)));
@@ -59,65 +70,125 @@ describe.runIf(isPostgres)('many instances on one database', () => {
     const project = await api(a, 'POST', '/management/v1/projects', { name: 'Multi Project' });
     expect(project.status).toBe(200);
     const projectId = project.json.id as string;
-    const apiApp = await api(a, 'POST', `/management/v1/projects/${projectId}/apps/api`, { name: 'resource server', authMethodType: 'API_AUTH_METHOD_TYPE_BASIC' });
+    const apiApp = await api(a, 'POST', `/management/v1/projects/${projectId}/apps/api`, {
+      name: 'resource server',
+      authMethodType: 'API_AUTH_METHOD_TYPE_BASIC',
+    });
     expect(apiApp.status).toBe(200);
-    const machine = await api(a, 'POST', '/management/v1/users/machine', { userName: 'multi-svc', name: 'Multi service' });
+    const machine = await api(a, 'POST', '/management/v1/users/machine', {
+      userName: 'multi-svc',
+      name: 'Multi service',
+    });
     expect(machine.status).toBe(200);
     const secret = await api(a, 'PUT', `/management/v1/users/${machine.json.userId}/secret`, {});
     expect(secret.status).toBe(200);
 
-    const issued = await postForm(`${a}/oauth/v2/token`, { grant_type: 'client_credentials', scope: `openid profile urn:zitadel:iam:org:project:id:${projectId}:aud` }, { authorization: basic(secret.json.clientId, secret.json.clientSecret) });
+    const issued = await postForm(
+      `${a}/oauth/v2/token`,
+      { grant_type: 'client_credentials', scope: `openid profile urn:zitadel:iam:org:project:id:${projectId}:aud` },
+      { authorization: basic(secret.json.clientId, secret.json.clientSecret) },
+    );
     expect(issued.status).toBe(200);
     const accessToken = issued.json.access_token as string;
-    const introspect = (base: string) => postForm(`${base}/oauth/v2/introspect`, { token: accessToken }, { authorization: basic(apiApp.json.clientId, apiApp.json.clientSecret) });
+    const introspect = (base: string) =>
+      postForm(
+        `${base}/oauth/v2/introspect`,
+        { token: accessToken },
+        { authorization: basic(apiApp.json.clientId, apiApp.json.clientSecret) },
+      );
     expect((await introspect(b)).json).toMatchObject({ active: true, sub: machine.json.userId });
     const userinfo = await fetch(`${b}/oidc/v1/userinfo`, { headers: { authorization: `Bearer ${accessToken}` } });
     expect(userinfo.status).toBe(200);
     expect(await userinfo.json()).toMatchObject({ sub: machine.json.userId });
 
-    const revoked = await postForm(`${b}/oauth/v2/revoke`, { token: accessToken }, { authorization: basic(secret.json.clientId, secret.json.clientSecret) });
+    const revoked = await postForm(
+      `${b}/oauth/v2/revoke`,
+      { token: accessToken },
+      { authorization: basic(secret.json.clientId, secret.json.clientSecret) },
+    );
     expect(revoked.status).toBe(200);
     expect((await introspect(a)).json).toEqual({ active: false });
-    expect((await fetch(`${a}/oidc/v1/userinfo`, { headers: { authorization: `Bearer ${accessToken}` } })).status).toBe(401);
+    expect((await fetch(`${a}/oidc/v1/userinfo`, { headers: { authorization: `Bearer ${accessToken}` } })).status).toBe(
+      401,
+    );
   });
 
   it('an app change and a user deactivation made through one instance are enforced by the other at once', async () => {
     const project = await api(a, 'POST', '/management/v1/projects', { name: 'Change Project' });
     const app = await api(a, 'POST', `/management/v1/projects/${project.json.id}/apps/oidc`, {
-      name: 'web', redirectUris: ['https://one.example.com/cb'], responseTypes: ['OIDC_RESPONSE_TYPE_CODE'], grantTypes: ['OIDC_GRANT_TYPE_AUTHORIZATION_CODE'],
-      appType: 'OIDC_APP_TYPE_WEB', authMethodType: 'OIDC_AUTH_METHOD_TYPE_BASIC',
+      name: 'web',
+      redirectUris: ['https://one.example.com/cb'],
+      responseTypes: ['OIDC_RESPONSE_TYPE_CODE'],
+      grantTypes: ['OIDC_GRANT_TYPE_AUTHORIZATION_CODE'],
+      appType: 'OIDC_APP_TYPE_WEB',
+      authMethodType: 'OIDC_AUTH_METHOD_TYPE_BASIC',
     });
     expect(app.status).toBe(200);
-    const authorize = (base: string, redirectUri: string) => fetch(`${base}/oauth/v2/authorize?${new URLSearchParams({ client_id: app.json.clientId, redirect_uri: redirectUri, response_type: 'code', scope: 'openid' })}`, { redirect: 'manual' });
+    const authorize = (base: string, redirectUri: string) =>
+      fetch(
+        `${base}/oauth/v2/authorize?${new URLSearchParams({ client_id: app.json.clientId, redirect_uri: redirectUri, response_type: 'code', scope: 'openid' })}`,
+        { redirect: 'manual' },
+      );
     expect((await authorize(b, 'https://two.example.com/cb')).status).toBe(400); // not registered yet: error page
-    const updated = await api(a, 'PUT', `/management/v1/projects/${project.json.id}/apps/${app.json.appId}/oidc_config`, {
-      redirectUris: ['https://one.example.com/cb', 'https://two.example.com/cb'], responseTypes: ['OIDC_RESPONSE_TYPE_CODE'], grantTypes: ['OIDC_GRANT_TYPE_AUTHORIZATION_CODE'],
-      appType: 'OIDC_APP_TYPE_WEB', authMethodType: 'OIDC_AUTH_METHOD_TYPE_BASIC',
-    });
+    const updated = await api(
+      a,
+      'PUT',
+      `/management/v1/projects/${project.json.id}/apps/${app.json.appId}/oidc_config`,
+      {
+        redirectUris: ['https://one.example.com/cb', 'https://two.example.com/cb'],
+        responseTypes: ['OIDC_RESPONSE_TYPE_CODE'],
+        grantTypes: ['OIDC_GRANT_TYPE_AUTHORIZATION_CODE'],
+        appType: 'OIDC_APP_TYPE_WEB',
+        authMethodType: 'OIDC_AUTH_METHOD_TYPE_BASIC',
+      },
+    );
     expect(updated.status).toBe(200);
     const now = await authorize(b, 'https://two.example.com/cb');
     expect(now.status).toBe(303);
     expect(now.headers.get('location')).toMatch(/^\/ui\/login\//);
 
-    const machine = await api(a, 'POST', '/management/v1/users/machine', { userName: 'to-deactivate', name: 'Leaving' });
+    const machine = await api(a, 'POST', '/management/v1/users/machine', {
+      userName: 'to-deactivate',
+      name: 'Leaving',
+    });
     const secret = await api(a, 'PUT', `/management/v1/users/${machine.json.userId}/secret`, {});
-    const issued = await postForm(`${b}/oauth/v2/token`, { grant_type: 'client_credentials', scope: 'openid' }, { authorization: basic(secret.json.clientId, secret.json.clientSecret) });
-    const userinfo = () => fetch(`${b}/oidc/v1/userinfo`, { headers: { authorization: `Bearer ${issued.json.access_token}` } });
+    const issued = await postForm(
+      `${b}/oauth/v2/token`,
+      { grant_type: 'client_credentials', scope: 'openid' },
+      { authorization: basic(secret.json.clientId, secret.json.clientSecret) },
+    );
+    const userinfo = () =>
+      fetch(`${b}/oidc/v1/userinfo`, { headers: { authorization: `Bearer ${issued.json.access_token}` } });
     expect((await userinfo()).status).toBe(200);
     expect((await api(a, 'POST', `/management/v1/users/${machine.json.userId}/_deactivate`, {})).status).toBe(200);
     expect((await userinfo()).status).toBe(401);
-    const again = await postForm(`${b}/oauth/v2/token`, { grant_type: 'client_credentials', scope: 'openid' }, { authorization: basic(secret.json.clientId, secret.json.clientSecret) });
+    const again = await postForm(
+      `${b}/oauth/v2/token`,
+      { grant_type: 'client_credentials', scope: 'openid' },
+      { authorization: basic(secret.json.clientId, secret.json.clientSecret) },
+    );
     expect(again.status).toBeGreaterThanOrEqual(400);
   });
 
   it('a login started on one instance finishes on another', async () => {
     const project = await api(a, 'POST', '/management/v1/projects', { name: 'Login Project' });
     const app = await api(a, 'POST', `/management/v1/projects/${project.json.id}/apps/oidc`, {
-      name: 'web', redirectUris: [CALLBACK], responseTypes: ['OIDC_RESPONSE_TYPE_CODE'], grantTypes: ['OIDC_GRANT_TYPE_AUTHORIZATION_CODE'],
-      appType: 'OIDC_APP_TYPE_WEB', authMethodType: 'OIDC_AUTH_METHOD_TYPE_BASIC',
+      name: 'web',
+      redirectUris: [CALLBACK],
+      responseTypes: ['OIDC_RESPONSE_TYPE_CODE'],
+      grantTypes: ['OIDC_GRANT_TYPE_AUTHORIZATION_CODE'],
+      appType: 'OIDC_APP_TYPE_WEB',
+      authMethodType: 'OIDC_AUTH_METHOD_TYPE_BASIC',
     });
     const verifier = client.randomPKCECodeVerifier();
-    const params = { client_id: app.json.clientId, redirect_uri: CALLBACK, response_type: 'code', scope: 'openid', code_challenge: await client.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' };
+    const params = {
+      client_id: app.json.clientId,
+      redirect_uri: CALLBACK,
+      response_type: 'code',
+      scope: 'openid',
+      code_challenge: await client.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+    };
     // The browser's cookies are per host, not per port: both instances see them, as behind one balancer.
     const browser = new Browser({ url: b, config: { issuer } } as TestServer);
     const started = await browser.request(`${a}/oauth/v2/authorize?${new URLSearchParams(params)}`);
@@ -131,17 +202,27 @@ describe.runIf(isPostgres)('many instances on one database', () => {
     for (const [name, value] of browser.cookies) onA.cookies.set(name, value);
     const callback = new URL((await onA.follow(resume.toString())).url);
     expect(callback.toString().startsWith(CALLBACK)).toBe(true);
-    const tokens = await postForm(`${a}/oauth/v2/token`, { grant_type: 'authorization_code', code: callback.searchParams.get('code')!, redirect_uri: CALLBACK, code_verifier: verifier },
-      { authorization: basic(app.json.clientId, app.json.clientSecret) });
+    const tokens = await postForm(
+      `${a}/oauth/v2/token`,
+      {
+        grant_type: 'authorization_code',
+        code: callback.searchParams.get('code')!,
+        redirect_uri: CALLBACK,
+        code_verifier: verifier,
+      },
+      { authorization: basic(app.json.clientId, app.json.clientSecret) },
+    );
     expect(tokens.status).toBe(200);
     expect(tokens.json.id_token).toBeTruthy();
   });
 
   it('a key rotated on the database is published by every instance without a restart', async () => {
-    const kids = async (base: string) => ((await (await fetch(`${base}/oauth/v2/keys`)).json()) as { keys: { kid: string }[] }).keys.map((k) => k.kid);
+    const kids = async (base: string) =>
+      ((await (await fetch(`${base}/oauth/v2/keys`)).json()) as { keys: { kid: string }[] }).keys.map((k) => k.kid);
     const before = await kids(b);
     const { kid } = await rotateKeys(db, createSecretBox(TEST_MASTER_KEY), 3600);
     expect(before).not.toContain(kid);
-    for (const base of [a, b]) await until(async () => (await kids(base)).includes(kid), 10_000, `${base} publishes ${kid}`);
+    for (const base of [a, b])
+      await until(async () => (await kids(base)).includes(kid), 10_000, `${base} publishes ${kid}`);
   });
 });

@@ -14,18 +14,42 @@ import { sleep, startLoad } from '../helpers/load.ts';
 
 /** POST /admin/v1/orgs/_setup on a connection of its own; resolves the status or the network error code. */
 function setUpOrg(port: number, token: string, name: string, acknowledged: string[]): Promise<number> {
-  const body = JSON.stringify({ org: { name }, human: { userName: name.replace(/\W/g, '-').toLowerCase(), profile: { firstName: 'A', lastName: 'B' }, email: { email: 'a@example.com' }, password: 'Password-123' } });
+  const body = JSON.stringify({
+    org: { name },
+    human: {
+      userName: name.replace(/\W/g, '-').toLowerCase(),
+      profile: { firstName: 'A', lastName: 'B' },
+      email: { email: 'a@example.com' },
+      password: 'Password-123',
+    },
+  });
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, path: '/admin/v1/orgs/_setup', method: 'POST', agent: false, timeout: 15_000,
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-      let text = '';
-      res.on('data', (c) => { text += c; });
-      res.on('end', () => {
-        if (res.statusCode === 200) acknowledged.push(JSON.parse(text).orgId);
-        resolve(res.statusCode!);
-      });
-      res.on('error', reject);
-    });
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/admin/v1/orgs/_setup',
+        method: 'POST',
+        agent: false,
+        timeout: 15_000,
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+        },
+      },
+      (res) => {
+        let text = '';
+        res.on('data', (c) => {
+          text += c;
+        });
+        res.on('end', () => {
+          if (res.statusCode === 200) acknowledged.push(JSON.parse(text).orgId);
+          resolve(res.statusCode!);
+        });
+        res.on('error', reject);
+      },
+    );
     req.on('error', (error: NodeJS.ErrnoException) => reject(Object.assign(error, { status: error.code })));
     req.on('timeout', () => req.destroy(new Error('timeout')));
     req.end(body);
@@ -34,11 +58,15 @@ function setUpOrg(port: number, token: string, name: string, acknowledged: strin
 
 describe('process faults under load', () => {
   const databases: TestDatabase[] = [];
-  afterAll(async () => { for (const d of databases) await d.drop(); });
+  afterAll(async () => {
+    for (const d of databases) await d.drop();
+  });
 
   async function start(database: TestDatabase, keyPath: string, env: Record<string, string> = {}) {
     const port = await freePort();
-    const proc = spawnGatehouse(testEnv(port, database, { GATEHOUSE_ADMIN_KEY_FILE: keyPath, LOG_LEVEL: 'warn', ...env }));
+    const proc = spawnGatehouse(
+      testEnv(port, database, { GATEHOUSE_ADMIN_KEY_FILE: keyPath, LOG_LEVEL: 'warn', ...env }),
+    );
     await waitForOk(`http://127.0.0.1:${port}/readyz`, 30_000);
     return { port, proc };
   }
@@ -64,7 +92,9 @@ describe('process faults under load', () => {
       // Read back through the API: the embedded database is locked by the running process.
       const check = await jwtProfileToken(local(second.port), JSON.parse(readFileSync(keyPath, 'utf8')));
       for (const orgId of acknowledged) {
-        const res = await fetch(`http://127.0.0.1:${second.port}/admin/v1/orgs/${orgId}`, { headers: { authorization: `Bearer ${check}` } });
+        const res = await fetch(`http://127.0.0.1:${second.port}/admin/v1/orgs/${orgId}`, {
+          headers: { authorization: `Bearer ${check}` },
+        });
         expect(res.status).toBe(200);
       }
     } finally {
@@ -83,17 +113,21 @@ describe('process faults under load', () => {
     const acknowledged: string[] = [];
     let n = 0;
     const outcomes: { sentAt: number; outcome: string }[] = [];
-    const load = startLoad(6, async () => {
-      const sentAt = Date.now();
-      try {
-        const status = await setUpOrg(port, token, `Term Org ${n++}`, acknowledged);
-        outcomes.push({ sentAt, outcome: String(status) });
-        return status;
-      } catch (error) {
-        outcomes.push({ sentAt, outcome: (error as { status?: string }).status ?? (error as Error).message });
-        throw error;
-      }
-    }, { maxSeconds: 20 });
+    const load = startLoad(
+      6,
+      async () => {
+        const sentAt = Date.now();
+        try {
+          const status = await setUpOrg(port, token, `Term Org ${n++}`, acknowledged);
+          outcomes.push({ sentAt, outcome: String(status) });
+          return status;
+        } catch (error) {
+          outcomes.push({ sentAt, outcome: (error as { status?: string }).status ?? (error as Error).message });
+          throw error;
+        }
+      },
+      { maxSeconds: 20 },
+    );
     await sleep(2000);
     const termAt = Date.now();
     proc.child.kill('SIGTERM');

@@ -17,7 +17,12 @@ describe('refresh token reuse', () => {
   });
   afterAll(async () => server?.stop());
 
-  const refresh = (refreshToken: string) => postForm(`${server.url}/oauth/v2/token`, { grant_type: 'refresh_token', refresh_token: refreshToken }, { authorization: basic(app.clientId, app.clientSecret!) });
+  const refresh = (refreshToken: string) =>
+    postForm(
+      `${server.url}/oauth/v2/token`,
+      { grant_type: 'refresh_token', refresh_token: refreshToken },
+      { authorization: basic(app.clientId, app.clientSecret!) },
+    );
 
   it('20 parallel refreshes of one token: exactly one winner, the rest invalid_grant, and the winner keeps working', async () => {
     const tokens = await userTokens(server, app, 'openid offline_access');
@@ -25,7 +30,9 @@ describe('refresh token reuse', () => {
     expect(results.filter((r) => r.status >= 500)).toEqual([]);
     const winners = results.filter((r) => r.status === 200);
     expect(winners).toHaveLength(1);
-    expect(new Set(results.filter((r) => r.status !== 200).map((r) => r.json.error))).toEqual(new Set(['invalid_grant']));
+    expect(new Set(results.filter((r) => r.status !== 200).map((r) => r.json.error))).toEqual(
+      new Set(['invalid_grant']),
+    );
     // the losers were inside the grace window: the session goes on
     const next = await refresh(winners[0]!.json.refresh_token);
     expect(next.status).toBe(200);

@@ -16,14 +16,17 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 describe('transport limits', () => {
   let server: TestServer;
   let app: TestApp;
-  const payloadRows = async () => (await server.db.query('SELECT count(*)::int AS n FROM oidc_payloads')).rows[0]!.n as number;
+  const payloadRows = async () =>
+    (await server.db.query('SELECT count(*)::int AS n FROM oidc_payloads')).rows[0]!.n as number;
 
   beforeAll(async () => {
-    server = await startTestServer({ env: {
-      GATEHOUSE_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
-      GATEHOUSE_HTTP2_MAX_CONCURRENT_STREAMS: String(STREAM_CAP),
-      GATEHOUSE_AUTHORIZE_MAX_BYTES: String(AUTHORIZE_MAX_BYTES),
-    } });
+    server = await startTestServer({
+      env: {
+        GATEHOUSE_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
+        GATEHOUSE_HTTP2_MAX_CONCURRENT_STREAMS: String(STREAM_CAP),
+        GATEHOUSE_AUTHORIZE_MAX_BYTES: String(AUTHORIZE_MAX_BYTES),
+      },
+    });
     app = await createOidcApp(server);
   });
   afterAll(async () => server?.stop());
@@ -33,7 +36,10 @@ describe('transport limits', () => {
       const bodies = await Promise.all(Array.from({ length: 10 }, () => RawHttp1.connect(server.url)));
       const heads = await Promise.all(Array.from({ length: 5 }, () => RawHttp1.connect(server.url)));
       try {
-        for (const c of bodies) await c.write('POST /oauth/v2/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 1000\r\n\r\ng');
+        for (const c of bodies)
+          await c.write(
+            'POST /oauth/v2/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 1000\r\n\r\ng',
+          );
         for (const c of heads) await c.write('POST /oauth/v2/token HTTP/1.1\r\nHost: x\r\n');
         const started = Date.now();
         // one byte every 200 ms: never idle, never complete
@@ -56,14 +62,26 @@ describe('transport limits', () => {
       const session = http2.connect(server.url);
       session.on('error', () => {});
       try {
-        const streams = Array.from({ length: 10 }, () => session.request({ ':method': 'POST', ':path': '/oauth/v2/token', 'content-type': 'application/x-www-form-urlencoded', 'content-length': '1000' }));
-        const outcomes = streams.map((stream) => new Promise<string>((resolve) => {
-          let status = 0;
-          stream.on('response', (h) => { status = Number(h[':status']); });
-          stream.on('data', () => {});
-          stream.on('close', () => resolve(status ? `status ${status}` : `reset ${stream.rstCode}`));
-          stream.on('error', () => {});
-        }));
+        const streams = Array.from({ length: 10 }, () =>
+          session.request({
+            ':method': 'POST',
+            ':path': '/oauth/v2/token',
+            'content-type': 'application/x-www-form-urlencoded',
+            'content-length': '1000',
+          }),
+        );
+        const outcomes = streams.map(
+          (stream) =>
+            new Promise<string>((resolve) => {
+              let status = 0;
+              stream.on('response', (h) => {
+                status = Number(h[':status']);
+              });
+              stream.on('data', () => {});
+              stream.on('close', () => resolve(status ? `status ${status}` : `reset ${stream.rstCode}`));
+              stream.on('error', () => {});
+            }),
+        );
         const started = Date.now();
         while (Date.now() - started < REQUEST_TIMEOUT_MS * 4 && streams.some((s) => !s.closed)) {
           for (const s of streams) if (!s.closed && s.writable) s.write('g');
@@ -86,7 +104,13 @@ describe('transport limits', () => {
   });
 
   describe('HTTP/2 stream cap (issue 26 item 2)', () => {
-    const fields: [string, string][] = [[':method', 'POST'], [':scheme', 'http'], [':authority', 'x'], [':path', '/oauth/v2/token'], ['content-type', 'application/x-www-form-urlencoded']];
+    const fields: [string, string][] = [
+      [':method', 'POST'],
+      [':scheme', 'http'],
+      [':authority', 'x'],
+      [':path', '/oauth/v2/token'],
+      ['content-type', 'application/x-www-form-urlencoded'],
+    ];
 
     it('advertises the cap, refuses streams beyond it, ends idle streams after the timeout', async () => {
       // nghttp2 refuses excess streams with REFUSED_STREAM while its SETTINGS are not yet acknowledged
@@ -128,11 +152,17 @@ describe('transport limits', () => {
       const CONNECTIONS = 4;
       const STREAMS = 1000;
       const before = process.memoryUsage();
-      const connections = await Promise.all(Array.from({ length: CONNECTIONS }, () => RawHttp2.connect(server.url, false)));
+      const connections = await Promise.all(
+        Array.from({ length: CONNECTIONS }, () => RawHttp2.connect(server.url, false)),
+      );
       try {
         for (const h2 of connections) for (let i = 0; i < STREAMS; i++) h2.headers(2 * i + 1, fields, false);
         // every stream got its answer (refused, or admitted and still open); measure while they are held
-        await Promise.all(connections.map((h2) => h2.waitFor(() => h2.finishedStreams().size >= STREAMS - STREAM_CAP || h2.closed, 10_000)));
+        await Promise.all(
+          connections.map((h2) =>
+            h2.waitFor(() => h2.finishedStreams().size >= STREAMS - STREAM_CAP || h2.closed, 10_000),
+          ),
+        );
         await sleep(200);
         const after = process.memoryUsage();
         const grownMb = (after.heapUsed + after.external - before.heapUsed - before.external) / 2 ** 20;
@@ -144,20 +174,32 @@ describe('transport limits', () => {
   });
 
   describe('authorization request size cap (issue 26 item 4)', () => {
-    const authorizeUrl = (extra: Record<string, string>) => `/oauth/v2/authorize?${new URLSearchParams({
-      client_id: app.clientId, redirect_uri: CALLBACK, response_type: 'code', scope: 'openid', ...extra,
-    })}`;
-    const h2Get = (path: string) => new Promise<{ status: number; type: string }>((resolve, reject) => {
-      const session = http2.connect(server.url);
-      session.on('error', reject);
-      const req = session.request({ ':path': path, accept: 'text/html' });
-      let status = 0;
-      let type = '';
-      req.on('response', (h) => { status = Number(h[':status']); type = String(h['content-type'] ?? ''); });
-      req.on('error', () => {});
-      req.on('close', () => { session.close(); resolve({ status, type: status ? type : `reset ${req.rstCode}` }); });
-      req.resume();
-    });
+    const authorizeUrl = (extra: Record<string, string>) =>
+      `/oauth/v2/authorize?${new URLSearchParams({
+        client_id: app.clientId,
+        redirect_uri: CALLBACK,
+        response_type: 'code',
+        scope: 'openid',
+        ...extra,
+      })}`;
+    const h2Get = (path: string) =>
+      new Promise<{ status: number; type: string }>((resolve, reject) => {
+        const session = http2.connect(server.url);
+        session.on('error', reject);
+        const req = session.request({ ':path': path, accept: 'text/html' });
+        let status = 0;
+        let type = '';
+        req.on('response', (h) => {
+          status = Number(h[':status']);
+          type = String(h['content-type'] ?? '');
+        });
+        req.on('error', () => {});
+        req.on('close', () => {
+          session.close();
+          resolve({ status, type: status ? type : `reset ${req.rstCode}` });
+        });
+        req.resume();
+      });
     const h1Get = async (path: string) => {
       const res = await fetch(server.url + path, { redirect: 'manual', headers: { accept: 'text/html' } });
       await res.arrayBuffer();
@@ -166,7 +208,9 @@ describe('transport limits', () => {
 
     it('refuses an oversized parameter, or oversized parameters together, with a 400 page on HTTP/1.1 and h2c, storing nothing', async () => {
       const bigState = { state: 's'.repeat(AUTHORIZE_MAX_BYTES + 100) };
-      const manyParams = Object.fromEntries(Array.from({ length: 6 }, (_, i) => [`x${i}`, 'v'.repeat(AUTHORIZE_MAX_BYTES / 5)]));
+      const manyParams = Object.fromEntries(
+        Array.from({ length: 6 }, (_, i) => [`x${i}`, 'v'.repeat(AUTHORIZE_MAX_BYTES / 5)]),
+      );
       const rows = await payloadRows();
       for (const extra of [bigState, manyParams]) {
         for (const get of [h1Get, h2Get]) {
@@ -184,7 +228,8 @@ describe('transport limits', () => {
 
     it('still serves an authorization request within the cap (and stores its interaction)', async () => {
       const rows = await payloadRows();
-      for (const get of [h1Get, h2Get]) expect((await get(authorizeUrl({ state: 's'.repeat(AUTHORIZE_MAX_BYTES - 400) }))).status).toBe(303);
+      for (const get of [h1Get, h2Get])
+        expect((await get(authorizeUrl({ state: 's'.repeat(AUTHORIZE_MAX_BYTES - 400) }))).status).toBe(303);
       expect(await payloadRows()).toBe(rows + 2);
     });
   });
@@ -207,9 +252,13 @@ describe('transport limits', () => {
       }
       const deadline = Date.now() + 3_000;
       const lines = () => server.logs.slice(logged).map((l) => JSON.parse(l) as { level: number; msg: string });
-      while (Date.now() < deadline && lines().filter((l) => l.msg === 'client aborted the request').length < 6) await sleep(50);
+      while (Date.now() < deadline && lines().filter((l) => l.msg === 'client aborted the request').length < 6)
+        await sleep(50);
       const newLines = lines();
-      expect(newLines.filter((l) => l.level >= 40), JSON.stringify(newLines.filter((l) => l.level >= 40))).toEqual([]);
+      expect(
+        newLines.filter((l) => l.level >= 40),
+        JSON.stringify(newLines.filter((l) => l.level >= 40)),
+      ).toEqual([]);
       expect(newLines.some((l) => /database unavailable/.test(l.msg))).toBe(false);
       const aborts = newLines.filter((l) => l.msg === 'client aborted the request');
       expect(aborts.length).toBeGreaterThanOrEqual(6); // token and login form (the REST gateway answers its own 400)
@@ -226,9 +275,14 @@ describe('transport limits', () => {
         try {
           // a client that sends the whole body before it reads the response, the server answering in between
           c.pause();
-          await c.write(`PUT /auth/v1/users/me/profile HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${MIB}\r\n\r\n`);
+          await c.write(
+            `PUT /auth/v1/users/me/profile HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${MIB}\r\n\r\n`,
+          );
           await sleep(300);
-          const written = await c.write(Buffer.alloc(MIB, 'a')).then(() => 'ok', (error: NodeJS.ErrnoException) => error.code);
+          const written = await c.write(Buffer.alloc(MIB, 'a')).then(
+            () => 'ok',
+            (error: NodeJS.ErrnoException) => error.code,
+          );
           c.resume();
           const response = await c.readResponse(5_000);
           expect(written).toBe('ok'); // not EPIPE: the server reads what the client still sends
@@ -247,11 +301,14 @@ describe('transport limits', () => {
         try {
           const frame = Buffer.alloc(5 + MIB);
           frame.writeUInt32BE(MIB, 1);
-          await c.write(`POST /zitadel.admin.v1.AdminService/SetUpOrg HTTP/1.1\r\nHost: x\r\nContent-Type: application/grpc-web+proto\r\nX-Grpc-Web: 1\r\nContent-Length: ${frame.length}\r\n\r\n`);
+          await c.write(
+            `POST /zitadel.admin.v1.AdminService/SetUpOrg HTTP/1.1\r\nHost: x\r\nContent-Type: application/grpc-web+proto\r\nX-Grpc-Web: 1\r\nContent-Length: ${frame.length}\r\n\r\n`,
+          );
           await c.write(frame).catch(() => {});
           const response = await c.readResponse(5_000);
           expect(response?.status).toBe(200);
-          const status = response!.headers['grpc-status'] ?? /grpc-status:\s*(\d+)/.exec(response!.body.toString('latin1'))?.[1];
+          const status =
+            response!.headers['grpc-status'] ?? /grpc-status:\s*(\d+)/.exec(response!.body.toString('latin1'))?.[1];
           expect(Number(status)).toBe(8);
           expect(response!.headers.connection).toBe('close'); // the unread rest of the body is not taken for a request
           await nextRequestAnsweredOrClosed(c, response!, server.url);
@@ -265,18 +322,26 @@ describe('transport limits', () => {
       const session = http2.connect(server.url);
       session.on('error', () => {});
       try {
-        const call = (body: Buffer) => new Promise<number>((resolve, reject) => {
-          const stream = session.request({ ':method': 'POST', ':path': '/zitadel.admin.v1.AdminService/SetUpOrg', 'content-type': 'application/grpc', te: 'trailers' });
-          let status = -1;
-          const read = (h: http2.IncomingHttpHeaders) => { if (h['grpc-status'] !== undefined) resolve(status = Number(h['grpc-status'])); };
-          // the status is the answer; the stream of an unread body itself stays open until the request timeout
-          stream.on('response', read);
-          stream.on('trailers', read);
-          stream.on('error', () => {});
-          stream.on('close', () => (status >= 0 ? resolve(status) : reject(new Error(`reset ${stream.rstCode}`))));
-          stream.resume();
-          stream.end(body);
-        });
+        const call = (body: Buffer) =>
+          new Promise<number>((resolve, reject) => {
+            const stream = session.request({
+              ':method': 'POST',
+              ':path': '/zitadel.admin.v1.AdminService/SetUpOrg',
+              'content-type': 'application/grpc',
+              te: 'trailers',
+            });
+            let status = -1;
+            const read = (h: http2.IncomingHttpHeaders) => {
+              if (h['grpc-status'] !== undefined) resolve((status = Number(h['grpc-status'])));
+            };
+            // the status is the answer; the stream of an unread body itself stays open until the request timeout
+            stream.on('response', read);
+            stream.on('trailers', read);
+            stream.on('error', () => {});
+            stream.on('close', () => (status >= 0 ? resolve(status) : reject(new Error(`reset ${stream.rstCode}`))));
+            stream.resume();
+            stream.end(body);
+          });
         const frame = Buffer.alloc(5 + MIB);
         frame.writeUInt32BE(MIB, 1);
         expect(await call(frame)).toBe(8);
@@ -292,7 +357,11 @@ describe('transport limits', () => {
 
 /** After an oversized body's answer: either the connection says `Connection: close` and is closed at once, or the
  *  next request on it is answered at once. Either way a new connection is answered at once. */
-async function nextRequestAnsweredOrClosed(c: RawHttp1, response: { headers: Record<string, string> }, url: string): Promise<void> {
+async function nextRequestAnsweredOrClosed(
+  c: RawHttp1,
+  response: { headers: Record<string, string> },
+  url: string,
+): Promise<void> {
   const started = Date.now();
   if (response.headers.connection === 'close') {
     expect(await c.waitClosed(1_000)).toBe(true);
@@ -303,4 +372,3 @@ async function nextRequestAnsweredOrClosed(c: RawHttp1, response: { headers: Rec
   expect((await fetch(`${url}/healthz`)).status).toBe(200);
   expect(Date.now() - started).toBeLessThan(1_500);
 }
-

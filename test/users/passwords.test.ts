@@ -1,14 +1,28 @@
 import { generateKeyPairSync, webcrypto } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { HASH_CONCURRENCY, HashAdmission, HashingBusy, hashPassword, verifyDecoy, verifyPassword } from '../../src/users/passwords.ts';
+import {
+  HASH_CONCURRENCY,
+  HashAdmission,
+  HashingBusy,
+  hashPassword,
+  verifyDecoy,
+  verifyPassword,
+} from '../../src/users/passwords.ts';
 
 describe('password hashing (security.md §15)', () => {
   it('hashes with argon2id at m=19456 KiB, t=2, p=1 and verifies right, wrong and malformed hashes under load', async () => {
     const stored = await hashPassword('correct horse battery');
     expect(stored).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
     const attempts = Array.from({ length: 3 * HASH_CONCURRENCY + 1 }, (_, i) => i % 3);
-    const results = await Promise.all(attempts.map((kind) =>
-      kind === 0 ? verifyPassword('correct horse battery', stored) : kind === 1 ? verifyPassword('wrong horse battery', stored) : verifyPassword('x', 'not a hash')));
+    const results = await Promise.all(
+      attempts.map((kind) =>
+        kind === 0
+          ? verifyPassword('correct horse battery', stored)
+          : kind === 1
+            ? verifyPassword('wrong horse battery', stored)
+            : verifyPassword('x', 'not a hash'),
+      ),
+    );
     expect(results).toEqual(attempts.map((kind) => kind === 0));
     expect(await verifyDecoy('correct horse battery')).toBe(false);
   });
@@ -16,10 +30,18 @@ describe('password hashing (security.md §15)', () => {
   it('leaves libuv threads free: a JWT signature is not queued behind waiting hashes', async () => {
     // what the token endpoint does for an ID token: an RS256 signature through WebCrypto (jose), on libuv's pool
     const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-    const key = await webcrypto.subtle.importKey('pkcs8', privateKey.export({ type: 'pkcs8', format: 'der' }), { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' }, false, ['sign']);
+    const key = await webcrypto.subtle.importKey(
+      'pkcs8',
+      privateKey.export({ type: 'pkcs8', format: 'der' }),
+      { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' },
+      false,
+      ['sign'],
+    );
     const stored = await hashPassword('correct horse battery');
     let settled = 0;
-    const burst = Array.from({ length: 4 * HASH_CONCURRENCY + 4 }, () => verifyPassword('correct horse battery', stored).finally(() => settled++));
+    const burst = Array.from({ length: 4 * HASH_CONCURRENCY + 4 }, () =>
+      verifyPassword('correct horse battery', stored).finally(() => settled++),
+    );
     await webcrypto.subtle.sign('RSASSA-PKCS1-v1_5', key, new TextEncoder().encode('header.payload'));
     // first come first served on the pool, the signature would have waited for nearly the whole burst
     expect(settled).toBeLessThan(burst.length / 2);

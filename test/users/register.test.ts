@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Db } from '../../src/platform/db.ts';
+import type { Db } from '../../src/platform/db.ts';
 import { registerHuman } from '../../src/users/register.ts';
 import { registrationSchema } from '../../src/users/schema.ts';
 import { findUserByLoginName } from '../../src/users/lookup.ts';
@@ -15,14 +15,28 @@ describe('registerHuman (prompt=create)', () => {
   });
   afterAll(async () => server.stop());
 
-  const valid = { firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.com', userName: 'ada', password: 'correct horse battery' };
+  const valid = {
+    firstName: 'Ada',
+    lastName: 'Lovelace',
+    email: 'ada@example.com',
+    userName: 'ada',
+    password: 'correct horse battery',
+  };
 
   it('creates an active human in the default organization with an argon2id hash and one event, in one transaction', async () => {
     const instance = (await db.query('SELECT default_org_id FROM instance')).rows[0]!;
     const { userId, details } = await registerHuman(db, instance.default_org_id, registrationSchema.parse(valid), 'de');
     expect(details.resourceOwner).toBe(instance.default_org_id);
     const user = (await findUserByLoginName(db, 'ADA'))!;
-    expect(user).toMatchObject({ id: userId, type: 'human', state: 'active', org_id: instance.default_org_id, display_name: 'Ada Lovelace', preferred_language: 'de', email_verified: false });
+    expect(user).toMatchObject({
+      id: userId,
+      type: 'human',
+      state: 'active',
+      org_id: instance.default_org_id,
+      display_name: 'Ada Lovelace',
+      preferred_language: 'de',
+      email_verified: false,
+    });
     expect(user.password_hash).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
     expect(await verifyPassword(valid.password, user.password_hash!)).toBe(true);
     const events = await db.query('SELECT event_type, payload FROM events WHERE aggregate_id = $1', [userId]);
@@ -37,8 +51,9 @@ describe('registerHuman (prompt=create)', () => {
   it('refuses a taken user name (case-insensitive) without writing anything', async () => {
     const instance = (await db.query('SELECT default_org_id FROM instance')).rows[0]!;
     const before = (await db.query('SELECT count(*)::int AS n FROM events')).rows[0]!.n;
-    await expect(registerHuman(db, instance.default_org_id, registrationSchema.parse({ ...valid, userName: 'ADA' }), 'en'))
-      .rejects.toMatchObject({ name: 'AppError', code: 6 });
+    await expect(
+      registerHuman(db, instance.default_org_id, registrationSchema.parse({ ...valid, userName: 'ADA' }), 'en'),
+    ).rejects.toMatchObject({ name: 'AppError', code: 6 });
     expect((await db.query('SELECT count(*)::int AS n FROM events')).rows[0]!.n).toBe(before);
   });
 

@@ -18,10 +18,20 @@ export function adminServiceOperations({ db, instance, hashing }: AppDeps): Oper
       method: AdminService.method.addJWTIDP,
       permission: iamOwner,
       async handle(caller, req) {
-        const { idpId, details } = await addJwtIdp(db, instance.id, {
-          name: req.name, stylingType: enumName<StylingType>(IDPStylingTypeSchema, req.stylingType), autoRegister: req.autoRegister,
-          jwtEndpoint: req.jwtEndpoint, issuer: req.issuer, keysEndpoint: req.keysEndpoint, headerName: req.headerName,
-        }, caller.principal.userId);
+        const { idpId, details } = await addJwtIdp(
+          db,
+          instance.id,
+          {
+            name: req.name,
+            stylingType: enumName<StylingType>(IDPStylingTypeSchema, req.stylingType),
+            autoRegister: req.autoRegister,
+            jwtEndpoint: req.jwtEndpoint,
+            issuer: req.issuer,
+            keysEndpoint: req.keysEndpoint,
+            headerName: req.headerName,
+          },
+          caller.principal.userId,
+        );
         return { details: detailsMessage(details), idpId };
       },
     }),
@@ -41,7 +51,12 @@ export function adminServiceOperations({ db, instance, hashing }: AppDeps): Oper
             autoRegister: idp.auto_register,
             config: {
               case: 'jwtConfig' as const,
-              value: { jwtEndpoint: idp.jwt_endpoint, issuer: idp.issuer, keysEndpoint: idp.keys_endpoint, headerName: idp.header_name },
+              value: {
+                jwtEndpoint: idp.jwt_endpoint,
+                issuer: idp.issuer,
+                keysEndpoint: idp.keys_endpoint,
+                headerName: idp.header_name,
+              },
             },
           },
         };
@@ -52,11 +67,17 @@ export function adminServiceOperations({ db, instance, hashing }: AppDeps): Oper
       permission: iamOwner,
       async handle(caller, req) {
         // validate.rules make the oneof `user` required, so only the human case reaches this point
-        const result = await setUpOrg(db, instance.domain, {
-          org: { name: req.org!.name, domain: req.org!.domain },
-          human: humanInput(req.user.value!),
-          roles: req.roles,
-        }, caller.principal.userId, callerHash(hashing, caller));
+        const result = await setUpOrg(
+          db,
+          instance.domain,
+          {
+            org: { name: req.org!.name, domain: req.org!.domain },
+            human: humanInput(req.user.value!),
+            roles: req.roles,
+          },
+          caller.principal.userId,
+          callerHash(hashing, caller),
+        );
         return { details: detailsMessage(result.details), orgId: result.orgId, userId: result.userId };
       },
     }),
@@ -72,7 +93,9 @@ export function adminServiceOperations({ db, instance, hashing }: AppDeps): Oper
       method: AdminService.method.addIAMMember,
       permission: iamOwner,
       async handle(caller, req) {
-        return { details: detailsMessage(await addIamMember(db, instance.id, req.userId, req.roles, caller.principal.userId)) };
+        return {
+          details: detailsMessage(await addIamMember(db, instance.id, req.userId, req.roles, caller.principal.userId)),
+        };
       },
     }),
   ];

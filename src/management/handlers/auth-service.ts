@@ -16,8 +16,12 @@ export function authServiceOperations({ db }: AppDeps): Operation[] {
       permission: authenticated,
       async handle(caller, req) {
         const details = await updateMyProfile(db, caller.principal.userId, {
-          firstName: req.firstName, lastName: req.lastName, nickName: req.nickName, displayName: req.displayName,
-          preferredLanguage: req.preferredLanguage, gender: enumName<Gender>(GenderSchema, req.gender),
+          firstName: req.firstName,
+          lastName: req.lastName,
+          nickName: req.nickName,
+          displayName: req.displayName,
+          preferredLanguage: req.preferredLanguage,
+          gender: enumName<Gender>(GenderSchema, req.gender),
         });
         return { details: detailsMessage(details) };
       },

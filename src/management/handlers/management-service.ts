@@ -37,7 +37,11 @@ export function managementServiceOperations({ db, secrets, hashing }: AppDeps): 
       method: ManagementService.method.addProject,
       permission: orgOwner,
       async handle(caller, req) {
-        const { projectId, details } = await addProject(db, { orgId: caller.orgId, name: req.name }, caller.principal.userId);
+        const { projectId, details } = await addProject(
+          db,
+          { orgId: caller.orgId, name: req.name },
+          caller.principal.userId,
+        );
         return { id: projectId, details: detailsMessage(details) };
       },
     }),
@@ -46,9 +50,17 @@ export function managementServiceOperations({ db, secrets, hashing }: AppDeps): 
       permission: orgOwner,
       async handle(caller, req) {
         await projectInScope(db, caller, req.projectId);
-        const added = await addOidcApp(db, secrets, { projectId: req.projectId, name: req.name, ...oidcConfigInput(req, 'AddOIDCAppRequest') }, caller.principal.userId);
+        const added = await addOidcApp(
+          db,
+          secrets,
+          { projectId: req.projectId, name: req.name, ...oidcConfigInput(req, 'AddOIDCAppRequest') },
+          caller.principal.userId,
+        );
         return {
-          appId: added.appId, clientId: added.clientId, clientSecret: added.clientSecret ?? '', details: detailsMessage(added.details),
+          appId: added.appId,
+          clientId: added.clientId,
+          clientSecret: added.clientSecret ?? '',
+          details: detailsMessage(added.details),
           ...complianceMessages(added.complianceProblems ?? []),
         };
       },
@@ -58,8 +70,18 @@ export function managementServiceOperations({ db, secrets, hashing }: AppDeps): 
       permission: orgOwner,
       async handle(caller, req) {
         await projectInScope(db, caller, req.projectId);
-        const added = await addApiApp(db, secrets, { projectId: req.projectId, name: req.name, authMethod: API_AUTH_METHODS[req.authMethodType]! }, caller.principal.userId);
-        return { appId: added.appId, clientId: added.clientId, clientSecret: added.clientSecret ?? '', details: detailsMessage(added.details) };
+        const added = await addApiApp(
+          db,
+          secrets,
+          { projectId: req.projectId, name: req.name, authMethod: API_AUTH_METHODS[req.authMethodType]! },
+          caller.principal.userId,
+        );
+        return {
+          appId: added.appId,
+          clientId: added.clientId,
+          clientSecret: added.clientSecret ?? '',
+          details: detailsMessage(added.details),
+        };
       },
     }),
     operation({
@@ -74,7 +96,13 @@ export function managementServiceOperations({ db, secrets, hashing }: AppDeps): 
       permission: orgOwner,
       async handle(caller, req) {
         await appInScope(db, caller, req.projectId, req.appId);
-        const { details } = await updateOidcAppConfig(db, secrets, req.appId, oidcConfigInput(req, 'UpdateOIDCAppConfigRequest'), caller.principal.userId);
+        const { details } = await updateOidcAppConfig(
+          db,
+          secrets,
+          req.appId,
+          oidcConfigInput(req, 'UpdateOIDCAppConfigRequest'),
+          caller.principal.userId,
+        );
         return { details: detailsMessage(details) };
       },
     }),
@@ -93,9 +121,17 @@ export function managementServiceOperations({ db, secrets, hashing }: AppDeps): 
       permission: orgOwner,
       async handle(caller, req) {
         if (req.userId) throw unsupported('AddMachineUserRequest.UserId');
-        const { userId, details } = await addMachineUser(db, {
-          orgId: caller.orgId, userName: req.userName, name: req.name, description: req.description, accessTokenType: TOKEN_TYPES[req.accessTokenType]!,
-        }, caller.principal.userId);
+        const { userId, details } = await addMachineUser(
+          db,
+          {
+            orgId: caller.orgId,
+            userName: req.userName,
+            name: req.name,
+            description: req.description,
+            accessTokenType: TOKEN_TYPES[req.accessTokenType]!,
+          },
+          caller.principal.userId,
+        );
         return { userId, details: detailsMessage(details) };
       },
     }),
@@ -115,7 +151,12 @@ export function managementServiceOperations({ db, secrets, hashing }: AppDeps): 
       permission: orgOwner,
       async handle(caller, req) {
         await userInScope(db, caller, req.userId);
-        const { clientId, clientSecret, details } = await generateMachineSecret(db, secrets, req.userId, caller.principal.userId);
+        const { clientId, clientSecret, details } = await generateMachineSecret(
+          db,
+          secrets,
+          req.userId,
+          caller.principal.userId,
+        );
         return { clientId, clientSecret, details: detailsMessage(details) };
       },
     }),
@@ -124,10 +165,16 @@ export function managementServiceOperations({ db, secrets, hashing }: AppDeps): 
       permission: orgOwner,
       async handle(caller, req) {
         if (req.hashedPassword?.value) throw unsupported('ImportHumanUserRequest.HashedPassword');
-        if (req.requestPasswordlessRegistration) throw unsupported('ImportHumanUserRequest.RequestPasswordlessRegistration');
+        if (req.requestPasswordlessRegistration)
+          throw unsupported('ImportHumanUserRequest.RequestPasswordlessRegistration');
         if (req.otpCode) throw unsupported('ImportHumanUserRequest.OtpCode');
         if (req.idps.length) throw unsupported('ImportHumanUserRequest.Idps');
-        const { userId, details } = await importHumanUser(db, { orgId: caller.orgId, ...humanInput(req) }, caller.principal.userId, callerHash(hashing, caller));
+        const { userId, details } = await importHumanUser(
+          db,
+          { orgId: caller.orgId, ...humanInput(req) },
+          caller.principal.userId,
+          callerHash(hashing, caller),
+        );
         return { userId, details: detailsMessage(details) };
       },
     }),

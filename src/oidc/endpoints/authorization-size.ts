@@ -19,6 +19,13 @@ export function authorizationSizeCap(deps: Pick<AppDeps, 'config' | 'db' | 'inst
     const pages = await loadLoginPages(deps);
     const locale = chooseLocale(undefined, request.headers['accept-language']);
     const t = pages.texts(locale);
-    return pages.send(reply, pages.render(400, locale, 'error', 'errorTitle', { title: t.errorTitle, message: t.errorGeneric, code: 'invalid_request' }));
+    return pages.send(
+      reply,
+      pages.render(400, locale, 'error', 'errorTitle', {
+        title: t.errorTitle,
+        message: t.errorGeneric,
+        code: 'invalid_request',
+      }),
+    );
   };
 }

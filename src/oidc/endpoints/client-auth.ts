@@ -21,9 +21,11 @@ export function presentedClient(form: URLSearchParams, authorization: string | u
   const assertion = form.get('client_assertion') ?? undefined;
   const bodySecret = form.get('client_secret') ?? undefined;
   if (authorization !== undefined) {
-    if (assertion !== undefined || bodySecret !== undefined) throw invalidRequest('client authentication must only be provided using one mechanism');
+    if (assertion !== undefined || bodySecret !== undefined)
+      throw invalidRequest('client authentication must only be provided using one mechanism');
     const [scheme, encoded, extra] = authorization.split(' ');
-    if (scheme?.toLowerCase() !== 'basic' || !encoded || extra !== undefined) throw invalidRequest('invalid authorization header value format');
+    if (scheme?.toLowerCase() !== 'basic' || !encoded || extra !== undefined)
+      throw invalidRequest('invalid authorization header value format');
     const decoded = Buffer.from(encoded, 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
     let clientId: string;
@@ -34,13 +36,15 @@ export function presentedClient(form: URLSearchParams, authorization: string | u
     } catch {
       throw invalidRequest('client_id and client_secret in the authorization header are not properly encoded');
     }
-    if (bodyId !== undefined && bodyId !== clientId) throw invalidRequest('mismatch in body and authorization client ids');
+    if (bodyId !== undefined && bodyId !== clientId)
+      throw invalidRequest('mismatch in body and authorization client ids');
     if (!clientId) throw invalidRequest('no client authentication mechanism provided');
     if (!secret) throw invalidRequest('client_secret must be provided in the Authorization header');
     return { clientId, method: 'basic', secret };
   }
   if (assertion !== undefined) {
-    if (bodySecret !== undefined) throw invalidRequest('client authentication must only be provided using one mechanism');
+    if (bodySecret !== undefined)
+      throw invalidRequest('client authentication must only be provided using one mechanism');
     let sub: string | undefined;
     try {
       sub = decodeJwt(assertion).sub;
@@ -48,12 +52,16 @@ export function presentedClient(form: URLSearchParams, authorization: string | u
       throw invalidRequest('invalid client_assertion format');
     }
     if (!sub) throw invalidClient('sub (JWT subject) must be provided in the client_assertion JWT');
-    if (form.get('client_assertion_type') !== CLIENT_ASSERTION_TYPE) throw invalidRequest(`client_assertion_type must have value ${CLIENT_ASSERTION_TYPE}`);
-    if (bodyId !== undefined && bodyId !== sub) throw invalidRequest('subject of client_assertion must be the same as client_id provided in the body');
+    if (form.get('client_assertion_type') !== CLIENT_ASSERTION_TYPE)
+      throw invalidRequest(`client_assertion_type must have value ${CLIENT_ASSERTION_TYPE}`);
+    if (bodyId !== undefined && bodyId !== sub)
+      throw invalidRequest('subject of client_assertion must be the same as client_id provided in the body');
     return { clientId: sub, method: 'private_key_jwt', assertion };
   }
   if (!bodyId) throw invalidRequest('no client authentication mechanism provided');
-  return bodySecret !== undefined ? { clientId: bodyId, method: 'post', secret: bodySecret } : { clientId: bodyId, method: 'none' };
+  return bodySecret !== undefined
+    ? { clientId: bodyId, method: 'post', secret: bodySecret }
+    : { clientId: bodyId, method: 'none' };
 }
 
 /** The client a well-formed request names, authenticated or not yet (per-client rate limits); else undefined. */
@@ -69,14 +77,27 @@ export function presentedClientId(form: URLSearchParams, authorization: string |
 export type ClaimOnce = (issuer: string, jti: string, expiresAt: number) => Promise<boolean>;
 
 /** Verifies a private_key_jwt client assertion against the client's registered keys. */
-export async function verifyClientAssertion(assertion: string, clientId: string, jwks: JSONWebKeySet, audiences: ReadonlySet<string>, claimOnce: ClaimOnce): Promise<void> {
+export async function verifyClientAssertion(
+  assertion: string,
+  clientId: string,
+  jwks: JSONWebKeySet,
+  audiences: ReadonlySet<string>,
+  claimOnce: ClaimOnce,
+): Promise<void> {
   let payload;
   try {
-    ({ payload } = await jwtVerify(assertion, createLocalJWKSet(jwks), { issuer: clientId, algorithms: ASSERTION_ALGS, requiredClaims: ['exp', 'jti'], clockTolerance: CLOCK_TOLERANCE }));
+    ({ payload } = await jwtVerify(assertion, createLocalJWKSet(jwks), {
+      issuer: clientId,
+      algorithms: ASSERTION_ALGS,
+      requiredClaims: ['exp', 'jti'],
+      clockTolerance: CLOCK_TOLERANCE,
+    }));
   } catch {
     throw invalidClient();
   }
   const aud = Array.isArray(payload.aud) ? payload.aud : [payload.aud];
-  if (!aud.some((a) => a !== undefined && audiences.has(a))) throw invalidClient('audience (aud) must equal the endpoint url, issuer identifier or token endpoint url');
-  if (!(await claimOnce(clientId, payload.jti!, payload.exp! + CLOCK_TOLERANCE))) throw invalidClient('client assertion tokens must only be used once');
+  if (!aud.some((a) => a !== undefined && audiences.has(a)))
+    throw invalidClient('audience (aud) must equal the endpoint url, issuer identifier or token endpoint url');
+  if (!(await claimOnce(clientId, payload.jti!, payload.exp! + CLOCK_TOLERANCE)))
+    throw invalidClient('client assertion tokens must only be used once');
 }

@@ -11,7 +11,12 @@ export function allowOrigin(request: FastifyRequest, reply: FastifyReply, expose
 }
 
 /** Refuses a cross-origin request from an origin the client does not admit. */
-export function checkClientOrigin(request: FastifyRequest, reply: FastifyReply, clientId: string, admitted: (origin: string) => boolean): void {
+export function checkClientOrigin(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  clientId: string,
+  admitted: (origin: string) => boolean,
+): void {
   const origin = request.headers.origin;
   if (origin === undefined || admitted(origin)) return;
   reply.removeHeader('access-control-allow-origin');

@@ -65,7 +65,12 @@ export function registerIntrospection(scope: FastifyInstance, deps: Introspectio
       if (!limit.allowed) return tooManyRequests(reply, limit);
       const value = form.get('token');
       const ref = value ? await deps.resolveToken(value) : undefined;
-      const row = await authenticate(caller, await lookup([ref ? hashId(ref.jti) : '', caller.clientId]), deps, audiences);
+      const row = await authenticate(
+        caller,
+        await lookup([ref ? hashId(ref.jti) : '', caller.clientId]),
+        deps,
+        audiences,
+      );
       requireParam(form, 'token');
       deps.rateLimit.hit('app', caller.clientId);
       return reply.send(ref ? introspect(row, ref, caller.clientId, deps) : { active: false });
@@ -88,24 +93,46 @@ function callerOf(form: URLSearchParams, authorization: string | undefined): Pre
 }
 
 /** The row of an authenticated caller; 401 invalid_client otherwise. */
-async function authenticate(caller: PresentedClient, row: IntrospectionRow | undefined, deps: IntrospectionDeps, audiences: ReadonlySet<string>): Promise<IntrospectionRow> {
+async function authenticate(
+  caller: PresentedClient,
+  row: IntrospectionRow | undefined,
+  deps: IntrospectionDeps,
+  audiences: ReadonlySet<string>,
+): Promise<IntrospectionRow> {
   if (!row?.caller_client_id) throw invalidClient();
   if (caller.method === 'basic') {
     // basic and post are one registered method family (oidc-provider); the stored secret is a keyed hash
-    if (!row.caller_secret_hash || !deps.secrets.verifySecret(caller.secret, row.caller_secret_hash)) throw invalidClient();
+    if (!row.caller_secret_hash || !deps.secrets.verifySecret(caller.secret, row.caller_secret_hash))
+      throw invalidClient();
   } else if (caller.method === 'private_key_jwt') {
     if (row.caller_auth_method !== 'private_key_jwt') throw invalidClient();
-    await verifyClientAssertion(caller.assertion, caller.clientId, { keys: row.caller_keys ?? [] }, audiences, deps.claimOnce);
+    await verifyClientAssertion(
+      caller.assertion,
+      caller.clientId,
+      { keys: row.caller_keys ?? [] },
+      audiences,
+      deps.claimOnce,
+    );
   }
   return row;
 }
 
-function introspect(row: IntrospectionRow, ref: TokenReference, callerId: string, deps: IntrospectionDeps): Record<string, unknown> {
+function introspect(
+  row: IntrospectionRow,
+  ref: TokenReference,
+  callerId: string,
+  deps: IntrospectionDeps,
+): Record<string, unknown> {
   const token = activeAccessToken(row, ref);
   if (!token) return { active: false };
   const { payload, scopes, user } = token;
-  const aud = tokenAudience({ clientId: token.client.audienceId, project_id: token.client.projectId }, scopes, deps.managementAudience);
-  if (!inAudience({ clientId: callerId, project_id: row.caller_project_id ?? undefined }, aud)) return { active: false };
+  const aud = tokenAudience(
+    { clientId: token.client.audienceId, project_id: token.client.projectId },
+    scopes,
+    deps.managementAudience,
+  );
+  if (!inAudience({ clientId: callerId, project_id: row.caller_project_id ?? undefined }, aud))
+    return { active: false };
   return {
     ...payload.extra, // auth_time of user logins (provider.ts extraTokenClaims)
     active: true,

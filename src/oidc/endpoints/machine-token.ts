@@ -10,7 +10,15 @@ import type { SecretBox } from '../../platform/secrets.ts';
 import { findActiveMachine } from '../../users/machine-service.ts';
 import { JWT_BEARER } from '../clients.ts';
 import { filterMachineScopes } from '../scopes.ts';
-import { claimAssertion, CredentialsChanged, issueMachineToken, verifyServiceAssertion, type MachineTokenDeps, type MachineTokenRequest, type TokenResponse } from '../machine-tokens.ts';
+import {
+  claimAssertion,
+  CredentialsChanged,
+  issueMachineToken,
+  verifyServiceAssertion,
+  type MachineTokenDeps,
+  type MachineTokenRequest,
+  type TokenResponse,
+} from '../machine-tokens.ts';
 import { presentedClient } from './client-auth.ts';
 import { repeatedParam } from './oauth.ts';
 
@@ -24,7 +32,13 @@ export interface MachineTokenFastPathDeps extends MachineTokenDeps {
  * no client is the machine user named by its assertion's issuer.
  */
 export function jwtProfileClient(form: URLSearchParams, authorization: string | undefined): string | undefined {
-  if (form.get('grant_type') !== JWT_BEARER || authorization !== undefined || form.has('client_id') || form.has('client_assertion')) return undefined;
+  if (
+    form.get('grant_type') !== JWT_BEARER ||
+    authorization !== undefined ||
+    form.has('client_id') ||
+    form.has('client_assertion')
+  )
+    return undefined;
   try {
     return decodeJwt(form.get('assertion') ?? '').iss;
   } catch {
@@ -36,7 +50,12 @@ export function jwtProfileClient(form: URLSearchParams, authorization: string | 
 export type FastTokenResult = { body: TokenResponse; clientId: string } | undefined;
 
 /** jose's key set keeps the imported keys: built once per cached user, not per assertion. */
-interface MachineCredentials { id: string; access_token_type: 'opaque' | 'jwt'; secret_hash: string | null; keys: JWTVerifyGetKey }
+interface MachineCredentials {
+  id: string;
+  access_token_type: 'opaque' | 'jwt';
+  secret_hash: string | null;
+  keys: JWTVerifyGetKey;
+}
 
 /** Bounded: a flood of made-up client names must not grow memory; the oldest entries go first. */
 const CACHE_LIMIT = 10_000;
@@ -44,14 +63,22 @@ const CACHE_LIMIT = 10_000;
 export function machineTokenFastPath(deps: MachineTokenFastPathDeps) {
   const cache = new Map<string, MachineCredentials>();
   /** From the cache, or from the database when not cached or when `fresh` (the cached copy failed). */
-  const credentials = async (by: { id: string } | { userName: string }, fresh: boolean): Promise<MachineCredentials | undefined> => {
+  const credentials = async (
+    by: { id: string } | { userName: string },
+    fresh: boolean,
+  ): Promise<MachineCredentials | undefined> => {
     const key = 'id' in by ? `id:${by.id}` : `name:${by.userName.toLowerCase()}`;
     if (!fresh && cache.has(key)) return cache.get(key);
     cache.delete(key);
     const user = await findActiveMachine(deps.db, by);
     if (!user) return undefined;
     if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value!);
-    const found = { id: user.id, access_token_type: user.access_token_type, secret_hash: user.secret_hash, keys: createLocalJWKSet({ keys: user.jwks } as JSONWebKeySet) };
+    const found = {
+      id: user.id,
+      access_token_type: user.access_token_type,
+      secret_hash: user.secret_hash,
+      keys: createLocalJWKSet({ keys: user.jwks } as JSONWebKeySet),
+    };
     cache.set(key, found);
     return found;
   };
@@ -60,7 +87,10 @@ export function machineTokenFastPath(deps: MachineTokenFastPathDeps) {
    * Grants with cached credentials first; when they do not verify (undefined) or no longer hold, once more with fresh
    * ones. `null` from authorize ends the attempt (a replayed assertion).
    */
-  const grant = async (by: { id: string } | { userName: string }, authorize: (user: MachineCredentials) => Promise<Omit<MachineTokenRequest, 'user'> | undefined | null>): Promise<TokenResponse | undefined> => {
+  const grant = async (
+    by: { id: string } | { userName: string },
+    authorize: (user: MachineCredentials) => Promise<Omit<MachineTokenRequest, 'user'> | undefined | null>,
+  ): Promise<TokenResponse | undefined> => {
     for (const fresh of [false, true]) {
       const user = await credentials(by, fresh);
       if (!user) return undefined;
@@ -77,18 +107,29 @@ export function machineTokenFastPath(deps: MachineTokenFastPathDeps) {
   };
 
   /** `jwtProfileIssuer`: jwtProfileClient(form, authorization), which the caller has already read. */
-  return async function serve(form: URLSearchParams, authorization: string | undefined, jwtProfileIssuer: string | undefined): Promise<FastTokenResult> {
+  return async function serve(
+    form: URLSearchParams,
+    authorization: string | undefined,
+    jwtProfileIssuer: string | undefined,
+  ): Promise<FastTokenResult> {
     if (repeatedParam(form) !== undefined) return undefined; // the provider's invalid_request
     const scope = form.get('scope');
     if (!scope) return undefined;
     switch (form.get('grant_type')) {
-      case 'client_credentials': return clientCredentials(form, authorization, filterMachineScopes(scope));
-      case JWT_BEARER: return jwtProfile(form, jwtProfileIssuer, filterMachineScopes(scope));
-      default: return undefined;
+      case 'client_credentials':
+        return clientCredentials(form, authorization, filterMachineScopes(scope));
+      case JWT_BEARER:
+        return jwtProfile(form, jwtProfileIssuer, filterMachineScopes(scope));
+      default:
+        return undefined;
     }
   };
 
-  async function clientCredentials(form: URLSearchParams, authorization: string | undefined, scope: string): Promise<FastTokenResult> {
+  async function clientCredentials(
+    form: URLSearchParams,
+    authorization: string | undefined,
+    scope: string,
+  ): Promise<FastTokenResult> {
     let client;
     try {
       client = presentedClient(form, authorization);
@@ -99,7 +140,13 @@ export function machineTokenFastPath(deps: MachineTokenFastPathDeps) {
     const { clientId, secret } = client;
     const body = await grant({ userName: clientId }, async (user) => {
       if (!user.secret_hash || !deps.secrets.verifySecret(secret, user.secret_hash)) return undefined;
-      return { grantedOn: { secretHash: user.secret_hash }, clientId, scope, grantType: 'client_credentials', withIdToken: false };
+      return {
+        grantedOn: { secretHash: user.secret_hash },
+        clientId,
+        scope,
+        grantType: 'client_credentials',
+        withIdToken: false,
+      };
     });
     return body && { body, clientId };
   }
@@ -118,7 +165,13 @@ export function machineTokenFastPath(deps: MachineTokenFastPathDeps) {
       // claimed once: a second round (fresh credentials) only checks the signature again
       if (!claimed && !(await claimAssertion(deps, user.id, verified))) return null;
       claimed = true;
-      return { grantedOn: { keyId: verified.keyId }, clientId: user.id, scope, grantType: JWT_BEARER, withIdToken: true };
+      return {
+        grantedOn: { keyId: verified.keyId },
+        clientId: user.id,
+        scope,
+        grantType: JWT_BEARER,
+        withIdToken: true,
+      };
     });
     return body && { body, clientId: iss };
   }

@@ -11,22 +11,32 @@ import { invalidClient, invalidRequest, sendOAuthError } from './oauth.ts';
 const CLIENT_PARAMS = new Set(['client_id', 'client_secret', 'client_assertion', 'assertion', 'authorization']);
 
 /** How a browser-facing endpoint (authorize, end_session) shows the refusal: a page (400), not JSON. */
-export type RefusalPage = (request: FastifyRequest, reply: FastifyReply, error: { error: string; message: string }) => Promise<FastifyReply>;
+export type RefusalPage = (
+  request: FastifyRequest,
+  reply: FastifyReply,
+  error: { error: string; message: string },
+) => Promise<FastifyReply>;
 
-export function refuseNulCharacters(scope: FastifyInstance, browserRoutes: ReadonlySet<string>, page: RefusalPage): void {
+export function refuseNulCharacters(
+  scope: FastifyInstance,
+  browserRoutes: ReadonlySet<string>,
+  page: RefusalPage,
+): void {
   const refuse = (request: FastifyRequest, reply: FastifyReply, field: string) => {
     const description = `${field} must not contain NUL characters`;
     const error = CLIENT_PARAMS.has(field) ? invalidClient(description) : invalidRequest(description);
     request.log.info({ field }, 'oidc request refused: NUL character');
-    if (browserRoutes.has(`${request.method} ${request.routeOptions.url}`)) return page(request, reply, { error: error.error, message: description });
+    if (browserRoutes.has(`${request.method} ${request.routeOptions.url}`))
+      return page(request, reply, { error: error.error, message: description });
     return sendOAuthError(reply, error);
   };
   // onRequest: the provider's own routes are handed over (hijacked) in their route-level onRequest hook, after this.
   scope.addHook('onRequest', async (request, reply) => {
-    const field = fieldWithNul(Object.entries(request.params as Record<string, string>))
-      ?? fieldWithNul(Object.entries(request.query as Record<string, unknown>))
-      ?? jwtWithNul(Object.entries(request.query as Record<string, unknown>))
-      ?? basicCredentialsWithNul(request.headers.authorization);
+    const field =
+      fieldWithNul(Object.entries(request.params as Record<string, string>)) ??
+      fieldWithNul(Object.entries(request.query as Record<string, unknown>)) ??
+      jwtWithNul(Object.entries(request.query as Record<string, unknown>)) ??
+      basicCredentialsWithNul(request.headers.authorization);
     if (field) return refuse(request, reply, field);
   });
   // preValidation: form bodies the edge parsed (token, revocation, introspection, userinfo).

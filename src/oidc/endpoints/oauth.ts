@@ -17,19 +17,27 @@ export class OAuthError extends Error {
 }
 
 export const invalidRequest = (description: string) => new OAuthError(400, 'invalid_request', description);
-export const invalidClient = (description = 'client authentication failed') => new OAuthError(401, 'invalid_client', description);
+export const invalidClient = (description = 'client authentication failed') =>
+  new OAuthError(401, 'invalid_client', description);
 
 /** Form bodies of the OAuth endpoints: generous for assertions and scopes, small enough to refuse abuse early. */
 const FORM_BODY_LIMIT = 56 * 1024;
 
 /** Makes the scope's routes receive form bodies as text, for readForm (or for handing them on to the provider). */
 export function acceptFormBodies(scope: FastifyInstance): void {
-  scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT }, (_req, body, done) => done(null, body));
+  scope.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT },
+    (_req, body, done) => done(null, body),
+  );
 }
 
 /** The form body of a POST, with each parameter at most once. */
 export function readForm(request: FastifyRequest): URLSearchParams {
-  if (typeof request.body !== 'string' || !request.headers['content-type']?.toLowerCase().startsWith('application/x-www-form-urlencoded')) {
+  if (
+    typeof request.body !== 'string' ||
+    !request.headers['content-type']?.toLowerCase().startsWith('application/x-www-form-urlencoded')
+  ) {
     throw invalidRequest('only application/x-www-form-urlencoded content-type bodies are supported');
   }
   const form = new URLSearchParams(request.body);

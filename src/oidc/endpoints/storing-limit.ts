@@ -10,16 +10,30 @@ import { ROUTES } from '../provider.ts';
 
 const STORING_ROUTES = new Set<string>([ROUTES.authorization, ROUTES.end_session]);
 
-export type BusyPage = (request: FastifyRequest, reply: FastifyReply, error: { error: string; message: string; status: number; retryAfterSeconds: number }) => Promise<FastifyReply>;
+export type BusyPage = (
+  request: FastifyRequest,
+  reply: FastifyReply,
+  error: { error: string; message: string; status: number; retryAfterSeconds: number },
+) => Promise<FastifyReply>;
 
-export function limitStoringRequests(scope: FastifyInstance, config: Pick<Config, 'authorizePerIp' | 'rateLimit'>, page: BusyPage): void {
+export function limitStoringRequests(
+  scope: FastifyInstance,
+  config: Pick<Config, 'authorizePerIp' | 'rateLimit'>,
+  page: BusyPage,
+): void {
   const limiter = new RateLimiter({ limit: config.authorizePerIp, windowSeconds: 60 });
   const exempt = new Set(config.rateLimit.exempt);
   scope.addHook('onRequest', async (request, reply) => {
-    if (request.method !== 'GET' || !STORING_ROUTES.has(request.routeOptions.url ?? '') || exempt.has(request.ip)) return;
+    if (request.method !== 'GET' || !STORING_ROUTES.has(request.routeOptions.url ?? '') || exempt.has(request.ip))
+      return;
     const decision = limiter.hit(request.ip);
     if (decision.allowed) return;
     reply.header('retry-after', String(decision.retryAfterSeconds));
-    return page(request, reply, { error: 'temporarily_unavailable', message: 'too many requests; retry later', status: 429, retryAfterSeconds: decision.retryAfterSeconds });
+    return page(request, reply, {
+      error: 'temporarily_unavailable',
+      message: 'too many requests; retry later',
+      status: 429,
+      retryAfterSeconds: decision.retryAfterSeconds,
+    });
   });
 }

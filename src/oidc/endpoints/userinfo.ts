@@ -17,8 +17,16 @@ export interface UserinfoDeps {
 
 export function registerUserinfo(scope: FastifyInstance, deps: UserinfoDeps): void {
   const challenge = (fields: Record<string, string>) =>
-    `Bearer ${Object.entries({ realm: deps.issuer, ...fields }).map(([k, v]) => `${k}="${v.replace(/["\\]/g, '\\$&')}"`).join(', ')}`;
-  const invalidToken = () => new OAuthError(401, 'invalid_token', 'invalid token provided', challenge({ error: 'invalid_token', error_description: 'invalid token provided' }));
+    `Bearer ${Object.entries({ realm: deps.issuer, ...fields })
+      .map(([k, v]) => `${k}="${v.replace(/["\\]/g, '\\$&')}"`)
+      .join(', ')}`;
+  const invalidToken = () =>
+    new OAuthError(
+      401,
+      'invalid_token',
+      'invalid token provided',
+      challenge({ error: 'invalid_token', error_description: 'invalid token provided' }),
+    );
 
   scope.route({
     method: ['GET', 'POST'],
@@ -36,10 +44,24 @@ export function registerUserinfo(scope: FastifyInstance, deps: UserinfoDeps): vo
         const token = ref && (await deps.findActiveAccessToken(ref));
         if (!token) throw invalidToken();
         if (!token.scopes.has('openid')) {
-          throw new OAuthError(403, 'insufficient_scope', 'access token missing openid scope', challenge({ error: 'insufficient_scope', error_description: 'access token missing openid scope', scope: 'openid' }));
+          throw new OAuthError(
+            403,
+            'insufficient_scope',
+            'access token missing openid scope',
+            challenge({
+              error: 'insufficient_scope',
+              error_description: 'access token missing openid scope',
+              scope: 'openid',
+            }),
+          );
         }
-        checkClientOrigin(request, reply, token.client.clientId, (origin) => token.client.redirectUris.some((uri) => URL.parse(uri)?.origin === origin));
-        return reply.send({ ...claimsForScopes(userClaims(token.user, token.scopes), token.scopes), sub: token.user.id });
+        checkClientOrigin(request, reply, token.client.clientId, (origin) =>
+          token.client.redirectUris.some((uri) => URL.parse(uri)?.origin === origin),
+        );
+        return reply.send({
+          ...claimsForScopes(userClaims(token.user, token.scopes), token.scopes),
+          sub: token.user.id,
+        });
       } catch (error) {
         return sendOAuthError(reply, error);
       }
@@ -52,8 +74,12 @@ function presentedToken(request: FastifyRequest): string | undefined {
   const query = request.query as Record<string, unknown>;
   if (query.access_token !== undefined) throw invalidRequest('access tokens must not be provided via query parameter');
   const header = request.headers.authorization;
-  const body = request.method === 'POST' && typeof request.body === 'string' && request.headers['content-type']?.startsWith('application/x-www-form-urlencoded')
-    ? new URLSearchParams(request.body).getAll('access_token') : [];
+  const body =
+    request.method === 'POST' &&
+    typeof request.body === 'string' &&
+    request.headers['content-type']?.startsWith('application/x-www-form-urlencoded')
+      ? new URLSearchParams(request.body).getAll('access_token')
+      : [];
   if (body.length > 1) throw invalidRequest("'access_token' parameter must not be provided twice");
   if (header && body.length) throw invalidRequest('access token must only be provided using one mechanism');
   if (body.length) return body[0] || undefined;
