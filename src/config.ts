@@ -14,6 +14,8 @@ const schema = z
     DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(500).default(10),
     DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().positive().default(5000),
     DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().positive().default(10000),
+    GATEHOUSE_DB_POOLING: z.enum(['session', 'transaction']).default('session'),
+    GATEHOUSE_DATABASE_DIRECT_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
     GATEHOUSE_DATA_DIR: z.string().min(1).default('./data'),
     GATEHOUSE_MASTER_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
     GATEHOUSE_ADMIN_USERNAME: z.string().trim().min(1).max(200).default('admin'),
@@ -103,6 +105,12 @@ export interface Config {
         readonly poolSize: number;
         readonly connectTimeoutMs: number;
         readonly statementTimeoutMs: number;
+        /** 'transaction': DATABASE_URL is a transaction pooler (issue 24), so no session state goes through it
+         *  (src/platform/db.ts); default 'session'. */
+        readonly pooling?: 'session' | 'transaction';
+        /** PostgreSQL itself, for session-scoped work (migrations' advisory lock) under transaction pooling;
+         *  unset: DATABASE_URL. */
+        readonly directUrl?: string;
       }
     | { readonly kind: 'embedded'; readonly dataDir: string };
   readonly dataDir: string;
@@ -192,6 +200,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
           poolSize: e.DATABASE_POOL_SIZE,
           connectTimeoutMs: e.DATABASE_CONNECT_TIMEOUT_MS,
           statementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
+          pooling: e.GATEHOUSE_DB_POOLING,
+          directUrl: e.GATEHOUSE_DATABASE_DIRECT_URL,
         }
       : { kind: 'embedded', dataDir: e.GATEHOUSE_DATA_DIR },
     dataDir: e.GATEHOUSE_DATA_DIR,

@@ -14,6 +14,10 @@ export interface Queryable {
   query<R extends Row = Row>(text: string, params?: readonly unknown[]): Promise<pg.QueryResult<R>>;
 }
 
+export interface Session extends Queryable {
+  release(): void;
+}
+
 export interface Db extends Queryable {
   readonly kind: 'postgres' | 'embedded';
   /** Runs fn in one transaction. Inside fn use only the given tx: PGlite has a single session, so a query on the
@@ -22,6 +26,10 @@ export interface Db extends Queryable {
   /** Queries sent since start: benchmarks and tests count queries per request with it. */
   readonly stats: { queries: number };
   readonly pool: pg.Pool;
+  /** One connection for session-scoped work (session advisory locks), until release(): a pool connection, or
+   *  under transaction pooling a connection of its own to GATEHOUSE_DATABASE_DIRECT_URL, since a pooler hands
+   *  each transaction a different server session. */
+  session(): Promise<Session>;
   /** Runs a small read on a connection of its own (PostgreSQL), so health checks and metric scrapes never queue
    *  behind business requests for a pool slot; returns the first column of the first row as text. */
   ping(sql?: string): Promise<string | undefined>;
@@ -39,12 +47,99 @@ export interface Db extends Queryable {
 const statementNames = new Map<string, string>();
 const NAMED_MAX = 500;
 
-function statement(text: string, params: readonly unknown[] | undefined, prepare: boolean): pg.QueryConfig {
+function named(text: string, params: readonly unknown[] | undefined): pg.QueryConfig {
   const values = params as unknown[] | undefined;
-  if (!prepare || !values?.length) return { text, values };
+  if (!values?.length) return { text, values };
   let name = statementNames.get(text);
   if (!name && statementNames.size < NAMED_MAX) statementNames.set(text, (name = `gh${statementNames.size + 1}`));
   return { name, text, values };
+}
+
+const unnamed = (text: string, params: readonly unknown[] | undefined): pg.QueryConfig => ({
+  text,
+  values: params as unknown[] | undefined,
+});
+
+// Under a transaction pooler (issue 24; PgBouncer 1.18 as Debian 12 ships it) a connection is a different server
+// session for every transaction, so Gatehouse keeps no state in sessions: no named statements (the next
+// transaction may run where the name was never prepared), no statement_timeout startup parameter (PgBouncer
+// refuses it), no session advisory locks (session() below). The timeout is set per transaction instead:
+// - db.tx opens with `BEGIN; SET LOCAL statement_timeout = …` in one simple-protocol message, as many round trips
+//   as the plain BEGIN;
+// - a bare db.query is its own implicit transaction, which in the extended protocol lasts until Sync. TimedQuery
+//   sends set_config('statement_timeout', …, true) and the query as one pipeline with a single Sync: one write,
+//   one round trip, and the setting ends with that implicit transaction. (SET LOCAL there works too but makes
+//   PostgreSQL log a WARNING per query, "SET LOCAL can only be used in transaction blocks".)
+// What it costs against session mode: each parameterised statement is parsed and planned again (issue 8's figures
+// above), and a bare query carries one more tiny statement in the same round trip.
+type Submittable = pg.QueryConfig | pg.Query;
+type Statement = (text: string, params: readonly unknown[] | undefined) => Submittable;
+
+// pg.Query's protocol hooks are not in its type definitions; these are the ones TimedQuery extends.
+interface QueryInternals {
+  prepare(connection: PgConnection): void;
+  handleDataRow(message: unknown): void;
+  handleCommandComplete(message: unknown, connection: PgConnection): void;
+}
+interface PgConnection {
+  parse(message: { text: string }): void;
+  bind(message: object): void;
+  execute(message: object): void;
+}
+const QueryBase = pg.Query as unknown as new (
+  config: pg.QueryConfig & { queryMode: 'extended' },
+) => pg.Query & QueryInternals;
+
+class TimedQuery extends QueryBase {
+  readonly #setTimeout: string;
+  #timeoutAnswered = false;
+
+  constructor(timeoutMs: number, text: string, params: readonly unknown[] | undefined) {
+    // extended protocol even without parameters: the simple protocol cannot carry the second statement apart
+    super({ text, values: params as unknown[] | undefined, queryMode: 'extended' });
+    this.#setTimeout = `SELECT set_config('statement_timeout', '${Math.trunc(timeoutMs)}', true)`;
+  }
+
+  override prepare(connection: PgConnection): void {
+    // Parse/Bind/Execute of the setting, then pg's own Parse/Bind/Describe/Execute/Sync of the query, in one
+    // corked write (pg.Query.submit); no Describe for the setting, so its answer is a DataRow and CommandComplete.
+    connection.parse({ text: this.#setTimeout });
+    connection.bind({});
+    connection.execute({});
+    super.prepare(connection);
+  }
+
+  override handleDataRow(message: unknown): void {
+    if (this.#timeoutAnswered) super.handleDataRow(message);
+  }
+
+  override handleCommandComplete(message: unknown, connection: PgConnection): void {
+    if (this.#timeoutAnswered) return super.handleCommandComplete(message, connection);
+    this.#timeoutAnswered = true;
+  }
+}
+
+/** Sends a query config or a TimedQuery and resolves with its result (a submittable is not a promise in pg). */
+function send<R extends Row>(target: pg.Pool | pg.ClientBase, statement: Submittable): Promise<pg.QueryResult<R>> {
+  if (!(statement instanceof pg.Query)) return target.query<R>(statement);
+  return new Promise((resolve, reject) => {
+    (target.query as (q: pg.Query, v: undefined, cb: (e: Error | null, r: pg.QueryResult<R>) => void) => void).call(
+      target,
+      statement,
+      undefined,
+      (error, result) => (error ? reject(error) : resolve(result)),
+    );
+  });
+}
+
+/** How statements reach the server: per statement outside and inside a transaction, and how a transaction opens. */
+interface Protocol {
+  bare: Statement;
+  inTx: Statement;
+  begin: string;
+  /** The health check's reads on their own connection. */
+  ping: (sql: string) => Submittable;
+  session: () => Promise<Session>;
 }
 
 // Serialization failures and deadlocks are safe to retry: the transaction was rolled back as a whole.
@@ -55,6 +150,7 @@ class PoolDb implements Db {
   readonly stats = { queries: 0 };
   readonly kind: 'postgres' | 'embedded';
   readonly pool: pg.Pool;
+  readonly #protocol: Protocol;
   readonly #onClose: () => Promise<void>;
   readonly #pingConfig: pg.ClientConfig | undefined;
   #pingClient: Promise<pg.Client> | undefined;
@@ -63,11 +159,13 @@ class PoolDb implements Db {
   constructor(
     kind: 'postgres' | 'embedded',
     pool: pg.Pool,
+    protocol: Protocol,
     onClose: () => Promise<void> = async () => {},
     pingConfig?: pg.ClientConfig,
   ) {
     this.kind = kind;
     this.pool = pool;
+    this.#protocol = protocol;
     this.#onClose = onClose;
     this.#pingConfig = pingConfig;
     // An idle client that loses its server (restart, failover) must not crash the process; the pool replaces it.
@@ -76,10 +174,11 @@ class PoolDb implements Db {
 
   query<R extends Row = Row>(text: string, params?: readonly unknown[]): Promise<pg.QueryResult<R>> {
     this.stats.queries++;
-    return this.pool.query<R>(statement(text, params, this.kind === 'postgres'));
+    return send<R>(this.pool, this.#protocol.bare(text, params));
   }
 
   async tx<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    const { inTx, begin } = this.#protocol;
     for (let attempt = 1; ; attempt++) {
       let broken = false;
       const client = await this.pool.connect();
@@ -91,15 +190,14 @@ class PoolDb implements Db {
       };
       client.on('error', onLostConnection);
       const stats = this.stats;
-      const prepare = this.kind === 'postgres';
       const tx: Queryable = {
         query: <R extends Row>(text: string, params?: readonly unknown[]) => {
           stats.queries++;
-          return client.query<R>(statement(text, params, prepare));
+          return send<R>(client, inTx(text, params));
         },
       };
       try {
-        await client.query('BEGIN');
+        await client.query(begin);
         const result = await fn(tx);
         await client.query('COMMIT');
         return result;
@@ -116,6 +214,10 @@ class PoolDb implements Db {
     }
   }
 
+  session(): Promise<Session> {
+    return this.#protocol.session();
+  }
+
   async ping(sql = 'SELECT 1'): Promise<string | undefined> {
     // PGlite has a single session anyway; its queries are in-process and short.
     if (!this.#pingConfig) return firstValue(await this.pool.query(sql));
@@ -130,7 +232,7 @@ class PoolDb implements Db {
       return client;
     })();
     try {
-      return firstValue(await (await this.#pingClient).query(sql));
+      return firstValue(await send(await this.#pingClient, this.#protocol.ping(sql)));
     } catch (error) {
       const broken = this.#pingClient;
       this.#pingClient = undefined;
@@ -155,23 +257,59 @@ function firstValue(result: pg.QueryResult): string | undefined {
   return value === undefined || value === null ? undefined : String(value);
 }
 
+const fromPool = (pool: pg.Pool) => (): Promise<Session> => pool.connect();
+
 export async function openDb(database: Config['database'], log?: Pick<Logger, 'warn'>): Promise<Db> {
   if (database.kind === 'postgres') {
+    const transactionPooling = database.pooling === 'transaction';
+    const timeoutMs = database.statementTimeoutMs;
     const connection = {
       connectionString: database.url,
       connectionTimeoutMillis: database.connectTimeoutMs,
-      statement_timeout: database.statementTimeoutMs,
       // Bounded wait for a reply even if the server vanished without closing the socket.
-      query_timeout: database.statementTimeoutMs + 1000,
+      query_timeout: timeoutMs + 1000,
       application_name: 'gatehouse',
     };
-    const pool = new pg.Pool({ ...connection, max: database.poolSize, idleTimeoutMillis: 30_000 });
-    const pingTimeout = Math.min(database.connectTimeoutMs, 2000);
-    return new PoolDb('postgres', pool, undefined, {
+    const startup = (ms: number) => (transactionPooling ? {} : { statement_timeout: ms });
+    const pool = new pg.Pool({
       ...connection,
+      ...startup(timeoutMs),
+      max: database.poolSize,
+      idleTimeoutMillis: 30_000,
+    });
+    const pingTimeout = Math.min(database.connectTimeoutMs, 2000);
+    const protocol: Protocol = transactionPooling
+      ? {
+          bare: (text, params) => new TimedQuery(timeoutMs, text, params),
+          inTx: unnamed,
+          begin: `BEGIN; SET LOCAL statement_timeout = ${Math.trunc(timeoutMs)}`,
+          ping: (sql) => new TimedQuery(pingTimeout, sql, undefined),
+          // A session of its own on the direct URL (PostgreSQL itself, not the pooler), bounded like the pool's.
+          session: async () => {
+            const client = new pg.Client({
+              ...connection,
+              connectionString: database.directUrl ?? database.url,
+              statement_timeout: timeoutMs,
+            });
+            client.on('error', () => {});
+            await client.connect().catch((error: Error) => {
+              void client.end().catch(() => {});
+              throw database.directUrl
+                ? error
+                : new Error(
+                    `GATEHOUSE_DATABASE_DIRECT_URL is unset, so the session for migrations went to DATABASE_URL, which failed (a transaction pooler refuses it): ${error.message}`,
+                    { cause: error },
+                  );
+            });
+            return Object.assign(client, { release: () => void client.end().catch(() => {}) });
+          },
+        }
+      : { bare: named, inTx: named, begin: 'BEGIN', ping: (sql) => ({ text: sql }), session: fromPool(pool) };
+    return new PoolDb('postgres', pool, protocol, undefined, {
+      ...connection,
+      ...startup(pingTimeout),
       application_name: 'gatehouse-health',
       connectionTimeoutMillis: pingTimeout,
-      statement_timeout: pingTimeout,
       query_timeout: pingTimeout + 500,
     });
   }
@@ -191,7 +329,14 @@ export async function openDb(database: Config['database'], log?: Pick<Logger, 'w
     // opening and after closing, so that the next start only reports what someone else changed.
     tightenDataDir(dir);
     const pool = new pg.Pool({ ...(createPgConfig(pglite) as unknown as pg.PoolConfig), max: 1 });
-    return new PoolDb('embedded', pool, async () => {
+    const protocol: Protocol = {
+      bare: unnamed,
+      inTx: unnamed,
+      begin: 'BEGIN',
+      ping: (sql) => ({ text: sql }),
+      session: fromPool(pool),
+    };
+    return new PoolDb('embedded', pool, protocol, async () => {
       await pglite.close();
       tightenDataDir(dir);
       unlock();

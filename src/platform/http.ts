@@ -4,6 +4,7 @@
 import http from 'node:http';
 import http2 from 'node:http2';
 import type { Socket } from 'node:net';
+import { connectionStart, settingsFrame } from './h2c-preface.ts';
 
 const PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n');
 
@@ -83,14 +84,19 @@ export function createDualProtocolServer(handler: RequestHandler, options: DualP
 
   const h1ConnectionListeners = h1.listeners('connection') as ((socket: Socket) => void)[];
   h1.removeAllListeners('connection');
+  const serverSettings = settingsFrame(http2Settings(options).settings!);
   h1.on('connection', (socket: Socket) => {
     let seen = Buffer.alloc(0);
+    let settingsSent = false;
+    let ackSeen = false;
+    let http2Wait: NodeJS.Timeout | undefined;
     const timer = setTimeout(() => socket.destroy(), options.sniffTimeoutMs);
-    const dispatch = (isHttp2: boolean) => {
+    const dispatch = (isHttp2: boolean, bytes = seen) => {
       clearTimeout(timer);
+      clearTimeout(http2Wait);
       socket.removeListener('readable', onReadable);
       socket.removeListener('close', onClose);
-      if (seen.length) socket.unshift(seen);
+      if (bytes.length) socket.unshift(bytes);
       if (isHttp2) h2.emit('connection', socket);
       else {
         lingerOnClose(socket);
@@ -100,16 +106,51 @@ export function createDualProtocolServer(handler: RequestHandler, options: DualP
     const onReadable = () => {
       let chunk: Buffer | null;
       while ((chunk = socket.read() as Buffer | null) !== null) seen = Buffer.concat([seen, chunk]);
-      const n = Math.min(seen.length, PREFACE.length);
-      if (!seen.subarray(0, n).equals(PREFACE.subarray(0, n))) dispatch(false);
-      else if (seen.length >= PREFACE.length) dispatch(true);
+      if (!settingsSent) {
+        const n = Math.min(seen.length, PREFACE.length);
+        if (!seen.subarray(0, n).equals(PREFACE.subarray(0, n))) return dispatch(false);
+        if (seen.length < PREFACE.length) return;
+        // HTTP/2 requests without :authority (HAProxy's health check): see h2c-preface.ts
+        socket.write(serverSettings);
+        settingsSent = true;
+        // a client that does not acknowledge in time gets nghttp2 as it is (a later ACK then ends the connection)
+        http2Wait = setTimeout(handOver, H2_ACK_WAIT_MS);
+      }
+      const start = connectionStart(seen.subarray(PREFACE.length), authorityOf(socket));
+      if (start.acknowledged && start.requested) return handOver();
+      if (start.acknowledged && !ackSeen) {
+        // an idle client (no request yet) is handed over shortly after its ACK
+        ackSeen = true;
+        clearTimeout(http2Wait);
+        http2Wait = setTimeout(handOver, H2_FIRST_REQUEST_WAIT_MS);
+      }
+      // before then a client can send at most its first flow-control window of DATA (64 KiB) and headers
+      if (seen.length > H2_START_MAX_BYTES) socket.destroy();
     };
-    const onClose = () => clearTimeout(timer);
+    const handOver = () =>
+      dispatch(
+        true,
+        Buffer.concat([PREFACE, connectionStart(seen.subarray(PREFACE.length), authorityOf(socket)).bytes]),
+      );
+    const onClose = () => {
+      clearTimeout(timer);
+      clearTimeout(http2Wait);
+    };
     socket.on('readable', onReadable);
     socket.on('close', onClose);
   });
   return h1;
 }
+
+// Bounds of the start of a cleartext HTTP/2 connection (h2c-preface.ts): the client's ACK of the server's SETTINGS
+// (sent at once by conforming clients), then its first request, and the bytes buffered meanwhile.
+const H2_ACK_WAIT_MS = 2000;
+const H2_FIRST_REQUEST_WAIT_MS = 200;
+const H2_START_MAX_BYTES = 256 * 1024;
+
+/** The address the client connected to, as an :authority (host:port, IPv6 in brackets). */
+const authorityOf = (socket: Socket) =>
+  `${socket.localAddress?.includes(':') ? `[${socket.localAddress}]` : socket.localAddress}:${socket.localPort}`;
 
 // Bounds for reading what a client still sends after a response that closes the connection (issue 13 item 12).
 const DRAIN_MAX_BYTES = 8 * 1024 * 1024;

@@ -30,9 +30,10 @@ export function listMigrations(dir = MIGRATIONS_DIR): Migration[] {
     });
 }
 
-/** Applies pending migrations; returns the names applied by this call. */
+/** Applies pending migrations; returns the names applied by this call. The lock is a session's, hence a session
+ *  of its own (the direct connection under a transaction pooler, issue 24). */
 export async function migrate(db: Db, migrations = listMigrations()): Promise<string[]> {
-  const client = await db.pool.connect();
+  const client = await db.session();
   const applied: string[] = [];
   try {
     await client.query('SELECT pg_advisory_lock($1)', [LOCK_KEY]);

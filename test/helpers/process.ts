@@ -49,3 +49,42 @@ export async function waitForOk(url: string, timeoutMs = 30_000): Promise<void> 
   }
   throw new Error(`${url} did not answer 200 within ${timeoutMs} ms`);
 }
+
+export interface ToolProcess {
+  /** What the tool wrote to stdout and stderr so far. */
+  log(): string;
+  /** Set when the tool could not be started (not installed). */
+  spawnError(): Error | undefined;
+  /** SIGTERM, then SIGKILL after 5 s; resolves when it has exited. */
+  stop(): Promise<void>;
+}
+
+/** Runs a system tool in the foreground (PgBouncer, HAProxy; /usr/sbin added to PATH, where Debian puts them). */
+export function spawnTool(command: string, args: string[]): ToolProcess {
+  const child = spawn(command, args, {
+    env: { PATH: `${process.env.PATH ?? ''}:/usr/sbin` },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let log = '';
+  child.stdout!.on('data', (d) => {
+    log += String(d);
+  });
+  child.stderr!.on('data', (d) => {
+    log += String(d);
+  });
+  let error: Error | undefined;
+  child.on('error', (e) => {
+    error = e;
+  });
+  const exited = new Promise<void>((resolve) => child.on('close', () => resolve()));
+  return {
+    log: () => log,
+    spawnError: () => error,
+    stop: async () => {
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}

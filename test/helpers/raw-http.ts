@@ -127,7 +127,7 @@ export interface H2Frame {
   payload: Buffer;
 }
 
-export const FRAME = { DATA: 0, HEADERS: 1, RST_STREAM: 3, SETTINGS: 4, GOAWAY: 7 } as const;
+export const FRAME = { DATA: 0, HEADERS: 1, RST_STREAM: 3, SETTINGS: 4, PING: 6, GOAWAY: 7 } as const;
 export const FLAG = { END_STREAM: 1, ACK: 1, END_HEADERS: 4 } as const;
 export const SETTING = { MAX_CONCURRENT_STREAMS: 3, MAX_HEADER_LIST_SIZE: 6 } as const;
 export const PROTOCOL_ERROR = 1;
@@ -139,6 +139,7 @@ export class RawHttp2 {
   readonly frames: H2Frame[] = [];
   #buffer = Buffer.alloc(0);
   #closed = false;
+  #ackSettings = false;
 
   private constructor(socket: net.Socket) {
     this.socket = socket;
@@ -147,13 +148,17 @@ export class RawHttp2 {
       while (this.#buffer.length >= 9) {
         const length = this.#buffer.readUIntBE(0, 3);
         if (this.#buffer.length < 9 + length) break;
-        this.frames.push({
+        const frame = {
           type: this.#buffer[3]!,
           flags: this.#buffer[4]!,
           streamId: this.#buffer.readUInt32BE(5) & 0x7fffffff,
           payload: this.#buffer.subarray(9, 9 + length),
-        });
+        };
+        this.frames.push(frame);
         this.#buffer = this.#buffer.subarray(9 + length);
+        // every SETTINGS frame is acknowledged, as RFC 9113 §6.5.3 asks (the server may send more than one)
+        if (this.#ackSettings && frame.type === FRAME.SETTINGS && !(frame.flags & FLAG.ACK))
+          this.send(FRAME.SETTINGS, FLAG.ACK, 0, Buffer.alloc(0));
       }
     });
     socket.on('close', () => {
@@ -162,7 +167,8 @@ export class RawHttp2 {
     socket.on('error', () => {});
   }
 
-  /** Connects, sends the preface and an empty SETTINGS frame; `ackSettings` acknowledges the server's SETTINGS. */
+  /** Connects, sends the preface and an empty SETTINGS frame; `ackSettings` acknowledges the server's SETTINGS and
+   *  returns once a PING has come back, so that all SETTINGS the server sent first are acknowledged. */
   static async connect(url: string, ackSettings = true): Promise<RawHttp2> {
     const { hostname, port } = new URL(url);
     const socket = await new Promise<net.Socket>((resolve, reject) => {
@@ -170,11 +176,16 @@ export class RawHttp2 {
       s.once('error', reject);
     });
     const h2 = new RawHttp2(socket);
+    h2.#ackSettings = ackSettings;
     socket.write(Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n'));
     h2.send(FRAME.SETTINGS, 0, 0, Buffer.alloc(0));
     const settings = await h2.waitFor((f) => f.type === FRAME.SETTINGS && !(f.flags & FLAG.ACK), 5_000);
     if (!settings) throw new Error('no SETTINGS from the server');
-    if (ackSettings) h2.send(FRAME.SETTINGS, FLAG.ACK, 0, Buffer.alloc(0));
+    if (ackSettings) {
+      h2.send(FRAME.PING, 0, 0, Buffer.alloc(8));
+      if (!(await h2.waitFor((f) => f.type === FRAME.PING && (f.flags & FLAG.ACK) !== 0, 5_000)))
+        throw new Error('no PING ACK from the server');
+    }
     return h2;
   }
 

@@ -27,6 +27,22 @@ describe('loadConfig', () => {
     expect(config.database).toMatchObject({ kind: 'postgres', poolSize: 7 });
   });
 
+  it('reads the pooling mode and the direct URL (issue 24), session pooling by default', () => {
+    const base = { DATABASE_URL: 'postgres://u@pooler:6432/db', GATEHOUSE_MASTER_KEY: 'k'.repeat(32) };
+    expect(loadConfig(base).database).toMatchObject({ pooling: 'session', directUrl: undefined });
+    expect(
+      loadConfig({
+        ...base,
+        GATEHOUSE_DB_POOLING: 'transaction',
+        GATEHOUSE_DATABASE_DIRECT_URL: 'postgres://u@db:5432/db',
+      }).database,
+    ).toMatchObject({
+      url: 'postgres://u@pooler:6432/db',
+      pooling: 'transaction',
+      directUrl: 'postgres://u@db:5432/db',
+    });
+  });
+
   it.each([
     [{ PORT: 'eighty' }, 'PORT'],
     [{ PORT: '70000' }, 'PORT'],
@@ -35,6 +51,8 @@ describe('loadConfig', () => {
     [{ GATEHOUSE_MASTER_KEY: 'short' }, 'GATEHOUSE_MASTER_KEY'],
     [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+    [{ GATEHOUSE_DB_POOLING: 'statement' }, 'GATEHOUSE_DB_POOLING'],
+    [{ GATEHOUSE_DATABASE_DIRECT_URL: 'mysql://x' }, 'GATEHOUSE_DATABASE_DIRECT_URL'],
     [{ GATEHOUSE_ADMIN_PASSWORD: 'short' }, 'GATEHOUSE_ADMIN_PASSWORD'],
     [{ GATEHOUSE_METRICS_ADDRESS: '9464' }, 'GATEHOUSE_METRICS_ADDRESS'],
     [{ GATEHOUSE_METRICS_ADDRESS: '127.0.0.1' }, 'GATEHOUSE_METRICS_ADDRESS'],

@@ -1,0 +1,104 @@
+// A real HAProxy (Debian's `haproxy` package, 2.6 on Debian 12) on loopback in front of Gatehouse nodes (issue 24):
+// its own config in a temp dir, an admin socket to read the servers' check results, stopped by stop().
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sleep } from './load.ts';
+import { spawnTool } from './process.ts';
+import { freePort } from './server.ts';
+
+export interface HaproxyServerStat {
+  name: string;
+  status: string;
+  checkStatus: string;
+  failedChecks: number;
+}
+
+export interface Haproxy {
+  /** The frontend's URL. */
+  url: string;
+  /** `show stat` of the backend's servers: status (UP, DOWN, …), the last check's result (L7OK, SOCKERR, …) and
+   *  the number of failed checks. HAProxy's leading "* " (a check is running now) is left off. */
+  servers(): Promise<HaproxyServerStat[]>;
+  log(): string;
+  stop(): Promise<void>;
+}
+
+/** `backend` is the body of the backend section (option httpchk …, server lines); the frontend forwards to it. */
+export async function startHaproxy(backend: string[]): Promise<Haproxy> {
+  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-haproxy-'));
+  const socket = join(dir, 'admin.sock');
+  const port = await freePort();
+  const config = join(dir, 'haproxy.cfg');
+  writeFileSync(
+    config,
+    [
+      'global',
+      `  stats socket ${socket} mode 600 level admin`,
+      'defaults',
+      '  mode http',
+      '  timeout connect 2s',
+      '  timeout client 10s',
+      '  timeout server 10s',
+      'frontend fe',
+      `  bind 127.0.0.1:${port}`,
+      '  default_backend be',
+      'backend be',
+      ...backend.map((line) => `  ${line}`),
+      '',
+    ].join('\n'),
+  );
+  const tool = spawnTool('haproxy', ['-db', '-f', config]);
+
+  const command = (line: string) =>
+    new Promise<string>((resolve, reject) => {
+      const s = connect(socket);
+      let out = '';
+      s.setTimeout(2000, () => s.destroy(new Error(`haproxy admin socket: no answer to ${line}`)));
+      s.on('connect', () => s.write(`${line}\n`));
+      s.on('data', (d) => {
+        out += String(d);
+      });
+      s.on('end', () => resolve(out));
+      s.on('error', reject);
+    });
+  const servers = async () => {
+    const [head, ...rows] = (await command('show stat')).trim().split('\n');
+    const columns = head!.replace(/^# /, '').split(',');
+    const at = (row: string[], name: string) => row[columns.indexOf(name)] ?? '';
+    return rows
+      .map((r) => r.split(','))
+      .filter((r) => r[0] === 'be' && !['FRONTEND', 'BACKEND'].includes(r[1]!))
+      .map((r) => ({
+        name: r[1]!,
+        status: at(r, 'status'),
+        checkStatus: at(r, 'check_status').replace(/^\* /, ''),
+        failedChecks: Number(at(r, 'chkfail')),
+      }));
+  };
+  const stop = async () => {
+    await tool.stop();
+    rmSync(dir, { recursive: true, force: true });
+  };
+
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const spawnError = tool.spawnError();
+    if (spawnError) await stop();
+    if (spawnError) throw new Error(`haproxy did not start (install Debian's haproxy package): ${spawnError.message}`);
+    try {
+      await servers();
+      break;
+    } catch (error) {
+      if (Date.now() > deadline) {
+        await stop();
+        throw new Error(
+          `haproxy did not answer on its admin socket within 10 s: ${(error as Error).message}\n${tool.log()}`,
+        );
+      }
+      await sleep(100);
+    }
+  }
+  return { url: `http://127.0.0.1:${port}`, servers, log: tool.log, stop };
+}
