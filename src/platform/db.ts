@@ -114,8 +114,11 @@ class TimedQuery extends QueryBase {
   }
 
   override handleCommandComplete(message: unknown, connection: PgConnection): void {
-    if (this.#timeoutAnswered) return super.handleCommandComplete(message, connection);
-    this.#timeoutAnswered = true;
+    if (!this.#timeoutAnswered) {
+      this.#timeoutAnswered = true;
+      return;
+    }
+    super.handleCommandComplete(message, connection);
   }
 }
 
