@@ -5,7 +5,7 @@
 import type { Queryable } from '../platform/db.ts';
 import { batchedStatement } from '../platform/batch.ts';
 import { USER_PROFILE_COLUMNS, type UserProfileRow } from '../users/queries.ts';
-import { hashId } from './adapter.ts';
+import { hashId } from './payloads.ts';
 import { usableRedirectUri } from '../apps/schema.ts';
 import type { AppType } from '../apps/queries.ts';
 

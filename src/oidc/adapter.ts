@@ -2,49 +2,15 @@
 // SHA-256 hashes and payloads without the values the ids hash (storedPayload), so the table never holds a usable
 // token, code, session or interaction id (security.md §7, issue 13 item 3). Clients are not stored here: they are
 // built from apps and machine users on every lookup (clients.ts).
-import { createHash } from 'node:crypto';
 import { errors, type Adapter, type AdapterPayload } from 'oidc-provider';
-import type { Db, Queryable } from '../platform/db.ts';
+import type { Db } from '../platform/db.ts';
 import type { TokenReference } from './access-tokens.ts';
+import { hashId, presentedPayload, storedPayload } from './payloads.ts';
 
 export interface AdapterHooks {
   findClient(clientId: string): Promise<AdapterPayload | undefined>;
   /** Maps a presented access token value to its storage id; JWT access tokens are verified here (jwt-access-tokens.ts). */
   resolveAccessToken(value: string): Promise<TokenReference | undefined>;
-}
-
-/** Storage id of a token, code or session id: its SHA-256 (security.md §7). */
-export const hashId = (id: string) => createHash('sha256').update(id).digest('base64url');
-
-/**
- * A payload as stored: without the bearer values oidc-provider keeps in it (issue 13 item 3). Every model's `jti` is
- * its id, the value presented (a token, a code, the session cookie, an interaction's URL and cookie); an
- * Interaction also names its id in `returnTo` (the resume URL) and its browser session's cookie value in
- * `session.cookie`, which nothing reads. `find` is always called with the id, so presentedPayload puts it back.
- * Not bearer values, and kept: a grant id (a reference between rows, never accepted from a client: the grant_id
- * column joins on it), a session's `uid` (the sessionUid of its tokens; the cookie carries the jti) and `sid`
- * (printed in ID tokens). Rows of older versions still hold a jti, equal to the id; migration 0046 removes them.
- */
-export function storedPayload<P extends { jti?: string }>(model: string, id: string, payload: P): Omit<P, 'jti'> {
-  const { jti: _id, ...stored } = payload;
-  if (model !== 'Interaction') return stored;
-  const interaction = stored as { returnTo?: string; session?: { cookie?: string } };
-  if (interaction.returnTo) interaction.returnTo = interaction.returnTo.replaceAll(id, ID_PLACEHOLDER);
-  if (interaction.session?.cookie) {
-    const { cookie: _cookie, ...session } = interaction.session;
-    interaction.session = session;
-  }
-  return stored;
-}
-
-// Stands for the interaction's id in its stored resume URL: an issuer URL (an origin) and a route cannot contain it.
-const ID_PLACEHOLDER = '{id}';
-
-function presentedPayload(model: string, id: string, stored: AdapterPayload): AdapterPayload {
-  const payload = { ...stored, jti: id };
-  if (model === 'Interaction' && typeof payload.returnTo === 'string')
-    payload.returnTo = payload.returnTo.replaceAll(ID_PLACEHOLDER, id);
-  return payload;
 }
 
 /**
@@ -189,15 +155,4 @@ export async function sweepExpired(db: Db, batchSize = 1000, maxBatches = 10): P
     if ((rowCount ?? 0) < batchSize) break;
   }
   return total;
-}
-
-/** Ends everything oidc-provider holds for a user (sessions, grants, codes, tokens) in the caller's transaction:
- *  a deactivated user's tokens are inactive at once on every process (issue 6, DeactivateUser). */
-export async function deleteUserArtifacts(tx: Queryable, userId: string): Promise<number> {
-  const { rowCount } = await tx.query(
-    `DELETE FROM oidc_payloads WHERE payload->>'accountId' = $1
-       OR grant_id IN (SELECT grant_id FROM oidc_payloads WHERE payload->>'accountId' = $1 AND grant_id IS NOT NULL)`,
-    [userId],
-  );
-  return rowCount ?? 0;
 }

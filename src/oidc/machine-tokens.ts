@@ -10,9 +10,9 @@ import type { AdapterPayload } from 'oidc-provider';
 import type { Queryable } from '../platform/db.ts';
 import { batchedStatement } from '../platform/batch.ts';
 import type { AccessTokenPayload } from './access-tokens.ts';
-import { hashId, storedPayload } from './adapter.ts';
+import { hashId, storedPayload } from './payloads.ts';
 import type { JwtAccessTokens } from './jwt-access-tokens.ts';
-import { CLOCK_TOLERANCE, type ClaimOnce } from './endpoints/client-auth.ts';
+import { CLOCK_TOLERANCE, type ClaimOnce } from './assertions.ts';
 
 export interface MachineTokenDeps {
   writeToken: TokenWriter;

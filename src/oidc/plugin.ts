@@ -3,8 +3,14 @@
 // is rebuilt when the signing keys change (keys.ts), in this and every other process on the same database.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
-import type { AppDeps } from '../app.ts';
-import { AssertionReplayed, createAdapterClass, hashId, sweepExpired } from './adapter.ts';
+import type { Logger } from 'pino';
+import type { Config } from '../config.ts';
+import type { Db } from '../platform/db.ts';
+import type { SecretBox } from '../platform/secrets.ts';
+import type { Metrics } from '../platform/metrics.ts';
+import type { InstanceRow } from '../instance/queries.ts';
+import { AssertionReplayed, createAdapterClass, sweepExpired } from './adapter.ts';
+import { hashId } from './payloads.ts';
 import { createFindAccount } from './accounts.ts';
 import { findClientMetadata } from './clients.ts';
 import { activeAccessTokenFinder } from './access-tokens.ts';
@@ -20,8 +26,7 @@ import { loadKeySet, type KeySet } from './keys.ts';
 import { patchClients } from './client-rules.ts';
 import { createProvider, ROUTES } from './provider.ts';
 import { DISCOVERY_PATH, renderDocuments, serveDocuments, type Documents } from './documents.ts';
-import { providerPages } from '../login/provider-pages.ts';
-import { sameOriginPostsOnly } from '../login/routes.ts';
+import type { ProviderPages } from './pages.ts';
 import { createTokenPolicies } from './token-endpoints.ts';
 import { observeProvider } from './observe.ts';
 import { createClientRateLimit, tokenRequestClientKind, type ClientRateLimit } from './client-rate-limit.ts';
@@ -58,8 +63,20 @@ export interface Oidc {
   close(): Promise<void>;
 }
 
-export async function registerOidc(app: FastifyInstance, deps: AppDeps): Promise<Oidc> {
-  const { config, db, secrets, log } = deps;
+/** What the OIDC layer takes from the composition root (app.ts). */
+export interface OidcDeps {
+  config: Config;
+  db: Db;
+  log: Logger;
+  secrets: SecretBox;
+  instance: InstanceRow;
+  metrics: Metrics;
+  /** The login pages' hooks (src/oidc/pages.ts). */
+  pages: ProviderPages;
+}
+
+export async function registerOidc(app: FastifyInstance, deps: OidcDeps): Promise<Oidc> {
+  const { config, db, secrets, log, pages } = deps;
   // The management API's audience entry: ZITADEL resolves its "zitadel" project alias to a project ID; the
   // instance ID plays that role here (compat.md §4).
   const managementAudience = deps.instance.id;
@@ -71,7 +88,6 @@ export async function registerOidc(app: FastifyInstance, deps: AppDeps): Promise
   let keys = await loadKeySet(db, secrets, keyOptions);
   const jwtAccessTokens = new JwtAccessTokens(config.issuer, () => keys, managementAudience);
   const findAccount = createFindAccount(db);
-  const pages = providerPages(deps);
   const policies = createTokenPolicies();
   const Adapter = createAdapterClass(
     db,
@@ -167,8 +183,8 @@ export async function registerOidc(app: FastifyInstance, deps: AppDeps): Promise
       callback: () => current.callback,
       documents: () => current.documents,
       issuer: config.issuer,
-      formPostCheck: sameOriginPostsOnly(deps),
-      authorizationCheck: authorizationSizeCap(deps),
+      formPostCheck: pages.sameOriginPostsOnly,
+      authorizationCheck: authorizationSizeCap(config.authorizeMaxBytes, pages),
       clientRateLimit,
       fastToken: async (form, authorization, jwtProfileIssuer) => {
         const served = await fastToken(form, authorization, jwtProfileIssuer);
@@ -238,7 +254,7 @@ interface Mount {
   callback: () => ReturnType<Provider['callback']>;
   documents: () => Documents;
   issuer: string;
-  formPostCheck: ReturnType<typeof sameOriginPostsOnly>;
+  formPostCheck: ProviderPages['sameOriginPostsOnly'];
   authorizationCheck: ReturnType<typeof authorizationSizeCap>;
   clientRateLimit: ClientRateLimit;
   fastToken(

@@ -11,12 +11,13 @@ import { tooManyRequests } from '../../platform/rate-limit.ts';
 import { loginName } from '../../users/lookup.ts';
 import { claimsForScopes, userClaims } from '../accounts.ts';
 import { accessTokenLookup, activeAccessToken, type AccessTokenRow, type TokenReference } from '../access-tokens.ts';
-import { hashId } from '../adapter.ts';
+import { hashId } from '../payloads.ts';
 import { inAudience, tokenAudience } from '../audience.ts';
 import type { ClientRateLimit } from '../client-rate-limit.ts';
 import { ROUTES } from '../provider.ts';
 import { OAuthError, invalidClient, noStore, readForm, requireParam, sendOAuthError } from './oauth.ts';
-import { presentedClient, verifyClientAssertion, type ClaimOnce, type PresentedClient } from './client-auth.ts';
+import type { ClaimOnce } from '../assertions.ts';
+import { presentedClient, verifyClientAssertion, type PresentedClient } from './client-auth.ts';
 
 export interface IntrospectionDeps {
   db: Db;
