@@ -1,5 +1,5 @@
 // What both ways of checking a one-time assertion share: client assertions at Gatehouse's own endpoints
-// (endpoints/client-auth.ts) and the JWT-profile grant of machine users (machine-tokens.ts).
+// (fast/client-auth.ts) and the JWT-profile grant of machine users (machine-token-issuer.ts).
 
 /** oidc-provider's default clock tolerance, seconds. */
 export const CLOCK_TOLERANCE = 15;

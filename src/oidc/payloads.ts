@@ -1,5 +1,5 @@
 // The row format of oidc_payloads, shared by oidc-provider's adapter (adapter.ts) and the fast path that writes and
-// reads the same rows (machine-tokens.ts, access-tokens.ts, endpoints/introspection.ts): ids are stored as SHA-256
+// reads the same rows (machine-token-issuer.ts, access-tokens.ts, fast/introspection.ts): ids are stored as SHA-256
 // hashes and payloads without the values the ids hash, so the table never holds a usable token, code, session or
 // interaction id (security.md §7, issue 13 item 3).
 import { createHash } from 'node:crypto';

@@ -21,6 +21,12 @@ const DOMAINS = /^(platform|events|users|orgs|apps|projects|idps|members|instanc
 const FORBIDDEN: [from: RegExp, to: RegExp][] = [
   [DOMAINS, /^(oidc|login|management|cli)\//],
   [/^oidc\//, /^(login|management|cli)\//],
+  // oidc/ shows its two engines (issue 14 §2): oidc-provider (provider/) and the fast endpoints (fast/) build on
+  // what oidc/ shares and never on each other; the edge (edge/) mounts both; only plugin.ts composes them all.
+  [/^oidc\/provider\//, /^oidc\/(fast|edge)\/|^oidc\/plugin\.ts$/],
+  [/^oidc\/fast\//, /^oidc\/(provider|edge)\/|^oidc\/plugin\.ts$/],
+  [/^oidc\/edge\//, /^oidc\/plugin\.ts$/],
+  [/^oidc\/(?!plugin\.ts)[^/]+$/, /^oidc\/(provider|fast|edge)\//],
 ];
 
 function sourceFiles(dir: string): string[] {

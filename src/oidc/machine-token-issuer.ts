@@ -1,7 +1,7 @@
 // Tokens of machine users (compat.md §6): client_credentials and the JWT-profile grant (RFC 7523) issue an access
 // token that belongs to the machine user (sub = its user ID), usable at userinfo, introspection and the management
 // API like any user token. One implementation serves both ways in: the token endpoint's fast path
-// (endpoints/machine-token.ts) and oidc-provider's registered grant handlers (grants.ts), which answer whatever the
+// (fast/token.ts) and oidc-provider's registered grant handlers (provider/machine-grants.ts), which answer whatever the
 // fast path leaves to the provider (errors, unusual requests). The token row is oidc-provider's AccessToken format,
 // so the provider's revocation endpoint and the adapter know it.
 import { randomBytes } from 'node:crypto';

@@ -14,7 +14,7 @@ import { accessTokenLookup, activeAccessToken, type AccessTokenRow, type TokenRe
 import { hashId } from '../payloads.ts';
 import { inAudience, tokenAudience } from '../audience.ts';
 import type { ClientRateLimit } from '../client-rate-limit.ts';
-import { ROUTES } from '../provider.ts';
+import { ROUTES } from '../protocol.ts';
 import { OAuthError, invalidClient, noStore, readForm, requireParam, sendOAuthError } from './oauth.ts';
 import type { ClaimOnce } from '../assertions.ts';
 import { presentedClient, verifyClientAssertion, type PresentedClient } from './client-auth.ts';

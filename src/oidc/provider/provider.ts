@@ -2,24 +2,15 @@
 // rotation builds a new Provider from the same factory (oidc-provider-findings §14), so everything the provider
 // needs is applied here, in createProvider.
 import Provider, { errors, interactionPolicy, type Configuration } from 'oidc-provider';
-import type { Config } from '../config.ts';
-import type { SecretBox } from '../platform/secrets.ts';
-import type { KeySet } from './keys.ts';
-import { CLAIMS } from './accounts.ts';
+import type { Config } from '../../config.ts';
+import type { SecretBox } from '../../platform/secrets.ts';
+import type { KeySet } from '../keys.ts';
+import { CLAIMS } from '../accounts.ts';
 import { cookieKeys } from './cookie-keys.ts';
 import { CLIENT_EXTRA_PROPERTIES } from './clients.ts';
-import { isProjectAudience, MANAGEMENT_API_SCOPE, SUPPORTED_SCOPES } from './scopes.ts';
-import type { ProviderPages } from './pages.ts';
-
-export const ROUTES = {
-  authorization: '/oauth/v2/authorize',
-  token: '/oauth/v2/token',
-  introspection: '/oauth/v2/introspect',
-  revocation: '/oauth/v2/revoke',
-  userinfo: '/oidc/v1/userinfo',
-  end_session: '/oidc/v1/end_session',
-  jwks: '/oauth/v2/keys',
-} as const;
+import { isProjectAudience, MANAGEMENT_API_SCOPE, SUPPORTED_SCOPES } from '../scopes.ts';
+import type { ProviderPages } from '../pages.ts';
+import { ROUTES } from '../protocol.ts';
 
 export const INTERACTION_PATH = '/ui/login';
 
@@ -166,8 +157,8 @@ export function createProvider(parts: ProviderParts, keys: KeySet): Provider {
     },
     features: {
       devInteractions: { enabled: false },
-      clientCredentials: { enabled: false }, // replaced by grants.ts: tokens belong to the machine user (compat.md §6)
-      // introspection and userinfo are served by Gatehouse itself (endpoints/); enabled here so discovery lists them
+      clientCredentials: { enabled: false }, // replaced by machine-grants.ts: tokens belong to the machine user (compat.md §6)
+      // introspection and userinfo are served by Gatehouse itself (fast/); enabled here so discovery lists them
       introspection: { enabled: true },
       revocation: { enabled: true, allowedPolicy: parts.revocationAllowed },
       userinfo: { enabled: true },

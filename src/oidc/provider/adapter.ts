@@ -3,9 +3,9 @@
 // token, code, session or interaction id (security.md §7, issue 13 item 3). Clients are not stored here: they are
 // built from apps and machine users on every lookup (clients.ts).
 import { errors, type Adapter, type AdapterPayload } from 'oidc-provider';
-import type { Db } from '../platform/db.ts';
-import type { TokenReference } from './access-tokens.ts';
-import { hashId, presentedPayload, storedPayload } from './payloads.ts';
+import type { Db } from '../../platform/db.ts';
+import type { TokenReference } from '../access-tokens.ts';
+import { hashId, presentedPayload, storedPayload } from '../payloads.ts';
 
 export interface AdapterHooks {
   findClient(clientId: string): Promise<AdapterPayload | undefined>;
