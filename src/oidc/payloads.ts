@@ -38,3 +38,18 @@ export function presentedPayload(model: string, id: string, stored: AdapterPaylo
     payload.returnTo = payload.returnTo.replaceAll(ID_PLACEHOLDER, id);
   return payload;
 }
+
+/** The fields of oidc-provider's AccessToken payload that Gatehouse reads. */
+export interface AccessTokenPayload {
+  jti: string;
+  iat: number;
+  exp: number;
+  accountId?: string;
+  clientId: string;
+  grantId?: string;
+  scope?: string;
+  expiresWithSession?: boolean;
+  sessionUid?: string;
+  gatehouseJwt?: boolean;
+  extra?: Record<string, unknown>;
+}
