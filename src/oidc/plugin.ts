@@ -19,7 +19,8 @@ import { machineTokenWriter, type MachineTokenDeps } from './machine-token-issue
 import type { ProviderPages } from './pages.ts';
 import { hashId } from './payloads.ts';
 import { MANAGEMENT_API_SCOPE } from './scopes.ts';
-import { AssertionReplayed, createAdapterClass, sweepExpired } from './provider/adapter.ts';
+import { AssertionReplayed, createAdapterClass } from './provider/adapter.ts';
+import { sweepExpired } from './queries.ts';
 import { findClientMetadata } from './provider/clients.ts';
 import { patchClients } from './provider/client-rules.ts';
 import { renderDocuments } from './provider/documents.ts';

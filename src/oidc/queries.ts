@@ -1,10 +1,13 @@
-// The fast path's SQL (issue 14 §2): the statements introspection, userinfo, the management API's bearer check and
-// the machine grants run on every request. Hot paths, so each joins what it needs from users, orgs and apps in one
-// statement rather than reading those domains through their services (one round trip per request, shared by
-// concurrent requests: platform/batch.ts); test/oidc/lookup-plans.test.ts holds each to index lookups.
+// The SQL of the OIDC layer over oidc_payloads (issue 14 §2): oidc-provider's storage (provider/adapter.ts) and the
+// fast path, whose statements introspection, userinfo, the management API's bearer check and the machine grants run
+// on every request. Hot paths, so each of those joins what it needs from users, orgs and apps in one statement rather
+// than reading those domains through their services (one round trip per request, shared by concurrent requests:
+// platform/batch.ts); test/oidc/lookup-plans.test.ts holds each to index lookups. Ids are storage ids (payloads.ts
+// hashId); payloads are stored payloads (storedPayload). The signing keys keep their own statements (keys.ts).
 import type { JSONWebKeySet } from 'jose';
 import type { AdapterPayload } from 'oidc-provider';
 import type { AppType } from '../apps/queries.ts';
+import type { Db, Queryable } from '../platform/db.ts';
 import { USER_PROFILE_COLUMNS, type UserProfileRow } from '../users/queries.ts';
 import type { AccessTokenPayload } from './payloads.ts';
 
@@ -109,3 +112,116 @@ export type TokenRow = [
   secretHash: string | null,
   keyId: string | null,
 ];
+
+// --- oidc-provider's storage (provider/adapter.ts) ---
+
+/** A one-time id (ReplayDetection): inserted, or taken over once expired, atomically; false when it is still used. */
+export async function claimPayload(
+  db: Queryable,
+  model: string,
+  id: string,
+  payload: AdapterPayload,
+  ttl: number,
+): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `INSERT INTO oidc_payloads (model, id, payload, expires_at) VALUES ($1, $2, $3, now() + make_interval(secs => $4::int))
+     ON CONFLICT ON CONSTRAINT oidc_payloads_pkey DO UPDATE SET payload = EXCLUDED.payload, expires_at = EXCLUDED.expires_at
+       WHERE oidc_payloads.expires_at <= now()`,
+    [model, id, payload, ttl],
+  );
+  return rowCount === 1;
+}
+
+export interface PayloadRow {
+  model: string;
+  id: string;
+  payload: unknown;
+  grantId: string | null;
+  uid: string | null;
+  /** Seconds from now; null never expires. */
+  ttl: number | null;
+}
+
+export async function upsertPayload(db: Queryable, row: PayloadRow): Promise<void> {
+  await db.query(
+    `INSERT INTO oidc_payloads (model, id, payload, grant_id, uid, expires_at)
+     VALUES ($1, $2, $3, $4, $5, CASE WHEN $6::int IS NULL THEN NULL ELSE now() + make_interval(secs => $6::int) END)
+     ON CONFLICT ON CONSTRAINT oidc_payloads_pkey DO UPDATE
+       SET payload = EXCLUDED.payload, grant_id = EXCLUDED.grant_id, uid = EXCLUDED.uid,
+           expires_at = EXCLUDED.expires_at, updated_at = clock_timestamp()`,
+    [row.model, row.id, row.payload, row.grantId, row.uid, row.ttl],
+  );
+}
+
+export async function findPayload(
+  db: Queryable,
+  model: string,
+  id: string,
+): Promise<{ payload: AdapterPayload; consumed_at: Date | null } | undefined> {
+  const { rows } = await db.query<{ payload: AdapterPayload; consumed_at: Date | null }>(
+    `SELECT payload, consumed_at FROM oidc_payloads
+     WHERE model = $1 AND id = $2 AND (expires_at IS NULL OR expires_at > now())`,
+    [model, id],
+  );
+  return rows[0];
+}
+
+/** The newest unexpired row with this uid (a session id rotation writes a new row with the same uid). */
+export async function findPayloadByUid(db: Queryable, model: string, uid: string): Promise<AdapterPayload | undefined> {
+  const { rows } = await db.query<{ payload: AdapterPayload }>(
+    `SELECT payload FROM oidc_payloads
+     WHERE model = $1 AND uid = $2 AND (expires_at IS NULL OR expires_at > now())
+     ORDER BY updated_at DESC LIMIT 1`,
+    [model, uid],
+  );
+  return rows[0]?.payload;
+}
+
+/** Marks the row consumed; false when it was consumed before (or is gone). Atomic (security.md §3). */
+export async function consumePayload(db: Queryable, model: string, id: string): Promise<boolean> {
+  const { rowCount } = await db.query(
+    'UPDATE oidc_payloads SET consumed_at = now() WHERE model = $1 AND id = $2 AND consumed_at IS NULL',
+    [model, id],
+  );
+  return rowCount === 1;
+}
+
+export async function findConsumption(
+  db: Queryable,
+  model: string,
+  id: string,
+): Promise<{ grant_id: string | null; consumed_at: Date | null } | undefined> {
+  const { rows } = await db.query<{ grant_id: string | null; consumed_at: Date | null }>(
+    'SELECT grant_id, consumed_at FROM oidc_payloads WHERE model = $1 AND id = $2',
+    [model, id],
+  );
+  return rows[0];
+}
+
+/** Every row of a grant except those of one model (a replayed code's tokens and the grant itself). */
+export async function deleteGrantRowsExcept(db: Queryable, grantId: string, model: string): Promise<void> {
+  await db.query('DELETE FROM oidc_payloads WHERE grant_id = $1 AND model <> $2', [grantId, model]);
+}
+
+export async function deletePayload(db: Queryable, model: string, id: string): Promise<void> {
+  await db.query('DELETE FROM oidc_payloads WHERE model = $1 AND id = $2', [model, id]);
+}
+
+export async function deletePayloadsOfGrant(db: Queryable, model: string, grantId: string): Promise<void> {
+  await db.query('DELETE FROM oidc_payloads WHERE model = $1 AND grant_id = $2', [model, grantId]);
+}
+
+/** Deletes expired rows in bounded batches; returns how many went. */
+export async function sweepExpired(db: Db, batchSize = 1000, maxBatches = 10): Promise<number> {
+  let total = 0;
+  for (let i = 0; i < maxBatches; i++) {
+    const { rowCount } = await db.query(
+      `DELETE FROM oidc_payloads WHERE (model, id) IN (
+         SELECT model, id FROM oidc_payloads WHERE expires_at < now() - interval '1 minute' LIMIT $1)`,
+      [batchSize],
+    );
+    total += rowCount ?? 0;
+    if ((rowCount ?? 0) < batchSize) break;
+  }
+  return total;
+}

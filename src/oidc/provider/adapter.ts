@@ -1,11 +1,22 @@
-// oidc-provider's storage in Postgres (oidc-provider-findings §15). One table for every model; ids are stored as
-// SHA-256 hashes and payloads without the values the ids hash (storedPayload), so the table never holds a usable
-// token, code, session or interaction id (security.md §7, issue 13 item 3). Clients are not stored here: they are
-// built from apps and machine users on every lookup (clients.ts).
+// oidc-provider's storage in Postgres (oidc-provider-findings §15). One table for every model (its statements are in
+// ../queries.ts); ids are stored as SHA-256 hashes and payloads without the values the ids hash (storedPayload), so
+// the table never holds a usable token, code, session or interaction id (security.md §7, issue 13 item 3). Clients
+// are not stored here: they are built from apps and machine users on every lookup (clients.ts).
 import { errors, type Adapter, type AdapterPayload } from 'oidc-provider';
 import type { Db } from '../../platform/db.ts';
 import type { TokenReference } from '../access-tokens.ts';
 import { hashId, presentedPayload, storedPayload } from '../payloads.ts';
+import {
+  claimPayload,
+  consumePayload,
+  deleteGrantRowsExcept,
+  deletePayload,
+  deletePayloadsOfGrant,
+  findConsumption,
+  findPayload,
+  findPayloadByUid,
+  upsertPayload,
+} from '../queries.ts';
 
 export interface AdapterHooks {
   findClient(clientId: string): Promise<AdapterPayload | undefined>;
@@ -44,13 +55,8 @@ export function createAdapterClass(db: Db, hooks: AdapterHooks, options: Adapter
 
     async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
       if (this.model === 'ReplayDetection') {
-        const { rowCount } = await db.query(
-          `INSERT INTO oidc_payloads (model, id, payload, expires_at) VALUES ($1, $2, $3, now() + make_interval(secs => $4::int))
-           ON CONFLICT ON CONSTRAINT oidc_payloads_pkey DO UPDATE SET payload = EXCLUDED.payload, expires_at = EXCLUDED.expires_at
-             WHERE oidc_payloads.expires_at <= now()`,
-          [this.model, hashId(id), payload, Math.max(1, Math.ceil(expiresIn))],
-        );
-        if (rowCount !== 1) throw new AssertionReplayed();
+        const claimed = await claimPayload(db, this.model, hashId(id), payload, Math.max(1, Math.ceil(expiresIn)));
+        if (!claimed) throw new AssertionReplayed();
         return;
       }
       // Issue 26 §3: a pending authorization request nobody acts on is dropped after the (short) interaction TTL;
@@ -58,21 +64,14 @@ export function createAdapterClass(db: Db, hooks: AdapterHooks, options: Adapter
       // absolute lifetime oidc-provider passes in (INTERACTION_MAX_AGE, which its cookies also carry).
       if (this.model === 'Interaction') expiresIn = Math.min(expiresIn, options.interactionTtl);
       const grantId = payload.grantId ?? (this.model === 'Grant' ? id : null);
-      await db.query(
-        `INSERT INTO oidc_payloads (model, id, payload, grant_id, uid, expires_at)
-         VALUES ($1, $2, $3, $4, $5, CASE WHEN $6::int IS NULL THEN NULL ELSE now() + make_interval(secs => $6::int) END)
-         ON CONFLICT ON CONSTRAINT oidc_payloads_pkey DO UPDATE
-           SET payload = EXCLUDED.payload, grant_id = EXCLUDED.grant_id, uid = EXCLUDED.uid,
-               expires_at = EXCLUDED.expires_at, updated_at = clock_timestamp()`,
-        [
-          this.model,
-          hashId(id),
-          storedPayload(this.model, id, payload),
-          grantId,
-          payload.uid ?? null,
-          expiresIn ? Math.ceil(expiresIn) : null,
-        ],
-      );
+      await upsertPayload(db, {
+        model: this.model,
+        id: hashId(id),
+        payload: storedPayload(this.model, id, payload),
+        grantId,
+        uid: payload.uid ?? null,
+        ttl: expiresIn ? Math.ceil(expiresIn) : null,
+      });
     }
 
     async find(id: string): Promise<AdapterPayload | undefined> {
@@ -83,12 +82,7 @@ export function createAdapterClass(db: Db, hooks: AdapterHooks, options: Adapter
         if (!ref) return undefined;
         ({ jti: id, jwt } = ref);
       }
-      const { rows } = await db.query<{ payload: AdapterPayload; consumed_at: Date | null }>(
-        `SELECT payload, consumed_at FROM oidc_payloads
-         WHERE model = $1 AND id = $2 AND (expires_at IS NULL OR expires_at > now())`,
-        [this.model, hashId(id)],
-      );
-      const row = rows[0];
+      const row = await findPayload(db, this.model, hashId(id));
       if (!row) return undefined;
       // The jti of a JWT access token is printed in the token and in introspection: it is not a bearer token.
       if (this.model === 'AccessToken' && Boolean(row.payload.gatehouseJwt) !== jwt) return undefined;
@@ -101,13 +95,7 @@ export function createAdapterClass(db: Db, hooks: AdapterHooks, options: Adapter
       // Non-unique uid: a session id rotation writes a new row with the same uid; the newest one is current. The
       // session comes back without its id (storedPayload): the provider reads such a session (token binding, the
       // interaction's session check) and never saves it.
-      const { rows } = await db.query<{ payload: AdapterPayload }>(
-        `SELECT payload FROM oidc_payloads
-         WHERE model = $1 AND uid = $2 AND (expires_at IS NULL OR expires_at > now())
-         ORDER BY updated_at DESC LIMIT 1`,
-        [this.model, uid],
-      );
-      return rows[0]?.payload;
+      return findPayloadByUid(db, this.model, uid);
     }
 
     async findByUserCode(): Promise<undefined> {
@@ -117,42 +105,19 @@ export function createAdapterClass(db: Db, hooks: AdapterHooks, options: Adapter
     async consume(id: string): Promise<void> {
       // Atomic: of concurrent redemptions exactly one sets consumed_at (security.md §3). A losing code redemption
       // revokes the grant, so the winner's tokens die too, even those it saves after this point (the grant is gone).
-      const { rowCount } = await db.query(
-        'UPDATE oidc_payloads SET consumed_at = now() WHERE model = $1 AND id = $2 AND consumed_at IS NULL',
-        [this.model, hashId(id)],
-      );
-      if (rowCount === 1) return;
-      const { rows } = await db.query<{ grant_id: string | null; consumed_at: Date | null }>(
-        'SELECT grant_id, consumed_at FROM oidc_payloads WHERE model = $1 AND id = $2',
-        [this.model, hashId(id)],
-      );
-      const grantId = rows[0]?.grant_id;
-      if (grantId && !inGrace(this.model, rows[0]!.consumed_at))
-        await db.query('DELETE FROM oidc_payloads WHERE grant_id = $1 AND model <> $2', [grantId, this.model]);
+      if (await consumePayload(db, this.model, hashId(id))) return;
+      const consumed = await findConsumption(db, this.model, hashId(id));
+      if (consumed?.grant_id && !inGrace(this.model, consumed.consumed_at))
+        await deleteGrantRowsExcept(db, consumed.grant_id, this.model);
       throw new errors.InvalidGrant('grant request is invalid');
     }
 
     async destroy(id: string): Promise<void> {
-      await db.query('DELETE FROM oidc_payloads WHERE model = $1 AND id = $2', [this.model, hashId(id)]);
+      await deletePayload(db, this.model, hashId(id));
     }
 
     async revokeByGrantId(grantId: string): Promise<void> {
-      await db.query('DELETE FROM oidc_payloads WHERE model = $1 AND grant_id = $2', [this.model, grantId]);
+      await deletePayloadsOfGrant(db, this.model, grantId);
     }
   };
-}
-
-/** Deletes expired rows in bounded batches; returns how many went. */
-export async function sweepExpired(db: Db, batchSize = 1000, maxBatches = 10): Promise<number> {
-  let total = 0;
-  for (let i = 0; i < maxBatches; i++) {
-    const { rowCount } = await db.query(
-      `DELETE FROM oidc_payloads WHERE (model, id) IN (
-         SELECT model, id FROM oidc_payloads WHERE expires_at < now() - interval '1 minute' LIMIT $1)`,
-      [batchSize],
-    );
-    total += rowCount ?? 0;
-    if ((rowCount ?? 0) < batchSize) break;
-  }
-  return total;
 }
