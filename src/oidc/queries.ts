@@ -42,7 +42,7 @@ export const accessTokenLookup = (storageId: string) => `
   LIMIT 1`;
 
 export interface AccessTokenRow extends Partial<UserProfileRow> {
-  /** Stored without its jti (adapter.ts storedPayload); rows of older versions still have it. */
+  /** Stored without its jti (payloads.ts storedPayload); rows of older versions still have it. */
   token_payload: (Omit<AccessTokenPayload, 'jti'> & { jti?: string }) | null;
   grant_payload: { accountId?: string; clientId?: string; exp?: number } | null;
   session_payload: { accountId?: string; authorizations?: Record<string, { grantId?: string }> } | null;
