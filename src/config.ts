@@ -54,7 +54,7 @@ const schema = z
         'must be host:port, e.g. 127.0.0.1:9464 or [::1]:9464',
       ),
     GATEHOUSE_AUTHORIZE_PER_IP: z.coerce.number().int().min(0).default(300),
-    // at most the hour an interaction's cookies live (src/oidc/provider.ts INTERACTION_MAX_AGE)
+    // at most the hour an interaction's cookies live (src/oidc/provider/provider.ts INTERACTION_MAX_AGE)
     GATEHOUSE_INTERACTION_TTL: z.coerce.number().int().min(1).max(3600).default(600),
     GATEHOUSE_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
     GATEHOUSE_HTTP2_MAX_CONCURRENT_STREAMS: z.coerce.number().int().min(1).max(1000).default(100),

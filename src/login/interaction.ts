@@ -2,10 +2,13 @@
 // language, the CSRF token and the URLs of the steps; and the ways a step ends.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { default as Provider, InteractionResults } from 'oidc-provider';
-import type { AppDeps } from '../app.ts';
+import type { Config } from '../config.ts';
+import type { SecretBox } from '../platform/secrets.ts';
+import type { Metrics } from '../platform/metrics.ts';
+import type { HashAdmission } from '../users/passwords.ts';
 import { chooseLocale, type Locale } from './i18n.ts';
 import { csrfToken, sameOriginPost, validCsrfToken } from './security.ts';
-import type { LoginPages } from './pages.ts';
+import type { LoginPages, PagesDeps } from './pages.ts';
 import type { RateLimiter } from '../platform/rate-limit.ts';
 
 export type InteractionDetails = Awaited<ReturnType<Provider['interactionDetails']>>;
@@ -15,7 +18,16 @@ export interface InteractionProvider {
   provider(): Provider;
 }
 
-export interface LoginDeps extends Pick<AppDeps, 'config' | 'db' | 'secrets' | 'instance' | 'metrics' | 'hashing'> {
+/** What the login pages take from the composition root (app.ts). */
+export interface LoginAppDeps extends PagesDeps {
+  config: Config;
+  secrets: SecretBox;
+  metrics: Metrics;
+  /** The bounded password-hashing queue (issue 26 §6). */
+  hashing: HashAdmission;
+}
+
+export interface LoginDeps extends LoginAppDeps {
   oidc: InteractionProvider;
   pages: LoginPages;
   /** Self-registrations per client address (issue 26 §5). */

@@ -135,7 +135,7 @@ export const submitSelect: Handler = async (deps, request, reply) => {
     !requestedPrompts(interaction.details).has('login') &&
     params.max_age === undefined
   ) {
-    // by its uid: the session's cookie value is not stored with the interaction (adapter.ts storedPayload)
+    // by its uid: the session's cookie value is not stored with the interaction (oidc/payloads.ts storedPayload)
     const current = session.uid ? await deps.oidc.provider().Session.findByUid(session.uid) : undefined;
     if (current?.accountId === account.id && current.loginTs) {
       return finish(interaction, reply, {

@@ -1,7 +1,8 @@
 // Rendering of the login pages, for Fastify replies (our routes) and for oidc-provider's Koa context (logout,
 // logged-out and error pages): language, security headers and the instance name on every page.
 import type { FastifyReply } from 'fastify';
-import type { AppDeps } from '../app.ts';
+import type { Db } from '../platform/db.ts';
+import type { InstanceRow } from '../instance/queries.ts';
 import { findOrgById } from '../orgs/queries.ts';
 import { HTML_SECURITY_HEADERS } from './security.ts';
 import { textsFor, type Locale, type Texts } from './i18n.ts';
@@ -77,8 +78,14 @@ export const VIEWS_DIR = new URL('../../views/', import.meta.url);
 
 const loaded = new WeakMap<object, Promise<LoginPages>>();
 
+/** What the pages are built from. */
+export interface PagesDeps {
+  db: Db;
+  instance: InstanceRow;
+}
+
 /** The pages of this instance, titled with the name of its first organization; built once per instance row. */
-export function loadLoginPages(deps: Pick<AppDeps, 'db' | 'instance'>): Promise<LoginPages> {
+export function loadLoginPages(deps: PagesDeps): Promise<LoginPages> {
   let pages = loaded.get(deps.instance);
   if (!pages) {
     pages = findOrgById(deps.db, deps.instance.default_org_id).then(

@@ -1,47 +1,25 @@
 // The pages oidc-provider renders itself, in the login pages' look and languages (issue 4 §3-4): the end_session
 // confirmation (rpInitiatedLogout.logoutSource), the logged-out page (postLogoutSuccessSource) and the error page
 // of the authorization and end_session endpoints (renderError), which shows the error code but never a stack.
-// src/oidc/ passes these functions into the provider configuration.
+// src/oidc/ passes these functions into the provider configuration; app.ts hands them over (src/oidc/pages.ts).
 import { randomBytes } from 'node:crypto';
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AppDeps } from '../app.ts';
+import type { PageContext, ProviderPages } from '../oidc/pages.ts';
 import { describeAccounts } from '../users/accounts.ts';
-import { chooseLocale, format, type Texts } from './i18n.ts';
+import { chooseLocale, format, SUPPORTED_LOCALES, type Texts } from './i18n.ts';
+import type { LoginAppDeps } from './interaction.ts';
+import { KNOWN_ACCOUNTS_COOKIE, readKnownAccounts } from './known-accounts.ts';
 import { loadLoginPages } from './pages.ts';
-
-/** The parts of oidc-provider's Koa context these pages read and write. */
-interface PageContext {
-  status: number;
-  body: unknown;
-  type: string;
-  set(name: string, value: string): void;
-  get(name: string): string;
-  query?: Record<string, unknown>;
-  oidc?: {
-    params?: Record<string, unknown>;
-    session?: { accountId?: string; state?: Record<string, unknown> };
-    entities?: { IdTokenHint?: { payload?: { sub?: unknown } } };
-    urlFor(name: string): string;
-  };
-}
-
-export interface ProviderPages {
-  logoutSource(ctx: PageContext, form: string): Promise<void>;
-  postLogoutSuccessSource(ctx: PageContext): Promise<void>;
-  renderError(ctx: PageContext, out: Record<string, unknown>, error: Error): Promise<void>;
-  /** The same error page for a browser request the edge refuses before the provider sees it (issue 26 §3, §8). */
-  refusal(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    error: { error: string; message: string; status?: number; retryAfterSeconds?: number },
-  ): Promise<FastifyReply>;
-}
+import { sameOriginPostsOnly } from './routes.ts';
 
 const localeOf = (ctx: PageContext) =>
   chooseLocale(ctx.oidc?.params?.ui_locales ?? ctx.query?.ui_locales, ctx.get('accept-language'));
 
-export function providerPages(deps: Pick<AppDeps, 'db' | 'instance'>): ProviderPages {
+export function providerPages(deps: Pick<LoginAppDeps, 'config' | 'db' | 'instance' | 'secrets'>): ProviderPages {
   return {
+    sameOriginPostsOnly: sameOriginPostsOnly(deps),
+    locales: SUPPORTED_LOCALES,
+    knownAccounts: (cookies) => readKnownAccounts(deps.secrets, cookies.get(KNOWN_ACCOUNTS_COOKIE)).length,
+
     async logoutSource(ctx) {
       const pages = await loadLoginPages(deps);
       const locale = localeOf(ctx);

@@ -5,12 +5,17 @@ import { readFileSync } from 'node:fs';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
-import type { AppDeps } from '../app.ts';
 import { chooseLocale, format } from './i18n.ts';
 import { RateLimiter } from '../platform/rate-limit.ts';
 import { sameOriginPost } from './security.ts';
 import { loadLoginPages, VIEWS_DIR, type LoginPages } from './pages.ts';
-import { ForbiddenPost, InvalidCharacter, type InteractionProvider, type LoginDeps } from './interaction.ts';
+import {
+  ForbiddenPost,
+  InvalidCharacter,
+  type InteractionProvider,
+  type LoginAppDeps,
+  type LoginDeps,
+} from './interaction.ts';
 import { fieldWithNul } from '../platform/text.ts';
 import { showLoginName, showStart, submitLoginName, submitPassword, submitSelect } from './login-flow.ts';
 import { showRegister, submitRegister } from './register-flow.ts';
@@ -22,7 +27,11 @@ const STATIC: Record<string, { type: string; body: Buffer }> = {
   'logo.svg': { type: 'image/svg+xml', body: readFileSync(new URL('static/logo.svg', VIEWS_DIR)) },
 };
 
-export async function registerLogin(app: FastifyInstance, deps: AppDeps, oidc: InteractionProvider): Promise<void> {
+export async function registerLogin(
+  app: FastifyInstance,
+  deps: LoginAppDeps,
+  oidc: InteractionProvider,
+): Promise<void> {
   const pages = await loadLoginPages(deps);
   const login: LoginDeps = {
     config: deps.config,
@@ -132,7 +141,7 @@ function refuse(pages: LoginPages, request: FastifyRequest, reply: FastifyReply,
 
 /** An onRequest hook for form POSTs that oidc-provider handles itself (the logout confirmation): the Origin /
  *  Sec-Fetch-Site check of security.md §13; the provider checks its own xsrf token. */
-export function sameOriginPostsOnly(deps: Pick<AppDeps, 'config' | 'db' | 'instance'>) {
+export function sameOriginPostsOnly(deps: Pick<LoginAppDeps, 'config' | 'db' | 'instance'>) {
   const origin = new URL(deps.config.issuer).origin;
   return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> => {
     if (sameOriginPost(request.headers, origin)) return undefined;

@@ -4,21 +4,14 @@
 import type { Db } from '../platform/db.ts';
 import { AppError, permissionDenied, unauthenticated } from '../platform/errors.ts';
 import { getOrgById } from '../orgs/service.ts';
-import { rolesOf, type Roles } from '../members/service.ts';
+import { rolesOf } from '../members/service.ts';
 import { IAM_OWNER } from '../members/roles.ts';
 import { MANAGEMENT_API_SCOPE } from '../oidc/scopes.ts';
 import type { Oidc } from '../oidc/plugin.ts';
-import type { Caller, Permission } from './operation.ts';
+import type { Caller, Permission, Principal } from './operation.ts';
 
 /** The OIDC provider's check of a presented access token; undefined when it is not active. */
 export type VerifyAccessToken = Oidc['verifyAccessToken'];
-
-export interface Principal {
-  userId: string;
-  /** The organization the user belongs to. */
-  orgId: string;
-  roles: Roles;
-}
 
 export interface RequestCredentials {
   authorization: string | undefined;

@@ -2,12 +2,20 @@
 // function. Adding an operation means adding one of these to a handler list (handlers/*.ts); every encoding
 // (REST, gRPC, gRPC-Web) serves it through the same authentication, permission check and validation (invoke.ts).
 import type { DescMessage, DescMethodUnary, MessageInitShape, MessageShape } from '@bufbuild/protobuf';
-import type { Principal } from './auth.ts';
+import type { Roles } from '../members/service.ts';
 import type { HashAdmission } from '../users/passwords.ts';
 
 /** Who may call (compat.md §1): any authenticated user, an instance role, or a role on the org in context
  *  (`x-zitadel-orgid` or the caller's own org; IAM_OWNER may act on every org). */
 export type Permission = { kind: 'authenticated' } | { kind: 'instance'; role: string } | { kind: 'org'; role: string };
+
+/** An authenticated caller of the management API (auth.ts). */
+export interface Principal {
+  userId: string;
+  /** The organization the user belongs to. */
+  orgId: string;
+  roles: Roles;
+}
 
 export interface Caller {
   principal: Principal;

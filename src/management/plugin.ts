@@ -5,7 +5,7 @@ import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
 import { AuthService } from '@zitadel/proto/zitadel/auth_pb.js';
 import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
 import type { FastifyInstance } from 'fastify';
-import type { AppDeps } from '../app.ts';
+import type { ManagementDeps } from './deps.ts';
 import { createAuthorizer, type VerifyAccessToken } from './auth.ts';
 import { createInvoke } from './invoke.ts';
 import type { Operation } from './operation.ts';
@@ -24,7 +24,7 @@ export interface ManagementOptions {
 }
 
 /** Serves every method of MANAGEMENT_SERVICES; those with an operation in a handler list are implemented. */
-export function registerManagement(app: FastifyInstance, deps: AppDeps, options: ManagementOptions): void {
+export function registerManagement(app: FastifyInstance, deps: ManagementDeps, options: ManagementOptions): void {
   const operations = new Map<DescMethod, Operation>();
   for (const op of [
     ...authServiceOperations(deps),

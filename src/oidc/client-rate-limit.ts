@@ -8,7 +8,7 @@
 // clients, so a machine user named like an app's client ID uses up its own budget, never the app's (issue 13 §4).
 import type { Middleware } from 'koa';
 import { RateLimiter, type RateLimitDecision } from '../platform/rate-limit.ts';
-import { JWT_BEARER } from './clients.ts';
+import { JWT_BEARER } from './protocol.ts';
 
 const COUNTED_ROUTES = new Set(['token', 'introspection']);
 

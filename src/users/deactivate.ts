@@ -4,8 +4,7 @@ import type { Db } from '../platform/db.ts';
 import { appendEvent } from '../events/log.ts';
 import { changedDetails, type Details } from '../events/details.ts';
 import { failedPrecondition, notFound } from '../platform/errors.ts';
-import { deleteUserArtifacts } from '../oidc/adapter.ts';
-import { lockUser, setUserState } from './queries.ts';
+import { deleteOidcArtifactsOfUser, lockUser, setUserState } from './queries.ts';
 
 export async function deactivateUser(db: Db, userId: string, creator: string): Promise<Details> {
   return db.tx(async (tx) => {
@@ -20,7 +19,7 @@ export async function deactivateUser(db: Db, userId: string, creator: string): P
       creator,
     });
     await setUserState(tx, userId, 'inactive', event.sequence, event.createdAt);
-    await deleteUserArtifacts(tx, userId);
+    await deleteOidcArtifactsOfUser(tx, userId);
     return changedDetails(event);
   });
 }

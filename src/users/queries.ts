@@ -239,3 +239,16 @@ export async function setUserState(
     changedAt,
   ]);
 }
+
+/** Ends everything oidc-provider holds for a user (sessions, grants, codes, tokens) in the caller's transaction:
+ *  a deactivated user's tokens are inactive at once on every process (issue 6, DeactivateUser). The rows are
+ *  oidc_payloads (src/oidc/payloads.ts); the statement lives here so that users/ never imports the OIDC layer above
+ *  it (issue 14 §1). */
+export async function deleteOidcArtifactsOfUser(tx: Queryable, userId: string): Promise<number> {
+  const { rowCount } = await tx.query(
+    `DELETE FROM oidc_payloads WHERE payload->>'accountId' = $1
+       OR grant_id IN (SELECT grant_id FROM oidc_payloads WHERE payload->>'accountId' = $1 AND grant_id IS NOT NULL)`,
+    [userId],
+  );
+  return rowCount ?? 0;
+}

@@ -2,7 +2,8 @@
 // session uid whose newest row wins, expired rows hidden and swept in bounded batches.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { createAdapterClass, sweepExpired } from '../../src/oidc/adapter.ts';
+import { createAdapterClass } from '../../src/oidc/provider/adapter.ts';
+import { sweepExpired } from '../../src/oidc/queries.ts';
 
 describe('Postgres adapter', () => {
   let server: TestServer;

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { cookieKeys } from '../../src/oidc/cookie-keys.ts';
+import { cookieKeys } from '../../src/oidc/provider/cookie-keys.ts';
 
 const SECRET = 'hmac-sha256:cookie-signing-key-of-this-test';
 // keygrip's signature (its defaults: sha1, base64 made URL-safe), as processes without cookieKeys sign cookies

@@ -2,9 +2,7 @@
 // writes) work key by key through indexes, however many rows are stored: PostgreSQL plans a prepared batch once for
 // any number of keys, and without care it flattens the per-key work into joins over whole tables.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ACCESS_TOKENS_SQL } from '../../src/oidc/access-tokens.ts';
-import { INTROSPECTION_SQL } from '../../src/oidc/endpoints/introspection.ts';
-import { INSERT_TOKENS } from '../../src/oidc/machine-tokens.ts';
+import { ACCESS_TOKENS_SQL, INSERT_TOKENS, INTROSPECTION_SQL } from '../../src/oidc/queries.ts';
 import { useTestDb } from '../helpers/database.ts';
 
 const STORED_TOKENS = 60_000;

@@ -1,4 +1,4 @@
-// No bearer value in the database (issue 13 item 3; security.md §7; src/oidc/adapter.ts storedPayload): tokens of
+// No bearer value in the database (issue 13 item 3; security.md §7; src/oidc/payloads.ts storedPayload): tokens of
 // every kind are issued through real flows, then every column of every table is read as text and none of the values
 // is there, while all of them still work. Also: rows written by older versions (a jti in the payload) still work,
 // and migration 0046 takes the values out of them.
@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { decodeJwt } from 'jose';
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashId } from '../../src/oidc/adapter.ts';
+import { hashId } from '../../src/oidc/payloads.ts';
 import { MIGRATIONS_DIR } from '../../src/platform/migrate.ts';
 import {
   ADMIN_PASSWORD,

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { ADMIN_PASSWORD, Browser, CALLBACK, createOidcApp, userTokens, type TestApp } from '../helpers/oidc.ts';
 import { textsFor } from '../../src/login/i18n.ts';
-import { hashId } from '../../src/oidc/adapter.ts';
+import { hashId } from '../../src/oidc/payloads.ts';
 
 const ATTACKER = '127.9.0.1';
 const LIMIT = 20;

@@ -1,7 +1,7 @@
 // zitadel.admin.v1.AdminService: instance administration, IAM_OWNER only (compat.md §1).
 import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
 import { IDPOwnerType, IDPState, IDPStylingTypeSchema } from '@zitadel/proto/zitadel/idp_pb.js';
-import type { AppDeps } from '../../app.ts';
+import type { ManagementDeps } from '../deps.ts';
 import type { StylingType } from '../../idps/queries.ts';
 import { addJwtIdp, getIdpById } from '../../idps/service.ts';
 import { getOrgById, setUpOrg } from '../../orgs/service.ts';
@@ -12,7 +12,7 @@ import { callerHash, operation, type Operation } from '../operation.ts';
 
 const iamOwner = { kind: 'instance', role: IAM_OWNER } as const;
 
-export function adminServiceOperations({ db, instance, hashing }: AppDeps): Operation[] {
+export function adminServiceOperations({ db, instance, hashing }: ManagementDeps): Operation[] {
   return [
     operation({
       method: AdminService.method.addJWTIDP,

@@ -1,7 +1,7 @@
 // zitadel.auth.v1.AuthService: the caller's own user (compat.md §1).
 import { AuthService } from '@zitadel/proto/zitadel/auth_pb.js';
 import { GenderSchema } from '@zitadel/proto/zitadel/user_pb.js';
-import type { AppDeps } from '../../app.ts';
+import type { ManagementDeps } from '../deps.ts';
 import type { Gender } from '../../users/queries.ts';
 import { getUserById, updateMyProfile } from '../../users/service.ts';
 import { detailsMessage, enumName, userMessage } from '../convert.ts';
@@ -9,7 +9,7 @@ import { operation, type Operation } from '../operation.ts';
 
 const authenticated = { kind: 'authenticated' } as const;
 
-export function authServiceOperations({ db }: AppDeps): Operation[] {
+export function authServiceOperations({ db }: ManagementDeps): Operation[] {
   return [
     operation({
       method: AuthService.method.updateMyProfile,

@@ -2,7 +2,7 @@
 // `x-zitadel-orgid` or the caller's org; ORG_OWNER of that org, IAM_OWNER everywhere (auth.ts).
 import { timestampDate } from '@bufbuild/protobuf/wkt';
 import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
-import type { AppDeps } from '../../app.ts';
+import type { ManagementDeps } from '../deps.ts';
 import { invalidArgument } from '../../platform/errors.ts';
 import { getOrgById } from '../../orgs/service.ts';
 import { addProject } from '../../projects/service.ts';
@@ -23,7 +23,7 @@ const keyDetails = (keyFile: object) => new TextEncoder().encode(JSON.stringify(
 
 const unsupported = (field: string) => invalidArgument(`invalid ${field}: not supported by Gatehouse`, 'API-N0tSup');
 
-export function managementServiceOperations({ db, secrets, hashing }: AppDeps): Operation[] {
+export function managementServiceOperations({ db, secrets, hashing }: ManagementDeps): Operation[] {
   return [
     operation({
       method: ManagementService.method.getMyOrg,

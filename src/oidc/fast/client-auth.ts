@@ -2,13 +2,12 @@
 // shared/jwt_client_auth.js): one mechanism per request; Basic credentials form-urlencoded (RFC 6749 §2.3.1);
 // private_key_jwt assertions (RFC 7523 §3) signed with a registered key, for this server, unexpired, used once.
 import { createLocalJWKSet, decodeJwt, jwtVerify, type JSONWebKeySet } from 'jose';
+import { CLOCK_TOLERANCE, type ClaimOnce } from '../assertions.ts';
 import { invalidClient, invalidRequest } from './oauth.ts';
 
 export const CLIENT_ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 /** oidc-provider's clientAuthSigningAlgValues of provider.ts, without the symmetric ones (no client_secret_jwt). */
 const ASSERTION_ALGS = ['RS256', 'RS384', 'RS512', 'PS256', 'ES256', 'EdDSA'];
-/** oidc-provider's default clock tolerance, seconds. */
-export const CLOCK_TOLERANCE = 15;
 
 export type PresentedClient =
   | { clientId: string; method: 'basic' | 'post'; secret: string }
@@ -72,9 +71,6 @@ export function presentedClientId(form: URLSearchParams, authorization: string |
     return undefined; // malformed: the endpoint answers invalid_request before any client work
   }
 }
-
-/** Marks a one-time assertion as used; false when it was used before (adapter.ts, atomic across instances). */
-export type ClaimOnce = (issuer: string, jti: string, expiresAt: number) => Promise<boolean>;
 
 /** Verifies a private_key_jwt client assertion against the client's registered keys. */
 export async function verifyClientAssertion(

@@ -2,7 +2,7 @@
 // error for a response type the app may not use, and http redirect URIs for implicit apps in dev mode.
 import type Provider from 'oidc-provider';
 import { errors } from 'oidc-provider';
-import type { SecretBox } from '../platform/secrets.ts';
+import type { SecretBox } from '../../platform/secrets.ts';
 
 export function patchClients(provider: Provider, secrets: SecretBox): void {
   const Client = provider.Client as unknown as {

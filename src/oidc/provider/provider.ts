@@ -2,26 +2,15 @@
 // rotation builds a new Provider from the same factory (oidc-provider-findings §14), so everything the provider
 // needs is applied here, in createProvider.
 import Provider, { errors, interactionPolicy, type Configuration } from 'oidc-provider';
-import type { Config } from '../config.ts';
-import type { SecretBox } from '../platform/secrets.ts';
-import type { KeySet } from './keys.ts';
-import { CLAIMS } from './accounts.ts';
+import type { Config } from '../../config.ts';
+import type { SecretBox } from '../../platform/secrets.ts';
+import type { KeySet } from '../keys.ts';
+import { CLAIMS } from '../accounts.ts';
 import { cookieKeys } from './cookie-keys.ts';
 import { CLIENT_EXTRA_PROPERTIES } from './clients.ts';
-import { isProjectAudience, MANAGEMENT_API_SCOPE, SUPPORTED_SCOPES } from './scopes.ts';
-import type { ProviderPages } from '../login/provider-pages.ts';
-import { SUPPORTED_LOCALES } from '../login/i18n.ts';
-import { KNOWN_ACCOUNTS_COOKIE, readKnownAccounts } from '../login/known-accounts.ts';
-
-export const ROUTES = {
-  authorization: '/oauth/v2/authorize',
-  token: '/oauth/v2/token',
-  introspection: '/oauth/v2/introspect',
-  revocation: '/oauth/v2/revoke',
-  userinfo: '/oidc/v1/userinfo',
-  end_session: '/oidc/v1/end_session',
-  jwks: '/oauth/v2/keys',
-} as const;
+import { isProjectAudience, MANAGEMENT_API_SCOPE, SUPPORTED_SCOPES } from '../scopes.ts';
+import type { ProviderPages } from '../pages.ts';
+import { ROUTES } from '../protocol.ts';
 
 export const INTERACTION_PATH = '/ui/login';
 
@@ -136,7 +125,7 @@ export function createProvider(parts: ProviderParts, keys: KeySet): Provider {
     },
     interactions: {
       url: (_ctx, interaction) => `${INTERACTION_PATH}/${interaction.uid}`,
-      policy: promptPolicy(secrets),
+      policy: promptPolicy(parts.pages),
     },
     cookies: {
       // Signed with a key derived from the master key, so every instance verifies every other's cookies.
@@ -168,8 +157,8 @@ export function createProvider(parts: ProviderParts, keys: KeySet): Provider {
     },
     features: {
       devInteractions: { enabled: false },
-      clientCredentials: { enabled: false }, // replaced by grants.ts: tokens belong to the machine user (compat.md §6)
-      // introspection and userinfo are served by Gatehouse itself (endpoints/); enabled here so discovery lists them
+      clientCredentials: { enabled: false }, // replaced by machine-grants.ts: tokens belong to the machine user (compat.md §6)
+      // introspection and userinfo are served by Gatehouse itself (fast/); enabled here so discovery lists them
       introspection: { enabled: true },
       revocation: { enabled: true, allowedPolicy: parts.revocationAllowed },
       userinfo: { enabled: true },
@@ -192,7 +181,7 @@ export function createProvider(parts: ProviderParts, keys: KeySet): Provider {
         'client_secret_post',
         'private_key_jwt',
       ],
-      ui_locales_supported: [...SUPPORTED_LOCALES], // the login pages' languages (issue 4 §5)
+      ui_locales_supported: [...parts.pages.locales], // the login pages' languages (issue 4 §5)
     },
     renderError: parts.pages.renderError as never,
     // Browser apps call the token, revocation and userinfo endpoints cross-origin: allowed from the origins of
@@ -228,19 +217,19 @@ function keepProjectAudienceScopes(provider: Provider): void {
 }
 
 /** The base login/consent prompts plus requestable select_account and create (oidc-provider-findings §12). */
-function promptPolicy(secrets: SecretBox) {
+function promptPolicy(pages: ProviderPages) {
   const policy = interactionPolicy.base();
   // first-party native apps need no consent screen either (loadExistingGrant grants what they ask for)
   policy.get('consent')!.checks.remove('native_client_prompt');
   policy.add(new interactionPolicy.Prompt({ name: 'create', requestable: true }), 0);
-  policy.add(new interactionPolicy.Prompt({ name: 'select_account', requestable: true }, severalAccounts(secrets)), 1);
+  policy.add(new interactionPolicy.Prompt({ name: 'select_account', requestable: true }, severalAccounts(pages)), 1);
   return policy;
 }
 
 /** interface.md prompt: "no prompt: user chooses a session if more than one exists". A plain request (no prompt,
  *  no hint) on a browser that has signed in with several accounts shows the account chooser, even with a session;
  *  the accounts are the login pages' list for this browser (src/login/known-accounts.ts). */
-function severalAccounts(secrets: SecretBox) {
+function severalAccounts(pages: ProviderPages) {
   return new interactionPolicy.Check(
     'several_accounts',
     'several accounts are signed in on this browser',
@@ -255,7 +244,7 @@ function severalAccounts(secrets: SecretBox) {
         oidc.result?.select_account
       )
         return false;
-      return readKnownAccounts(secrets, ctx.cookies.get(KNOWN_ACCOUNTS_COOKIE)).length >= 2;
+      return pages.knownAccounts(ctx.cookies) >= 2;
     },
   );
 }

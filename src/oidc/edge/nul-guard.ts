@@ -4,7 +4,7 @@
 // `client_assertion`, `id_token_hint`, `request`). platform/text.ts says why.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { fieldWithNul, hasNul } from '../../platform/text.ts';
-import { invalidClient, invalidRequest, sendOAuthError } from './oauth.ts';
+import { invalidClient, invalidRequest, sendOAuthError } from '../fast/oauth.ts';
 
 /** Parameters that name or authenticate the client: refused as invalid_client (RFC 6749 §5.2), the rest as
  *  invalid_request. */

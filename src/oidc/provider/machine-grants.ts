@@ -1,11 +1,11 @@
 // oidc-provider's handlers for the machine grants (compat.md §6). The token endpoint's fast path serves the usual
-// requests itself (endpoints/machine-token.ts); everything it leaves alone lands here and gets the same tokens
-// (machine-tokens.ts) or the provider's precise error. Registering the grants also lists them in discovery.
+// requests itself (fast/token.ts); everything it leaves alone lands here and gets the same tokens
+// (machine-token-issuer.ts) or the provider's precise error. Registering the grants also lists them in discovery.
 import type Provider from 'oidc-provider';
 import { errors, type KoaContextWithOIDC } from 'oidc-provider';
 import { createLocalJWKSet, type JSONWebKeySet } from 'jose';
-import { JWT_BEARER } from './clients.ts';
-import { filterMachineScopes } from './scopes.ts';
+import { JWT_BEARER } from '../protocol.ts';
+import { filterMachineScopes } from '../scopes.ts';
 import {
   AssertionRejected,
   claimAssertion,
@@ -15,7 +15,7 @@ import {
   type MachineTokenDeps,
   type MachineTokenRequest,
   type VerifiedAssertion,
-} from './machine-tokens.ts';
+} from '../machine-token-issuer.ts';
 
 export function registerMachineGrants(provider: Provider, deps: MachineTokenDeps): void {
   provider.registerGrantType(

@@ -5,7 +5,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { claimsForScopes, userClaims } from '../accounts.ts';
 import type { ActiveAccessTokenFinder, TokenReference } from '../access-tokens.ts';
-import { ROUTES } from '../provider.ts';
+import { ROUTES } from '../protocol.ts';
 import { OAuthError, invalidRequest, noStore, sendOAuthError } from './oauth.ts';
 import { allowOrigin, checkClientOrigin } from './cors.ts';
 

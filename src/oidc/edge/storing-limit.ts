@@ -6,7 +6,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config.ts';
 import { RateLimiter } from '../../platform/rate-limit.ts';
-import { ROUTES } from '../provider.ts';
+import { ROUTES } from '../protocol.ts';
 
 const STORING_ROUTES = new Set<string>([ROUTES.authorization, ROUTES.end_session]);
 

@@ -1,7 +1,7 @@
 // Tokens of machine users (compat.md §6): client_credentials and the JWT-profile grant (RFC 7523) issue an access
 // token that belongs to the machine user (sub = its user ID), usable at userinfo, introspection and the management
 // API like any user token. One implementation serves both ways in: the token endpoint's fast path
-// (endpoints/machine-token.ts) and oidc-provider's registered grant handlers (grants.ts), which answer whatever the
+// (fast/token.ts) and oidc-provider's registered grant handlers (provider/machine-grants.ts), which answer whatever the
 // fast path leaves to the provider (errors, unusual requests). The token row is oidc-provider's AccessToken format,
 // so the provider's revocation endpoint and the adapter know it.
 import { randomBytes } from 'node:crypto';
@@ -9,10 +9,10 @@ import { jwtVerify, type JWTVerifyGetKey } from 'jose';
 import type { AdapterPayload } from 'oidc-provider';
 import type { Queryable } from '../platform/db.ts';
 import { batchedStatement } from '../platform/batch.ts';
-import type { AccessTokenPayload } from './access-tokens.ts';
-import { hashId, storedPayload } from './adapter.ts';
+import { hashId, storedPayload, type AccessTokenPayload } from './payloads.ts';
+import { INSERT_TOKENS, type TokenRow } from './queries.ts';
 import type { JwtAccessTokens } from './jwt-access-tokens.ts';
-import { CLOCK_TOLERANCE, type ClaimOnce } from './endpoints/client-auth.ts';
+import { CLOCK_TOLERANCE, type ClaimOnce } from './assertions.ts';
 
 export interface MachineTokenDeps {
   writeToken: TokenWriter;
@@ -52,37 +52,6 @@ export interface TokenResponse {
   token_type: 'Bearer';
   id_token?: string;
 }
-
-// oidc-provider's AccessToken rows (adapter.ts upsert), each written only while its credentials hold (GrantedOn).
-// The writes of one event-loop turn go as one statement (platform/batch.ts); the check of each runs per row by
-// index (LIMIT 1 keeps PostgreSQL from turning it into a join over all users, test/oidc/lookup-plans.test.ts).
-export const INSERT_TOKENS = `
-  WITH r AS (
-    SELECT * FROM unnest($1::text[], $2::jsonb[], $3::int[], $4::text[], $5::text[], $6::text[], $7::text[])
-      WITH ORDINALITY AS r(id, payload, ttl, user_id, token_type, secret_hash, key_id, i)
-  ), written AS (
-    INSERT INTO oidc_payloads (model, id, payload, expires_at)
-    SELECT 'AccessToken', r.id, r.payload, now() + make_interval(secs => r.ttl)
-    FROM r CROSS JOIN LATERAL (
-      SELECT 1 FROM users u
-      WHERE u.id = r.user_id AND u.type = 'machine' AND u.state = 'active' AND u.access_token_type = r.token_type
-        AND (r.secret_hash IS NULL OR u.secret_hash = r.secret_hash)
-        AND (r.key_id IS NULL OR EXISTS (SELECT 1 FROM machine_keys k WHERE k.id = r.key_id AND k.user_id = u.id AND k.expires_at > now()))
-      LIMIT 1
-    ) AS holds
-    RETURNING id
-  )
-  SELECT r.i FROM r JOIN written USING (id)`;
-
-type TokenRow = [
-  id: string,
-  payload: Omit<AccessTokenPayload & AdapterPayload, 'jti'>,
-  ttl: number,
-  userId: string,
-  tokenType: string,
-  secretHash: string | null,
-  keyId: string | null,
-];
 
 /** Writes a machine token row; false when its credentials no longer hold and nothing was written. */
 export type TokenWriter = (row: TokenRow) => Promise<boolean>;

@@ -3,20 +3,21 @@
 // platform/batch.ts). Callers authenticate with client_secret_basic or private_key_jwt; every failure of that is 401
 // invalid_client. A token is active only for a caller whose client or project is in its audience.
 import type { FastifyInstance } from 'fastify';
-import type { JSONWebKeySet } from 'jose';
 import type { Db } from '../../platform/db.ts';
 import { batchedStatement } from '../../platform/batch.ts';
 import type { SecretBox } from '../../platform/secrets.ts';
 import { tooManyRequests } from '../../platform/rate-limit.ts';
 import { loginName } from '../../users/lookup.ts';
 import { claimsForScopes, userClaims } from '../accounts.ts';
-import { accessTokenLookup, activeAccessToken, type AccessTokenRow, type TokenReference } from '../access-tokens.ts';
-import { hashId } from '../adapter.ts';
+import { activeAccessToken, type TokenReference } from '../access-tokens.ts';
+import { INTROSPECTION_SQL, type IntrospectionRow } from '../queries.ts';
+import { hashId } from '../payloads.ts';
 import { inAudience, tokenAudience } from '../audience.ts';
 import type { ClientRateLimit } from '../client-rate-limit.ts';
-import { ROUTES } from '../provider.ts';
+import { ROUTES } from '../protocol.ts';
 import { OAuthError, invalidClient, noStore, readForm, requireParam, sendOAuthError } from './oauth.ts';
-import { presentedClient, verifyClientAssertion, type ClaimOnce, type PresentedClient } from './client-auth.ts';
+import type { ClaimOnce } from '../assertions.ts';
+import { presentedClient, verifyClientAssertion, type PresentedClient } from './client-auth.ts';
 
 export interface IntrospectionDeps {
   db: Db;
@@ -27,30 +28,6 @@ export interface IntrospectionDeps {
   claimOnce: ClaimOnce;
   rateLimit: ClientRateLimit;
 }
-
-interface IntrospectionRow extends AccessTokenRow {
-  caller_client_id: string | null;
-  caller_auth_method: string | null;
-  caller_secret_hash: string | null;
-  caller_project_id: string | null;
-  caller_keys: JSONWebKeySet['keys'] | null;
-}
-
-// The caller (an active app) next to the token, for each request of a batch (platform/batch.ts): $1 holds the
-// tokens' storage ids, $2 the callers' client IDs.
-export const INTROSPECTION_SQL = `
-  SELECT r.i, tok.*, caller.*
-  FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS r(token_id, caller_id, i)
-  LEFT JOIN LATERAL (${accessTokenLookup('r.token_id')}) AS tok ON true
-  LEFT JOIN LATERAL (
-    SELECT c.client_id AS caller_client_id, c.auth_method AS caller_auth_method, c.secret_hash AS caller_secret_hash,
-           c.project_id AS caller_project_id,
-           CASE WHEN c.auth_method = 'private_key_jwt' THEN
-             (SELECT coalesce(json_agg(k.public_jwk ORDER BY k.created_at), '[]') FROM app_keys k WHERE k.app_id = c.id AND k.expires_at > now())
-           END AS caller_keys
-    FROM apps c WHERE c.client_id = r.caller_id AND c.state = 'active'
-    LIMIT 1 -- one row per key, looked up by index (access-tokens.ts)
-  ) AS caller ON true`;
 
 export function registerIntrospection(scope: FastifyInstance, deps: IntrospectionDeps): void {
   const audiences = new Set([deps.issuer, `${deps.issuer}${ROUTES.token}`, `${deps.issuer}${ROUTES.introspection}`]);

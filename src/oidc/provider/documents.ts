@@ -5,7 +5,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { inject } from 'light-my-request';
 import type Provider from 'oidc-provider';
-import { ROUTES } from './provider.ts';
+import { ROUTES } from '../protocol.ts';
 
 export const DISCOVERY_PATH = '/.well-known/openid-configuration';
 

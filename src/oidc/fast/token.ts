@@ -1,14 +1,14 @@
 // The token endpoint's fast path for machine grants (issue 8): a request that names an active machine user with
 // valid credentials is answered here, usually with a single statement. The user's credentials come from a cache and
-// the token is written only if they are still current (machine-tokens.ts GrantedOn), so a rotated secret, a removed
+// the token is written only if they are still current (machine-token-issuer.ts GrantedOn), so a rotated secret, a removed
 // key or a deactivated user takes effect on the very next request, on every instance (issue 6 §2). Anything else
-// (errors, apps, unusual requests) returns undefined and goes to oidc-provider, whose grant handlers (grants.ts)
+// (errors, apps, unusual requests) returns undefined and goes to oidc-provider, whose grant handlers (provider/machine-grants.ts)
 // issue the same tokens or the precise error.
 import { createLocalJWKSet, decodeJwt, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
 import type { Db } from '../../platform/db.ts';
 import type { SecretBox } from '../../platform/secrets.ts';
 import { findActiveMachine } from '../../users/machine-service.ts';
-import { JWT_BEARER } from '../clients.ts';
+import { JWT_BEARER } from '../protocol.ts';
 import { filterMachineScopes } from '../scopes.ts';
 import {
   claimAssertion,
@@ -18,7 +18,7 @@ import {
   type MachineTokenDeps,
   type MachineTokenRequest,
   type TokenResponse,
-} from '../machine-tokens.ts';
+} from '../machine-token-issuer.ts';
 import { presentedClient } from './client-auth.ts';
 import { repeatedParam } from './oauth.ts';
 

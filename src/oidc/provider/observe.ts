@@ -2,8 +2,8 @@
 // "Reliability" §3) rather than oidc-provider's generic 500, so clients and balancers know to retry.
 import type Provider from 'oidc-provider';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Metrics } from '../platform/metrics.ts';
-import { isClientAbort, isDatabaseUnavailable } from '../platform/errors.ts';
+import type { Metrics } from '../../platform/metrics.ts';
+import { isClientAbort, isDatabaseUnavailable } from '../../platform/errors.ts';
 
 export function observeProvider(provider: Provider, metrics: Metrics, log: FastifyBaseLogger): void {
   provider.on('grant.success', (ctx) => {

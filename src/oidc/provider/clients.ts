@@ -2,12 +2,11 @@
 // machine user as two clients: its user ID for the JWT-profile grant (no client authentication, compat.md §6) and
 // its user name for client_credentials (with the hashed secret; compareClientSecret verifies it, see provider.ts).
 import type { AdapterPayload } from 'oidc-provider';
-import type { Db } from '../platform/db.ts';
-import { findClientApp } from '../apps/service.ts';
-import { usableRedirectUri } from '../apps/schema.ts';
-import { findActiveMachine } from '../users/machine-service.ts';
-
-export const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
+import type { Db } from '../../platform/db.ts';
+import { findClientApp } from '../../apps/service.ts';
+import { usableRedirectUri } from '../../apps/schema.ts';
+import { findActiveMachine } from '../../users/machine-service.ts';
+import { JWT_BEARER } from '../protocol.ts';
 
 /** Client metadata oidc-provider does not know; kept on the client object under these names. */
 export const CLIENT_EXTRA_PROPERTIES = [

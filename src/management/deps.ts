@@ -1,0 +1,14 @@
+// What the management API takes from the composition root (app.ts): its own small type, so that no handler imports
+// the root that imports it (issue 14 §1).
+import type { Db } from '../platform/db.ts';
+import type { SecretBox } from '../platform/secrets.ts';
+import type { InstanceRow } from '../instance/queries.ts';
+import type { HashAdmission } from '../users/passwords.ts';
+
+export interface ManagementDeps {
+  db: Db;
+  secrets: SecretBox;
+  instance: InstanceRow;
+  /** The bounded password-hashing queue every network request hashes through (issue 26 §6). */
+  hashing: HashAdmission;
+}

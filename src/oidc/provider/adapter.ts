@@ -1,0 +1,123 @@
+// oidc-provider's storage in Postgres (oidc-provider-findings §15). One table for every model (its statements are in
+// ../queries.ts); ids are stored as SHA-256 hashes and payloads without the values the ids hash (storedPayload), so
+// the table never holds a usable token, code, session or interaction id (security.md §7, issue 13 item 3). Clients
+// are not stored here: they are built from apps and machine users on every lookup (clients.ts).
+import { errors, type Adapter, type AdapterPayload } from 'oidc-provider';
+import type { Db } from '../../platform/db.ts';
+import type { TokenReference } from '../access-tokens.ts';
+import { hashId, presentedPayload, storedPayload } from '../payloads.ts';
+import {
+  claimPayload,
+  consumePayload,
+  deleteGrantRowsExcept,
+  deletePayload,
+  deletePayloadsOfGrant,
+  findConsumption,
+  findPayload,
+  findPayloadByUid,
+  upsertPayload,
+} from '../queries.ts';
+
+export interface AdapterHooks {
+  findClient(clientId: string): Promise<AdapterPayload | undefined>;
+  /** Maps a presented access token value to its storage id; JWT access tokens are verified here (jwt-access-tokens.ts). */
+  resolveAccessToken(value: string): Promise<TokenReference | undefined>;
+}
+
+/**
+ * A one-time assertion (client assertion, JWT-profile assertion) presented a second time. oidc-provider's replay
+ * check is find-then-save, which lets concurrent copies through; the insert below is atomic. Client authentication
+ * renders it as 401 invalid_client.
+ */
+export class AssertionReplayed extends errors.InvalidClientAuth {}
+
+/**
+ * security.md §4 / compat.md §6: a rotated refresh token presented again within `refreshReuseGrace` seconds (a
+ * client retry, a race between two tabs) is refused without further harm; after that, reuse revokes the grant.
+ */
+export interface AdapterOptions {
+  refreshReuseGrace: number;
+  /** Seconds an interaction row is kept per save (GATEHOUSE_INTERACTION_TTL), below its absolute lifetime. */
+  interactionTtl: number;
+}
+
+export function createAdapterClass(db: Db, hooks: AdapterHooks, options: AdapterOptions) {
+  const inGrace = (model: string, consumedAt: Date | null) =>
+    model === 'RefreshToken' &&
+    consumedAt !== null &&
+    consumedAt.getTime() > Date.now() - options.refreshReuseGrace * 1000;
+  return class PostgresAdapter implements Adapter {
+    readonly model: string;
+
+    constructor(model: string) {
+      this.model = model;
+    }
+
+    async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
+      if (this.model === 'ReplayDetection') {
+        const claimed = await claimPayload(db, this.model, hashId(id), payload, Math.max(1, Math.ceil(expiresIn)));
+        if (!claimed) throw new AssertionReplayed();
+        return;
+      }
+      // Issue 26 §3: a pending authorization request nobody acts on is dropped after the (short) interaction TTL;
+      // each save (the start, every form post of the login pages, the result) grants that TTL again, within the
+      // absolute lifetime oidc-provider passes in (INTERACTION_MAX_AGE, which its cookies also carry).
+      if (this.model === 'Interaction') expiresIn = Math.min(expiresIn, options.interactionTtl);
+      const grantId = payload.grantId ?? (this.model === 'Grant' ? id : null);
+      await upsertPayload(db, {
+        model: this.model,
+        id: hashId(id),
+        payload: storedPayload(this.model, id, payload),
+        grantId,
+        uid: payload.uid ?? null,
+        ttl: expiresIn ? Math.ceil(expiresIn) : null,
+      });
+    }
+
+    async find(id: string): Promise<AdapterPayload | undefined> {
+      if (this.model === 'Client') return hooks.findClient(id);
+      let jwt = false;
+      if (this.model === 'AccessToken') {
+        const ref = await hooks.resolveAccessToken(id);
+        if (!ref) return undefined;
+        ({ jti: id, jwt } = ref);
+      }
+      const row = await findPayload(db, this.model, hashId(id));
+      if (!row) return undefined;
+      // The jti of a JWT access token is printed in the token and in introspection: it is not a bearer token.
+      if (this.model === 'AccessToken' && Boolean(row.payload.gatehouseJwt) !== jwt) return undefined;
+      if (inGrace(this.model, row.consumed_at)) return undefined; // unknown → invalid_grant, the grant lives on
+      const payload = presentedPayload(this.model, id, row.payload);
+      return row.consumed_at ? { ...payload, consumed: Math.floor(row.consumed_at.getTime() / 1000) } : payload;
+    }
+
+    async findByUid(uid: string): Promise<AdapterPayload | undefined> {
+      // Non-unique uid: a session id rotation writes a new row with the same uid; the newest one is current. The
+      // session comes back without its id (storedPayload): the provider reads such a session (token binding, the
+      // interaction's session check) and never saves it.
+      return findPayloadByUid(db, this.model, uid);
+    }
+
+    async findByUserCode(): Promise<undefined> {
+      return undefined; // the device flow is not offered
+    }
+
+    async consume(id: string): Promise<void> {
+      // Atomic: of concurrent redemptions exactly one sets consumed_at (security.md §3). A losing code redemption
+      // revokes the grant, so the winner's tokens die too, even those it saves after this point (the grant is gone).
+      if (await consumePayload(db, this.model, hashId(id))) return;
+      const consumed = await findConsumption(db, this.model, hashId(id));
+      if (consumed?.grant_id && !inGrace(this.model, consumed.consumed_at))
+        await deleteGrantRowsExcept(db, consumed.grant_id, this.model);
+      throw new errors.InvalidGrant('grant request is invalid');
+    }
+
+    async destroy(id: string): Promise<void> {
+      await deletePayload(db, this.model, hashId(id));
+    }
+
+    async revokeByGrantId(grantId: string): Promise<void> {
+      await deletePayloadsOfGrant(db, this.model, grantId);
+    }
+  };
+}

@@ -1,0 +1,227 @@
+// The SQL of the OIDC layer over oidc_payloads (issue 14 §2): oidc-provider's storage (provider/adapter.ts) and the
+// fast path, whose statements introspection, userinfo, the management API's bearer check and the machine grants run
+// on every request. Hot paths, so each of those joins what it needs from users, orgs and apps in one statement rather
+// than reading those domains through their services (one round trip per request, shared by concurrent requests:
+// platform/batch.ts); test/oidc/lookup-plans.test.ts holds each to index lookups. Ids are storage ids (payloads.ts
+// hashId); payloads are stored payloads (storedPayload). The signing keys keep their own statements (keys.ts).
+import type { JSONWebKeySet } from 'jose';
+import type { AdapterPayload } from 'oidc-provider';
+import type { AppType } from '../apps/queries.ts';
+import type { Db, Queryable } from '../platform/db.ts';
+import { USER_PROFILE_COLUMNS, type UserProfileRow } from '../users/queries.ts';
+import type { AccessTokenPayload } from './payloads.ts';
+
+/**
+ * One access token row joined to everything that decides whether it is active. `storageId` is the SQL expression of
+ * the row's id (hashId of the token's jti). Columns are prefixed, so the lookup can sit next to others (introspection
+ * joins its caller into the same statement). LIMIT 1 says what the primary key already guarantees, and keeps
+ * PostgreSQL from flattening the lookup, run once per key of a batch, into joins across the batch: those scan users
+ * and orgs whole, and when both grew after the plan was made (the benchmark's SetUpOrg run) a lookup took a second.
+ * test/oidc/lookup-plans.test.ts holds the plan to one index lookup per key.
+ */
+export const accessTokenLookup = (storageId: string) => `
+  SELECT t.payload AS token_payload, g.payload AS grant_payload, s.payload AS session_payload,
+         a.project_id AS app_project_id, a.redirect_uris AS app_redirect_uris, a.dev_mode AS app_dev_mode, a.app_type AS app_app_type,
+         (a.id IS NOT NULL) AS app_found,
+         ${USER_PROFILE_COLUMNS}
+  FROM oidc_payloads t
+  LEFT JOIN LATERAL (
+    SELECT payload FROM oidc_payloads
+    WHERE grant_id = t.grant_id AND model = 'Grant' AND (expires_at IS NULL OR expires_at > now())
+    LIMIT 1
+  ) g ON t.grant_id IS NOT NULL
+  LEFT JOIN LATERAL (
+    SELECT payload FROM oidc_payloads
+    WHERE model = 'Session' AND uid = t.payload->>'sessionUid' AND (expires_at IS NULL OR expires_at > now())
+    ORDER BY updated_at DESC LIMIT 1
+  ) s ON t.payload->>'expiresWithSession' = 'true'
+  LEFT JOIN apps a ON a.client_id = t.payload->>'clientId' AND a.state = 'active'
+  LEFT JOIN users u ON u.id = t.payload->>'accountId'
+  LEFT JOIN orgs o ON o.id = u.org_id
+  WHERE t.model = 'AccessToken' AND t.id = ${storageId} AND (t.expires_at IS NULL OR t.expires_at > now())
+  LIMIT 1`;
+
+export interface AccessTokenRow extends Partial<UserProfileRow> {
+  /** Stored without its jti (payloads.ts storedPayload); rows of older versions still have it. */
+  token_payload: (Omit<AccessTokenPayload, 'jti'> & { jti?: string }) | null;
+  grant_payload: { accountId?: string; clientId?: string; exp?: number } | null;
+  session_payload: { accountId?: string; authorizations?: Record<string, { grantId?: string }> } | null;
+  app_project_id: string | null;
+  app_redirect_uris: string[] | null;
+  app_dev_mode: boolean | null;
+  app_app_type: AppType | null;
+  app_found: boolean | null;
+}
+
+// Concurrent lookups share one statement (platform/batch.ts); $1 holds their storage ids.
+export const ACCESS_TOKENS_SQL = `
+  SELECT r.i, tok.* FROM unnest($1::text[]) WITH ORDINALITY AS r(id, i)
+  JOIN LATERAL (${accessTokenLookup('r.id')}) AS tok ON true`;
+
+export interface IntrospectionRow extends AccessTokenRow {
+  caller_client_id: string | null;
+  caller_auth_method: string | null;
+  caller_secret_hash: string | null;
+  caller_project_id: string | null;
+  caller_keys: JSONWebKeySet['keys'] | null;
+}
+
+// The caller (an active app) next to the token, for each request of a batch (platform/batch.ts): $1 holds the
+// tokens' storage ids, $2 the callers' client IDs.
+export const INTROSPECTION_SQL = `
+  SELECT r.i, tok.*, caller.*
+  FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS r(token_id, caller_id, i)
+  LEFT JOIN LATERAL (${accessTokenLookup('r.token_id')}) AS tok ON true
+  LEFT JOIN LATERAL (
+    SELECT c.client_id AS caller_client_id, c.auth_method AS caller_auth_method, c.secret_hash AS caller_secret_hash,
+           c.project_id AS caller_project_id,
+           CASE WHEN c.auth_method = 'private_key_jwt' THEN
+             (SELECT coalesce(json_agg(k.public_jwk ORDER BY k.created_at), '[]') FROM app_keys k WHERE k.app_id = c.id AND k.expires_at > now())
+           END AS caller_keys
+    FROM apps c WHERE c.client_id = r.caller_id AND c.state = 'active'
+    LIMIT 1 -- one row per key, looked up by index (access-tokens.ts)
+  ) AS caller ON true`;
+
+// oidc-provider's AccessToken rows (adapter.ts upsert), each written only while its credentials hold (GrantedOn).
+// The writes of one event-loop turn go as one statement (platform/batch.ts); the check of each runs per row by
+// index (LIMIT 1 keeps PostgreSQL from turning it into a join over all users, test/oidc/lookup-plans.test.ts).
+export const INSERT_TOKENS = `
+  WITH r AS (
+    SELECT * FROM unnest($1::text[], $2::jsonb[], $3::int[], $4::text[], $5::text[], $6::text[], $7::text[])
+      WITH ORDINALITY AS r(id, payload, ttl, user_id, token_type, secret_hash, key_id, i)
+  ), written AS (
+    INSERT INTO oidc_payloads (model, id, payload, expires_at)
+    SELECT 'AccessToken', r.id, r.payload, now() + make_interval(secs => r.ttl)
+    FROM r CROSS JOIN LATERAL (
+      SELECT 1 FROM users u
+      WHERE u.id = r.user_id AND u.type = 'machine' AND u.state = 'active' AND u.access_token_type = r.token_type
+        AND (r.secret_hash IS NULL OR u.secret_hash = r.secret_hash)
+        AND (r.key_id IS NULL OR EXISTS (SELECT 1 FROM machine_keys k WHERE k.id = r.key_id AND k.user_id = u.id AND k.expires_at > now()))
+      LIMIT 1
+    ) AS holds
+    RETURNING id
+  )
+  SELECT r.i FROM r JOIN written USING (id)`;
+
+export type TokenRow = [
+  id: string,
+  payload: Omit<AccessTokenPayload & AdapterPayload, 'jti'>,
+  ttl: number,
+  userId: string,
+  tokenType: string,
+  secretHash: string | null,
+  keyId: string | null,
+];
+
+// --- oidc-provider's storage (provider/adapter.ts) ---
+
+/** A one-time id (ReplayDetection): inserted, or taken over once expired, atomically; false when it is still used. */
+export async function claimPayload(
+  db: Queryable,
+  model: string,
+  id: string,
+  payload: AdapterPayload,
+  ttl: number,
+): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `INSERT INTO oidc_payloads (model, id, payload, expires_at) VALUES ($1, $2, $3, now() + make_interval(secs => $4::int))
+     ON CONFLICT ON CONSTRAINT oidc_payloads_pkey DO UPDATE SET payload = EXCLUDED.payload, expires_at = EXCLUDED.expires_at
+       WHERE oidc_payloads.expires_at <= now()`,
+    [model, id, payload, ttl],
+  );
+  return rowCount === 1;
+}
+
+export interface PayloadRow {
+  model: string;
+  id: string;
+  payload: unknown;
+  grantId: string | null;
+  uid: string | null;
+  /** Seconds from now; null never expires. */
+  ttl: number | null;
+}
+
+export async function upsertPayload(db: Queryable, row: PayloadRow): Promise<void> {
+  await db.query(
+    `INSERT INTO oidc_payloads (model, id, payload, grant_id, uid, expires_at)
+     VALUES ($1, $2, $3, $4, $5, CASE WHEN $6::int IS NULL THEN NULL ELSE now() + make_interval(secs => $6::int) END)
+     ON CONFLICT ON CONSTRAINT oidc_payloads_pkey DO UPDATE
+       SET payload = EXCLUDED.payload, grant_id = EXCLUDED.grant_id, uid = EXCLUDED.uid,
+           expires_at = EXCLUDED.expires_at, updated_at = clock_timestamp()`,
+    [row.model, row.id, row.payload, row.grantId, row.uid, row.ttl],
+  );
+}
+
+export async function findPayload(
+  db: Queryable,
+  model: string,
+  id: string,
+): Promise<{ payload: AdapterPayload; consumed_at: Date | null } | undefined> {
+  const { rows } = await db.query<{ payload: AdapterPayload; consumed_at: Date | null }>(
+    `SELECT payload, consumed_at FROM oidc_payloads
+     WHERE model = $1 AND id = $2 AND (expires_at IS NULL OR expires_at > now())`,
+    [model, id],
+  );
+  return rows[0];
+}
+
+/** The newest unexpired row with this uid (a session id rotation writes a new row with the same uid). */
+export async function findPayloadByUid(db: Queryable, model: string, uid: string): Promise<AdapterPayload | undefined> {
+  const { rows } = await db.query<{ payload: AdapterPayload }>(
+    `SELECT payload FROM oidc_payloads
+     WHERE model = $1 AND uid = $2 AND (expires_at IS NULL OR expires_at > now())
+     ORDER BY updated_at DESC LIMIT 1`,
+    [model, uid],
+  );
+  return rows[0]?.payload;
+}
+
+/** Marks the row consumed; false when it was consumed before (or is gone). Atomic (security.md §3). */
+export async function consumePayload(db: Queryable, model: string, id: string): Promise<boolean> {
+  const { rowCount } = await db.query(
+    'UPDATE oidc_payloads SET consumed_at = now() WHERE model = $1 AND id = $2 AND consumed_at IS NULL',
+    [model, id],
+  );
+  return rowCount === 1;
+}
+
+export async function findConsumption(
+  db: Queryable,
+  model: string,
+  id: string,
+): Promise<{ grant_id: string | null; consumed_at: Date | null } | undefined> {
+  const { rows } = await db.query<{ grant_id: string | null; consumed_at: Date | null }>(
+    'SELECT grant_id, consumed_at FROM oidc_payloads WHERE model = $1 AND id = $2',
+    [model, id],
+  );
+  return rows[0];
+}
+
+/** Every row of a grant except those of one model (a replayed code's tokens and the grant itself). */
+export async function deleteGrantRowsExcept(db: Queryable, grantId: string, model: string): Promise<void> {
+  await db.query('DELETE FROM oidc_payloads WHERE grant_id = $1 AND model <> $2', [grantId, model]);
+}
+
+export async function deletePayload(db: Queryable, model: string, id: string): Promise<void> {
+  await db.query('DELETE FROM oidc_payloads WHERE model = $1 AND id = $2', [model, id]);
+}
+
+export async function deletePayloadsOfGrant(db: Queryable, model: string, grantId: string): Promise<void> {
+  await db.query('DELETE FROM oidc_payloads WHERE model = $1 AND grant_id = $2', [model, grantId]);
+}
+
+/** Deletes expired rows in bounded batches; returns how many went. */
+export async function sweepExpired(db: Db, batchSize = 1000, maxBatches = 10): Promise<number> {
+  let total = 0;
+  for (let i = 0; i < maxBatches; i++) {
+    const { rowCount } = await db.query(
+      `DELETE FROM oidc_payloads WHERE (model, id) IN (
+         SELECT model, id FROM oidc_payloads WHERE expires_at < now() - interval '1 minute' LIMIT $1)`,
+      [batchSize],
+    );
+    total += rowCount ?? 0;
+    if ((rowCount ?? 0) < batchSize) break;
+  }
+  return total;
+}
