@@ -154,7 +154,7 @@ export async function registerOidc(app: FastifyInstance, deps: AppDeps): Promise
       );
     }, config.oidcSweepIntervalMs),
   ];
-  timers.forEach((t) => t.unref());
+  for (const timer of timers) timer.unref();
 
   const resolveToken = (value: string) => jwtAccessTokens.resolve(value);
   const findActiveAccessToken = activeAccessTokenFinder(db);

@@ -43,7 +43,7 @@ export function createTokenPolicies() {
       ctx.set('x-content-type-options', 'nosniff');
       await next();
       const route = ctx.oidc?.route;
-      const body = ctx.body as Record<string, any> | undefined;
+      const body = ctx.body as Record<string, unknown> | undefined;
       if (
         route === 'token' &&
         body?.error === 'invalid_request' &&

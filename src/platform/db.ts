@@ -8,10 +8,12 @@ import type { Config } from '../config.ts';
 import { secureDataDir, tightenDataDir } from './data-dir.ts';
 import { lockDirectory } from './dir-lock.ts';
 
-export type Row = Record<string, any>;
+// The row of a query that names no type: its columns are unknown until narrowed. A typed query names its row type,
+// any interface, as pg's own QueryResultRow allows.
+export type Row = Record<string, unknown>;
 
 export interface Queryable {
-  query<R extends Row = Row>(text: string, params?: readonly unknown[]): Promise<pg.QueryResult<R>>;
+  query<R extends pg.QueryResultRow = Row>(text: string, params?: readonly unknown[]): Promise<pg.QueryResult<R>>;
 }
 
 export interface Db extends Queryable {
@@ -43,7 +45,10 @@ function statement(text: string, params: readonly unknown[] | undefined, prepare
   const values = params as unknown[] | undefined;
   if (!prepare || !values?.length) return { text, values };
   let name = statementNames.get(text);
-  if (!name && statementNames.size < NAMED_MAX) statementNames.set(text, (name = `gh${statementNames.size + 1}`));
+  if (!name && statementNames.size < NAMED_MAX) {
+    name = `gh${statementNames.size + 1}`;
+    statementNames.set(text, name);
+  }
   return { name, text, values };
 }
 
@@ -74,7 +79,7 @@ class PoolDb implements Db {
     pool.on('error', () => {});
   }
 
-  query<R extends Row = Row>(text: string, params?: readonly unknown[]): Promise<pg.QueryResult<R>> {
+  query<R extends pg.QueryResultRow = Row>(text: string, params?: readonly unknown[]): Promise<pg.QueryResult<R>> {
     this.stats.queries++;
     return this.pool.query<R>(statement(text, params, this.kind === 'postgres'));
   }
@@ -93,7 +98,7 @@ class PoolDb implements Db {
       const stats = this.stats;
       const prepare = this.kind === 'postgres';
       const tx: Queryable = {
-        query: <R extends Row>(text: string, params?: readonly unknown[]) => {
+        query: <R extends pg.QueryResultRow>(text: string, params?: readonly unknown[]) => {
           stats.queries++;
           return client.query<R>(statement(text, params, prepare));
         },

@@ -51,7 +51,7 @@ describe('AddJWTIDP', () => {
     const started = await startServerWithAdminKey();
     server = started.server;
     token = started.adminToken;
-    instanceId = (await server.db.query('SELECT id FROM instance')).rows[0]!.id;
+    instanceId = (await server.db.query<{ id: string }>('SELECT id FROM instance')).rows[0]!.id;
     orgOwnerToken = await jwtProfileToken(server, (await orgOwnerMachine(server)).keyFile);
   });
   afterAll(async () => server?.stop());

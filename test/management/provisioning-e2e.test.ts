@@ -14,6 +14,7 @@ import {
   ok,
   startProvisioningServer,
   unique,
+  type ApiAnswer,
   type ProvisioningServer,
 } from '../helpers/provisioning.ts';
 
@@ -28,7 +29,7 @@ describe('provisioning end to end', () => {
 
   beforeAll(async () => {
     p = await startProvisioningServer();
-    const rest = <T = Record<string, any>>(c: Parameters<typeof ok>[2]) => ok<T>(p.server, 'rest', c, p.orgOwnerToken);
+    const rest = <T = ApiAnswer>(c: Parameters<typeof ok>[2]) => ok<T>(p.server, 'rest', c, p.orgOwnerToken);
     project = (await rest(calls.addProject())).id;
     app = await rest(
       calls.addOidcApp(project, {

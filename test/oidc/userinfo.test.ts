@@ -51,10 +51,10 @@ describe('userinfo', () => {
     ];
     for (const [scope, claims] of expectations) {
       const tokens = await userTokens(server, app, scope);
-      const body: any = await (await get(tokens.access_token)).json();
+      const body = (await (await get(tokens.access_token)).json()) as Record<string, unknown>;
       expect([scope, Object.keys(body).sort()]).toEqual([scope, claims]);
     }
-    const profile: any = await (await get((await userTokens(server, app, 'openid profile')).access_token)).json();
+    const profile: unknown = await (await get((await userTokens(server, app, 'openid profile')).access_token)).json();
     expect(profile).toMatchObject({
       gender: 'female',
       nickname: 'gate',
@@ -71,17 +71,17 @@ describe('userinfo', () => {
       body: new URLSearchParams({ access_token: tokens.access_token }),
     });
     expect(res.status).toBe(200);
-    expect(((await res.json()) as any).email).toBe('admin@127.0.0.1');
+    expect(((await res.json()) as { email?: string }).email).toBe('admin@127.0.0.1');
   });
 
   it('401: no token (invalid_request), bad and expired tokens (invalid_token), always with WWW-Authenticate', async () => {
     const none = await fetch(userinfo);
     expect(none.status).toBe(401);
-    expect(((await none.json()) as any).error).toBe('invalid_request');
+    expect(((await none.json()) as { error?: string }).error).toBe('invalid_request');
     expect(none.headers.get('www-authenticate')).toMatch(/^Bearer /);
     const bad = await get('not-a-token');
     expect(bad.status).toBe(401);
-    expect(((await bad.json()) as any).error).toBe('invalid_token');
+    expect(((await bad.json()) as { error?: string }).error).toBe('invalid_token');
     expect(bad.headers.get('www-authenticate')).toMatch(/^Bearer .*error="invalid_token"/);
 
     const app = await createOidcApp(server, { authMethod: 'basic' });

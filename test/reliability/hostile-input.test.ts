@@ -109,8 +109,9 @@ describe('hostile input', () => {
   let before: Record<string, number>;
   const counts = async () =>
     (
-      await server.db.query(
-        'SELECT (SELECT count(*) FROM orgs)::int AS orgs, (SELECT count(*) FROM users)::int AS users, (SELECT count(*) FROM events)::int AS events, (SELECT count(*) FROM idps)::int AS idps',
+      await server.db.query<Record<string, number>>(
+        'SELECT (SELECT count(*) FROM orgs)::int AS orgs, (SELECT count(*) FROM users)::int AS users, ' +
+          '(SELECT count(*) FROM events)::int AS events, (SELECT count(*) FROM idps)::int AS idps',
       )
     ).rows[0]!;
 

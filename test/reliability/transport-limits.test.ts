@@ -332,7 +332,9 @@ describe('transport limits', () => {
             });
             let status = -1;
             const read = (h: http2.IncomingHttpHeaders) => {
-              if (h['grpc-status'] !== undefined) resolve((status = Number(h['grpc-status'])));
+              if (h['grpc-status'] === undefined) return;
+              status = Number(h['grpc-status']);
+              resolve(status);
             };
             // the status is the answer; the stream of an unread body itself stays open until the request timeout
             stream.on('response', read);

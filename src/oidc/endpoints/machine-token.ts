@@ -18,8 +18,9 @@ import {
   type MachineTokenDeps,
   type MachineTokenRequest,
   type TokenResponse,
+  type VerifiedAssertion,
 } from '../machine-tokens.ts';
-import { presentedClient } from './client-auth.ts';
+import { presentedClient, type PresentedClient } from './client-auth.ts';
 import { repeatedParam } from './oauth.ts';
 
 export interface MachineTokenFastPathDeps extends MachineTokenDeps {
@@ -130,7 +131,7 @@ export function machineTokenFastPath(deps: MachineTokenFastPathDeps) {
     authorization: string | undefined,
     scope: string,
   ): Promise<FastTokenResult> {
-    let client;
+    let client: PresentedClient;
     try {
       client = presentedClient(form, authorization);
     } catch {
@@ -156,7 +157,7 @@ export function machineTokenFastPath(deps: MachineTokenFastPathDeps) {
     if (!assertion || !iss || form.has('client_secret')) return undefined;
     let claimed = false;
     const body = await grant({ id: iss }, async (user) => {
-      let verified;
+      let verified: VerifiedAssertion;
       try {
         verified = await verifyServiceAssertion(deps, assertion, user.id, user.keys);
       } catch {
