@@ -39,7 +39,8 @@ const functions = new Map<string, number>();
 const packages = new Map<string, number>();
 for (const [id, t] of selfTime) {
   const { functionName, url, lineNumber } = byId.get(id)!.callFrame;
-  const key = `${functionName || '(anonymous)'} ${url.replace(/^.*node_modules\//, '').replace(/^file:\/\/.*\/src\//, 'src/')}:${lineNumber + 1}`;
+  const where = url.replace(/^.*node_modules\//, '').replace(/^file:\/\/.*\/src\//, 'src/');
+  const key = `${functionName || '(anonymous)'} ${where}:${lineNumber + 1}`;
   functions.set(key, (functions.get(key) ?? 0) + t);
   packages.set(packageOf(url), (packages.get(packageOf(url)) ?? 0) + t);
 }

@@ -43,9 +43,11 @@ export interface ActiveAccessToken {
  * and orgs whole, and when both grew after the plan was made (the benchmark's SetUpOrg run) a lookup took a second.
  * test/oidc/lookup-plans.test.ts holds the plan to one index lookup per key.
  */
-export const accessTokenLookup = (storageId: string) => `
+export const accessTokenLookup = (storageId: string) =>
+  `
   SELECT t.payload AS token_payload, g.payload AS grant_payload, s.payload AS session_payload,
-         a.project_id AS app_project_id, a.redirect_uris AS app_redirect_uris, a.dev_mode AS app_dev_mode, a.app_type AS app_app_type,
+         a.project_id AS app_project_id, a.redirect_uris AS app_redirect_uris, a.dev_mode AS app_dev_mode, ` +
+  `a.app_type AS app_app_type,
          (a.id IS NOT NULL) AS app_found,
          ${USER_PROFILE_COLUMNS}
   FROM oidc_payloads t
@@ -77,7 +79,8 @@ export interface AccessTokenRow extends Partial<UserProfileRow> {
   app_found: boolean | null;
 }
 
-/** A presented token's storage reference: opaque tokens are their own jti; JWTs were verified before (jwt-access-tokens.ts). */
+/** A presented token's storage reference: opaque tokens are their own jti; JWTs were verified before
+ *  (jwt-access-tokens.ts). */
 export interface TokenReference {
   jti: string;
   jwt: boolean;

@@ -9,7 +9,8 @@ import type { TokenReference } from './access-tokens.ts';
 
 export interface AdapterHooks {
   findClient(clientId: string): Promise<AdapterPayload | undefined>;
-  /** Maps a presented access token value to its storage id; JWT access tokens are verified here (jwt-access-tokens.ts). */
+  /** Maps a presented access token value to its storage id; JWT access tokens are verified here
+   *  (jwt-access-tokens.ts). */
   resolveAccessToken(value: string): Promise<TokenReference | undefined>;
 }
 
@@ -79,8 +80,10 @@ export function createAdapterClass(db: Db, hooks: AdapterHooks, options: Adapter
     async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
       if (this.model === 'ReplayDetection') {
         const { rowCount } = await db.query(
-          `INSERT INTO oidc_payloads (model, id, payload, expires_at) VALUES ($1, $2, $3, now() + make_interval(secs => $4::int))
-           ON CONFLICT ON CONSTRAINT oidc_payloads_pkey DO UPDATE SET payload = EXCLUDED.payload, expires_at = EXCLUDED.expires_at
+          `INSERT INTO oidc_payloads (model, id, payload, expires_at) VALUES ($1, $2, $3, ` +
+            `now() + make_interval(secs => $4::int))
+           ON CONFLICT ON CONSTRAINT oidc_payloads_pkey DO UPDATE SET payload = EXCLUDED.payload, ` +
+            `expires_at = EXCLUDED.expires_at
              WHERE oidc_payloads.expires_at <= now()`,
           [this.model, hashId(id), payload, Math.max(1, Math.ceil(expiresIn))],
         );
@@ -94,7 +97,8 @@ export function createAdapterClass(db: Db, hooks: AdapterHooks, options: Adapter
       const grantId = payload.grantId ?? (this.model === 'Grant' ? id : null);
       await db.query(
         `INSERT INTO oidc_payloads (model, id, payload, grant_id, uid, expires_at)
-         VALUES ($1, $2, $3, $4, $5, CASE WHEN $6::int IS NULL THEN NULL ELSE now() + make_interval(secs => $6::int) END)
+         VALUES ($1, $2, $3, $4, $5, ` +
+          `CASE WHEN $6::int IS NULL THEN NULL ELSE now() + make_interval(secs => $6::int) END)
          ON CONFLICT ON CONSTRAINT oidc_payloads_pkey DO UPDATE
            SET payload = EXCLUDED.payload, grant_id = EXCLUDED.grant_id, uid = EXCLUDED.uid,
                expires_at = EXCLUDED.expires_at, updated_at = clock_timestamp()`,

@@ -66,7 +66,8 @@ export class JwtAccessTokens {
     }
   }
 
-  /** Signs claims with the current signing key (RS256, with its kid): JWT access tokens and Gatehouse's own ID tokens. */
+  /** Signs claims with the current signing key (RS256, with its kid): JWT access tokens and Gatehouse's own ID
+   *  tokens. */
   async sign(claims: JWTPayload, typ?: string): Promise<string> {
     const { signingKey, kid } = this.#current();
     const input = `${base64url({ alg: SIGNING_ALG, kid, ...(typ ? { typ } : {}) })}.${base64url(claims)}`;

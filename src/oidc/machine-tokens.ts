@@ -56,7 +56,8 @@ export interface TokenResponse {
 // oidc-provider's AccessToken rows (adapter.ts upsert), each written only while its credentials hold (GrantedOn).
 // The writes of one event-loop turn go as one statement (platform/batch.ts); the check of each runs per row by
 // index (LIMIT 1 keeps PostgreSQL from turning it into a join over all users, test/oidc/lookup-plans.test.ts).
-export const INSERT_TOKENS = `
+export const INSERT_TOKENS =
+  `
   WITH r AS (
     SELECT * FROM unnest($1::text[], $2::jsonb[], $3::int[], $4::text[], $5::text[], $6::text[], $7::text[])
       WITH ORDINALITY AS r(id, payload, ttl, user_id, token_type, secret_hash, key_id, i)
@@ -67,7 +68,8 @@ export const INSERT_TOKENS = `
       SELECT 1 FROM users u
       WHERE u.id = r.user_id AND u.type = 'machine' AND u.state = 'active' AND u.access_token_type = r.token_type
         AND (r.secret_hash IS NULL OR u.secret_hash = r.secret_hash)
-        AND (r.key_id IS NULL OR EXISTS (SELECT 1 FROM machine_keys k WHERE k.id = r.key_id AND k.user_id = u.id AND k.expires_at > now()))
+        AND (r.key_id IS NULL OR EXISTS (SELECT 1 FROM machine_keys k WHERE k.id = r.key_id AND k.user_id = u.id ` +
+  `AND k.expires_at > now()))
       LIMIT 1
     ) AS holds
     RETURNING id

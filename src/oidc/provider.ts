@@ -51,7 +51,8 @@ export function createProvider(parts: ProviderParts, keys: KeySet): Provider {
     routes: ROUTES,
     claims: CLAIMS,
     scopes: SUPPORTED_SCOPES,
-    responseTypes: ['code', 'id_token', 'id_token token'], // interface.md authorization_endpoint; implicit is not a v9 default
+    // interface.md authorization_endpoint; implicit is not a v9 default
+    responseTypes: ['code', 'id_token', 'id_token token'],
     clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'],
     enabledJWA: {
       idTokenSigningAlgValues: ['RS256'],

@@ -30,7 +30,8 @@ export function createTokenPolicies() {
       return false; // "do not revoke the grant"; the answer is 200 all the same
     },
 
-    /** Koa middleware around every provider route: security headers, and responses adjusted to the interface's tables. */
+    /** Koa middleware around every provider route: security headers, and responses adjusted to the interface's
+     *  tables. */
     middleware: async (ctx: KoaContextWithOIDC, next: () => Promise<void>) => {
       // Pages the library renders itself (form_post, which adds its script's hash to script-src) get the same
       // protections as ours (security.md §12); pages.ts sets its own policy.

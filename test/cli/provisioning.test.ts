@@ -274,7 +274,8 @@ describe('gatehouse provisioning commands', () => {
     });
     afterAll(async () => server?.close());
 
-    it('the CLI-imported user signs in to the CLI-created app (openid-client); the CLI key file gets a token', async () => {
+    it('the CLI-imported user signs in to the CLI-created app (openid-client); the CLI key file gets a \
+token', async () => {
       const config = await rpConfig(server, app.clientId, client.ClientSecretBasic(app.clientSecret));
       const verifier = client.randomPKCECodeVerifier();
       const url = client.buildAuthorizationUrl(config, {

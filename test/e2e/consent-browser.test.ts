@@ -70,7 +70,8 @@ describe('consent for the management scope in a browser', () => {
       { token },
     );
 
-  it("a signed-in IAM_OWNER following org B's link gets consent_required, then a consent page; only Allow yields the management token", async () => {
+  it("a signed-in IAM_OWNER following org B's link gets consent_required, then a consent page; only Allow yields the \
+management token", async () => {
     const page = await (await browser.newContext({ locale: 'en-US' })).newPage();
     // the IAM_OWNER signs in to an app of the first organization
     const firstParty = await createOidcApp(server, { devMode: true, redirectUris: [redirectUri] });

@@ -188,7 +188,8 @@ describe('login pages in a browser', () => {
     await page.context().close();
   });
 
-  it("logout with the application's id_token_hint needs no confirmation (the page submits itself under its CSP nonce)", async () => {
+  it("logout with the application's id_token_hint needs no confirmation (the page submits itself under its CSP \
+nonce)", async () => {
     const page = await newPage();
     const start = await rp.start();
     await page.goto(start.url.toString());
@@ -209,7 +210,8 @@ describe('login pages in a browser', () => {
     await page.context().close();
   });
 
-  it("without scripts, a click on the logout page's button signs out (logout=yes is sent once, issue 13 §13)", async () => {
+  it("without scripts, a click on the logout page's button signs out (logout=yes is sent once, issue 13 \
+§13)", async () => {
     const page = await (await browser.newContext({ locale: 'en-US', javaScriptEnabled: false })).newPage();
     const start = await rp.start();
     await page.goto(start.url.toString());

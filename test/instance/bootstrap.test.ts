@@ -18,7 +18,8 @@ describe('first start', () => {
   const database = createTestDatabase();
   afterAll(async () => (await database).drop());
 
-  it('creates the instance, its first org, the admin (IAM_OWNER + ORG_OWNER) and the admin service account key file', async () => {
+  it('creates the instance, its first org, the admin (IAM_OWNER + ORG_OWNER) and the admin service account key \
+file', async () => {
     const server = await startTestServer({
       database: await database,
       env: { GATEHOUSE_ADMIN_KEY_FILE: keyFile, GATEHOUSE_ADMIN_USERNAME: 'root' },
@@ -113,7 +114,8 @@ describe('first start', () => {
     }
   });
 
-  it('writes a generated admin password to an owner-only file in the data directory and logs only its path', async () => {
+  it('writes a generated admin password to an owner-only file in the data directory and logs only its \
+path', async () => {
     const fresh = await createTestDatabase();
     // with PostgreSQL too, the file goes to GATEHOUSE_DATA_DIR (here a directory that does not exist yet)
     const dataDir = isPostgres

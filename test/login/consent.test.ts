@@ -106,7 +106,8 @@ describe('consent for the management scope', () => {
     expect(params.get('state')).toBe('st');
   });
 
-  it('the consent page names the app, its organization and what it gets, in English and German, with the page protections', async () => {
+  it('the consent page names the app, its organization and what it gets, in English and German, with the page \
+protections', async () => {
     const jar = new CookieJar();
     await signIn(jar);
     const page = await jar.follow((await start(other.app)).url);
@@ -138,7 +139,8 @@ describe('consent for the management scope', () => {
     expect(german.body).toContain(`${other.app.name} der Organisation ${other.orgName}`);
   });
 
-  it('refuses a consent post without the CSRF token, from another origin, or without a decision; nothing is recorded', async () => {
+  it('refuses a consent post without the CSRF token, from another origin, or without a decision; nothing is \
+recorded', async () => {
     const jar = new CookieJar();
     await signIn(jar);
     const page = await jar.follow((await start(other.app)).url);
@@ -179,7 +181,8 @@ describe('consent for the management scope', () => {
     );
   });
 
-  it('Deny returns access_denied; Allow (303) gives the scope, asked once per user and app, also after the session ended', async () => {
+  it('Deny returns access_denied; Allow (303) gives the scope, asked once per user and app, also after the session \
+ended', async () => {
     const app = await other.addApp();
     const jar = new CookieJar();
     await signIn(jar);
@@ -253,7 +256,8 @@ describe('consent for the management scope', () => {
     },
   );
 
-  it('no page for apps of the first organization, for other scopes, and for machine users of another organization', async () => {
+  it('no page for apps of the first organization, for other scopes, and for machine users of another \
+organization', async () => {
     const jar = new CookieJar();
     await signIn(jar);
     const first = await start(firstParty, { prompt: 'none' });

@@ -61,7 +61,8 @@ describe('login-name shadowing (issue 13 §6)', () => {
       )
     ).rows[0];
 
-  it('the registration page refuses admin@<primary domain> (the attack), any org domain and the instance domain, writing nothing', async () => {
+  it('the registration page refuses admin@<primary domain> (the attack), any org domain and the instance domain, \
+writing nothing', async () => {
     const { post } = await begin({ prompt: 'create' });
     const form = { firstName: 'Mal', lastName: 'Lory', email: 'mal@example.com', password: 'attacker password 1' };
     const before = await count();
@@ -83,7 +84,8 @@ describe('login-name shadowing (issue 13 §6)', () => {
   });
 
   for (const encoding of ENCODINGS) {
-    it(`${encoding}: ImportHumanUser, AddMachineUser and SetUpOrg refuse a user name that is a login name, writing nothing`, async () => {
+    it(`${encoding}: ImportHumanUser, AddMachineUser and SetUpOrg refuse a user name that is a login name, writing \
+nothing`, async () => {
       const before = await count();
       const refused = /^invalid \w+\.UserName: must not end with @ and an organization's or the instance's domain/;
       expectError(
@@ -129,7 +131,8 @@ describe('login-name shadowing (issue 13 §6)', () => {
     });
   }
 
-  it('a shadowing user name stored by an older version never wins over the login name: the admin signs in, the attacker does not', async () => {
+  it('a shadowing user name stored by an older version never wins over the login name: the admin signs in, the \
+attacker does not', async () => {
     // the attacker as an older version let them register: user name = the admin's login name
     const { post } = await begin({ prompt: 'create' });
     const attackerName = unique('mallory');

@@ -81,7 +81,8 @@ describe('parallel guesses are counted before they are checked (issue 13 §5, is
     GATEHOUSE_HASH_PER_ADDRESS: '1000',
   });
 
-  it('30 parallel wrong passwords for one account: at most 5 are checked, the rest get 429; then the right one is refused too', async () => {
+  it('30 parallel wrong passwords for one account: at most 5 are checked, the rest get 429; then the right one is \
+refused too', async () => {
     const { server, rp } = h;
     await server.addUser('target', 'the right password');
     const flow = await begin(rp);
@@ -108,7 +109,8 @@ describe('parallel guesses are counted before they are checked (issue 13 §5, is
     expect((await hashes(server)).run - before.run).toBe(checked);
   });
 
-  it('60 parallel wrong passwords from one address across many accounts: at most the address limit (10) are checked', async () => {
+  it('60 parallel wrong passwords from one address across many accounts: at most the address limit (10) are \
+checked', async () => {
     const { server, rp } = h;
     await server.addUser('sprayed-0', 'sprayed password 0');
     const flow = await begin(rp);
@@ -178,7 +180,8 @@ describe('hashing is bounded per address and overall (issue 26 §6)', () => {
     return { ms, status: login.status, ...(await attack) };
   }
 
-  it(`a login stays under 1 s while one address has ${FLOOD} password posts in flight; what is over the bound gets 503`, async () => {
+  it(`a login stays under 1 s while one address has ${FLOOD} password posts in flight; what is over the bound gets \
+503`, async () => {
     const { server, rp } = h;
     const before = await hashes(server);
     const { ms, status, statuses, samples } = await loginDuring(await begin(rp), '127.9.3.1', 'password', (i) => ({
@@ -194,7 +197,8 @@ describe('hashing is bounded per address and overall (issue 26 §6)', () => {
     expect((await hashes(server)).shed - before.shed).toBe(statuses[503]);
   });
 
-  it(`a login stays under 1 s while one address has ${FLOOD} registrations with a taken name in flight; none of them hashes`, async () => {
+  it(`a login stays under 1 s while one address has ${FLOOD} registrations with a taken name in flight; none of them \
+hashes`, async () => {
     const { server, rp } = h;
     const before = await hashes(server);
     const form = {
@@ -243,7 +247,8 @@ describe('self-registration is limited per address (issue 26 §5)', () => {
     return { answer, userName };
   }
 
-  it('answers the third registration from one address within the hour with 429, Retry-After and a message on the form', async () => {
+  it('answers the third registration from one address within the hour with 429, Retry-After and a message on the \
+form', async () => {
     for (let i = 0; i < 2; i++) expect((await register('127.9.4.1')).answer.status).toBe(303);
     // a made-up X-Forwarded-For from an address that is not a trusted proxy changes nothing
     const refused = await register('127.9.4.1', { 'x-forwarded-for': '203.0.113.9' });

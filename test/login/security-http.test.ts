@@ -191,7 +191,8 @@ describe('login pages over HTTP', () => {
     expect(server.logs.join('\n')).not.toContain(server.adminPassword);
   });
 
-  it('locks an account after repeated failures with 429 and Retry-After, for unknown names too, and unlocks after the time', async () => {
+  it('locks an account after repeated failures with 429 and Retry-After, for unknown names too, and unlocks after the \
+time', async () => {
     await server.addUser('locky', 'locky password 1');
     for (const name of ['locky', 'ghost-user']) {
       const flow = await begin();
@@ -240,7 +241,8 @@ describe('login pages over HTTP', () => {
     expect((await server.findUser('reg-user'))?.display_name).toBe('Reg Ister');
   });
 
-  it("choosing the session's account skips the password, unless prompt=login or max_age demand a fresh login", async () => {
+  it("choosing the session's account skips the password, unless prompt=login or max_age demand a fresh \
+login", async () => {
     const flow = await begin();
     const signedIn = await post(flow, 'password', {
       csrf: flow.csrf,
@@ -267,7 +269,8 @@ describe('login pages over HTTP', () => {
     }
   });
 
-  it('the logout confirmation is refused from another origin (403, still signed in), and works from our own page', async () => {
+  it('the logout confirmation is refused from another origin (403, still signed in), and works from our own \
+page', async () => {
     const flow = await begin();
     const signedIn = await post(flow, 'password', {
       csrf: flow.csrf,
@@ -296,7 +299,8 @@ describe('login pages over HTTP', () => {
     expect(new URL(after.url).searchParams.get('error')).toBe('login_required');
   });
 
-  it('a browser with several accounts chooses on a plain request; prompt=none and login_hint still pass silently', async () => {
+  it('a browser with several accounts chooses on a plain request; prompt=none and login_hint still pass \
+silently', async () => {
     const jar = new CookieJar();
     await server.addUser('second', 'second password 1');
     for (const [loginName, password] of [

@@ -109,7 +109,9 @@ describe('AddJWTIDP', () => {
             expect(outcome, field).toMatchObject({
               ok: false,
               code: 3,
-              message: `invalid AddJWTIDPRequest.${GO_NAMES[field]}: value length must be between 1 and 200 runes, inclusive`,
+              message:
+                `invalid AddJWTIDPRequest.${GO_NAMES[field]}: value length must be between 1 and 200 runes, ` +
+                `inclusive`,
             });
             if (encoding === 'rest') expect(outcome.status).toBe(400);
           }
@@ -131,7 +133,8 @@ describe('AddJWTIDP', () => {
         expect(stored).toEqual({ styling_type: 'STYLING_TYPE_UNSPECIFIED', auto_register: false });
       });
 
-      it('refuses jwtEndpoint and keysEndpoint that are not https URLs without credentials or fragment, and writes nothing (issue 13 §9)', async () => {
+      it('refuses jwtEndpoint and keysEndpoint that are not https URLs without credentials or fragment, and writes \
+nothing (issue 13 §9)', async () => {
         const before = (await server.db.query('SELECT count(*)::int AS n FROM idps')).rows[0]!.n;
         const refused: Array<[string, string]> = [
           ['file:///etc/passwd', 'must be an https URL (http only for loopback hosts)'],

@@ -65,7 +65,8 @@ describe('management calls that hash share the bounded queue', () => {
     };
   }
 
-  it('20 parallel calls of one caller: what is over its bound is refused UNAVAILABLE (REST 503, Retry-After) without hashing or writing', async () => {
+  it('20 parallel calls of one caller: what is over its bound is refused UNAVAILABLE (REST 503, Retry-After) without \
+hashing or writing', async () => {
     const before = await hashesRun();
     const usersBefore = await users();
     const results = await Promise.all(Array.from({ length: 20 }, (_, i) => call(i)));

@@ -47,7 +47,8 @@ describe('provisioning: org, projects and apps', () => {
         expectError(await call(calls.getMyOrg(), p.adminToken, '999999'), encoding, 7);
       });
 
-      it('AddProject creates a project in the org in context with Details; duplicate names 409; empty name 400', async () => {
+      it('AddProject creates a project in the org in context with Details; duplicate names 409; empty name \
+400', async () => {
         const name = `Project ${encoding} ${Date.now()}`;
         const added = await ok(p.server, encoding, calls.addProject(name), p.adminToken, p.otherOrgId);
         expect(Object.keys(added).sort()).toEqual(['details', 'id']);
@@ -74,7 +75,8 @@ describe('provisioning: org, projects and apps', () => {
         expectError(await call(calls.addProject(), p.orgOwnerToken, p.otherOrgId), encoding, 7);
       });
 
-      it('AddOIDCApp returns client id and a secret shown once and stored hashed; GetAppByID reads it back', async () => {
+      it('AddOIDCApp returns client id and a secret shown once and stored hashed; GetAppByID reads it \
+back', async () => {
         const { id: projectId } = await ok(p.server, encoding, calls.addProject(), p.orgOwnerToken);
         const added = await ok(
           p.server,
@@ -119,7 +121,8 @@ describe('provisioning: org, projects and apps', () => {
         });
       });
 
-      it('AddOIDCApp reports compliance problems (http redirect outside dev mode) and a public app gets no secret', async () => {
+      it('AddOIDCApp reports compliance problems (http redirect outside dev mode) and a public app gets no \
+secret', async () => {
         const { id: projectId } = await ok(p.server, encoding, calls.addProject(), p.orgOwnerToken);
         const http = await ok(
           p.server,
@@ -155,7 +158,8 @@ describe('provisioning: org, projects and apps', () => {
         expect(spa.noneCompliant).toBeUndefined();
       });
 
-      it('AddOIDCApp validates fields, scopes the project to the org and needs ORG_OWNER of the org in context', async () => {
+      it('AddOIDCApp validates fields, scopes the project to the org and needs ORG_OWNER of the org in \
+context', async () => {
         const { id: projectId } = await ok(p.server, encoding, calls.addProject(), p.orgOwnerToken);
         expectError(
           await call(calls.addOidcApp(projectId, { name: '' }), p.orgOwnerToken),
@@ -232,7 +236,8 @@ describe('provisioning: org, projects and apps', () => {
         expectError(await call(calls.addApiApp(projectId), p.orgOwnerToken, p.otherOrgId), encoding, 7);
       });
 
-      it("GetAppByID: 404 for unknown ids, another project's path or another org; 403 for another org's owner", async () => {
+      it("GetAppByID: 404 for unknown ids, another project's path or another org; 403 for another org's \
+owner", async () => {
         const { id: projectId } = await ok(p.server, encoding, calls.addProject(), p.orgOwnerToken);
         const { id: secondProject } = await ok(p.server, encoding, calls.addProject(), p.orgOwnerToken);
         const { appId } = await ok(p.server, encoding, calls.addOidcApp(projectId), p.orgOwnerToken);

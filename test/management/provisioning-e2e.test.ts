@@ -67,7 +67,8 @@ describe('provisioning end to end', () => {
     return client.tokenIntrospection(config, token);
   };
 
-  it('an imported user logs in to an app created through the API (openid-client) and an API app introspects the token', async () => {
+  it('an imported user logs in to an app created through the API (openid-client) and an API app introspects the \
+token', async () => {
     const { config, tokens } = await logIn();
     expect(tokens.claims()!.sub).toBe(user.userId);
     const info = await client.fetchUserInfo(config, tokens.access_token, user.userId);
@@ -76,7 +77,8 @@ describe('provisioning end to end', () => {
     expect(introspection).toMatchObject({ active: true, sub: user.userId, client_id: app.clientId });
   });
 
-  it("a machine user with a key gets a token through @zitadel/node's service-account helper and calls the API over gRPC", async () => {
+  it("a machine user with a key gets a token through @zitadel/node's service-account helper and calls the API over \
+gRPC", async () => {
     const { userId } = await ok(p.server, 'grpc', calls.addMachineUser(), p.orgOwnerToken);
     const key = await ok(p.server, 'grpc', calls.addMachineKey(userId), p.orgOwnerToken);
     const account = ServiceAccount.fromJson(decodeKeyDetails(key.keyDetails) as never);
@@ -134,7 +136,14 @@ describe('provisioning end to end', () => {
     const created = await ok(p.server, 'rest', calls.addOidcApp(projectId), p.orgOwnerToken);
     const authorize = (redirectUri: string) =>
       new Browser(p.server).follow(
-        `${p.server.url}/oauth/v2/authorize?${new URLSearchParams({ client_id: created.clientId, redirect_uri: redirectUri, response_type: 'code', scope: 'openid', code_challenge: 'x'.repeat(43), code_challenge_method: 'S256' })}`,
+        `${p.server.url}/oauth/v2/authorize?${new URLSearchParams({
+          client_id: created.clientId,
+          redirect_uri: redirectUri,
+          response_type: 'code',
+          scope: 'openid',
+          code_challenge: 'x'.repeat(43),
+          code_challenge_method: 'S256',
+        })}`,
       );
     expect((await authorize(CALLBACK)).url).toContain('/ui/login/');
     await ok(
@@ -163,7 +172,8 @@ describe('provisioning end to end', () => {
     expect((await authorize('http://rp.example.com/cb')).url).toContain('/ui/login/');
   });
 
-  it("DeactivateUser: the user's tokens are inactive at once, its session ends and it cannot log in again", async () => {
+  it("DeactivateUser: the user's tokens are inactive at once, its session ends and it cannot log in \
+again", async () => {
     const { config, tokens, browser } = await logIn();
     expect((await introspect(tokens.access_token)).active).toBe(true);
     await ok(p.server, 'grpc', calls.deactivateUser(user.userId), p.orgOwnerToken);
@@ -190,7 +200,14 @@ describe('provisioning end to end', () => {
       const created = await ok(p.server, 'rest', calls.addOidcApp(projectId), p.orgOwnerToken);
       const authorize = (redirectUri: string) =>
         new Browser(second).follow(
-          `${second.url}/oauth/v2/authorize?${new URLSearchParams({ client_id: created.clientId, redirect_uri: redirectUri, response_type: 'code', scope: 'openid', code_challenge: 'x'.repeat(43), code_challenge_method: 'S256' })}`,
+          `${second.url}/oauth/v2/authorize?${new URLSearchParams({
+            client_id: created.clientId,
+            redirect_uri: redirectUri,
+            response_type: 'code',
+            scope: 'openid',
+            code_challenge: 'x'.repeat(43),
+            code_challenge_method: 'S256',
+          })}`,
         );
       expect((await authorize(CALLBACK)).url).toContain('/ui/login/');
       await ok(

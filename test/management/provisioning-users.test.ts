@@ -73,7 +73,8 @@ describe('provisioning: users and members', () => {
         );
       });
 
-      it('AddMachineKey returns the service account key file, usable for the JWT-profile grant; only the public key is stored', async () => {
+      it('AddMachineKey returns the service account key file, usable for the JWT-profile grant; only the public key is \
+stored', async () => {
         const { userId } = await ok(p.server, encoding, calls.addMachineUser(), p.orgOwnerToken);
         const key = await ok(p.server, encoding, calls.addMachineKey(userId), p.orgOwnerToken);
         expect(Object.keys(key).sort()).toEqual(['details', 'keyDetails', 'keyId']);
@@ -100,7 +101,8 @@ describe('provisioning: users and members', () => {
         expectError(await call(calls.addMachineKey(userId), p.adminToken, p.otherOrgId), encoding, 5);
       });
 
-      it('GenerateMachineSecret returns the user name as client id and a new secret; the previous one stops working', async () => {
+      it('GenerateMachineSecret returns the user name as client id and a new secret; the previous one stops \
+working', async () => {
         const body = { userName: unique('svc') };
         const { userId } = await ok(p.server, encoding, calls.addMachineUser(body), p.orgOwnerToken);
         const first = await ok(p.server, encoding, calls.generateMachineSecret(userId), p.orgOwnerToken);
@@ -118,7 +120,8 @@ describe('provisioning: users and members', () => {
         expectError(await call(calls.generateMachineSecret(userId), p.orgOwnerToken, p.otherOrgId), encoding, 7);
       });
 
-      it('ImportHumanUser stores an argon2id password and the verified flags; GetUserByID shows the human', async () => {
+      it('ImportHumanUser stores an argon2id password and the verified flags; GetUserByID shows the \
+human', async () => {
         const c = calls.importHumanUser({ phone: { phone: '+41791234567', isPhoneVerified: true } });
         const added = await ok(p.server, encoding, c, p.orgOwnerToken);
         expect(Object.keys(added).sort()).toEqual(['details', 'userId']);
@@ -151,7 +154,8 @@ describe('provisioning: users and members', () => {
         ).toBeNull();
       });
 
-      it('ImportHumanUser validation: required profile and e-mail, lengths, phone prefix, password length, duplicates, unsupported options', async () => {
+      it('ImportHumanUser validation: required profile and e-mail, lengths, phone prefix, password length, duplicates, \
+unsupported options', async () => {
         const embedded = 'embedded message failed validation | caused by: ';
         expectError(
           await call(calls.importHumanUser({ profile: undefined }), p.orgOwnerToken),
@@ -169,7 +173,8 @@ describe('provisioning: users and members', () => {
           await call(calls.importHumanUser({ profile: { firstName: '', lastName: 'L' } }), p.orgOwnerToken),
           encoding,
           3,
-          `invalid ImportHumanUserRequest.Profile: ${embedded}invalid ImportHumanUserRequest_Profile.FirstName: value length must be between 1 and 200 runes, inclusive`,
+          `invalid ImportHumanUserRequest.Profile: ${embedded}invalid ImportHumanUserRequest_Profile.FirstName: ` +
+            `value length must be between 1 and 200 runes, inclusive`,
         );
         expectError(
           await call(calls.importHumanUser({ email: { email: 'nope' } }), p.orgOwnerToken),
@@ -241,7 +246,8 @@ describe('provisioning: users and members', () => {
         expectError(await call(calls.deactivateUser(userId), p.orgOwnerToken, p.otherOrgId), encoding, 7);
       });
 
-      it('AddIAMMember grants instance roles (IAM_OWNER only); 409 for an existing member; 400 for org roles; 404', async () => {
+      it('AddIAMMember grants instance roles (IAM_OWNER only); 409 for an existing member; 400 for org roles; \
+404', async () => {
         const { userId } = await ok(p.server, encoding, calls.addMachineUser(), p.adminToken, p.otherOrgId);
         const added = await ok(p.server, encoding, calls.addIamMember(userId, ['IAM_OWNER_VIEWER']), p.adminToken);
         expect(Object.keys(added)).toEqual(['details']);

@@ -136,7 +136,8 @@ describe('SetUpOrg', () => {
         });
       });
 
-      it('keeps a given domain, grants the given roles and creates a user without password when none is given', async () => {
+      it('keeps a given domain, grants the given roles and creates a user without password when none is \
+given', async () => {
         const call = setUpOrg({
           org: { domain: `given-${encoding}.example.com` },
           human: { password: '' },
@@ -168,15 +169,18 @@ describe('SetUpOrg', () => {
         await ok(setUpOrg({ org: { name: `${unique++}`.padEnd(200, 'n'), domain: `long-${encoding}.example.com` } }));
         await bad(
           setUpOrg({ org: { name: 'n'.repeat(201) } }),
-          `invalid SetUpOrgRequest.Org: embedded message failed validation | caused by: invalid SetUpOrgRequest_Org.Name: ${range}`,
+          `invalid SetUpOrgRequest.Org: embedded message failed validation | caused by: invalid ` +
+            `SetUpOrgRequest_Org.Name: ${range}`,
         );
         await bad(
           setUpOrg({ org: { name: '' } }),
-          `invalid SetUpOrgRequest.Org: embedded message failed validation | caused by: invalid SetUpOrgRequest_Org.Name: ${range}`,
+          `invalid SetUpOrgRequest.Org: embedded message failed validation | caused by: invalid ` +
+            `SetUpOrgRequest_Org.Name: ${range}`,
         );
         await bad(
           setUpOrg({ org: { domain: 'd'.repeat(201) } }),
-          'invalid SetUpOrgRequest.Org: embedded message failed validation | caused by: invalid SetUpOrgRequest_Org.Domain: value length must be at most 200 runes',
+          'invalid SetUpOrgRequest.Org: embedded message failed validation | caused by: invalid ' +
+            'SetUpOrgRequest_Org.Domain: value length must be at most 200 runes',
         );
         await ok(setUpOrg({ human: { userName: `${unique++}`.padEnd(200, 'u') } }));
         await bad(
@@ -184,7 +188,9 @@ describe('SetUpOrg', () => {
           `${human}invalid SetUpOrgRequest_Human.UserName: ${range}`,
         );
         await bad(setUpOrg({ human: { userName: '' } }), `${human}invalid SetUpOrgRequest_Human.UserName: ${range}`);
-        const profile = `${human}invalid SetUpOrgRequest_Human.Profile: embedded message failed validation | caused by: invalid SetUpOrgRequest_Human_Profile.`;
+        const profile =
+          `${human}invalid SetUpOrgRequest_Human.Profile: embedded message failed validation | ` +
+          `caused by: invalid SetUpOrgRequest_Human_Profile.`;
         await ok(
           setUpOrg({
             profile: {
@@ -214,7 +220,9 @@ describe('SetUpOrg', () => {
           setUpOrg({ profile: { gender: 9 } }),
           `${profile}Gender: value must be one of the defined enum values`,
         );
-        const phone = `${human}invalid SetUpOrgRequest_Human.Phone: embedded message failed validation | caused by: invalid SetUpOrgRequest_Human_Phone.Phone: `;
+        const phone =
+          `${human}invalid SetUpOrgRequest_Human.Phone: embedded message failed validation | caused ` +
+          `by: invalid SetUpOrgRequest_Human_Phone.Phone: `;
         await ok(setUpOrg({ human: { phone: { phone: `+${'4'.repeat(49)}`, isPhoneVerified: true } } }));
         await bad(
           setUpOrg({ human: { phone: { phone: `+${'4'.repeat(50)}` } } }),
@@ -223,7 +231,8 @@ describe('SetUpOrg', () => {
         await bad(setUpOrg({ human: { phone: { phone: '0041791234567' } } }), `${phone}value does not have prefix "+"`);
         await bad(
           setUpOrg({ human: { email: { email: 'grace at example.com' } } }),
-          `${human}invalid SetUpOrgRequest_Human.Email: embedded message failed validation | caused by: invalid SetUpOrgRequest_Human_Email.Email: value must be a valid email address`,
+          `${human}invalid SetUpOrgRequest_Human.Email: embedded message failed validation | caused by: invalid ` +
+            `SetUpOrgRequest_Human_Email.Email: value must be a valid email address`,
         );
         await bad(
           setUpOrg({ human: { email: { email: '' } } }),
@@ -312,7 +321,8 @@ describe('SetUpOrg', () => {
     expect(outcome.ok).toBe(true);
     const user = (
       await server.db.query(
-        'SELECT user_name, first_name, last_name, gender, email_verified, phone, phone_verified FROM users WHERE id = $1',
+        'SELECT user_name, first_name, last_name, gender, email_verified, phone, ' +
+          'phone_verified FROM users WHERE id = $1',
         [okJson<{ userId: string }>(outcome).userId],
       )
     ).rows[0];
@@ -348,7 +358,8 @@ describe('SetUpOrg', () => {
     expect(await callRest(server.url, call, { token }, '"a string"')).toMatchObject({ status: 400, code: 3 });
   });
 
-  it('REST: wrong types and invalid UTF-8 are a clear 400, a huge body 413 RESOURCE_EXHAUSTED, and nothing is written', async () => {
+  it('REST: wrong types and invalid UTF-8 are a clear 400, a huge body 413 RESOURCE_EXHAUSTED, and nothing is \
+written', async () => {
     const events = await count('events');
     const call = setUpOrg();
     const body = call.body as { org: Record<string, unknown> };

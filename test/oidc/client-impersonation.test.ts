@@ -67,7 +67,8 @@ describe('client impersonation by machine user names (issue 13 §4)', () => {
   afterAll(async () => server?.stop());
 
   for (const encoding of ENCODINGS) {
-    it(`${encoding}: AddMachineUser, ImportHumanUser and SetUpOrg refuse a user name of the form of a client ID, writing nothing`, async () => {
+    it(`${encoding}: AddMachineUser, ImportHumanUser and SetUpOrg refuse a user name of the form of a client ID, \
+writing nothing`, async () => {
       const before = (await server.db.query('SELECT count(*)::int AS n FROM users')).rows[0]!.n;
       const refused = /^invalid \w+\.UserName: must not have the form of an app's client ID/;
       expectError(
@@ -116,7 +117,8 @@ describe('client impersonation by machine user names (issue 13 §4)', () => {
     });
   }
 
-  it('a colliding name stored by an older version: its tokens never resolve as the app, and the app keeps its rate limit', async () => {
+  it('a colliding name stored by an older version: its tokens never resolve as the app, and the app keeps its rate \
+limit', async () => {
     // the attacker's machine user, renamed in the database to the victim app's client ID, with a JWT access token type
     const { userId } = await addMachineUser(
       server.db,

@@ -53,7 +53,8 @@ describe('authorization code flow', () => {
     return { tokens, callback, browser };
   }
 
-  it('client_secret_basic: code, tokens, userinfo; the ID token has no profile claims next to an access token', async () => {
+  it('client_secret_basic: code, tokens, userinfo; the ID token has no profile claims next to an access \
+token', async () => {
     const app = await createOidcApp(server, { authMethod: 'basic' });
     const config = await rpConfig(server, app.clientId, client.ClientSecretBasic(app.clientSecret!));
     const { tokens, callback } = await codeFlow(config);
@@ -146,7 +147,8 @@ describe('authorization code flow', () => {
     expect(preflight.status).toBe(204);
   });
 
-  it('a wrong code_verifier, a wrong redirect_uri and a reused code are invalid_grant; reuse revokes the tokens', async () => {
+  it('a wrong code_verifier, a wrong redirect_uri and a reused code are invalid_grant; reuse revokes the \
+tokens', async () => {
     const app = await createOidcApp(server, { authMethod: 'basic' });
     const config = await rpConfig(server, app.clientId, client.ClientSecretBasic(app.clientSecret!));
     const verifier = client.randomPKCECodeVerifier();
@@ -248,7 +250,8 @@ describe('authorization code flow', () => {
     });
   });
 
-  it('refresh: rotates, down-scopes, refuses wider scopes, and reuse of a rotated token revokes the grant', async () => {
+  it('refresh: rotates, down-scopes, refuses wider scopes, and reuse of a rotated token revokes the \
+grant', async () => {
     const app = await createOidcApp(server, { authMethod: 'basic' });
     const config = await rpConfig(server, app.clientId, client.ClientSecretBasic(app.clientSecret!));
     const { tokens } = await codeFlow(config, 'openid profile email offline_access');
@@ -282,7 +285,8 @@ describe('authorization code flow', () => {
     });
   });
 
-  it('SSO: a second authorization in the same browser needs no login; prompt=login and max_age=0 force it', async () => {
+  it('SSO: a second authorization in the same browser needs no login; prompt=login and max_age=0 force \
+it', async () => {
     const app = await createOidcApp(server, { authMethod: 'basic' });
     const config = await rpConfig(server, app.clientId, client.ClientSecretBasic(app.clientSecret!));
     const { browser } = await codeFlow(config, 'openid');

@@ -46,7 +46,8 @@ describe('end_session', () => {
     });
   }
 
-  it('with a valid hint: no question, redirect to the registered URI with state; the session and its tokens end', async () => {
+  it('with a valid hint: no question, redirect to the registered URI with state; the session and its tokens \
+end', async () => {
     const app = await createOidcApp(server, { authMethod: 'basic' });
     const browser = new Browser(server);
     const tokens = await userTokens(server, app, 'openid', browser);
@@ -66,7 +67,8 @@ describe('end_session', () => {
     expect(await server.app.oidc.verifyAccessToken(tokens.access_token)).toBeUndefined();
     // the browser has to log in again
     const again = await browser.follow(
-      `${server.url}/oauth/v2/authorize?client_id=${encodeURIComponent(app.clientId)}&redirect_uri=${encodeURIComponent('https://rp.example.com/callback')}&response_type=code&scope=openid`,
+      `${server.url}/oauth/v2/authorize?client_id=${encodeURIComponent(app.clientId)}` +
+        `&redirect_uri=${encodeURIComponent('https://rp.example.com/callback')}&response_type=code&scope=openid`,
     );
     expect(again.url).toContain('/ui/login/');
   });
@@ -117,7 +119,8 @@ describe('end_session', () => {
     return new URLSearchParams(fields);
   }
 
-  it('a click on the confirmation button sends logout once and signs out, with and without the auto-submit (issue 13 §13)', async () => {
+  it('a click on the confirmation button sends logout once and signs out, with and without the auto-submit (issue 13 \
+§13)', async () => {
     const app = await createOidcApp(server, { authMethod: 'basic' });
     for (const withHint of [true, false]) {
       const browser = new Browser(server);
@@ -142,7 +145,8 @@ describe('end_session', () => {
     }
   });
 
-  it('a valid hint of another user does not submit itself: the user is asked, and stays signed in until they confirm (issue 13 §7)', async () => {
+  it('a valid hint of another user does not submit itself: the user is asked, and stays signed in until they confirm \
+(issue 13 §7)', async () => {
     const app = await createOidcApp(server, { authMethod: 'basic' });
     const victim = new Browser(server);
     const victimTokens = await userTokens(server, app, 'openid', victim);
@@ -159,7 +163,8 @@ describe('end_session', () => {
     // nothing was submitted: the victim's session and token live on
     expect(await server.app.oidc.verifyAccessToken(victimTokens.access_token)).toBeDefined();
     const silent = await victim.follow(
-      `${server.url}/oauth/v2/authorize?client_id=${encodeURIComponent(app.clientId)}&redirect_uri=${encodeURIComponent(CALLBACK)}&response_type=code&scope=openid&prompt=none`,
+      `${server.url}/oauth/v2/authorize?client_id=${encodeURIComponent(app.clientId)}` +
+        `&redirect_uri=${encodeURIComponent(CALLBACK)}&response_type=code&scope=openid&prompt=none`,
     );
     expect(new URL(silent.url).searchParams.get('code')).toBeTruthy();
   });
@@ -213,7 +218,8 @@ describe('end_session', () => {
     expect(refused.response.status).toBe(400);
   });
 
-  it("without a session: the library's auto-submitted form carries the security headers, its script allowed by hash", async () => {
+  it("without a session: the library's auto-submitted form carries the security headers, its script allowed by \
+hash", async () => {
     const app = await createOidcApp(server, { authMethod: 'basic' });
     const res = await new Browser(server).request(
       endSession({ client_id: app.clientId, post_logout_redirect_uri: LOGOUT_CALLBACK }),
@@ -225,7 +231,8 @@ describe('end_session', () => {
     expect(res.headers.get('x-frame-options')).toBe('DENY');
   });
 
-  it('refuses a client_id that disagrees with the hint and unregistered URIs, on the server, without redirect', async () => {
+  it('refuses a client_id that disagrees with the hint and unregistered URIs, on the server, without \
+redirect', async () => {
     const app = await createOidcApp(server, { authMethod: 'basic' });
     const other = await createOidcApp(server, { authMethod: 'basic' });
     const browser = new Browser(server);

@@ -28,7 +28,8 @@ describe('introspection', () => {
   const asBasic = (token: string, id: string, secret: string) =>
     postForm(introspect, { token }, { authorization: basic(id, secret) });
 
-  it('answers the audience (same app, an API app of the project) with the interface members; others get active:false', async () => {
+  it('answers the audience (same app, an API app of the project) with the interface members; others get \
+active:false', async () => {
     const app = await createOidcApp(server, { authMethod: 'basic' });
     const api = await createApiApp(server, app.projectId);
     const stranger = await createApiApp(server, await createProject(server));
@@ -97,7 +98,8 @@ describe('introspection', () => {
     expect((await asBasic(token.json.access_token, api.clientId, api.clientSecret!)).json).toEqual({ active: false });
   });
 
-  it('authenticates callers with Basic or private_key_jwt only: post, none, nothing and bad secrets are 401 invalid_client', async () => {
+  it('authenticates callers with Basic or private_key_jwt only: post, none, nothing and bad secrets are 401 \
+invalid_client', async () => {
     const app = await createOidcApp(server, { authMethod: 'basic' });
     const tokens = await userTokens(server, app, 'openid');
     const post = await postForm(introspect, {

@@ -76,7 +76,10 @@ describe('machine user grants', () => {
       ['not a JWT', 'not-a-jwt'],
       [
         'alg none',
-        `${Buffer.from(JSON.stringify({ alg: 'none', kid: m.keyFile.keyId })).toString('base64url')}.${Buffer.from(JSON.stringify({ iss: m.userId, sub: m.userId, aud: server.url, iat: now, exp: now + 600 })).toString('base64url')}.`,
+        `${Buffer.from(JSON.stringify({ alg: 'none', kid: m.keyFile.keyId })).toString('base64url')}.` +
+          `${Buffer.from(
+            JSON.stringify({ iss: m.userId, sub: m.userId, aud: server.url, iat: now, exp: now + 600 }),
+          ).toString('base64url')}.`,
       ],
     ];
     for (const [name, value] of cases) {
@@ -105,7 +108,8 @@ describe('machine user grants', () => {
     for (const r of results.filter((x) => x.status === 400)) expect(r.json.error).toBe('invalid_grant');
   });
 
-  it('client_credentials: user name + generated secret, Basic or body; tokens of the machine user, no refresh or ID token', async () => {
+  it('client_credentials: user name + generated secret, Basic or body; tokens of the machine user, no refresh or ID \
+token', async () => {
     const m = await createMachine(server);
     const viaBasic = await postForm(
       token,
@@ -138,7 +142,8 @@ describe('machine user grants', () => {
     expect(stored).not.toContain(m.clientSecret);
   });
 
-  it('the token endpoint answers over cleartext HTTP/2 too (the port speaks both), without content-length', async () => {
+  it('the token endpoint answers over cleartext HTTP/2 too (the port speaks both), without \
+content-length', async () => {
     const m = await createMachine(server);
     const session = connect(server.url);
     try {
@@ -163,7 +168,8 @@ describe('machine user grants', () => {
     }
   });
 
-  it('JWT access tokens for machine users with access token type JWT: signed, usable, and the bare jti is no token', async () => {
+  it('JWT access tokens for machine users with access token type JWT: signed, usable, and the bare jti is no \
+token', async () => {
     const m = await createMachine(server, 'jwt');
     const res = await postForm(token, {
       grant_type: JWT_BEARER,

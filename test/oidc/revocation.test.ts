@@ -62,7 +62,8 @@ describe('revocation', () => {
     expect((await refresh(app, tokens.refresh_token!)).json.error).toBe('invalid_grant');
   });
 
-  it("public clients revoke with client_id only; unknown tokens are 200; another client's token is 401 invalid_client", async () => {
+  it("public clients revoke with client_id only; unknown tokens are 200; another client's token is 401 \
+invalid_client", async () => {
     const spa = await createOidcApp(server, { authMethod: 'none', appType: 'user_agent' });
     const other = await createOidcApp(server, { authMethod: 'basic' });
     const tokens = await userTokens(server, spa, 'openid', new Browser(server));

@@ -26,7 +26,8 @@ const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 /** Every row of every table of the schema, each as text. */
 async function dumpDatabase(server: TestServer): Promise<string> {
   const { rows: tables } = await server.db.query<{ name: string }>(
-    `SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY 1`,
+    `SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type ` +
+      `= 'BASE TABLE' ORDER BY 1`,
   );
   expect(tables.map((t) => t.name)).toEqual(expect.arrayContaining(['oidc_payloads', 'users', 'events', 'apps']));
   const parts: string[] = [];
@@ -76,7 +77,8 @@ describe('token values in the database', () => {
       (r) => r.status,
     );
 
-  it('holds none of the values of codes, tokens, sessions and interactions, of every kind, and all of them work', async () => {
+  it('holds none of the values of codes, tokens, sessions and interactions, of every kind, and all of them \
+work', async () => {
     const values = new Map<string, string>(); // what → value
     const opaqueApp = await createOidcApp(server);
     const jwtApp = await createOidcApp(server, { accessTokenType: 'jwt' });
@@ -193,7 +195,8 @@ describe('token values in the database', () => {
     expect(introspected.json).toMatchObject({ active: true, jti: hashId(refreshed.json.access_token) });
   });
 
-  it('rows written by older versions (the jti in the payload) still work, and migration 0046 takes the values out', async () => {
+  it('rows written by older versions (the jti in the payload) still work, and migration 0046 takes the values \
+out', async () => {
     const browser = new Browser(server);
     const app = await createOidcApp(server);
     const { url, verifier } = await authorizeUrl(app);
@@ -207,7 +210,8 @@ describe('token values in the database', () => {
     // as an older version wrote them: the id in the payload, the interaction's resume URL and session cookie in full
     const old = async (model: string, id: string, extra = `'{}'::jsonb`) =>
       server.db.query(
-        `UPDATE oidc_payloads SET payload = payload || jsonb_build_object('jti', $3::text) || ${extra} WHERE model = $1 AND id = $2`,
+        `UPDATE oidc_payloads SET payload = payload || jsonb_build_object('jti', ` +
+          `$3::text) || ${extra} WHERE model = $1 AND id = $2`,
         [model, hashId(id), id],
       );
     await old('AccessToken', tokens.access_token);
@@ -216,7 +220,8 @@ describe('token values in the database', () => {
     await old(
       'Interaction',
       uid,
-      `jsonb_build_object('returnTo', replace(payload->>'returnTo', '{id}', $3::text), 'session', payload->'session' || jsonb_build_object('cookie', '${sessionId}'))`,
+      `jsonb_build_object('returnTo', replace(payload->>'returnTo', '{id}', $3::text), 'session', ` +
+        `payload->'session' || jsonb_build_object('cookie', '${sessionId}'))`,
     );
     expect(await dumpDatabase(server)).toContain(tokens.refresh_token);
 

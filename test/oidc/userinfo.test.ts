@@ -12,7 +12,8 @@ describe('userinfo', () => {
     userinfo = `${server.url}/oidc/v1/userinfo`;
     // a full profile for the admin
     await server.db.query(
-      "UPDATE users SET nick_name = 'gate', gender = 'GENDER_FEMALE', phone = '+41 44 000 00 00', phone_verified = true WHERE user_name = 'admin'",
+      "UPDATE users SET nick_name = 'gate', gender = 'GENDER_FEMALE', phone = '+41 44 000 00 00', " +
+        "phone_verified = true WHERE user_name = 'admin'",
     );
   });
   afterAll(async () => server?.stop());
@@ -74,7 +75,8 @@ describe('userinfo', () => {
     expect(((await res.json()) as { email?: string }).email).toBe('admin@127.0.0.1');
   });
 
-  it('401: no token (invalid_request), bad and expired tokens (invalid_token), always with WWW-Authenticate', async () => {
+  it('401: no token (invalid_request), bad and expired tokens (invalid_token), always with \
+WWW-Authenticate', async () => {
     const none = await fetch(userinfo);
     expect(none.status).toBe(401);
     expect(((await none.json()) as { error?: string }).error).toBe('invalid_request');

@@ -55,7 +55,8 @@ describe('loadConfig', () => {
     expect(config.instanceDomain).toBe('id.example.com');
   });
 
-  it('reads GATEHOUSE_METRICS_ADDRESS as host and port (IPv6 without brackets); unset keeps /metrics on the public port', () => {
+  it('reads GATEHOUSE_METRICS_ADDRESS as host and port (IPv6 without brackets); unset keeps /metrics on the public \
+port', () => {
     expect(loadConfig({}).metricsAddress).toBeUndefined();
     expect(loadConfig({ GATEHOUSE_METRICS_ADDRESS: '127.0.0.1:9464' }).metricsAddress).toEqual({
       host: '127.0.0.1',

@@ -11,7 +11,8 @@ describe('database statements', () => {
       .query<{ statement: string }>('SELECT statement FROM pg_prepared_statements')
       .then((r) => r.rows.map((row) => row.statement));
 
-  it('prepares a parameterised statement once per PostgreSQL connection and reuses it; plain ones are not prepared', async () => {
+  it('prepares a parameterised statement once per PostgreSQL connection and reuses it; plain ones are not \
+prepared', async () => {
     const read = 'SELECT $1::int + 1 AS next';
     await db.tx(async (tx) => {
       expect((await tx.query<{ next: number }>(read, [1])).rows[0]!.next).toBe(2);

@@ -54,7 +54,8 @@ describe('/metrics', () => {
 });
 
 describe('GATEHOUSE_METRICS_ADDRESS (issue 13 §10)', () => {
-  it('serves /metrics only on its own listener, 404 on the public port, and closes that listener on shutdown', async () => {
+  it('serves /metrics only on its own listener, 404 on the public port, and closes that listener on \
+shutdown', async () => {
     const port = await freePort();
     const metricsUrl = `http://127.0.0.1:${port}`;
     const server = await startTestServer({ env: { GATEHOUSE_METRICS_ADDRESS: `127.0.0.1:${port}` } });

@@ -82,7 +82,8 @@ describe('authorization requests per client address', () => {
   });
   afterAll(async () => server?.stop());
 
-  it('a burst from one address gets 429 with Retry-After past the limit and stores at most the limit; others still sign in', async () => {
+  it('a burst from one address gets 429 with Retry-After past the limit and stores at most the limit; others still \
+sign in', async () => {
     const before = await storedRows(server);
     const url = await authorizeUrl(server, app);
     // X-Forwarded-For from an untrusted peer is ignored: spoofing a new address per request does not help
@@ -108,7 +109,8 @@ describe('authorization requests per client address', () => {
     expect(results.filter((r) => r.status === 429)).toHaveLength(10);
     expect((await storedRows(server)) - before).toBeLessThanOrEqual(LIMIT);
     const { rows } = await server.db.query(
-      `SELECT max(extract(epoch FROM expires_at - now())) AS left FROM oidc_payloads WHERE model = 'Session' AND payload->>'accountId' IS NULL`,
+      `SELECT max(extract(epoch FROM expires_at - now())) AS left FROM oidc_payloads WHERE model = 'Session' AND ` +
+        `payload->>'accountId' IS NULL`,
     );
     expect(Number(rows[0]!.left)).toBeGreaterThan(0);
     expect(Number(rows[0]!.left)).toBeLessThanOrEqual(server.config.ttl.interaction);
@@ -153,7 +155,8 @@ describe('pending interactions expire', () => {
   it('an interaction nobody acts on is stored for the TTL only, then refused with a clear page', async () => {
     const { browser, loginUrl, uid } = await start();
     const { rows } = await server.db.query(
-      `SELECT extract(epoch FROM expires_at - now()) AS left FROM oidc_payloads WHERE model = 'Interaction' AND id = $1`,
+      `SELECT extract(epoch FROM expires_at - now()) AS left FROM oidc_payloads WHERE model = 'Interaction' AND id ` +
+        `= $1`,
       [hashId(uid)],
     );
     expect(Number(rows[0]!.left)).toBeLessThanOrEqual(TTL);

@@ -136,7 +136,12 @@ describe.runIf(isPostgres)('many instances on one database', () => {
     expect(app.status).toBe(200);
     const authorize = (base: string, redirectUri: string) =>
       fetch(
-        `${base}/oauth/v2/authorize?${new URLSearchParams({ client_id: app.json.clientId, redirect_uri: redirectUri, response_type: 'code', scope: 'openid' })}`,
+        `${base}/oauth/v2/authorize?${new URLSearchParams({
+          client_id: app.json.clientId,
+          redirect_uri: redirectUri,
+          response_type: 'code',
+          scope: 'openid',
+        })}`,
         { redirect: 'manual' },
       );
     expect((await authorize(b, 'https://two.example.com/cb')).status).toBe(400); // not registered yet: error page

@@ -46,7 +46,8 @@ describe('rate limits', () => {
     });
     afterAll(async () => server?.stop());
 
-    it('limits a client after its successful requests, and requests naming it without its secret do not count', async () => {
+    it('limits a client after its successful requests, and requests naming it without its secret do not \
+count', async () => {
       const a = await createMachine(server);
       const b = await createMachine(server);
       const token = (m: { userName: string }, secret: string) =>

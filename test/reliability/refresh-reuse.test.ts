@@ -24,7 +24,8 @@ describe('refresh token reuse', () => {
       { authorization: basic(app.clientId, app.clientSecret!) },
     );
 
-  it('20 parallel refreshes of one token: exactly one winner, the rest invalid_grant, and the winner keeps working', async () => {
+  it('20 parallel refreshes of one token: exactly one winner, the rest invalid_grant, and the winner keeps \
+working', async () => {
     const tokens = await userTokens(server, app, 'openid offline_access');
     const results = await Promise.all(Array.from({ length: 20 }, () => refresh(tokens.refresh_token!)));
     expect(results.filter((r) => r.status >= 500)).toEqual([]);

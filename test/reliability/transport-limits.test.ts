@@ -38,7 +38,8 @@ describe('transport limits', () => {
       try {
         for (const c of bodies)
           await c.write(
-            'POST /oauth/v2/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 1000\r\n\r\ng',
+            'POST /oauth/v2/token HTTP/1.1\r\nHost: x\r\nContent-Type: ' +
+              'application/x-www-form-urlencoded\r\nContent-Length: 1000\r\n\r\ng',
           );
         for (const c of heads) await c.write('POST /oauth/v2/token HTTP/1.1\r\nHost: x\r\n');
         const started = Date.now();
@@ -206,7 +207,8 @@ describe('transport limits', () => {
       return { status: res.status, type: res.headers.get('content-type') ?? '' };
     };
 
-    it('refuses an oversized parameter, or oversized parameters together, with a 400 page on HTTP/1.1 and h2c, storing nothing', async () => {
+    it('refuses an oversized parameter, or oversized parameters together, with a 400 page on HTTP/1.1 and h2c, storing \
+nothing', async () => {
       const bigState = { state: 's'.repeat(AUTHORIZE_MAX_BYTES + 100) };
       const manyParams = Object.fromEntries(
         Array.from({ length: 6 }, (_, i) => [`x${i}`, 'v'.repeat(AUTHORIZE_MAX_BYTES / 5)]),
@@ -238,9 +240,12 @@ describe('transport limits', () => {
     it('logs a client that disconnects mid-body below warning, as a client abort, not a database failure', async () => {
       const logged = server.logs.length;
       const targets = [
-        'POST /oauth/v2/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 5000\r\n\r\ngrant_type=client_',
-        'PUT /auth/v1/users/me/profile HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 5000\r\n\r\n{"firstName":"',
-        'POST /ui/login/not-an-interaction/password HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 5000\r\n\r\npassword=',
+        'POST /oauth/v2/token HTTP/1.1\r\nHost: x\r\nContent-Type: ' +
+          'application/x-www-form-urlencoded\r\nContent-Length: 5000\r\n\r\ngrant_type=client_',
+        'PUT /auth/v1/users/me/profile HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ' +
+          '5000\r\n\r\n{"firstName":"',
+        'POST /ui/login/not-an-interaction/password HTTP/1.1\r\nHost: x\r\nContent-Type: ' +
+          'application/x-www-form-urlencoded\r\nContent-Length: 5000\r\n\r\npassword=',
       ];
       for (let round = 0; round < 3; round++) {
         for (const head of targets) {
@@ -269,14 +274,16 @@ describe('transport limits', () => {
   describe('oversized bodies (issue 13 item 12)', () => {
     const MIB = 1024 * 1024;
 
-    it('REST: answers 413 to a 1 MiB body, and the connection then serves the next request at once or is closed cleanly', async () => {
+    it('REST: answers 413 to a 1 MiB body, and the connection then serves the next request at once or is closed \
+cleanly', async () => {
       for (let round = 0; round < 3; round++) {
         const c = await RawHttp1.connect(server.url);
         try {
           // a client that sends the whole body before it reads the response, the server answering in between
           c.pause();
           await c.write(
-            `PUT /auth/v1/users/me/profile HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${MIB}\r\n\r\n`,
+            `PUT /auth/v1/users/me/profile HTTP/1.1\r\nHost: x\r\nContent-Type: ` +
+              `application/json\r\nContent-Length: ${MIB}\r\n\r\n`,
           );
           await sleep(300);
           const written = await c.write(Buffer.alloc(MIB, 'a')).then(
@@ -295,14 +302,16 @@ describe('transport limits', () => {
       }
     });
 
-    it('gRPC-Web: answers RESOURCE_EXHAUSTED to a declared message over the limit, closes cleanly, and the next request is answered at once', async () => {
+    it('gRPC-Web: answers RESOURCE_EXHAUSTED to a declared message over the limit, closes cleanly, and the next \
+request is answered at once', async () => {
       for (let round = 0; round < 3; round++) {
         const c = await RawHttp1.connect(server.url);
         try {
           const frame = Buffer.alloc(5 + MIB);
           frame.writeUInt32BE(MIB, 1);
           await c.write(
-            `POST /zitadel.admin.v1.AdminService/SetUpOrg HTTP/1.1\r\nHost: x\r\nContent-Type: application/grpc-web+proto\r\nX-Grpc-Web: 1\r\nContent-Length: ${frame.length}\r\n\r\n`,
+            `POST /zitadel.admin.v1.AdminService/SetUpOrg HTTP/1.1\r\nHost: x\r\nContent-Type: ` +
+              `application/grpc-web+proto\r\nX-Grpc-Web: 1\r\nContent-Length: ${frame.length}\r\n\r\n`,
           );
           await c.write(frame).catch(() => {});
           const response = await c.readResponse(5_000);

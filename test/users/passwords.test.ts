@@ -10,7 +10,8 @@ import {
 } from '../../src/users/passwords.ts';
 
 describe('password hashing (security.md §15)', () => {
-  it('hashes with argon2id at m=19456 KiB, t=2, p=1 and verifies right, wrong and malformed hashes under load', async () => {
+  it('hashes with argon2id at m=19456 KiB, t=2, p=1 and verifies right, wrong and malformed hashes under \
+load', async () => {
     const stored = await hashPassword('correct horse battery');
     expect(stored).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
     const attempts = Array.from({ length: 3 * HASH_CONCURRENCY + 1 }, (_, i) => i % 3);

@@ -23,7 +23,8 @@ describe('registerHuman (prompt=create)', () => {
     password: 'correct horse battery',
   };
 
-  it('creates an active human in the default organization with an argon2id hash and one event, in one transaction', async () => {
+  it('creates an active human in the default organization with an argon2id hash and one event, in one \
+transaction', async () => {
     const instance = (await db.query<{ default_org_id: string }>('SELECT default_org_id FROM instance')).rows[0]!;
     const { userId, details } = await registerHuman(db, instance.default_org_id, registrationSchema.parse(valid), 'de');
     expect(details.resourceOwner).toBe(instance.default_org_id);

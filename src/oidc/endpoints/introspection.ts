@@ -38,7 +38,8 @@ interface IntrospectionRow extends AccessTokenRow {
 
 // The caller (an active app) next to the token, for each request of a batch (platform/batch.ts): $1 holds the
 // tokens' storage ids, $2 the callers' client IDs.
-export const INTROSPECTION_SQL = `
+export const INTROSPECTION_SQL =
+  `
   SELECT r.i, tok.*, caller.*
   FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS r(token_id, caller_id, i)
   LEFT JOIN LATERAL (${accessTokenLookup('r.token_id')}) AS tok ON true
@@ -46,7 +47,8 @@ export const INTROSPECTION_SQL = `
     SELECT c.client_id AS caller_client_id, c.auth_method AS caller_auth_method, c.secret_hash AS caller_secret_hash,
            c.project_id AS caller_project_id,
            CASE WHEN c.auth_method = 'private_key_jwt' THEN
-             (SELECT coalesce(json_agg(k.public_jwk ORDER BY k.created_at), '[]') FROM app_keys k WHERE k.app_id = c.id AND k.expires_at > now())
+             (SELECT coalesce(json_agg(k.public_jwk ORDER BY k.created_at), '[]') FROM app_keys k ` +
+  `WHERE k.app_id = c.id AND k.expires_at > now())
            END AS caller_keys
     FROM apps c WHERE c.client_id = r.caller_id AND c.state = 'active'
     LIMIT 1 -- one row per key, looked up by index (access-tokens.ts)
