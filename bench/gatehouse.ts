@@ -124,19 +124,20 @@ async function waitReady(url: string, child: ChildProcess): Promise<void> {
   throw new Error('gatehouse did not become ready within 60 s');
 }
 
-async function api(
+/** A management call; T names the fields of the answer the caller reads. */
+async function api<T = unknown>(
   url: string,
   token: string,
   method: string,
   path: string,
   body: unknown = {},
-): Promise<Record<string, any>> {
+): Promise<T> {
   const res = await fetch(`${url}${path}`, {
     method,
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     body: JSON.stringify(body),
   });
-  const json = (await res.json()) as Record<string, any>;
+  const json = (await res.json()) as T;
   if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
   return json;
 }
@@ -147,12 +148,12 @@ async function machineWithSecret(
   userName: string,
   accessTokenType: string,
 ): Promise<Credentials & { userId: string }> {
-  const { userId } = await api(url, token, 'POST', '/management/v1/users/machine', {
+  const { userId } = await api<{ userId: string }>(url, token, 'POST', '/management/v1/users/machine', {
     userName,
     name: userName,
     accessTokenType,
   });
-  const { clientId, clientSecret } = await api(url, token, 'PUT', `/management/v1/users/${userId}/secret`);
+  const { clientId, clientSecret } = await api<Credentials>(url, token, 'PUT', `/management/v1/users/${userId}/secret`);
   return { userId, clientId, clientSecret };
 }
 
@@ -160,16 +161,22 @@ async function createFixtures(url: string, token: string) {
   const clientCredentials = await machineWithSecret(url, token, 'bench-cc', 'ACCESS_TOKEN_TYPE_BEARER');
   const clientCredentialsJwt = await machineWithSecret(url, token, 'bench-cc-jwt', 'ACCESS_TOKEN_TYPE_JWT');
   const keyed = await machineWithSecret(url, token, 'bench-jwt-profile', 'ACCESS_TOKEN_TYPE_BEARER');
-  const { keyDetails } = await api(url, token, 'POST', `/management/v1/users/${keyed.userId}/keys`, {
-    type: 'KEY_TYPE_JSON',
-  });
+  const { keyDetails } = await api<{ keyDetails: string }>(
+    url,
+    token,
+    'POST',
+    `/management/v1/users/${keyed.userId}/keys`,
+    {
+      type: 'KEY_TYPE_JSON',
+    },
+  );
   const serviceKey = JSON.parse(Buffer.from(keyDetails, 'base64').toString('utf8')) as KeyFile;
-  const { id: projectId } = await api(url, token, 'POST', '/management/v1/projects', { name: 'Bench' });
-  const api1 = await api(url, token, 'POST', `/management/v1/projects/${projectId}/apps/api`, {
+  const { id: projectId } = await api<{ id: string }>(url, token, 'POST', '/management/v1/projects', { name: 'Bench' });
+  const api1 = await api<Credentials>(url, token, 'POST', `/management/v1/projects/${projectId}/apps/api`, {
     name: 'bench-rs',
     authMethodType: 'API_AUTH_METHOD_TYPE_BASIC',
   });
-  const web = await api(url, token, 'POST', `/management/v1/projects/${projectId}/apps/oidc`, {
+  const web = await api<Credentials>(url, token, 'POST', `/management/v1/projects/${projectId}/apps/oidc`, {
     name: 'bench-web',
     redirectUris: [CALLBACK],
     appType: 'OIDC_APP_TYPE_WEB',

@@ -38,7 +38,15 @@ export async function passwordLogin(
   };
   const verifier = randomBytes(32).toString('base64url');
   const challenge = createHash('sha256').update(verifier).digest('base64url');
-  let url = `${base}/oauth/v2/authorize?${new URLSearchParams({ client_id: app.clientId, redirect_uri: CALLBACK, response_type: 'code', scope, code_challenge: challenge, code_challenge_method: 'S256' })}`;
+  const query = new URLSearchParams({
+    client_id: app.clientId,
+    redirect_uri: CALLBACK,
+    response_type: 'code',
+    scope,
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+  });
+  let url = `${base}/oauth/v2/authorize?${query}`;
   let res = await request(url);
   for (let step = 0; step < 12; step++) {
     if (res.status >= 300 && res.status < 400) {

@@ -22,7 +22,9 @@ const top = Number(process.argv[3] ?? 25);
 const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
 const byId = new Map(profile.nodes.map((n) => [n.id, n]));
 const selfTime = new Map<number, number>();
-profile.samples.forEach((id, i) => selfTime.set(id, (selfTime.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+for (const [i, id] of profile.samples.entries()) {
+  selfTime.set(id, (selfTime.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
+}
 const total = [...selfTime.values()].reduce((a, b) => a + b, 0);
 
 const packageOf = (url: string) => {
@@ -37,7 +39,8 @@ const functions = new Map<string, number>();
 const packages = new Map<string, number>();
 for (const [id, t] of selfTime) {
   const { functionName, url, lineNumber } = byId.get(id)!.callFrame;
-  const key = `${functionName || '(anonymous)'} ${url.replace(/^.*node_modules\//, '').replace(/^file:\/\/.*\/src\//, 'src/')}:${lineNumber + 1}`;
+  const where = url.replace(/^.*node_modules\//, '').replace(/^file:\/\/.*\/src\//, 'src/');
+  const key = `${functionName || '(anonymous)'} ${where}:${lineNumber + 1}`;
   functions.set(key, (functions.get(key) ?? 0) + t);
   packages.set(packageOf(url), (packages.get(packageOf(url)) ?? 0) + t);
 }

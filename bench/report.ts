@@ -45,13 +45,24 @@ function verdict(r: ScenarioResult): string {
 
 export function toMarkdown(run: Run): string {
   const head =
-    '| scenario | conns | req/s | p50 ms | p99 ms | errors | queries/req | peak RSS MB | baseline req/s | ratio | target |\n|---|---|---|---|---|---|---|---|---|---|---|';
+    '| scenario | conns | req/s | p50 ms | p99 ms | errors | queries/req | peak RSS MB | baseline req/s | ratio | ' +
+    'target |\n|---|---|---|---|---|---|---|---|---|---|---|';
   const rows = run.results.map((r) => {
     const g = r.gatehouse;
     const ratio = r.baseline ? (g.rps / r.baseline.rps).toFixed(2) : '';
-    return `| ${r.scenario} | ${r.connections} | ${Math.round(g.rps)} | ${g.p50} | ${g.p99} | ${g.errors + g.unexpected} | ${printedQueries(r) ?? ''} | ${g.peakRssMb ?? ''} | ${r.baseline ? Math.round(r.baseline.rps) : ''} | ${ratio} | ${verdict(r)} |`;
+    return (
+      `| ${r.scenario} | ${r.connections} | ${Math.round(g.rps)} | ${g.p50} | ${g.p99} | ` +
+      `${g.errors + g.unexpected} | ${printedQueries(r) ?? ''} | ${g.peakRssMb ?? ''} | ` +
+      `${r.baseline ? Math.round(r.baseline.rps) : ''} | ` +
+      `${ratio} | ${verdict(r)} |`
+    );
   });
-  return `# Gatehouse benchmark, ${run.startedAt}\n\nDatabase: ${run.database}; ${run.machine.cpus} vCPU; Node ${run.machine.node}; ${run.durationSeconds} s per scenario after warm-up; peak RSS of the Gatehouse process ${run.peakRssMb} MB (start-up, fixtures and every scenario). Load generator, database and server share the machine.\n\n${head}\n${rows.join('\n')}\n`;
+  return (
+    `# Gatehouse benchmark, ${run.startedAt}\n\nDatabase: ${run.database}; ${run.machine.cpus} vCPU; ` +
+    `Node ${run.machine.node}; ${run.durationSeconds} s per scenario after warm-up; ` +
+    `peak RSS of the Gatehouse process ${run.peakRssMb} MB (start-up, fixtures and every scenario). ` +
+    `Load generator, database and server share the machine.\n\n${head}\n${rows.join('\n')}\n`
+  );
 }
 
 export function writeRun(run: Run): string {

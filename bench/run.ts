@@ -293,7 +293,9 @@ async function main(): Promise<void> {
       };
       results.push(result);
       process.stdout.write(
-        `${s.name}: ${Math.round(g.rps)} req/s p50 ${g.p50} ms p99 ${g.p99} ms errors ${g.errors + g.unexpected} queries/req ${printedQueries(result)} peak RSS ${peak} MB${b ? ` | baseline ${Math.round(b.rps)} req/s` : ''}\n`,
+        `${s.name}: ${Math.round(g.rps)} req/s p50 ${g.p50} ms p99 ${g.p99} ms errors ${g.errors + g.unexpected} ` +
+          `queries/req ${printedQueries(result)} peak RSS ${peak} MB` +
+          `${b ? ` | baseline ${Math.round(b.rps)} req/s` : ''}\n`,
       );
     }
     const run: Run = {

@@ -151,7 +151,8 @@ export interface Config {
   /** After SIGTERM: how long /readyz answers 503 while requests are still served, so a balancer stops sending. */
   readonly shutdownDrainMs: number;
   readonly allowPrivateFetch: boolean;
-  /** Failed-login lockout (security.md §16): failures within `seconds` per account and per IP, then locked for `seconds`. */
+  /** Failed-login lockout (security.md §16): failures within `seconds` per account and per IP, then locked for
+   *  `seconds`. */
   readonly lockout: { readonly maxAttempts: number; readonly ipMaxAttempts: number; readonly seconds: number };
   /** Requests per minute (0 = off): per client IP on the credential endpoints, per authenticated client on token
    *  and introspection; exempt addresses are never limited. */

@@ -1,10 +1,10 @@
 // `npm start`: read the configuration, start, and shut down gracefully on SIGTERM/SIGINT.
-import { loadConfig, ConfigError } from './config.ts';
+import { loadConfig, ConfigError, type Config } from './config.ts';
 import { createLogger } from './platform/logger.ts';
 import { startServer } from './server.ts';
 
 async function main(): Promise<void> {
-  let config;
+  let config: Config;
   try {
     config = loadConfig();
   } catch (error) {

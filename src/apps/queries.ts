@@ -69,7 +69,8 @@ export async function insertApp(
 ): Promise<void> {
   await tx.query(
     `INSERT INTO apps (id, project_id, name, kind, client_id, secret_hash, auth_method, app_type, redirect_uris,
-       post_logout_redirect_uris, response_types, grant_types, access_token_type, id_token_userinfo_assertion, dev_mode, sequence)
+       post_logout_redirect_uris, response_types, grant_types, access_token_type, id_token_userinfo_assertion, ` +
+      `dev_mode, sequence)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
     [
       a.id,
@@ -98,7 +99,8 @@ export async function updateAppConfig(
   c: AppConfig & { secretHash: string | null; sequence: string; changedAt: Date },
 ): Promise<void> {
   await tx.query(
-    `UPDATE apps SET auth_method = $2, app_type = $3, redirect_uris = $4, post_logout_redirect_uris = $5, response_types = $6,
+    `UPDATE apps SET auth_method = $2, app_type = $3, redirect_uris = $4, post_logout_redirect_uris = $5, ` +
+      `response_types = $6,
        grant_types = $7, access_token_type = $8, id_token_userinfo_assertion = $9, dev_mode = $10, secret_hash = $11,
        sequence = $12, changed_at = $13
      WHERE id = $1`,

@@ -47,5 +47,8 @@ export function findCommand(argv: string[]): { name: string; command: Command; a
 export function usage(): string {
   const width = Math.max(...Object.keys(COMMANDS).map((n) => n.length));
   const lines = Object.entries(COMMANDS).map(([n, c]) => `  ${n.padEnd(width)}  ${c.summary}`);
-  return `Usage: gatehouse <command> [options]\n\nCommands:\n${lines.join('\n')}\n\nRun "gatehouse <command> --help" for a command's options.\n`;
+  return (
+    `Usage: gatehouse <command> [options]\n\nCommands:\n${lines.join('\n')}\n\nRun "gatehouse <command> ` +
+    `--help" for a command's options.\n`
+  );
 }

@@ -48,7 +48,9 @@ async function databaseChecks(config: Config, db: Db): Promise<Check[]> {
     checks.push({
       check: 'signing keys',
       status: 'fail',
-      detail: `no usable signing key (${(error as Error).message}): the server creates one at its first start; GATEHOUSE_MASTER_KEY must be the server's`,
+      detail:
+        `no usable signing key (${(error as Error).message}): the server creates one at its first start; ` +
+        `GATEHOUSE_MASTER_KEY must be the server's`,
     });
   }
   return checks;

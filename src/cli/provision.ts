@@ -118,7 +118,9 @@ ${HUMAN_HELP}`,
 
 export const adminCreate: Command = {
   summary: 'create a human instance administrator (IAM_OWNER)',
-  help: `Usage: gatehouse admin create --username NAME --email ADDRESS --first-name NAME --last-name NAME --password-stdin [options]
+  help:
+    `Usage: gatehouse admin create --username NAME --email ADDRESS --first-name NAME --last-name NAME ` +
+    `--password-stdin [options]
 
 Creates a human user with a password and the IAM_OWNER role on the instance, in one transaction.
 Prints {"userId","userName","loginName","orgId","roles"}.

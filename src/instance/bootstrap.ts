@@ -46,7 +46,8 @@ export async function bootstrap(db: Db, config: Config, log: Logger): Promise<In
     // The operator's only way to the first login, kept out of the log (issue 13 item 8): logs are shipped and kept.
     log.warn(
       { userName: config.admin.userName, file: passwordFile },
-      `created the admin user with a generated password, written to ${passwordFile}; sign in, change it and delete the file`,
+      `created the admin user with a generated password, written to ${passwordFile}; sign in, change it and delete ` +
+        `the file`,
     );
   }
   log.info({ instanceId: created.id, keyFile: config.admin.keyFile }, 'instance created');

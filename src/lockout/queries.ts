@@ -40,7 +40,8 @@ export async function reserveAttempt(
          failures = CASE WHEN ${FRESH} THEN 1 ELSE f.failures + 1 END,
          locked_until = CASE WHEN ${FRESH} THEN NULL ELSE f.locked_until END,
          window_started_at = CASE WHEN ${FRESH} THEN now() ELSE f.window_started_at END
-       WHERE ${FRESH} OR (f.locked_until IS NULL AND f.failures < CASE f.scope WHEN 'account' THEN $3::int ELSE $4::int END)
+       WHERE ${FRESH} OR (f.locked_until IS NULL AND ` +
+      `f.failures < CASE f.scope WHEN 'account' THEN $3::int ELSE $4::int END)
        RETURNING f.scope, f.key)
      SELECT k.scope, k.key, c.key IS NOT NULL AS reserved,
             coalesce(greatest(0, ceil(extract(epoch FROM old.locked_until - now()))), 0)::int AS seconds
@@ -65,7 +66,8 @@ export async function releaseAttempt(
     `WITH held AS (
        SELECT scope, key FROM login_failures WHERE (scope, key) IN (('account', $1::text), ('ip', $2::text))
         ORDER BY scope FOR UPDATE),
-     cleared AS (DELETE FROM login_failures f USING held h WHERE $3::boolean AND h.scope = 'account' AND f.scope = h.scope AND f.key = h.key)
+     cleared AS (DELETE FROM login_failures f USING held h ` +
+      `WHERE $3::boolean AND h.scope = 'account' AND f.scope = h.scope AND f.key = h.key)
      UPDATE login_failures f SET failures = greatest(0, f.failures - 1)
        FROM held h WHERE f.scope = h.scope AND f.key = h.key AND NOT (h.scope = 'account' AND $3::boolean)`,
     [account, ip, clearAccount],
@@ -77,7 +79,8 @@ export async function releaseAttempt(
  *  locked. One row per statement: it cannot deadlock with the two-row statements. */
 export async function lockWhenSpent(db: Queryable, k: LockKey, max: number, seconds: number): Promise<number> {
   const { rows } = await db.query<{ seconds: number }>(
-    `UPDATE login_failures SET locked_until = CASE WHEN locked_until > now() THEN locked_until ELSE now() + make_interval(secs => $4) END,
+    `UPDATE login_failures SET locked_until = ` +
+      `CASE WHEN locked_until > now() THEN locked_until ELSE now() + make_interval(secs => $4) END,
         window_started_at = CASE WHEN locked_until > now() THEN window_started_at ELSE now() END
       WHERE scope = $1 AND key = $2 AND failures >= $3
       RETURNING greatest(1, ceil(extract(epoch FROM locked_until - now())))::int AS seconds`,

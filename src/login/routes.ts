@@ -99,7 +99,8 @@ export async function registerLogin(
           }),
         );
       }
-      if (isClientAbort(error)) request.log.info('client aborted the request'); // not a server failure (issue 26 item 9)
+      // not a server failure (issue 26 item 9)
+      if (isClientAbort(error)) request.log.info('client aborted the request');
       // oidc-provider's SessionNotFound: the interaction expired, was finished, or its cookie is missing.
       if (error.name === 'SessionNotFound') {
         return pages.send(

@@ -162,7 +162,8 @@ function setPath(schema: DescMessage, json: Record<string, unknown>, path: strin
   const field = schema.fields.find((f) => f.name === head || f.jsonName === head);
   if (!field) return;
   if (rest.length && field.fieldKind === 'message') {
-    const child = (json[field.jsonName] ??= {}) as Record<string, unknown>;
+    json[field.jsonName] ??= {};
+    const child = json[field.jsonName] as Record<string, unknown>;
     setPath(field.message, child, rest.join('.'), value);
     return;
   }

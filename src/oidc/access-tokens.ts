@@ -20,7 +20,8 @@ export interface ActiveAccessToken {
   client: { clientId: string; audienceId: string; projectId?: string; redirectUris: string[] };
 }
 
-/** A presented token's storage reference: opaque tokens are their own jti; JWTs were verified before (jwt-access-tokens.ts). */
+/** A presented token's storage reference: opaque tokens are their own jti; JWTs were verified before
+ *  (jwt-access-tokens.ts). */
 export interface TokenReference {
   jti: string;
   jwt: boolean;

@@ -80,6 +80,8 @@ export function userClaims(user: UserProfileRow, scopes: ReadonlySet<string>): R
 /** The claims of the given scopes only (introspection adds them itself; compat.md §6). */
 export function claimsForScopes(claims: Record<string, unknown>, scopes: ReadonlySet<string>): Record<string, unknown> {
   const allowed = new Set<string>();
-  for (const [scope, names] of Object.entries(CLAIMS)) if (scopes.has(scope)) names.forEach((n) => allowed.add(n));
+  for (const [scope, names] of Object.entries(CLAIMS)) {
+    if (scopes.has(scope)) for (const name of names) allowed.add(name);
+  }
   return Object.fromEntries(Object.entries(claims).filter(([k, v]) => allowed.has(k) && v !== undefined && v !== null));
 }

@@ -66,7 +66,8 @@ export class JwtAccessTokens {
     }
   }
 
-  /** Signs claims with the current signing key (RS256, with its kid): JWT access tokens and Gatehouse's own ID tokens. */
+  /** Signs claims with the current signing key (RS256, with its kid): JWT access tokens and Gatehouse's own ID
+   *  tokens. */
   async sign(claims: JWTPayload, typ?: string): Promise<string> {
     const { signingKey, kid } = this.#current();
     const input = `${base64url({ alg: SIGNING_ALG, kid, ...(typ ? { typ } : {}) })}.${base64url(claims)}`;
@@ -98,18 +99,20 @@ export class JwtAccessTokens {
   /** Makes the provider hand out JWTs for clients whose access token type is JWT (see the file comment). */
   install(provider: Provider): void {
     const tokens = this;
+    // getValueAndPayload is the library's internal hook (not in its types); `this` is an AccessToken.
+    type Token = InstanceType<Provider['AccessToken']>;
     const proto = provider.AccessToken.prototype as unknown as {
-      getValueAndPayload(): Promise<{ value: string; payload?: Record<string, unknown> }>;
-    } & Record<string, any>;
+      getValueAndPayload(this: Token): Promise<{ value: string; payload?: Record<string, unknown> }>;
+    };
     const original = proto.getValueAndPayload;
-    proto.getValueAndPayload = async function getValueAndPayload(this: Record<string, any>) {
+    proto.getValueAndPayload = async function getValueAndPayload(this: Token) {
       const result = await original.call(this);
       const client = this.client as (AudienceClient & { access_token_type?: string }) | undefined;
       if (client?.access_token_type !== 'jwt' || !result.payload) return result;
       result.payload.gatehouseJwt = true;
       const { iat, exp } = result.payload as { iat: number; exp: number };
       const value = await tokens.accessTokenJwt(
-        { jti: this.jti, iat, exp, accountId: this.accountId, clientId: this.clientId, scope: this.scope },
+        { jti: this.jti, iat, exp, accountId: this.accountId, clientId: this.clientId!, scope: this.scope },
         client,
       );
       return { value, payload: result.payload };

@@ -137,7 +137,8 @@ export interface KeyListing {
 /** `gatehouse keys list`: every key with its state; `published` = retired but still in the JWKS. */
 export async function listKeys(db: Db, retainSeconds: number): Promise<KeyListing[]> {
   const { rows } = await db.query<KeyRow & { alg: string; created_at: Date }>(
-    'SELECT kid, alg, public_jwk, private_jwk, activates_at, created_at FROM signing_keys ORDER BY activates_at DESC, created_at DESC',
+    'SELECT kid, alg, public_jwk, private_jwk, activates_at, created_at FROM signing_keys ' +
+      'ORDER BY activates_at DESC, created_at DESC',
   );
   if (!rows.length) return [];
   const { signing, waiting, retired } = classify(rows, retainSeconds, Date.now());

@@ -163,7 +163,7 @@ export async function registerOidc(app: FastifyInstance, deps: OidcDeps): Promis
       );
     }, config.oidcSweepIntervalMs),
   ];
-  timers.forEach((t) => t.unref());
+  for (const timer of timers) timer.unref();
 
   const resolveToken = (value: string) => jwtAccessTokens.resolve(value);
   const findActiveAccessToken = activeAccessTokenFinder(db);

@@ -21,7 +21,8 @@ import type { AccessTokenPayload } from './payloads.ts';
  */
 export const accessTokenLookup = (storageId: string) => `
   SELECT t.payload AS token_payload, g.payload AS grant_payload, s.payload AS session_payload,
-         a.project_id AS app_project_id, a.redirect_uris AS app_redirect_uris, a.dev_mode AS app_dev_mode, a.app_type AS app_app_type,
+         a.project_id AS app_project_id, a.redirect_uris AS app_redirect_uris, a.dev_mode AS app_dev_mode,
+         a.app_type AS app_app_type,
          (a.id IS NOT NULL) AS app_found,
          ${USER_PROFILE_COLUMNS}
   FROM oidc_payloads t
@@ -76,7 +77,8 @@ export const INTROSPECTION_SQL = `
     SELECT c.client_id AS caller_client_id, c.auth_method AS caller_auth_method, c.secret_hash AS caller_secret_hash,
            c.project_id AS caller_project_id,
            CASE WHEN c.auth_method = 'private_key_jwt' THEN
-             (SELECT coalesce(json_agg(k.public_jwk ORDER BY k.created_at), '[]') FROM app_keys k WHERE k.app_id = c.id AND k.expires_at > now())
+             (SELECT coalesce(json_agg(k.public_jwk ORDER BY k.created_at), '[]') FROM app_keys k
+               WHERE k.app_id = c.id AND k.expires_at > now())
            END AS caller_keys
     FROM apps c WHERE c.client_id = r.caller_id AND c.state = 'active'
     LIMIT 1 -- one row per key, looked up by index (access-tokens.ts)
@@ -96,7 +98,8 @@ export const INSERT_TOKENS = `
       SELECT 1 FROM users u
       WHERE u.id = r.user_id AND u.type = 'machine' AND u.state = 'active' AND u.access_token_type = r.token_type
         AND (r.secret_hash IS NULL OR u.secret_hash = r.secret_hash)
-        AND (r.key_id IS NULL OR EXISTS (SELECT 1 FROM machine_keys k WHERE k.id = r.key_id AND k.user_id = u.id AND k.expires_at > now()))
+        AND (r.key_id IS NULL OR EXISTS (
+          SELECT 1 FROM machine_keys k WHERE k.id = r.key_id AND k.user_id = u.id AND k.expires_at > now()))
       LIMIT 1
     ) AS holds
     RETURNING id
@@ -124,8 +127,10 @@ export async function claimPayload(
   ttl: number,
 ): Promise<boolean> {
   const { rowCount } = await db.query(
-    `INSERT INTO oidc_payloads (model, id, payload, expires_at) VALUES ($1, $2, $3, now() + make_interval(secs => $4::int))
-     ON CONFLICT ON CONSTRAINT oidc_payloads_pkey DO UPDATE SET payload = EXCLUDED.payload, expires_at = EXCLUDED.expires_at
+    `INSERT INTO oidc_payloads (model, id, payload, expires_at)
+     VALUES ($1, $2, $3, now() + make_interval(secs => $4::int))
+     ON CONFLICT ON CONSTRAINT oidc_payloads_pkey DO UPDATE
+       SET payload = EXCLUDED.payload, expires_at = EXCLUDED.expires_at
        WHERE oidc_payloads.expires_at <= now()`,
     [model, id, payload, ttl],
   );

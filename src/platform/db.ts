@@ -8,10 +8,12 @@ import type { Config } from '../config.ts';
 import { secureDataDir, tightenDataDir } from './data-dir.ts';
 import { lockDirectory } from './dir-lock.ts';
 
-export type Row = Record<string, any>;
+// The row of a query that names no type: its columns are unknown until narrowed. A typed query names its row type,
+// any interface, as pg's own QueryResultRow allows.
+export type Row = Record<string, unknown>;
 
 export interface Queryable {
-  query<R extends Row = Row>(text: string, params?: readonly unknown[]): Promise<pg.QueryResult<R>>;
+  query<R extends pg.QueryResultRow = Row>(text: string, params?: readonly unknown[]): Promise<pg.QueryResult<R>>;
 }
 
 export interface Session extends Queryable {
@@ -51,7 +53,10 @@ function named(text: string, params: readonly unknown[] | undefined): pg.QueryCo
   const values = params as unknown[] | undefined;
   if (!values?.length) return { text, values };
   let name = statementNames.get(text);
-  if (!name && statementNames.size < NAMED_MAX) statementNames.set(text, (name = `gh${statementNames.size + 1}`));
+  if (!name && statementNames.size < NAMED_MAX) {
+    name = `gh${statementNames.size + 1}`;
+    statementNames.set(text, name);
+  }
   return { name, text, values };
 }
 
@@ -175,7 +180,7 @@ class PoolDb implements Db {
     pool.on('error', () => {});
   }
 
-  query<R extends Row = Row>(text: string, params?: readonly unknown[]): Promise<pg.QueryResult<R>> {
+  query<R extends pg.QueryResultRow = Row>(text: string, params?: readonly unknown[]): Promise<pg.QueryResult<R>> {
     this.stats.queries++;
     return send<R>(this.pool, this.#protocol.bare(text, params));
   }
@@ -194,7 +199,7 @@ class PoolDb implements Db {
       client.on('error', onLostConnection);
       const stats = this.stats;
       const tx: Queryable = {
-        query: <R extends Row>(text: string, params?: readonly unknown[]) => {
+        query: <R extends pg.QueryResultRow>(text: string, params?: readonly unknown[]) => {
           stats.queries++;
           return send<R>(client, inTx(text, params));
         },
@@ -300,7 +305,8 @@ export async function openDb(database: Config['database'], log?: Pick<Logger, 'w
               throw database.directUrl
                 ? error
                 : new Error(
-                    `GATEHOUSE_DATABASE_DIRECT_URL is unset, so the session for migrations went to DATABASE_URL, which failed (a transaction pooler refuses it): ${error.message}`,
+                    'GATEHOUSE_DATABASE_DIRECT_URL is unset, so the session for migrations went to DATABASE_URL, ' +
+                      `which failed (a transaction pooler refuses it): ${error.message}`,
                     { cause: error },
                   );
             });

@@ -25,7 +25,8 @@ export function lockDirectory(dir: string): () => void {
       const owner = Number(readFileSync(file, 'utf8').trim());
       if (Number.isInteger(owner) && owner > 0 && isAlive(owner)) {
         throw new DirectoryLockedError(
-          `the data directory ${dir} is in use by process ${owner}; stop it first, or set DATABASE_URL to share a PostgreSQL database between instances`,
+          `the data directory ${dir} is in use by process ${owner}; stop it first, or set DATABASE_URL to share a ` +
+            `PostgreSQL database between instances`,
         );
       }
       rmSync(file, { force: true }); // left behind by a process that died: take it over

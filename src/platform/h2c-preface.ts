@@ -22,7 +22,8 @@ const ACK = 0x1;
 const END_HEADERS = 0x4;
 const PADDED = 0x8;
 const PRIORITY = 0x20;
-// SETTINGS_MAX_FRAME_SIZE as node's server announces it (the default, never raised here): a completed frame stays within.
+// SETTINGS_MAX_FRAME_SIZE as node's server announces it (the default, never raised here): a completed frame stays
+// within.
 const MAX_FRAME_SIZE = 16_384;
 // HPACK static table (RFC 7541 Appendix A)
 const STATIC_AUTHORITY = 1;

@@ -104,8 +104,9 @@ export function createDualProtocolServer(handler: RequestHandler, options: DualP
       }
     };
     const onReadable = () => {
-      let chunk: Buffer | null;
-      while ((chunk = socket.read() as Buffer | null) !== null) seen = Buffer.concat([seen, chunk]);
+      for (let chunk = socket.read() as Buffer | null; chunk !== null; chunk = socket.read() as Buffer | null) {
+        seen = Buffer.concat([seen, chunk]);
+      }
       if (!settingsSent) {
         const n = Math.min(seen.length, PREFACE.length);
         if (!seen.subarray(0, n).equals(PREFACE.subarray(0, n))) return dispatch(false);
@@ -196,7 +197,8 @@ function lingerOnClose(socket: Socket): void {
       const timer = setTimeout(close, LINGER_MS);
       this.removeAllListeners('data'); // no further requests on this connection: the HTTP parser is done
       this.on('data', (chunk: Buffer) => {
-        if ((drained += chunk.length) > DRAIN_MAX_BYTES) close();
+        drained += chunk.length;
+        if (drained > DRAIN_MAX_BYTES) close();
       });
       this.once('end', close);
       this.once('close', () => clearTimeout(timer));

@@ -74,7 +74,9 @@ export function redactSecretKeys<T extends object>(record: T, depth = 0): T {
     let next = value;
     if (SECRET_KEY.test(key) && value !== undefined) next = CENSOR;
     else if (walkable(value)) next = depth >= MAX_DEPTH ? CENSOR : redactSecretKeys(value, depth + 1);
-    if (next !== value) (copy ??= Array.isArray(record) ? ([...record] as never) : { ...source })[key] = next;
+    if (next === value) continue;
+    copy ??= Array.isArray(record) ? ([...record] as never) : { ...source };
+    copy[key] = next;
   }
   return (copy ?? record) as T;
 }
@@ -93,7 +95,7 @@ export function createLogger(level: string, destination?: NodeJS.WritableStream)
       serializers: { req: serializeRequest, err: serializeError },
       base: { service: 'gatehouse' },
     },
-    destination as any,
+    destination,
   );
 }
 
@@ -155,7 +157,8 @@ class RequestLogger implements FastifyBaseLogger {
   silent(): void {}
 
   #made(): Logger {
-    return (this.#child ??= this.#parent.child(this.#bindings, this.#options));
+    this.#child ??= this.#parent.child(this.#bindings, this.#options);
+    return this.#child;
   }
 
   #log(level: Level, args: unknown[]): void {

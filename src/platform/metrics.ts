@@ -52,7 +52,9 @@ export function createMetrics(db: Db, hashing: { stats: { hashed: number; shed: 
   });
   new Gauge({
     name: 'gatehouse_password_hashes_total',
-    help: 'argon2id hashes and verifications run for network requests, and requests shed because the hashing queue was full',
+    help:
+      'argon2id hashes and verifications run for network requests, ' +
+      'and requests shed because the hashing queue was full',
     labelNames: ['outcome'],
     registers: [registry],
     collect() {

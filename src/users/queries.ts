@@ -49,9 +49,12 @@ export type UserProfileRow = Omit<UserRow, 'password_hash' | 'secret_hash'>;
  * (oidc/access-tokens.ts) have no use for the hashes. Named, not u.*: these reads are prepared statements
  * (src/platform/db.ts), which a new column must not break.
  */
-export const USER_PROFILE_COLUMNS = `u.id, u.org_id, u.type, u.user_name, u.state, u.first_name, u.last_name, u.nick_name,
+export const USER_PROFILE_COLUMNS =
+  `u.id, u.org_id, u.type, u.user_name, u.state, u.first_name, u.last_name, ` +
+  `u.nick_name,
   u.display_name, u.preferred_language, u.gender, u.email, u.email_verified, u.phone, u.phone_verified, u.machine_name,
-  u.machine_description, u.access_token_type, u.created_at, u.changed_at, u.sequence, o.primary_domain, o.name AS org_name`;
+  u.machine_description, u.access_token_type, u.created_at, u.changed_at, u.sequence, o.primary_domain, ` +
+  `o.name AS org_name`;
 
 const USER_COLUMNS = `${USER_PROFILE_COLUMNS}, u.password_hash, u.secret_hash`;
 
@@ -93,7 +96,8 @@ export async function userNameTaken(db: Queryable, userName: string): Promise<bo
 export async function isLoginDomain(db: Queryable, domain: string): Promise<boolean> {
   const { rows } = await db.query<{ taken: boolean }>(
     `SELECT EXISTS (SELECT 1 FROM org_domains WHERE lower(domain) = lower($1))
-         OR EXISTS (SELECT 1 FROM instance i WHERE lower($1) = lower(i.domain) OR right(lower($1), length(i.domain) + 1) = '.' || lower(i.domain)) AS taken`,
+         OR EXISTS (SELECT 1 FROM instance i WHERE lower($1) = lower(i.domain) ` +
+      `OR right(lower($1), length(i.domain) + 1) = '.' || lower(i.domain)) AS taken`,
     [domain],
   );
   return rows[0]!.taken;
@@ -187,7 +191,8 @@ export async function findActiveMachineWithKeys(
   by: { id: string } | { userName: string },
 ): Promise<(UserRow & { jwks: Array<Record<string, unknown>> }) | undefined> {
   const { rows } = await db.query<UserRow & { jwks: Array<Record<string, unknown>> }>(
-    `${SELECT_USER_WITH_KEYS} WHERE ${'id' in by ? 'u.id = $1' : 'lower(u.user_name) = lower($1)'} AND u.type = 'machine' AND u.state = 'active'`,
+    `${SELECT_USER_WITH_KEYS} WHERE ${'id' in by ? 'u.id = $1' : 'lower(u.user_name) = lower($1)'} ` +
+      `AND u.type = 'machine' AND u.state = 'active'`,
     ['id' in by ? by.id : by.userName],
   );
   return rows[0];

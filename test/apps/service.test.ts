@@ -34,7 +34,8 @@ describe('application model', () => {
     );
     expect(app.clientId).toContain('@');
     expect(app.clientSecret).toMatch(/^[\w-]{43}$/);
-    const row = (await server.db.query('SELECT * FROM apps WHERE id = $1', [app.appId])).rows[0]!;
+    const row = (await server.db.query<{ secret_hash: string }>('SELECT * FROM apps WHERE id = $1', [app.appId]))
+      .rows[0]!;
     expect(row).toMatchObject({
       auth_method: 'basic',
       response_types: ['code'],
@@ -166,8 +167,9 @@ describe('application model', () => {
     const first = await generateMachineSecret(server.db, secrets, machine.userId, 'tester');
     const second = await generateMachineSecret(server.db, secrets, machine.userId, 'tester');
     expect(first.clientId).toBe('svc-billing');
-    const stored = (await server.db.query('SELECT secret_hash FROM users WHERE id = $1', [machine.userId])).rows[0]!
-      .secret_hash;
+    const stored = (
+      await server.db.query<{ secret_hash: string }>('SELECT secret_hash FROM users WHERE id = $1', [machine.userId])
+    ).rows[0]!.secret_hash;
     expect([
       secrets.verifySecret(first.clientSecret, stored),
       secrets.verifySecret(second.clientSecret, stored),

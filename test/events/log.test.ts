@@ -35,8 +35,9 @@ describe('event log', () => {
     const created = await db.tx((tx) => addOrgWithHuman(tx, input('Acme', 'ada'), 'tester'));
     const org = (await db.query('SELECT sequence FROM orgs WHERE id = $1', [created.orgId])).rows[0]!;
     const events = (
-      await db.query(
-        'SELECT sequence, event_type, resource_owner, creator, created_at FROM events WHERE resource_owner = $1 ORDER BY sequence',
+      await db.query<{ sequence: string; event_type: string; creator: string; created_at: Date }>(
+        'SELECT sequence, event_type, resource_owner, creator, created_at FROM events ' +
+          'WHERE resource_owner = $1 ORDER BY sequence',
         [created.orgId],
       )
     ).rows;

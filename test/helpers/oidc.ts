@@ -19,7 +19,8 @@ let counter = 0;
 const unique = (prefix: string) => `${prefix}-${process.pid}-${++counter}`;
 
 export async function defaultOrgId(server: TestServer): Promise<string> {
-  return (await server.db.query('SELECT default_org_id FROM instance')).rows[0]!.default_org_id;
+  return (await server.db.query<{ default_org_id: string }>('SELECT default_org_id FROM instance')).rows[0]!
+    .default_org_id;
 }
 
 export async function createProject(server: TestServer): Promise<string> {
@@ -100,6 +101,22 @@ export async function assertion(
     .sign(createPrivateKey(keyFile.key));
 }
 
+/** An OAuth endpoint's JSON answer as the tests read it (RFC 6749 §5.1 and §5.2, RFC 7662 §2.2): each field has
+ *  the type of the answer that carries it, and a test asserts which answer it got. */
+export interface OAuthJson {
+  access_token: string;
+  refresh_token: string;
+  id_token: string;
+  token_type: string;
+  scope: string;
+  expires_in: number;
+  active: boolean;
+  error: string;
+  error_description: string;
+  [field: string]: unknown;
+}
+
+/** Posts a form; `json` is the parsed answer, or {} when the answer is not JSON (its text is in `text`). */
 export async function postForm(url: string, form: Record<string, string>, headers: Record<string, string> = {}) {
   const response = await fetch(url, {
     method: 'POST',
@@ -107,11 +124,11 @@ export async function postForm(url: string, form: Record<string, string>, header
     body: new URLSearchParams(form),
   });
   const text = await response.text();
-  let json: any;
+  let json: OAuthJson;
   try {
-    json = JSON.parse(text);
+    json = JSON.parse(text) as OAuthJson;
   } catch {
-    json = undefined;
+    json = {} as OAuthJson;
   }
   return { status: response.status, headers: response.headers, json, text };
 }

@@ -151,8 +151,32 @@ export async function startProvisioningServer(): Promise<ProvisioningServer> {
   return { server, adminToken, orgOwnerToken, firstOrgId: await defaultOrgId(server), otherOrgId: orgId };
 }
 
+/** A management answer as the provisioning tests read it (proto3 JSON names): ids, names, secrets and sequences are
+ *  strings, nested messages are answers themselves, and any other member is unknown until narrowed. */
+export interface ApiAnswer {
+  id: string;
+  orgId: string;
+  userId: string;
+  appId: string;
+  keyId: string;
+  clientId: string;
+  clientSecret: string;
+  keyDetails: string;
+  state: string;
+  sequence: string;
+  preferredLoginName: string;
+  details: Record<string, string>;
+  org: ApiAnswer;
+  app: ApiAnswer;
+  user: ApiAnswer;
+  oidcConfig: ApiAnswer;
+  apiConfig: ApiAnswer;
+  complianceProblems: { key: string; localizedMessage: string }[];
+  [member: string]: unknown;
+}
+
 /** Calls and requires success. */
-export async function ok<T = Record<string, any>>(
+export async function ok<T = ApiAnswer>(
   server: TestServer,
   encoding: Encoding,
   call: ApiCall,

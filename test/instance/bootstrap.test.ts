@@ -25,7 +25,9 @@ describe('first start', () => {
     });
     try {
       const { db } = server;
-      const instance = (await db.query('SELECT * FROM instance')).rows[0]!;
+      const instance = (
+        await db.query<{ id: string; domain: string; default_org_id: string }>('SELECT * FROM instance')
+      ).rows[0]!;
       firstInstanceId = instance.id;
       expect(instance.domain).toBe('127.0.0.1');
       const orgs = (await db.query('SELECT * FROM orgs')).rows;
@@ -35,7 +37,9 @@ describe('first start', () => {
         name: 'Gatehouse',
         primary_domain: 'gatehouse.127.0.0.1',
       });
-      const admin = (await db.query("SELECT * FROM users WHERE user_name = 'root'")).rows[0]!;
+      const admin = (
+        await db.query<{ id: string; password_hash: string }>("SELECT * FROM users WHERE user_name = 'root'")
+      ).rows[0]!;
       expect(admin).toMatchObject({ type: 'human', org_id: orgs[0]!.id, state: 'active', email_verified: true });
       expect(admin.password_hash).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
       expect(await verifyPassword('Admin-Password-1', admin.password_hash)).toBe(true);
@@ -62,7 +66,10 @@ describe('first start', () => {
       ).rows;
       expect(machineRoles).toEqual([{ resource_type: 'instance', roles: ['IAM_OWNER'] }]);
       const stored = (
-        await db.query('SELECT public_jwk FROM machine_keys WHERE id = $1 AND user_id = $2', [file.keyId, file.userId])
+        await db.query<{ public_jwk: { d?: string; n?: string } }>(
+          'SELECT public_jwk FROM machine_keys WHERE id = $1 AND user_id = $2',
+          [file.keyId, file.userId],
+        )
       ).rows[0]!;
       expect(stored.public_jwk.d).toBeUndefined();
       expect(createPublicKey(createPrivateKey(file.key)).export({ format: 'jwk' }).n).toBe(stored.public_jwk.n);

@@ -52,7 +52,8 @@ describe('lockout service (security.md §16)', () => {
     expect(await failures('ip', '10.1.1.1')).toBe(5);
     // a refused attempt is counted nowhere: the accounts refused by the address gave their attempt back
     const counted = await db.query<{ n: number }>(
-      `SELECT coalesce(sum(failures), 0)::int AS n FROM login_failures WHERE scope = 'account' AND key LIKE 'race-spray-%'`,
+      `SELECT coalesce(sum(failures), ` +
+        `0)::int AS n FROM login_failures WHERE scope = 'account' AND key LIKE 'race-spray-%'`,
     );
     expect(counted.rows[0]!.n).toBe(5);
   });

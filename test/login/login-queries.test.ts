@@ -79,7 +79,8 @@ describe('queries of the login pages', () => {
     );
     const accountFailures = () =>
       server.db.query(
-        `SELECT 1 FROM login_failures WHERE scope = 'account' AND key = (SELECT id FROM users WHERE user_name = 'admin')`,
+        `SELECT 1 FROM login_failures WHERE scope = 'account' AND key = (SELECT id FROM users WHERE user_name = ` +
+          `'admin')`,
       );
     expect((await accountFailures()).rowCount).toBe(1);
     const { post } = await begin();

@@ -14,7 +14,8 @@ describe('template renderer', () => {
   it('escapes every inserted value, in text and in attributes', () => {
     const v = views({ page: '<p title="{{x}}">{{x}}</p>' });
     expect(v.render('page', { x: `"><script>alert('1')</script>&` })).toBe(
-      '<p title="&quot;&gt;&lt;script&gt;alert(&#39;1&#39;)&lt;/script&gt;&amp;">&quot;&gt;&lt;script&gt;alert(&#39;1&#39;)&lt;/script&gt;&amp;</p>',
+      '<p title="&quot;&gt;&lt;script&gt;alert(&#39;1&#39;)&lt;/script&gt;&amp;">' +
+        '&quot;&gt;&lt;script&gt;alert(&#39;1&#39;)&lt;/script&gt;&amp;</p>',
     );
     expect(escapeHtml('a=`b`')).toBe('a&#61;&#96;b&#96;');
   });
@@ -28,7 +29,9 @@ describe('template renderer', () => {
 
   it('repeats sections for lists, shows them for truthy values, and inverts with ^', () => {
     const v = views({
-      page: '<ul>{{#items}}<li>{{label}}/{{outer}}</li>{{/items}}</ul>{{#flag}}on{{/flag}}{{^flag}}off{{/flag}}{{^items}}none{{/items}}',
+      page:
+        '<ul>{{#items}}<li>{{label}}/{{outer}}</li>{{/items}}</ul>' +
+        '{{#flag}}on{{/flag}}{{^flag}}off{{/flag}}{{^items}}none{{/items}}',
     });
     expect(v.render('page', { items: [{ label: 'a' }, { label: 'b' }], outer: 'o', flag: true })).toBe(
       '<ul><li>a/o</li><li>b/o</li></ul>on',

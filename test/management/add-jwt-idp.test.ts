@@ -51,7 +51,7 @@ describe('AddJWTIDP', () => {
     const started = await startServerWithAdminKey();
     server = started.server;
     token = started.adminToken;
-    instanceId = (await server.db.query('SELECT id FROM instance')).rows[0]!.id;
+    instanceId = (await server.db.query<{ id: string }>('SELECT id FROM instance')).rows[0]!.id;
     orgOwnerToken = await jwtProfileToken(server, (await orgOwnerMachine(server)).keyFile);
   });
   afterAll(async () => server?.stop());
@@ -109,7 +109,9 @@ describe('AddJWTIDP', () => {
             expect(outcome, field).toMatchObject({
               ok: false,
               code: 3,
-              message: `invalid AddJWTIDPRequest.${GO_NAMES[field]}: value length must be between 1 and 200 runes, inclusive`,
+              message:
+                `invalid AddJWTIDPRequest.${GO_NAMES[field]}: value length must be between 1 and 200 runes, ` +
+                `inclusive`,
             });
             if (encoding === 'rest') expect(outcome.status).toBe(400);
           }

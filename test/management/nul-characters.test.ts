@@ -52,7 +52,8 @@ describe('NUL characters in management calls', () => {
       }),
       token: () => adminToken,
       message:
-        'invalid SetUpOrgRequest.Org: embedded message failed validation | caused by: invalid SetUpOrgRequest_Org.Name: value must not contain NUL characters',
+        'invalid SetUpOrgRequest.Org: embedded message failed validation | caused by: invalid ' +
+        'SetUpOrgRequest_Org.Name: value must not contain NUL characters',
     },
     {
       name: 'AddOIDCApp redirectUris[1] (repeated)',

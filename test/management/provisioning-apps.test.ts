@@ -128,11 +128,11 @@ describe('provisioning: org, projects and apps', () => {
           p.orgOwnerToken,
         );
         expect(http.noneCompliant).toBe(true);
-        expect(http.complianceProblems.map((c: { key: string }) => c.key)).toEqual([
+        expect(http.complianceProblems.map((c) => c.key)).toEqual([
           'Application.OIDC.V1.NotCompliant',
           'Application.OIDC.V1.Code.RedirectUris.HttpOnlyForDevMode',
         ]);
-        expect(http.complianceProblems[1].localizedMessage).toMatch(/only used in dev mode/);
+        expect(http.complianceProblems[1]!.localizedMessage).toMatch(/only used in dev mode/);
         const read = await ok(p.server, encoding, calls.getApp(projectId, http.appId), p.orgOwnerToken);
         expect(read.app.oidcConfig).toMatchObject({ noneCompliant: true, complianceProblems: http.complianceProblems });
         const dev = await ok(
@@ -296,8 +296,12 @@ describe('provisioning: org, projects and apps', () => {
         const file = decodeKeyDetails(key.keyDetails);
         expect(file).toMatchObject({ type: 'application', keyId: key.id, appId: app.appId, clientId: app.clientId });
         expect(file.key).toMatch(/^-----BEGIN RSA PRIVATE KEY-----/);
-        const stored = (await db().query('SELECT public_jwk, expires_at FROM app_keys WHERE id = $1', [key.id]))
-          .rows[0]!;
+        const stored = (
+          await db().query<{ public_jwk: { d?: string; n?: string }; expires_at: Date }>(
+            'SELECT public_jwk, expires_at FROM app_keys WHERE id = $1',
+            [key.id],
+          )
+        ).rows[0]!;
         expect(stored.public_jwk.d).toBeUndefined();
         expect(stored.public_jwk.n).toBe(createPublicKey(file.key!).export({ format: 'jwk' }).n);
         expect(stored.expires_at.toISOString()).toBe(expirationDate);

@@ -14,6 +14,7 @@ import {
   ok,
   startProvisioningServer,
   unique,
+  type ApiAnswer,
   type ProvisioningServer,
 } from '../helpers/provisioning.ts';
 
@@ -28,7 +29,7 @@ describe('provisioning end to end', () => {
 
   beforeAll(async () => {
     p = await startProvisioningServer();
-    const rest = <T = Record<string, any>>(c: Parameters<typeof ok>[2]) => ok<T>(p.server, 'rest', c, p.orgOwnerToken);
+    const rest = <T = ApiAnswer>(c: Parameters<typeof ok>[2]) => ok<T>(p.server, 'rest', c, p.orgOwnerToken);
     project = (await rest(calls.addProject())).id;
     app = await rest(
       calls.addOidcApp(project, {
@@ -133,7 +134,14 @@ describe('provisioning end to end', () => {
     const created = await ok(p.server, 'rest', calls.addOidcApp(projectId), p.orgOwnerToken);
     const authorize = (redirectUri: string) =>
       new Browser(p.server).follow(
-        `${p.server.url}/oauth/v2/authorize?${new URLSearchParams({ client_id: created.clientId, redirect_uri: redirectUri, response_type: 'code', scope: 'openid', code_challenge: 'x'.repeat(43), code_challenge_method: 'S256' })}`,
+        `${p.server.url}/oauth/v2/authorize?${new URLSearchParams({
+          client_id: created.clientId,
+          redirect_uri: redirectUri,
+          response_type: 'code',
+          scope: 'openid',
+          code_challenge: 'x'.repeat(43),
+          code_challenge_method: 'S256',
+        })}`,
       );
     expect((await authorize(CALLBACK)).url).toContain('/ui/login/');
     await ok(
@@ -189,7 +197,14 @@ describe('provisioning end to end', () => {
       const created = await ok(p.server, 'rest', calls.addOidcApp(projectId), p.orgOwnerToken);
       const authorize = (redirectUri: string) =>
         new Browser(second).follow(
-          `${second.url}/oauth/v2/authorize?${new URLSearchParams({ client_id: created.clientId, redirect_uri: redirectUri, response_type: 'code', scope: 'openid', code_challenge: 'x'.repeat(43), code_challenge_method: 'S256' })}`,
+          `${second.url}/oauth/v2/authorize?${new URLSearchParams({
+            client_id: created.clientId,
+            redirect_uri: redirectUri,
+            response_type: 'code',
+            scope: 'openid',
+            code_challenge: 'x'.repeat(43),
+            code_challenge_method: 'S256',
+          })}`,
         );
       expect((await authorize(CALLBACK)).url).toContain('/ui/login/');
       await ok(

@@ -80,8 +80,12 @@ describe('provisioning: users and members', () => {
         expectCreatedDetails(key.details, p.firstOrgId);
         const file = decodeKeyDetails(key.keyDetails);
         expect(file).toMatchObject({ type: 'serviceaccount', keyId: key.keyId, userId });
-        const stored = (await db().query('SELECT public_jwk FROM machine_keys WHERE id = $1', [key.keyId])).rows[0]!
-          .public_jwk;
+        const stored = (
+          await db().query<{ public_jwk: { d?: string; n?: string } }>(
+            'SELECT public_jwk FROM machine_keys WHERE id = $1',
+            [key.keyId],
+          )
+        ).rows[0]!.public_jwk;
         expect(stored.d).toBeUndefined();
         expect(stored.n).toBe(createPublicKey(file.key!).export({ format: 'jwk' }).n);
         expect(await jwtProfileToken(p.server, file as never, 'openid')).toBeTruthy();
@@ -165,7 +169,8 @@ describe('provisioning: users and members', () => {
           await call(calls.importHumanUser({ profile: { firstName: '', lastName: 'L' } }), p.orgOwnerToken),
           encoding,
           3,
-          `invalid ImportHumanUserRequest.Profile: ${embedded}invalid ImportHumanUserRequest_Profile.FirstName: value length must be between 1 and 200 runes, inclusive`,
+          `invalid ImportHumanUserRequest.Profile: ${embedded}invalid ImportHumanUserRequest_Profile.FirstName: ` +
+            `value length must be between 1 and 200 runes, inclusive`,
         );
         expectError(
           await call(calls.importHumanUser({ email: { email: 'nope' } }), p.orgOwnerToken),
@@ -241,7 +246,7 @@ describe('provisioning: users and members', () => {
         const { userId } = await ok(p.server, encoding, calls.addMachineUser(), p.adminToken, p.otherOrgId);
         const added = await ok(p.server, encoding, calls.addIamMember(userId, ['IAM_OWNER_VIEWER']), p.adminToken);
         expect(Object.keys(added)).toEqual(['details']);
-        const instanceId = (await db().query('SELECT id FROM instance')).rows[0]!.id;
+        const instanceId = (await db().query<{ id: string }>('SELECT id FROM instance')).rows[0]!.id;
         expectCreatedDetails(added.details, instanceId);
         expect(
           (

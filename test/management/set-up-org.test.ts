@@ -168,15 +168,18 @@ describe('SetUpOrg', () => {
         await ok(setUpOrg({ org: { name: `${unique++}`.padEnd(200, 'n'), domain: `long-${encoding}.example.com` } }));
         await bad(
           setUpOrg({ org: { name: 'n'.repeat(201) } }),
-          `invalid SetUpOrgRequest.Org: embedded message failed validation | caused by: invalid SetUpOrgRequest_Org.Name: ${range}`,
+          `invalid SetUpOrgRequest.Org: embedded message failed validation | caused by: invalid ` +
+            `SetUpOrgRequest_Org.Name: ${range}`,
         );
         await bad(
           setUpOrg({ org: { name: '' } }),
-          `invalid SetUpOrgRequest.Org: embedded message failed validation | caused by: invalid SetUpOrgRequest_Org.Name: ${range}`,
+          `invalid SetUpOrgRequest.Org: embedded message failed validation | caused by: invalid ` +
+            `SetUpOrgRequest_Org.Name: ${range}`,
         );
         await bad(
           setUpOrg({ org: { domain: 'd'.repeat(201) } }),
-          'invalid SetUpOrgRequest.Org: embedded message failed validation | caused by: invalid SetUpOrgRequest_Org.Domain: value length must be at most 200 runes',
+          'invalid SetUpOrgRequest.Org: embedded message failed validation | caused by: invalid ' +
+            'SetUpOrgRequest_Org.Domain: value length must be at most 200 runes',
         );
         await ok(setUpOrg({ human: { userName: `${unique++}`.padEnd(200, 'u') } }));
         await bad(
@@ -184,7 +187,9 @@ describe('SetUpOrg', () => {
           `${human}invalid SetUpOrgRequest_Human.UserName: ${range}`,
         );
         await bad(setUpOrg({ human: { userName: '' } }), `${human}invalid SetUpOrgRequest_Human.UserName: ${range}`);
-        const profile = `${human}invalid SetUpOrgRequest_Human.Profile: embedded message failed validation | caused by: invalid SetUpOrgRequest_Human_Profile.`;
+        const profile =
+          `${human}invalid SetUpOrgRequest_Human.Profile: embedded message failed validation | ` +
+          `caused by: invalid SetUpOrgRequest_Human_Profile.`;
         await ok(
           setUpOrg({
             profile: {
@@ -214,7 +219,9 @@ describe('SetUpOrg', () => {
           setUpOrg({ profile: { gender: 9 } }),
           `${profile}Gender: value must be one of the defined enum values`,
         );
-        const phone = `${human}invalid SetUpOrgRequest_Human.Phone: embedded message failed validation | caused by: invalid SetUpOrgRequest_Human_Phone.Phone: `;
+        const phone =
+          `${human}invalid SetUpOrgRequest_Human.Phone: embedded message failed validation | caused ` +
+          `by: invalid SetUpOrgRequest_Human_Phone.Phone: `;
         await ok(setUpOrg({ human: { phone: { phone: `+${'4'.repeat(49)}`, isPhoneVerified: true } } }));
         await bad(
           setUpOrg({ human: { phone: { phone: `+${'4'.repeat(50)}` } } }),
@@ -223,7 +230,8 @@ describe('SetUpOrg', () => {
         await bad(setUpOrg({ human: { phone: { phone: '0041791234567' } } }), `${phone}value does not have prefix "+"`);
         await bad(
           setUpOrg({ human: { email: { email: 'grace at example.com' } } }),
-          `${human}invalid SetUpOrgRequest_Human.Email: embedded message failed validation | caused by: invalid SetUpOrgRequest_Human_Email.Email: value must be a valid email address`,
+          `${human}invalid SetUpOrgRequest_Human.Email: embedded message failed validation | caused by: invalid ` +
+            `SetUpOrgRequest_Human_Email.Email: value must be a valid email address`,
         );
         await bad(
           setUpOrg({ human: { email: { email: '' } } }),
@@ -312,7 +320,8 @@ describe('SetUpOrg', () => {
     expect(outcome.ok).toBe(true);
     const user = (
       await server.db.query(
-        'SELECT user_name, first_name, last_name, gender, email_verified, phone, phone_verified FROM users WHERE id = $1',
+        'SELECT user_name, first_name, last_name, gender, email_verified, phone, ' +
+          'phone_verified FROM users WHERE id = $1',
         [okJson<{ userId: string }>(outcome).userId],
       )
     ).rows[0];

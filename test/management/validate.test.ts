@@ -66,10 +66,13 @@ describe('validateMessage', () => {
       'invalid SetUpOrgRequest.User: value is required',
     );
     expect(violation(SetUpOrgRequestSchema, setUp({ org: { name: '' } }))).toBe(
-      'invalid SetUpOrgRequest.Org: embedded message failed validation | caused by: invalid SetUpOrgRequest_Org.Name: value length must be between 1 and 200 runes, inclusive',
+      'invalid SetUpOrgRequest.Org: embedded message failed validation | caused by: invalid ' +
+        'SetUpOrgRequest_Org.Name: value length must be between 1 and 200 runes, inclusive',
     );
     expect(violation(SetUpOrgRequestSchema, setUp({}, { phone: { phone: '0123' } }))).toBe(
-      'invalid SetUpOrgRequest.Human: embedded message failed validation | caused by: invalid SetUpOrgRequest_Human.Phone: embedded message failed validation | caused by: invalid SetUpOrgRequest_Human_Phone.Phone: value does not have prefix "+"',
+      'invalid SetUpOrgRequest.Human: embedded message failed validation | caused by: invalid ' +
+        'SetUpOrgRequest_Human.Phone: embedded message failed validation | caused by: invalid ' +
+        'SetUpOrgRequest_Human_Phone.Phone: value does not have prefix "+"',
     );
     expect(violation(SetUpOrgRequestSchema, setUp({}, { phone: { phone: `+${'1'.repeat(49)}` } }))).toBeUndefined();
     expect(violation(SetUpOrgRequestSchema, setUp({}, { phone: { phone: `+${'1'.repeat(50)}` } }))).toMatch(

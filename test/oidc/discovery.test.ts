@@ -4,6 +4,17 @@ import { connect } from 'node:http2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
+/** The discovery document: the lists this file compares, and any other member by name. */
+interface Discovery {
+  scopes_supported: string[];
+  response_types_supported: string[];
+  response_modes_supported: string[];
+  grant_types_supported: string[];
+  token_endpoint_auth_methods_supported: string[];
+  revocation_endpoint_auth_methods_supported: string[];
+  [member: string]: unknown;
+}
+
 describe('discovery', () => {
   let server: TestServer;
   beforeAll(async () => {
@@ -14,7 +25,7 @@ describe('discovery', () => {
   it('advertises the interface endpoints and capabilities', async () => {
     const res = await fetch(`${server.url}/.well-known/openid-configuration`);
     expect(res.status).toBe(200);
-    const d: any = await res.json();
+    const d = (await res.json()) as Discovery;
     const base = server.url;
     expect(d).toMatchObject({
       issuer: base,
@@ -75,7 +86,7 @@ describe('discovery', () => {
       'jwks_uri',
     ]) {
       const method = ['token_endpoint', 'introspection_endpoint', 'revocation_endpoint'].includes(key) ? 'POST' : 'GET';
-      const r = await fetch(d[key], { method, redirect: 'manual' });
+      const r = await fetch(d[key] as string, { method, redirect: 'manual' });
       expect([key, r.status === 404]).toEqual([key, false]);
     }
   });
@@ -90,7 +101,7 @@ describe('discovery', () => {
     const res = await fetch(`${server.url}/.well-known/openid-configuration`, {
       headers: { 'x-forwarded-host': 'evil.example.com', 'x-forwarded-proto': 'https' },
     });
-    const d: any = await res.json();
+    const d = (await res.json()) as Discovery;
     expect(d.token_endpoint).toBe(`${server.url}/oauth/v2/token`);
     // over HTTP/2 (h2c) with a foreign :authority
     const session = connect(server.url);
@@ -113,7 +124,7 @@ describe('discovery', () => {
   it('publishes signing keys with kid, use and alg, cacheable for 5 minutes, without private members', async () => {
     const res = await fetch(`${server.url}/oauth/v2/keys`);
     expect(res.headers.get('cache-control')).toBe('max-age=300, must-revalidate');
-    const { keys }: any = await res.json();
+    const { keys } = (await res.json()) as { keys: Record<string, unknown>[] };
     expect(keys.length).toBeGreaterThan(0);
     for (const key of keys) {
       expect(key).toMatchObject({ kty: 'RSA', use: 'sig', alg: 'RS256' });

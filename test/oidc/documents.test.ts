@@ -1,5 +1,6 @@
-// Discovery and JWKS served from answers rendered once per provider build (src/oidc/provider/documents.ts): the same bytes
-// and headers as the provider's own answer, the provider's CORS behaviour, and a new JWKS as soon as keys change.
+// Discovery and JWKS served from answers rendered once per provider build (src/oidc/provider/documents.ts): the same
+// bytes and headers as the provider's own answer, the provider's CORS behaviour, and a new JWKS as soon as keys
+// change.
 import { connect } from 'node:http2';
 import { inject } from 'light-my-request';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -66,7 +66,8 @@ describe('end_session', () => {
     expect(await server.app.oidc.verifyAccessToken(tokens.access_token)).toBeUndefined();
     // the browser has to log in again
     const again = await browser.follow(
-      `${server.url}/oauth/v2/authorize?client_id=${encodeURIComponent(app.clientId)}&redirect_uri=${encodeURIComponent('https://rp.example.com/callback')}&response_type=code&scope=openid`,
+      `${server.url}/oauth/v2/authorize?client_id=${encodeURIComponent(app.clientId)}` +
+        `&redirect_uri=${encodeURIComponent('https://rp.example.com/callback')}&response_type=code&scope=openid`,
     );
     expect(again.url).toContain('/ui/login/');
   });
@@ -159,7 +160,8 @@ describe('end_session', () => {
     // nothing was submitted: the victim's session and token live on
     expect(await server.app.oidc.verifyAccessToken(victimTokens.access_token)).toBeDefined();
     const silent = await victim.follow(
-      `${server.url}/oauth/v2/authorize?client_id=${encodeURIComponent(app.clientId)}&redirect_uri=${encodeURIComponent(CALLBACK)}&response_type=code&scope=openid&prompt=none`,
+      `${server.url}/oauth/v2/authorize?client_id=${encodeURIComponent(app.clientId)}` +
+        `&redirect_uri=${encodeURIComponent(CALLBACK)}&response_type=code&scope=openid&prompt=none`,
     );
     expect(new URL(silent.url).searchParams.get('code')).toBeTruthy();
   });

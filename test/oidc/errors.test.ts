@@ -158,7 +158,7 @@ describe('protocol errors', () => {
         headers: { 'content-type': 'application/x-www-form-urlencoded', ...sent },
         body,
       });
-      const json: any = await res.json();
+      const json = (await res.json()) as { error?: string };
       expect([name, res.status, json.error]).toEqual([name, status, error]);
     }
   });

@@ -1,6 +1,6 @@
 // Implicit flow (interface.md authorization_endpoint): id_token and id_token token, only for apps registered for
 // them, nonce required and copied into the ID token; at_hash binds the access token (opaque or JWT).
-import { createLocalJWKSet, decodeJwt, jwtVerify } from 'jose';
+import { createLocalJWKSet, decodeJwt, jwtVerify, type JSONWebKeySet } from 'jose';
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
@@ -47,7 +47,7 @@ describe('implicit flow', () => {
       'token_type',
     ]);
     expect(f.get('state')).toBe('s-1');
-    const jwks: any = await (await fetch(`${server.url}/oauth/v2/keys`)).json();
+    const jwks = (await (await fetch(`${server.url}/oauth/v2/keys`)).json()) as JSONWebKeySet;
     const { payload } = await jwtVerify(f.get('id_token')!, createLocalJWKSet(jwks), {
       issuer: server.url,
       audience: app.clientId,
@@ -58,7 +58,7 @@ describe('implicit flow', () => {
     const info = await fetch(`${server.url}/oidc/v1/userinfo`, {
       headers: { authorization: `Bearer ${f.get('access_token')}` },
     });
-    expect(((await info.json()) as any).name).toBe('Gatehouse Admin');
+    expect(((await info.json()) as { name?: string }).name).toBe('Gatehouse Admin');
   });
 
   it('id_token alone carries the profile claims; with JWT access tokens at_hash matches the JWT', async () => {

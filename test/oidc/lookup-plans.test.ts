@@ -11,11 +11,14 @@ describe('batched token statement plans', () => {
   const db = useTestDb();
 
   beforeAll(async () => {
-    await db.query(`
+    await db.query(
+      `
       INSERT INTO oidc_payloads (model, id, payload, grant_id, expires_at)
-      SELECT 'AccessToken', 'token-' || n, jsonb_build_object('jti', 'token-' || n, 'clientId', 'app', 'accountId', 'user-' || (n % 100)),
+      SELECT 'AccessToken', 'token-' || n, jsonb_build_object('jti', 'token-' || n, 'clientId', 'app', ` +
+        `'accountId', 'user-' || (n % 100)),
              CASE WHEN n % 2 = 0 THEN 'grant-' || n END, now() + interval '1 hour'
-      FROM generate_series(1, ${STORED_TOKENS}) AS n`);
+      FROM generate_series(1, ${STORED_TOKENS}) AS n`,
+    );
     await db.query('ANALYZE');
   });
 
@@ -53,7 +56,8 @@ describe('batched token statement plans', () => {
     it(`checks the credentials of each machine token it writes by index, key by key (${mode})`, async () => {
       const plan = await planOf(
         INSERT_TOKENS,
-        "ARRAY['t1'], ARRAY['{}'::jsonb], ARRAY[60], ARRAY['user-1'], ARRAY['opaque'], ARRAY['hash'], ARRAY[NULL::text]",
+        "ARRAY['t1'], ARRAY['{}'::jsonb], ARRAY[60], ARRAY['user-1'], ARRAY['opaque'], ARRAY['hash'], " +
+          'ARRAY[NULL::text]',
         mode,
       );
       // the rows to write, each with a check of its own (a Limit inside the loop), never a join of users and the batch

@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { connect } from 'node:http2';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createLocalJWKSet, decodeJwt, jwtVerify } from 'jose';
+import { createLocalJWKSet, decodeJwt, jwtVerify, type JSONWebKeySet } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ServiceAccount } from '@zitadel/node/dist/credentials/index.js';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
@@ -76,7 +76,10 @@ describe('machine user grants', () => {
       ['not a JWT', 'not-a-jwt'],
       [
         'alg none',
-        `${Buffer.from(JSON.stringify({ alg: 'none', kid: m.keyFile.keyId })).toString('base64url')}.${Buffer.from(JSON.stringify({ iss: m.userId, sub: m.userId, aud: server.url, iat: now, exp: now + 600 })).toString('base64url')}.`,
+        `${Buffer.from(JSON.stringify({ alg: 'none', kid: m.keyFile.keyId })).toString('base64url')}.` +
+          `${Buffer.from(
+            JSON.stringify({ iss: m.userId, sub: m.userId, aud: server.url, iat: now, exp: now + 600 }),
+          ).toString('base64url')}.`,
       ],
     ];
     for (const [name, value] of cases) {
@@ -170,12 +173,12 @@ describe('machine user grants', () => {
       assertion: await assertion(m.keyFile, server.url),
       scope: `openid ${MANAGEMENT_API_SCOPE}`,
     });
-    const jwks: any = await (await fetch(`${server.url}/oauth/v2/keys`)).json();
+    const jwks = (await (await fetch(`${server.url}/oauth/v2/keys`)).json()) as JSONWebKeySet;
     const { payload, protectedHeader } = await jwtVerify(res.json.access_token, createLocalJWKSet(jwks), {
       issuer: server.url,
       typ: 'at+jwt',
     });
-    expect(protectedHeader.kid).toBe(jwks.keys[0].kid);
+    expect(protectedHeader.kid).toBe(jwks.keys[0]!.kid);
     expect(payload).toMatchObject({ sub: m.userId, client_id: m.userId, scope: `openid ${MANAGEMENT_API_SCOPE}` });
     expect(payload.aud).toContain(m.userId);
     expect((await userinfo(res.json.access_token)).status).toBe(200);

@@ -11,6 +11,7 @@ import {
   createMachine,
   createOidcApp,
   postForm,
+  type OAuthJson,
   type TestApp,
 } from '../helpers/oidc.ts';
 
@@ -77,72 +78,75 @@ describe('NUL characters', () => {
   });
 
   describe('token, revocation, introspection, end_session', () => {
-    const cases: { name: string; send: () => Promise<{ status: number; json?: any; text: string }>; error: string }[] =
-      [
-        {
-          name: 'token: client_id of client_credentials (client_secret_post)',
-          error: 'invalid_client',
-          send: () =>
-            postForm(`${server.url}/oauth/v2/token`, {
-              grant_type: 'client_credentials',
-              client_id: NUL,
-              client_secret: 'x',
-              scope: 'openid',
-            }),
-        },
-        {
-          name: 'token: client_id of client_credentials (Basic)',
-          error: 'invalid_client',
-          send: () =>
-            postForm(
-              `${server.url}/oauth/v2/token`,
-              { grant_type: 'client_credentials', scope: 'openid' },
-              { authorization: basic(NUL, 'x') },
-            ),
-        },
-        {
-          name: 'token: client_id of authorization_code',
-          error: 'invalid_client',
-          send: () =>
-            postForm(`${server.url}/oauth/v2/token`, {
-              grant_type: 'authorization_code',
-              client_id: NUL,
-              code: 'c',
-              redirect_uri: CALLBACK,
-              code_verifier: 'v'.repeat(43),
-            }),
-        },
-        {
-          name: 'token: the iss of a JWT-profile assertion',
-          error: 'invalid_client',
-          send: async () =>
-            postForm(`${server.url}/oauth/v2/token`, {
-              grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer',
-              scope: 'openid',
-              assertion: await assertion({ ...machine.keyFile, userId: NUL }, server.config.issuer),
-            }),
-        },
-        {
-          name: 'token: the code',
-          error: 'invalid_request',
-          send: () =>
-            postForm(
-              `${server.url}/oauth/v2/token`,
-              { grant_type: 'authorization_code', code: NUL, redirect_uri: CALLBACK },
-              { authorization: basic(app.clientId, app.clientSecret!) },
-            ),
-        },
-        {
-          name: 'revocation: client_id',
-          error: 'invalid_client',
-          send: () => postForm(`${server.url}/oauth/v2/revoke`, { token: 'x', client_id: NUL }),
-        },
-        {
-          name: 'introspection: Basic client id',
-          error: 'invalid_client',
-          send: () => postForm(`${server.url}/oauth/v2/introspect`, { token: 'x' }, { authorization: basic(NUL, 'x') }),
-        },
-      ];
+    const cases: {
+      name: string;
+      send: () => Promise<{ status: number; json?: OAuthJson; text: string }>;
+      error: string;
+    }[] = [
+      {
+        name: 'token: client_id of client_credentials (client_secret_post)',
+        error: 'invalid_client',
+        send: () =>
+          postForm(`${server.url}/oauth/v2/token`, {
+            grant_type: 'client_credentials',
+            client_id: NUL,
+            client_secret: 'x',
+            scope: 'openid',
+          }),
+      },
+      {
+        name: 'token: client_id of client_credentials (Basic)',
+        error: 'invalid_client',
+        send: () =>
+          postForm(
+            `${server.url}/oauth/v2/token`,
+            { grant_type: 'client_credentials', scope: 'openid' },
+            { authorization: basic(NUL, 'x') },
+          ),
+      },
+      {
+        name: 'token: client_id of authorization_code',
+        error: 'invalid_client',
+        send: () =>
+          postForm(`${server.url}/oauth/v2/token`, {
+            grant_type: 'authorization_code',
+            client_id: NUL,
+            code: 'c',
+            redirect_uri: CALLBACK,
+            code_verifier: 'v'.repeat(43),
+          }),
+      },
+      {
+        name: 'token: the iss of a JWT-profile assertion',
+        error: 'invalid_client',
+        send: async () =>
+          postForm(`${server.url}/oauth/v2/token`, {
+            grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer',
+            scope: 'openid',
+            assertion: await assertion({ ...machine.keyFile, userId: NUL }, server.config.issuer),
+          }),
+      },
+      {
+        name: 'token: the code',
+        error: 'invalid_request',
+        send: () =>
+          postForm(
+            `${server.url}/oauth/v2/token`,
+            { grant_type: 'authorization_code', code: NUL, redirect_uri: CALLBACK },
+            { authorization: basic(app.clientId, app.clientSecret!) },
+          ),
+      },
+      {
+        name: 'revocation: client_id',
+        error: 'invalid_client',
+        send: () => postForm(`${server.url}/oauth/v2/revoke`, { token: 'x', client_id: NUL }),
+      },
+      {
+        name: 'introspection: Basic client id',
+        error: 'invalid_client',
+        send: () => postForm(`${server.url}/oauth/v2/introspect`, { token: 'x' }, { authorization: basic(NUL, 'x') }),
+      },
+    ];
     for (const c of cases) {
       it(c.name, async () => {
         logsBefore = server.logs.length;

@@ -26,7 +26,8 @@ const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 /** Every row of every table of the schema, each as text. */
 async function dumpDatabase(server: TestServer): Promise<string> {
   const { rows: tables } = await server.db.query<{ name: string }>(
-    `SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY 1`,
+    `SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type ` +
+      `= 'BASE TABLE' ORDER BY 1`,
   );
   expect(tables.map((t) => t.name)).toEqual(expect.arrayContaining(['oidc_payloads', 'users', 'events', 'apps']));
   const parts: string[] = [];
@@ -207,7 +208,8 @@ describe('token values in the database', () => {
     // as an older version wrote them: the id in the payload, the interaction's resume URL and session cookie in full
     const old = async (model: string, id: string, extra = `'{}'::jsonb`) =>
       server.db.query(
-        `UPDATE oidc_payloads SET payload = payload || jsonb_build_object('jti', $3::text) || ${extra} WHERE model = $1 AND id = $2`,
+        `UPDATE oidc_payloads SET payload = payload || jsonb_build_object('jti', ` +
+          `$3::text) || ${extra} WHERE model = $1 AND id = $2`,
         [model, hashId(id), id],
       );
     await old('AccessToken', tokens.access_token);
@@ -216,7 +218,8 @@ describe('token values in the database', () => {
     await old(
       'Interaction',
       uid,
-      `jsonb_build_object('returnTo', replace(payload->>'returnTo', '{id}', $3::text), 'session', payload->'session' || jsonb_build_object('cookie', '${sessionId}'))`,
+      `jsonb_build_object('returnTo', replace(payload->>'returnTo', '{id}', $3::text), 'session', ` +
+        `payload->'session' || jsonb_build_object('cookie', '${sessionId}'))`,
     );
     expect(await dumpDatabase(server)).toContain(tokens.refresh_token);
 

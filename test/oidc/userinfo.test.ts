@@ -12,7 +12,8 @@ describe('userinfo', () => {
     userinfo = `${server.url}/oidc/v1/userinfo`;
     // a full profile for the admin
     await server.db.query(
-      "UPDATE users SET nick_name = 'gate', gender = 'GENDER_FEMALE', phone = '+41 44 000 00 00', phone_verified = true WHERE user_name = 'admin'",
+      "UPDATE users SET nick_name = 'gate', gender = 'GENDER_FEMALE', phone = '+41 44 000 00 00', " +
+        "phone_verified = true WHERE user_name = 'admin'",
     );
   });
   afterAll(async () => server?.stop());
@@ -51,10 +52,10 @@ describe('userinfo', () => {
     ];
     for (const [scope, claims] of expectations) {
       const tokens = await userTokens(server, app, scope);
-      const body: any = await (await get(tokens.access_token)).json();
+      const body = (await (await get(tokens.access_token)).json()) as Record<string, unknown>;
       expect([scope, Object.keys(body).sort()]).toEqual([scope, claims]);
     }
-    const profile: any = await (await get((await userTokens(server, app, 'openid profile')).access_token)).json();
+    const profile: unknown = await (await get((await userTokens(server, app, 'openid profile')).access_token)).json();
     expect(profile).toMatchObject({
       gender: 'female',
       nickname: 'gate',
@@ -71,17 +72,17 @@ describe('userinfo', () => {
       body: new URLSearchParams({ access_token: tokens.access_token }),
     });
     expect(res.status).toBe(200);
-    expect(((await res.json()) as any).email).toBe('admin@127.0.0.1');
+    expect(((await res.json()) as { email?: string }).email).toBe('admin@127.0.0.1');
   });
 
   it('401: no token (invalid_request), bad and expired tokens (invalid_token), always with WWW-Authenticate', async () => {
     const none = await fetch(userinfo);
     expect(none.status).toBe(401);
-    expect(((await none.json()) as any).error).toBe('invalid_request');
+    expect(((await none.json()) as { error?: string }).error).toBe('invalid_request');
     expect(none.headers.get('www-authenticate')).toMatch(/^Bearer /);
     const bad = await get('not-a-token');
     expect(bad.status).toBe(401);
-    expect(((await bad.json()) as any).error).toBe('invalid_token');
+    expect(((await bad.json()) as { error?: string }).error).toBe('invalid_token');
     expect(bad.headers.get('www-authenticate')).toMatch(/^Bearer .*error="invalid_token"/);
 
     const app = await createOidcApp(server, { authMethod: 'basic' });

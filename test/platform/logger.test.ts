@@ -5,11 +5,20 @@ import { Writable } from 'node:stream';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 
+/** A JSON log line: the nested members these tests read, and any other member by name. */
+interface LogLine {
+  req: { url: string };
+  res: { statusCode: number };
+  err: { message: string; details: unknown };
+  a: { b: unknown };
+  [member: string]: unknown;
+}
+
 const lines = (server: TestServer) =>
   server.logs
     .flatMap((chunk) => chunk.split('\n'))
     .filter(Boolean)
-    .map((l) => JSON.parse(l) as Record<string, any>);
+    .map((l) => JSON.parse(l) as LogLine);
 
 describe('request logs', () => {
   describe('at info', () => {
@@ -80,7 +89,7 @@ describe('secret keys in log records', () => {
       }),
     );
     write(log);
-    return JSON.parse(out.join('')) as Record<string, any>;
+    return JSON.parse(out.join('')) as LogLine;
   };
 
   it('redacts them at any depth, in arrays and in errors, and leaves the logged object as it was', () => {

@@ -99,7 +99,8 @@ describe('TLS with ALPN', () => {
     });
     socket.on('error', () => {});
     socket.write(
-      'POST /oauth/v2/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\ng',
+      'POST /oauth/v2/token HTTP/1.1\r\nHost: x\r\nContent-Type: ' +
+        'application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\ng',
     );
     const closed = await new Promise<boolean>((resolve) => {
       const timer = setTimeout(() => resolve(false), 5_000);

@@ -108,7 +108,8 @@ describe('authorization requests per client address', () => {
     expect(results.filter((r) => r.status === 429)).toHaveLength(10);
     expect((await storedRows(server)) - before).toBeLessThanOrEqual(LIMIT);
     const { rows } = await server.db.query(
-      `SELECT max(extract(epoch FROM expires_at - now())) AS left FROM oidc_payloads WHERE model = 'Session' AND payload->>'accountId' IS NULL`,
+      `SELECT max(extract(epoch FROM expires_at - now())) AS left FROM oidc_payloads WHERE model = 'Session' AND ` +
+        `payload->>'accountId' IS NULL`,
     );
     expect(Number(rows[0]!.left)).toBeGreaterThan(0);
     expect(Number(rows[0]!.left)).toBeLessThanOrEqual(server.config.ttl.interaction);
@@ -153,7 +154,8 @@ describe('pending interactions expire', () => {
   it('an interaction nobody acts on is stored for the TTL only, then refused with a clear page', async () => {
     const { browser, loginUrl, uid } = await start();
     const { rows } = await server.db.query(
-      `SELECT extract(epoch FROM expires_at - now()) AS left FROM oidc_payloads WHERE model = 'Interaction' AND id = $1`,
+      `SELECT extract(epoch FROM expires_at - now()) AS left FROM oidc_payloads WHERE model = 'Interaction' AND id ` +
+        `= $1`,
       [hashId(uid)],
     );
     expect(Number(rows[0]!.left)).toBeLessThanOrEqual(TTL);

@@ -19,7 +19,8 @@ function prng(seed: number) {
 const random = prng(20261122);
 const randomBytes = (n: number) => Uint8Array.from({ length: n }, () => Math.floor(random() * 256));
 
-const INVALID_UTF8 = Uint8Array.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xc3, 0x28, 0xff, 0xfe, 0x22, 0x7d]); // {"a":"\xc3(\xff\xfe"}
+// {"a":"\xc3(\xff\xfe"}
+const INVALID_UTF8 = Uint8Array.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xc3, 0x28, 0xff, 0xfe, 0x22, 0x7d]);
 const DEEP_JSON = `${'['.repeat(20_000)}${']'.repeat(20_000)}`;
 const DEEP_OBJECT = `${'{"a":'.repeat(5_000)}1${'}'.repeat(5_000)}`;
 const HUGE = 'x'.repeat(3 * 1024 * 1024);
@@ -46,7 +47,9 @@ const BODIES: { name: string; contentType?: string; body: string | Uint8Array }[
   {
     name: 'duplicate form params',
     contentType: 'application/x-www-form-urlencoded',
-    body: 'grant_type=client_credentials&grant_type=refresh_token&token=a&token=b&client_id=x&client_id=y&loginName=a&loginName=b',
+    body:
+      'grant_type=client_credentials&grant_type=refresh_token&token=a&token=b' +
+      '&client_id=x&client_id=y&loginName=a&loginName=b',
   },
   {
     name: 'invalid utf-8 form',
@@ -109,8 +112,9 @@ describe('hostile input', () => {
   let before: Record<string, number>;
   const counts = async () =>
     (
-      await server.db.query(
-        'SELECT (SELECT count(*) FROM orgs)::int AS orgs, (SELECT count(*) FROM users)::int AS users, (SELECT count(*) FROM events)::int AS events, (SELECT count(*) FROM idps)::int AS idps',
+      await server.db.query<Record<string, number>>(
+        'SELECT (SELECT count(*) FROM orgs)::int AS orgs, (SELECT count(*) FROM users)::int AS users, ' +
+          '(SELECT count(*) FROM events)::int AS events, (SELECT count(*) FROM idps)::int AS idps',
       )
     ).rows[0]!;
 
@@ -245,7 +249,8 @@ describe('hostile input', () => {
           new Promise<net.Socket>((resolve) => {
             const s = net.connect(Number(new URL(server.url).port), '127.0.0.1', () => {
               s.write(
-                'POST /oauth/v2/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 100000\r\n\r\ngrant_type=',
+                'POST /oauth/v2/token HTTP/1.1\r\nHost: x\r\nContent-Type: ' +
+                  'application/x-www-form-urlencoded\r\nContent-Length: 100000\r\n\r\ngrant_type=',
               );
               resolve(s);
             });

@@ -15,7 +15,8 @@ describe('background sweep of expired OIDC rows', () => {
     const models = ['AuthorizationCode', 'Session', 'AccessToken', 'RefreshToken', 'ReplayDetection', 'Interaction'];
     for (const [i, model] of models.entries()) {
       await server.db.query(
-        `INSERT INTO oidc_payloads (model, id, payload, expires_at) VALUES ($1, $2, '{}', now() - interval '1 hour'), ($1, $3, '{}', now() + interval '1 hour')`,
+        `INSERT INTO oidc_payloads (model, id, payload, expires_at) VALUES ($1, $2, '{}', ` +
+          `now() - interval '1 hour'), ($1, $3, '{}', now() + interval '1 hour')`,
         [model, `expired-${i}`, `live-${i}`],
       );
     }

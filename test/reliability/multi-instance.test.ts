@@ -17,6 +17,16 @@ import { ADMIN_PASSWORD, basic, Browser, CALLBACK, postForm } from '../helpers/o
 import type { TestServer } from '../helpers/server.ts';
 import { until } from '../helpers/load.ts';
 
+/** A management answer: the ids and credentials this file reads, and any other member by name. */
+interface ManagementJson {
+  id: string;
+  appId: string;
+  userId: string;
+  clientId: string;
+  clientSecret: string;
+  [member: string]: unknown;
+}
+
 describe.runIf(isPostgres)('many instances on one database', () => {
   let database: TestDatabase;
   let db: Db;
@@ -32,7 +42,7 @@ describe.runIf(isPostgres)('many instances on one database', () => {
       headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
       body: body ? JSON.stringify(body) : undefined,
     });
-    return { status: res.status, json: (await res.json()) as Record<string, any> };
+    return { status: res.status, json: (await res.json()) as ManagementJson };
   };
 
   beforeAll(async () => {
@@ -126,7 +136,12 @@ describe.runIf(isPostgres)('many instances on one database', () => {
     expect(app.status).toBe(200);
     const authorize = (base: string, redirectUri: string) =>
       fetch(
-        `${base}/oauth/v2/authorize?${new URLSearchParams({ client_id: app.json.clientId, redirect_uri: redirectUri, response_type: 'code', scope: 'openid' })}`,
+        `${base}/oauth/v2/authorize?${new URLSearchParams({
+          client_id: app.json.clientId,
+          redirect_uri: redirectUri,
+          response_type: 'code',
+          scope: 'openid',
+        })}`,
         { redirect: 'manual' },
       );
     expect((await authorize(b, 'https://two.example.com/cb')).status).toBe(400); // not registered yet: error page

@@ -15,8 +15,9 @@ describe('parallel SetUpOrg with the same name', () => {
 
   it('creates exactly one organization; the rest are ALREADY_EXISTS and write nothing', async () => {
     const before = (
-      await server.db.query(
-        'SELECT (SELECT count(*) FROM orgs)::int AS orgs, (SELECT count(*) FROM users)::int AS users, (SELECT count(*) FROM events)::int AS events',
+      await server.db.query<{ orgs: number; users: number; events: number }>(
+        'SELECT (SELECT count(*) FROM orgs)::int AS orgs, (SELECT count(*) FROM users)::int AS users, ' +
+          '(SELECT count(*) FROM events)::int AS events',
       )
     ).rows[0]!;
     const results = await Promise.all(
@@ -41,8 +42,9 @@ describe('parallel SetUpOrg with the same name', () => {
     expect(results.filter((r) => r.status === 200)).toHaveLength(1);
     expect(results.filter((r) => r.status !== 200).every((r) => r.status === 409 && r.body.code === 6)).toBe(true);
     const after = (
-      await server.db.query(
-        'SELECT (SELECT count(*) FROM orgs)::int AS orgs, (SELECT count(*) FROM users)::int AS users, (SELECT count(*) FROM events)::int AS events',
+      await server.db.query<{ orgs: number; users: number; events: number }>(
+        'SELECT (SELECT count(*) FROM orgs)::int AS orgs, (SELECT count(*) FROM users)::int AS users, ' +
+          '(SELECT count(*) FROM events)::int AS events',
       )
     ).rows[0]!;
     expect(after.orgs - before.orgs).toBe(1);

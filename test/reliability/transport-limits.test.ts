@@ -38,7 +38,8 @@ describe('transport limits', () => {
       try {
         for (const c of bodies)
           await c.write(
-            'POST /oauth/v2/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 1000\r\n\r\ng',
+            'POST /oauth/v2/token HTTP/1.1\r\nHost: x\r\nContent-Type: ' +
+              'application/x-www-form-urlencoded\r\nContent-Length: 1000\r\n\r\ng',
           );
         for (const c of heads) await c.write('POST /oauth/v2/token HTTP/1.1\r\nHost: x\r\n');
         const started = Date.now();
@@ -238,9 +239,12 @@ describe('transport limits', () => {
     it('logs a client that disconnects mid-body below warning, as a client abort, not a database failure', async () => {
       const logged = server.logs.length;
       const targets = [
-        'POST /oauth/v2/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 5000\r\n\r\ngrant_type=client_',
-        'PUT /auth/v1/users/me/profile HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 5000\r\n\r\n{"firstName":"',
-        'POST /ui/login/not-an-interaction/password HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 5000\r\n\r\npassword=',
+        'POST /oauth/v2/token HTTP/1.1\r\nHost: x\r\nContent-Type: ' +
+          'application/x-www-form-urlencoded\r\nContent-Length: 5000\r\n\r\ngrant_type=client_',
+        'PUT /auth/v1/users/me/profile HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ' +
+          '5000\r\n\r\n{"firstName":"',
+        'POST /ui/login/not-an-interaction/password HTTP/1.1\r\nHost: x\r\nContent-Type: ' +
+          'application/x-www-form-urlencoded\r\nContent-Length: 5000\r\n\r\npassword=',
       ];
       for (let round = 0; round < 3; round++) {
         for (const head of targets) {
@@ -276,7 +280,8 @@ describe('transport limits', () => {
           // a client that sends the whole body before it reads the response, the server answering in between
           c.pause();
           await c.write(
-            `PUT /auth/v1/users/me/profile HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${MIB}\r\n\r\n`,
+            `PUT /auth/v1/users/me/profile HTTP/1.1\r\nHost: x\r\nContent-Type: ` +
+              `application/json\r\nContent-Length: ${MIB}\r\n\r\n`,
           );
           await sleep(300);
           const written = await c.write(Buffer.alloc(MIB, 'a')).then(
@@ -302,7 +307,8 @@ describe('transport limits', () => {
           const frame = Buffer.alloc(5 + MIB);
           frame.writeUInt32BE(MIB, 1);
           await c.write(
-            `POST /zitadel.admin.v1.AdminService/SetUpOrg HTTP/1.1\r\nHost: x\r\nContent-Type: application/grpc-web+proto\r\nX-Grpc-Web: 1\r\nContent-Length: ${frame.length}\r\n\r\n`,
+            `POST /zitadel.admin.v1.AdminService/SetUpOrg HTTP/1.1\r\nHost: x\r\nContent-Type: ` +
+              `application/grpc-web+proto\r\nX-Grpc-Web: 1\r\nContent-Length: ${frame.length}\r\n\r\n`,
           );
           await c.write(frame).catch(() => {});
           const response = await c.readResponse(5_000);
@@ -332,7 +338,9 @@ describe('transport limits', () => {
             });
             let status = -1;
             const read = (h: http2.IncomingHttpHeaders) => {
-              if (h['grpc-status'] !== undefined) resolve((status = Number(h['grpc-status'])));
+              if (h['grpc-status'] === undefined) return;
+              status = Number(h['grpc-status']);
+              resolve(status);
             };
             // the status is the answer; the stream of an unread body itself stays open until the request timeout
             stream.on('response', read);

@@ -24,7 +24,7 @@ describe('registerHuman (prompt=create)', () => {
   };
 
   it('creates an active human in the default organization with an argon2id hash and one event, in one transaction', async () => {
-    const instance = (await db.query('SELECT default_org_id FROM instance')).rows[0]!;
+    const instance = (await db.query<{ default_org_id: string }>('SELECT default_org_id FROM instance')).rows[0]!;
     const { userId, details } = await registerHuman(db, instance.default_org_id, registrationSchema.parse(valid), 'de');
     expect(details.resourceOwner).toBe(instance.default_org_id);
     const user = (await findUserByLoginName(db, 'ADA'))!;
@@ -49,7 +49,7 @@ describe('registerHuman (prompt=create)', () => {
   });
 
   it('refuses a taken user name (case-insensitive) without writing anything', async () => {
-    const instance = (await db.query('SELECT default_org_id FROM instance')).rows[0]!;
+    const instance = (await db.query<{ default_org_id: string }>('SELECT default_org_id FROM instance')).rows[0]!;
     const before = (await db.query('SELECT count(*)::int AS n FROM events')).rows[0]!.n;
     await expect(
       registerHuman(db, instance.default_org_id, registrationSchema.parse({ ...valid, userName: 'ADA' }), 'en'),

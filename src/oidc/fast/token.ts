@@ -1,9 +1,9 @@
 // The token endpoint's fast path for machine grants (issue 8): a request that names an active machine user with
 // valid credentials is answered here, usually with a single statement. The user's credentials come from a cache and
-// the token is written only if they are still current (machine-token-issuer.ts GrantedOn), so a rotated secret, a removed
-// key or a deactivated user takes effect on the very next request, on every instance (issue 6 §2). Anything else
-// (errors, apps, unusual requests) returns undefined and goes to oidc-provider, whose grant handlers (provider/machine-grants.ts)
-// issue the same tokens or the precise error.
+// the token is written only if they are still current (machine-token-issuer.ts GrantedOn), so a rotated secret, a
+// removed key or a deactivated user takes effect on the very next request, on every instance (issue 6 §2). Anything
+// else (errors, apps, unusual requests) returns undefined and goes to oidc-provider, whose grant handlers
+// (provider/machine-grants.ts) issue the same tokens or the precise error.
 import { createLocalJWKSet, decodeJwt, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
 import type { Db } from '../../platform/db.ts';
 import type { SecretBox } from '../../platform/secrets.ts';
@@ -18,8 +18,9 @@ import {
   type MachineTokenDeps,
   type MachineTokenRequest,
   type TokenResponse,
+  type VerifiedAssertion,
 } from '../machine-token-issuer.ts';
-import { presentedClient } from './client-auth.ts';
+import { presentedClient, type PresentedClient } from './client-auth.ts';
 import { repeatedParam } from './oauth.ts';
 
 export interface MachineTokenFastPathDeps extends MachineTokenDeps {
@@ -130,7 +131,7 @@ export function machineTokenFastPath(deps: MachineTokenFastPathDeps) {
     authorization: string | undefined,
     scope: string,
   ): Promise<FastTokenResult> {
-    let client;
+    let client: PresentedClient;
     try {
       client = presentedClient(form, authorization);
     } catch {
@@ -156,7 +157,7 @@ export function machineTokenFastPath(deps: MachineTokenFastPathDeps) {
     if (!assertion || !iss || form.has('client_secret')) return undefined;
     let claimed = false;
     const body = await grant({ id: iss }, async (user) => {
-      let verified;
+      let verified: VerifiedAssertion;
       try {
         verified = await verifyServiceAssertion(deps, assertion, user.id, user.keys);
       } catch {

@@ -37,7 +37,8 @@ export function registerUserinfo(scope: FastifyInstance, deps: UserinfoDeps): vo
       try {
         const value = presentedToken(request);
         if (value === undefined) {
-          // RFC 6750 §3.1: no error code in the challenge when no token came; the body says invalid_request (compat.md §6)
+          // RFC 6750 §3.1: no error code in the challenge when no token came; the body says invalid_request
+          // (compat.md §6)
           throw new OAuthError(401, 'invalid_request', 'no access token provided', challenge({}));
         }
         const ref = await deps.resolveToken(value);

@@ -20,7 +20,8 @@ import {
 
 export interface AdapterHooks {
   findClient(clientId: string): Promise<AdapterPayload | undefined>;
-  /** Maps a presented access token value to its storage id; JWT access tokens are verified here (jwt-access-tokens.ts). */
+  /** Maps a presented access token value to its storage id; JWT access tokens are verified here
+   *  (jwt-access-tokens.ts). */
   resolveAccessToken(value: string): Promise<TokenReference | undefined>;
 }
 

@@ -6,8 +6,8 @@ import type { SecretBox } from '../../platform/secrets.ts';
 
 export function patchClients(provider: Provider, secrets: SecretBox): void {
   const Client = provider.Client as unknown as {
-    prototype: Record<string, any>;
-    Schema: { prototype: Record<string, any> };
+    prototype: Record<string, unknown>;
+    Schema: { prototype: Record<string, unknown> };
   };
 
   // Client and machine secrets are stored as keyed hashes and compared in constant time (security.md §21).

@@ -55,7 +55,8 @@ export function registerMachineGrants(provider: Provider, deps: MachineTokenDeps
     'client_credentials',
     async (ctx: KoaContextWithOIDC) => {
       const user = machineUser(ctx);
-      if (!ctx.oidc.params!.scope) throw new errors.InvalidRequest("missing required parameter 'scope'"); // interface.md
+      // interface.md
+      if (!ctx.oidc.params!.scope) throw new errors.InvalidRequest("missing required parameter 'scope'");
       const grantedOn = { secretHash: ctx.oidc.client!.clientSecret };
       ctx.body = await issue(deps, {
         user,

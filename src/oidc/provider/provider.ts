@@ -40,7 +40,8 @@ export function createProvider(parts: ProviderParts, keys: KeySet): Provider {
     routes: ROUTES,
     claims: CLAIMS,
     scopes: SUPPORTED_SCOPES,
-    responseTypes: ['code', 'id_token', 'id_token token'], // interface.md authorization_endpoint; implicit is not a v9 default
+    // interface.md authorization_endpoint; implicit is not a v9 default
+    responseTypes: ['code', 'id_token', 'id_token token'],
     clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'],
     enabledJWA: {
       idTokenSigningAlgValues: ['RS256'],
@@ -157,7 +158,8 @@ export function createProvider(parts: ProviderParts, keys: KeySet): Provider {
     },
     features: {
       devInteractions: { enabled: false },
-      clientCredentials: { enabled: false }, // replaced by machine-grants.ts: tokens belong to the machine user (compat.md §6)
+      // replaced by machine-grants.ts: tokens belong to the machine user (compat.md §6)
+      clientCredentials: { enabled: false },
       // introspection and userinfo are served by Gatehouse itself (fast/); enabled here so discovery lists them
       introspection: { enabled: true },
       revocation: { enabled: true, allowedPolicy: parts.revocationAllowed },

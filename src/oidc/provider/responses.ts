@@ -12,7 +12,7 @@ export async function providerResponses(ctx: KoaContextWithOIDC, next: () => Pro
   ctx.set('x-content-type-options', 'nosniff');
   await next();
   const route = ctx.oidc?.route;
-  const body = ctx.body as Record<string, any> | undefined;
+  const body = ctx.body as Record<string, unknown> | undefined;
   if (
     route === 'token' &&
     body?.error === 'invalid_request' &&
