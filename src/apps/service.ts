@@ -16,7 +16,7 @@ import {
   checkOidcConfig,
   oidcComplianceProblems,
   oidcConfigSchema,
-  parseInput,
+  parseAppInput,
   type OidcConfigInput,
 } from './schema.ts';
 import {
@@ -46,7 +46,7 @@ export async function addOidcApp(
   input: OidcConfigInput & { projectId: string; name: string },
   creator: string,
 ): Promise<AddedApp> {
-  const app = parseInput(addOidcAppSchema, input, 'AddOIDCAppRequest');
+  const app = parseAppInput(addOidcAppSchema, input, 'AddOIDCAppRequest');
   checkOidcConfig(app, 'AddOIDCAppRequest');
   const project = await getProject(db, app.projectId);
   const appId = newId();
@@ -88,7 +88,7 @@ export async function addApiApp(
   input: { projectId: string; name: string; authMethod?: 'basic' | 'private_key_jwt' },
   creator: string,
 ): Promise<AddedApp> {
-  const app = parseInput(addApiAppSchema, input, 'AddAPIAppRequest');
+  const app = parseAppInput(addApiAppSchema, input, 'AddAPIAppRequest');
   const project = await getProject(db, app.projectId);
   const appId = newId();
   const clientId = `${appId}@${project.id}`;
@@ -133,7 +133,7 @@ export async function updateOidcAppConfig(
   input: OidcConfigInput,
   creator: string,
 ): Promise<{ clientSecret?: string; details: Details }> {
-  const config = parseInput(oidcConfigSchema, input, 'UpdateOIDCAppConfigRequest');
+  const config = parseAppInput(oidcConfigSchema, input, 'UpdateOIDCAppConfigRequest');
   checkOidcConfig(config, 'UpdateOIDCAppConfigRequest');
   const app = await getApp(db, appId);
   if (app.kind !== 'oidc') throw invalidArgument('App is not an OIDC app', 'APP-Gsfe2');

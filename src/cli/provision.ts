@@ -3,7 +3,7 @@
 import { getOrgById } from '../orgs/service.ts';
 import { addProject } from '../projects/service.ts';
 import { addOidcApp } from '../apps/service.ts';
-import { addOidcAppSchema, checkOidcConfig, parseInput } from '../apps/schema.ts';
+import { addOidcAppSchema, checkOidcConfig, parseAppInput } from '../apps/schema.ts';
 import { addMachineUser, addMachineUserKey, generateMachineSecret } from '../users/machine-service.ts';
 import { importHumanUser, type ImportHumanInput } from '../users/import.ts';
 import { getUserById } from '../users/service.ts';
@@ -193,7 +193,7 @@ ${OUTPUT_HELP}`,
     };
     // checked before the project is created, so a bad app leaves nothing behind
     checkOidcConfig(
-      parseInput(addOidcAppSchema, { ...input, projectId: o['project-id'] ?? 'new' }, 'AddOIDCAppRequest'),
+      parseAppInput(addOidcAppSchema, { ...input, projectId: o['project-id'] ?? 'new' }, 'AddOIDCAppRequest'),
       'AddOIDCAppRequest',
     );
     return withInstance(config, async ({ db, secrets, instance }) => {

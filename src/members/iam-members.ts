@@ -3,11 +3,9 @@
 import type { Db, Queryable } from '../platform/db.ts';
 import { appendEvent, type WrittenEvent } from '../events/log.ts';
 import { createdDetails, type Details } from '../events/details.ts';
-import { alreadyExists, fromDatabaseError, invalidArgument, mapConstraint, notFound } from '../platform/errors.ts';
+import { alreadyExists, invalidArgument } from '../platform/errors.ts';
 import { insertNewMembership } from './queries.ts';
 import { isInstanceRole } from './roles.ts';
-
-mapConstraint('memberships_user_fk', () => notFound('User could not be found', 'IAM-GPhuz'));
 
 export function checkInstanceRoles(roles: readonly string[]): void {
   if (!roles.length)
@@ -23,29 +21,25 @@ export async function insertIamMember(
   roles: readonly string[],
   creator: string,
 ): Promise<WrittenEvent> {
-  try {
-    const event = await appendEvent(tx, {
-      aggregateType: 'instance',
-      aggregateId: instanceId,
-      eventType: 'instance.member.added',
-      payload: { userId, roles },
-      resourceOwner: instanceId,
-      creator,
-    });
-    if (
-      !(await insertNewMembership(tx, {
-        userId,
-        resourceType: 'instance',
-        resourceId: instanceId,
-        roles: [...new Set(roles)],
-      }))
-    ) {
-      throw alreadyExists('Member already exists', 'IAM-sdgQ4');
-    }
-    return event;
-  } catch (error) {
-    fromDatabaseError(error);
+  const event = await appendEvent(tx, {
+    aggregateType: 'instance',
+    aggregateId: instanceId,
+    eventType: 'instance.member.added',
+    payload: { userId, roles },
+    resourceOwner: instanceId,
+    creator,
+  });
+  if (
+    !(await insertNewMembership(tx, {
+      userId,
+      resourceType: 'instance',
+      resourceId: instanceId,
+      roles: [...new Set(roles)],
+    }))
+  ) {
+    throw alreadyExists('Member already exists', 'IAM-sdgQ4');
   }
+  return event;
 }
 
 export async function addIamMember(

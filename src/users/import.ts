@@ -4,7 +4,7 @@ import type { Db, Queryable } from '../platform/db.ts';
 import { appendEvent, type WrittenEvent } from '../events/log.ts';
 import { createdDetails, type Details } from '../events/details.ts';
 import { newId } from '../platform/ids.ts';
-import { fromDatabaseError, invalidArgument } from '../platform/errors.ts';
+import { invalidArgument } from '../platform/errors.ts';
 import { hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './passwords.ts';
 import { insertHuman, type NewHuman } from './queries.ts';
 import { checkUserName } from './user-name.ts';
@@ -53,20 +53,16 @@ export async function insertImportedHuman(
     ...input.profile,
     displayName: input.profile.displayName || `${input.profile.firstName} ${input.profile.lastName}`,
   };
-  try {
-    const event = await appendEvent(tx, {
-      aggregateType: 'user',
-      aggregateId: userId,
-      eventType: 'user.human.added',
-      payload: { ...publicFields, profile, hasPassword: passwordHash !== null },
-      resourceOwner: orgId,
-      creator,
-    });
-    await insertHuman(tx, { ...publicFields, id: userId, orgId, profile, passwordHash, sequence: event.sequence });
-    return { userId, event };
-  } catch (error) {
-    fromDatabaseError(error);
-  }
+  const event = await appendEvent(tx, {
+    aggregateType: 'user',
+    aggregateId: userId,
+    eventType: 'user.human.added',
+    payload: { ...publicFields, profile, hasPassword: passwordHash !== null },
+    resourceOwner: orgId,
+    creator,
+  });
+  await insertHuman(tx, { ...publicFields, id: userId, orgId, profile, passwordHash, sequence: event.sequence });
+  return { userId, event };
 }
 
 export async function importHumanUser(

@@ -7,7 +7,8 @@ import { generateSecret } from '../platform/secrets.ts';
 import { appendEvent } from '../events/log.ts';
 import { changedDetails, createdDetails, type Details } from '../events/details.ts';
 import { newId } from '../platform/ids.ts';
-import { fromDatabaseError, invalidArgument, notFound } from '../platform/errors.ts';
+import { invalidArgument, notFound } from '../platform/errors.ts';
+import { name200, parseInput } from '../platform/input.ts';
 import {
   findActiveMachineWithKeys,
   findUserById,
@@ -18,15 +19,10 @@ import {
 import { addMachineKey, type ServiceAccountKeyFile } from './machine-keys.ts';
 import { checkUserName } from './user-name.ts';
 
-const text200 = z
-  .string()
-  .trim()
-  .min(1, 'value length must be between 1 and 200 runes, inclusive')
-  .max(200, 'value length must be between 1 and 200 runes, inclusive');
 const addMachineUserSchema = z.object({
   orgId: z.string().min(1),
-  userName: text200,
-  name: text200,
+  userName: name200,
+  name: name200,
   description: z.string().max(500).default(''),
   accessTokenType: z.enum(['opaque', 'jwt']).default('opaque'),
 });
@@ -36,42 +32,29 @@ export async function addMachineUser(
   input: z.input<typeof addMachineUserSchema>,
   creator: string,
 ): Promise<{ userId: string; details: Details }> {
-  const parsed = addMachineUserSchema.safeParse(input);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const field = String(issue.path[0] ?? '');
-    throw invalidArgument(
-      `invalid AddMachineUserRequest.${field.charAt(0).toUpperCase()}${field.slice(1)}: ${issue.message}`,
-      'USER-Inv4l1d',
-    );
-  }
-  const m = parsed.data;
+  const m = parseInput(addMachineUserSchema, input, 'AddMachineUserRequest', 'USER-Inv4l1d');
   await checkUserName(db, m.userName, 'AddMachineUserRequest.UserName');
   const userId = newId();
-  try {
-    return await db.tx(async (tx) => {
-      const event = await appendEvent(tx, {
-        aggregateType: 'user',
-        aggregateId: userId,
-        eventType: 'user.machine.added',
-        payload: { userName: m.userName, name: m.name, description: m.description, accessTokenType: m.accessTokenType },
-        resourceOwner: m.orgId,
-        creator,
-      });
-      await insertMachine(tx, {
-        id: userId,
-        orgId: m.orgId,
-        userName: m.userName,
-        name: m.name,
-        description: m.description,
-        accessTokenType: m.accessTokenType,
-        sequence: event.sequence,
-      });
-      return { userId, details: createdDetails(event) };
+  return db.tx(async (tx) => {
+    const event = await appendEvent(tx, {
+      aggregateType: 'user',
+      aggregateId: userId,
+      eventType: 'user.machine.added',
+      payload: { userName: m.userName, name: m.name, description: m.description, accessTokenType: m.accessTokenType },
+      resourceOwner: m.orgId,
+      creator,
     });
-  } catch (error) {
-    fromDatabaseError(error);
-  }
+    await insertMachine(tx, {
+      id: userId,
+      orgId: m.orgId,
+      userName: m.userName,
+      name: m.name,
+      description: m.description,
+      accessTokenType: m.accessTokenType,
+      sequence: event.sequence,
+    });
+    return { userId, details: createdDetails(event) };
+  });
 }
 
 /** A new client secret for client_credentials; the previous one stops working. Returned once. */

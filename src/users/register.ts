@@ -5,7 +5,7 @@
 import type { Db } from '../platform/db.ts';
 import { appendEvent } from '../events/log.ts';
 import { createdDetails, type Details } from '../events/details.ts';
-import { constraintError, fromDatabaseError } from '../platform/errors.ts';
+import { constraintError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import { hashPassword } from './passwords.ts';
 import { insertHuman, userNameTaken } from './queries.ts';
@@ -37,31 +37,27 @@ export async function registerHuman(
     preferredLanguage,
     gender: 'GENDER_UNSPECIFIED' as const,
   };
-  try {
-    return await db.tx(async (tx) => {
-      const event = await appendEvent(tx, {
-        aggregateType: 'user',
-        aggregateId: userId,
-        eventType: 'user.human.selfregistered',
-        payload: { userName: input.userName, profile, email: input.email, emailVerified: false, hasPassword: true },
-        resourceOwner: orgId,
-        creator: userId,
-      });
-      await insertHuman(tx, {
-        id: userId,
-        orgId,
-        userName: input.userName,
-        profile,
-        email: input.email,
-        emailVerified: false,
-        phone: null,
-        phoneVerified: false,
-        passwordHash,
-        sequence: event.sequence,
-      });
-      return { userId, details: createdDetails(event) };
+  return db.tx(async (tx) => {
+    const event = await appendEvent(tx, {
+      aggregateType: 'user',
+      aggregateId: userId,
+      eventType: 'user.human.selfregistered',
+      payload: { userName: input.userName, profile, email: input.email, emailVerified: false, hasPassword: true },
+      resourceOwner: orgId,
+      creator: userId,
     });
-  } catch (error) {
-    fromDatabaseError(error);
-  }
+    await insertHuman(tx, {
+      id: userId,
+      orgId,
+      userName: input.userName,
+      profile,
+      email: input.email,
+      emailVerified: false,
+      phone: null,
+      phoneVerified: false,
+      passwordHash,
+      sequence: event.sequence,
+    });
+    return { userId, details: createdDetails(event) };
+  });
 }
