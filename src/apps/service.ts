@@ -40,15 +40,17 @@ export interface AddedApp {
   details: Details;
 }
 
+/** `orgId`: the org in context; the project must be one of its own (compat.md §1). */
 export async function addOidcApp(
   db: Db,
   secrets: SecretBox,
+  orgId: string,
   input: OidcConfigInput & { projectId: string; name: string },
   creator: string,
 ): Promise<AddedApp> {
+  const project = await getProject(db, orgId, input.projectId);
   const app = parseAppInput(addOidcAppSchema, input, 'AddOIDCAppRequest');
   checkOidcConfig(app, 'AddOIDCAppRequest');
-  const project = await getProject(db, app.projectId);
   const appId = newId();
   const clientId = `${appId}@${project.id}`;
   const clientSecret = app.authMethod === 'basic' || app.authMethod === 'post' ? generateSecret() : undefined;
@@ -85,11 +87,12 @@ export async function addOidcApp(
 export async function addApiApp(
   db: Db,
   secrets: SecretBox,
+  orgId: string,
   input: { projectId: string; name: string; authMethod?: 'basic' | 'private_key_jwt' },
   creator: string,
 ): Promise<AddedApp> {
+  const project = await getProject(db, orgId, input.projectId);
   const app = parseAppInput(addApiAppSchema, input, 'AddAPIAppRequest');
-  const project = await getProject(db, app.projectId);
   const appId = newId();
   const clientId = `${appId}@${project.id}`;
   const clientSecret = app.authMethod === 'basic' ? generateSecret() : undefined;
@@ -129,13 +132,14 @@ export async function addApiApp(
 export async function updateOidcAppConfig(
   db: Db,
   secrets: SecretBox,
-  appId: string,
+  ref: AppRef,
   input: OidcConfigInput,
   creator: string,
 ): Promise<{ clientSecret?: string; details: Details }> {
+  const app = await getApp(db, ref);
+  const appId = app.id;
   const config = parseAppInput(oidcConfigSchema, input, 'UpdateOIDCAppConfigRequest');
   checkOidcConfig(config, 'UpdateOIDCAppConfigRequest');
-  const app = await getApp(db, appId);
   if (app.kind !== 'oidc') throw invalidArgument('App is not an OIDC app', 'APP-Gsfe2');
   const needsSecret = config.authMethod === 'basic' || config.authMethod === 'post';
   const clientSecret = needsSecret && !app.secret_hash ? generateSecret() : undefined;
@@ -166,11 +170,12 @@ export interface AppKeyFile {
 
 export async function addAppKey(
   db: Db,
-  appId: string,
+  ref: AppRef,
   expiresAt: Date = NO_EXPIRY,
   creator: string,
 ): Promise<{ keyId: string; keyFile: AppKeyFile; details: Details }> {
-  const app = await getApp(db, appId);
+  const app = await getApp(db, ref);
+  const appId = app.id;
   if (app.auth_method !== 'private_key_jwt') throw invalidArgument('App does not use private_key_jwt', 'APP-Fsh3d');
   if (!(expiresAt.getTime() > Date.now()))
     throw invalidArgument('invalid AddAppKeyRequest.ExpirationDate: must be in the future', 'APP-Fsh3e');
@@ -207,9 +212,18 @@ export async function addAppKey(
   });
 }
 
-export async function getApp(db: Db, appId: string): Promise<AppRow> {
-  const app = await findAppById(db, appId);
-  if (!app) throw notFound('App not found', 'APP-D5gs2');
+/** An app as the management API names it: by its org (in context), project and ID (compat.md §1). */
+export interface AppRef {
+  orgId: string;
+  projectId: string;
+  appId: string;
+}
+
+/** The app, which must belong to the org and project named: any other is answered like one that does not exist,
+ *  so ids of other orgs cannot be probed. */
+export async function getApp(db: Db, ref: AppRef): Promise<AppRow> {
+  const app = await findAppById(db, ref.appId);
+  if (app?.org_id !== ref.orgId || app.project_id !== ref.projectId) throw notFound('App not found', 'APP-D5gs2');
   return app;
 }
 

@@ -199,7 +199,7 @@ ${OUTPUT_HELP}`,
     return withInstance(config, async ({ db, secrets, instance }) => {
       const orgId = await orgOf(db, instance, o.org);
       const projectId = o['project-id'] ?? (await addProject(db, { orgId, name: o.project! }, CLI_CREATOR)).projectId;
-      const app = await addOidcApp(db, secrets, { ...input, projectId } as never, CLI_CREATOR);
+      const app = await addOidcApp(db, secrets, orgId, { ...input, projectId } as never, CLI_CREATOR);
       print(
         {
           projectId,
@@ -259,10 +259,10 @@ ${OUTPUT_HELP}`,
         CLI_CREATOR,
       );
       if (o.secret) {
-        const { clientId, clientSecret } = await generateMachineSecret(db, secrets, userId, CLI_CREATOR);
+        const { clientId, clientSecret } = await generateMachineSecret(db, secrets, { orgId, userId }, CLI_CREATOR);
         print({ userId, clientId, clientSecret }, o.output);
       } else {
-        print({ ...(await addMachineUserKey(db, userId, undefined, CLI_CREATOR)).keyFile }, o.output);
+        print({ ...(await addMachineUserKey(db, { orgId, userId }, undefined, CLI_CREATOR)).keyFile }, o.output);
       }
       return 0;
     });

@@ -31,8 +31,10 @@ export async function addProject(
   });
 }
 
-export async function getProject(db: Db, projectId: string): Promise<ProjectRow> {
+/** A project of the org given: one of another org is answered like one that does not exist (compat.md §1), so ids
+ *  of other orgs cannot be probed. */
+export async function getProject(db: Db, orgId: string, projectId: string): Promise<ProjectRow> {
   const project = await findProjectById(db, projectId);
-  if (!project) throw notFound('Project not found', 'PROJECT-ggr9s');
+  if (project?.org_id !== orgId) throw notFound('Project not found', 'PROJECT-ggr9s');
   return project;
 }

@@ -9,13 +9,8 @@ import { changedDetails, createdDetails, type Details } from '../events/details.
 import { newId } from '../platform/ids.ts';
 import { invalidArgument, notFound } from '../platform/errors.ts';
 import { name200, parseInput } from '../platform/input.ts';
-import {
-  findActiveMachineWithKeys,
-  findUserById,
-  insertMachine,
-  updateMachineSecret,
-  type UserRow,
-} from './queries.ts';
+import { getOrgUser, type UserRef } from './service.ts';
+import { findActiveMachineWithKeys, insertMachine, updateMachineSecret, type UserRow } from './queries.ts';
 import { addMachineKey, type ServiceAccountKeyFile } from './machine-keys.ts';
 import { checkUserName } from './user-name.ts';
 
@@ -61,10 +56,11 @@ export async function addMachineUser(
 export async function generateMachineSecret(
   db: Db,
   secrets: SecretBox,
-  userId: string,
+  ref: UserRef,
   creator: string,
 ): Promise<{ clientId: string; clientSecret: string; details: Details }> {
-  const user = await getMachine(db, userId);
+  const user = await getMachine(db, ref);
+  const userId = user.id;
   const clientSecret = generateSecret();
   return db.tx(async (tx) => {
     const event = await appendEvent(tx, {
@@ -82,11 +78,12 @@ export async function generateMachineSecret(
 /** A key pair for the JWT-profile grant; the key file (with the private key) is returned once. */
 export async function addMachineUserKey(
   db: Db,
-  userId: string,
+  ref: UserRef,
   expiresAt: Date | undefined,
   creator: string,
 ): Promise<{ keyId: string; keyFile: ServiceAccountKeyFile; details: Details }> {
-  const user = await getMachine(db, userId);
+  const user = await getMachine(db, ref);
+  const userId = user.id;
   if (expiresAt && !(expiresAt.getTime() > Date.now()))
     throw invalidArgument('invalid AddMachineKeyRequest.ExpirationDate: must be in the future', 'USER-Inv4l1d');
   return db.tx(async (tx) => {
@@ -103,9 +100,10 @@ export async function addMachineUserKey(
   });
 }
 
-async function getMachine(db: Db, userId: string): Promise<UserRow> {
-  const user = await findUserById(db, userId);
-  if (user?.type !== 'machine') throw notFound('User not found', 'USER-MmVx9');
+/** A machine user of the org given (a user of another org is not found, as in getOrgUser). */
+async function getMachine(db: Db, ref: UserRef): Promise<UserRow> {
+  const user = await getOrgUser(db, ref);
+  if (user.type !== 'machine') throw notFound('User not found', 'USER-MmVx9');
   return user;
 }
 

@@ -29,6 +29,7 @@ describe('application model', () => {
     const app = await addOidcApp(
       server.db,
       secrets,
+      await defaultOrgId(server),
       { projectId: project.projectId, name: 'Web', redirectUris: ['https://shop.example.com/cb'] },
       'tester',
     );
@@ -67,6 +68,7 @@ describe('application model', () => {
       const attempt = addOidcApp(
         server.db,
         secrets,
+        await defaultOrgId(server),
         { projectId, name: 'x', redirectUris: ['https://shop.example.com/cb'], ...override } as never,
         'tester',
       );
@@ -77,6 +79,7 @@ describe('application model', () => {
       addOidcApp(
         server.db,
         secrets,
+        await defaultOrgId(server),
         { projectId: 'missing', name: 'x', redirectUris: ['https://a.example.com/'] },
         'tester',
       ),
@@ -89,12 +92,14 @@ describe('application model', () => {
     await addOidcApp(
       server.db,
       secrets,
+      await defaultOrgId(server),
       { projectId, name: 'cli', appType: 'native', authMethod: 'none', redirectUris: ['http://127.0.0.1:7777/cb'] },
       'tester',
     );
     const dev = await addOidcApp(
       server.db,
       secrets,
+      await defaultOrgId(server),
       { projectId, name: 'dev', devMode: true, redirectUris: ['http://dev.example.com/cb'] },
       'tester',
     );
@@ -103,6 +108,7 @@ describe('application model', () => {
     const web = await addOidcApp(
       server.db,
       secrets,
+      await defaultOrgId(server),
       { projectId, name: 'web', redirectUris: ['http://shop.example.com/cb'] },
       'tester',
     );
@@ -117,6 +123,7 @@ describe('application model', () => {
     const app = await addOidcApp(
       server.db,
       secrets,
+      await defaultOrgId(server),
       {
         projectId,
         name: 'spa',
@@ -130,7 +137,7 @@ describe('application model', () => {
     const updated = await updateOidcAppConfig(
       server.db,
       secrets,
-      app.appId,
+      { orgId: await defaultOrgId(server), projectId, appId: app.appId },
       { authMethod: 'post', redirectUris: ['https://spa.example.com/cb2'], accessTokenType: 'jwt' },
       'tester',
     );
@@ -139,15 +146,23 @@ describe('application model', () => {
     expect(
       (await server.db.query('SELECT redirect_uris, access_token_type FROM apps WHERE id = $1', [app.appId])).rows[0],
     ).toEqual({ redirect_uris: ['https://spa.example.com/cb2'], access_token_type: 'jwt' });
-    await expect(addAppKey(server.db, app.appId, undefined, 'tester')).rejects.toMatchObject({ code: 3 });
+    await expect(
+      addAppKey(server.db, { orgId: await defaultOrgId(server), projectId, appId: app.appId }, undefined, 'tester'),
+    ).rejects.toMatchObject({ code: 3 });
 
     const api = await addApiApp(
       server.db,
       secrets,
+      await defaultOrgId(server),
       { projectId, name: 'api', authMethod: 'private_key_jwt' },
       'tester',
     );
-    const key = await addAppKey(server.db, api.appId, undefined, 'tester');
+    const key = await addAppKey(
+      server.db,
+      { orgId: await defaultOrgId(server), projectId, appId: api.appId },
+      undefined,
+      'tester',
+    );
     expect(key.keyFile).toMatchObject({
       type: 'application',
       appId: api.appId,
@@ -163,8 +178,18 @@ describe('application model', () => {
       { orgId: await defaultOrgId(server), userName: 'svc-billing', name: 'Billing' },
       'tester',
     );
-    const first = await generateMachineSecret(server.db, secrets, machine.userId, 'tester');
-    const second = await generateMachineSecret(server.db, secrets, machine.userId, 'tester');
+    const first = await generateMachineSecret(
+      server.db,
+      secrets,
+      { orgId: await defaultOrgId(server), userId: machine.userId },
+      'tester',
+    );
+    const second = await generateMachineSecret(
+      server.db,
+      secrets,
+      { orgId: await defaultOrgId(server), userId: machine.userId },
+      'tester',
+    );
     expect(first.clientId).toBe('svc-billing');
     const stored = (await server.db.query('SELECT secret_hash FROM users WHERE id = $1', [machine.userId])).rows[0]!
       .secret_hash;

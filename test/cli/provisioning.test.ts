@@ -10,6 +10,8 @@ import { isPostgres } from '../helpers/postgres.ts';
 import { ADMIN_PASSWORD, freePort, startTestServer, TEST_MASTER_KEY, type TestServer } from '../helpers/server.ts';
 import { Browser, rpConfig } from '../helpers/oidc.ts';
 import { jwtProfileToken } from '../helpers/tokens.ts';
+import { setUpOrg } from '../../src/orgs/service.ts';
+import { addProject } from '../../src/projects/service.ts';
 
 const CLI = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 const REDIRECT = 'https://rp.example.com/cli-callback';
@@ -50,6 +52,7 @@ describe('gatehouse provisioning commands', () => {
 
   let app: { projectId: string; appId: string; clientId: string; clientSecret: string };
   let keyFile: { type: string; keyId: string; key: string; userId: string };
+  let otherOrg: { orgId: string; projectId: string };
 
   beforeAll(async () => {
     database = await createTestDatabase();
@@ -271,6 +274,33 @@ describe('gatehouse provisioning commands', () => {
         database,
         env: { PORT: String(port), GATEHOUSE_ISSUER: `http://127.0.0.1:${port}` },
       });
+      // a project of another org, for the org check of app create below
+      const org = await setUpOrg(
+        server.db,
+        'cli.example.test',
+        {
+          org: { name: 'CLI Other Org', domain: '' },
+          human: {
+            userName: 'cli-other-owner',
+            profile: {
+              firstName: 'Olga',
+              lastName: 'Other',
+              nickName: '',
+              displayName: '',
+              preferredLanguage: '',
+              gender: 'GENDER_UNSPECIFIED',
+            },
+            email: 'olga@example.test',
+            emailVerified: true,
+            phone: null,
+            phoneVerified: false,
+            password: '',
+          },
+          roles: [],
+        },
+        'test',
+      );
+      otherOrg = { orgId: org.orgId, ...(await addProject(server.db, { orgId: org.orgId, name: 'Other' }, 'test')) };
     });
     afterAll(async () => server?.close());
 
@@ -321,6 +351,14 @@ describe('gatehouse provisioning commands', () => {
   });
 
   describe('after the server stopped', () => {
+    it('app create --project-id: a project of another org is not found (issue 14 §5), and found with that --org', () => {
+      const args = ['app', 'create', '--project-id', otherOrg.projectId, '--name', 'x', '--redirect-uri', REDIRECT];
+      const other = run(args);
+      expect(other.status).toBe(1);
+      expect(other.stderr).toMatch(/Project not found \(PROJECT-ggr9s\)/);
+      expect(json(run([...args, '--org', otherOrg.orgId])).projectId).toBe(otherOrg.projectId);
+    });
+
     it('keys rotate and keys list (JSON and table)', () => {
       const rotated = json(run(['keys', 'rotate'], { env: { GATEHOUSE_KEY_ACTIVATION_DELAY: '7200' } }));
       expect(rotated).toEqual({ kid: expect.stringMatching(/^\d+$/), activatesAt: expect.any(String) });

@@ -124,7 +124,7 @@ describe('client impersonation by machine user names (issue 13 §4)', () => {
       'test',
     );
     await server.db.query('UPDATE users SET user_name = $2 WHERE id = $1', [userId, victim.clientId]);
-    const { clientSecret } = await generateMachineSecret(server.db, secrets, userId, 'test');
+    const { clientSecret } = await generateMachineSecret(server.db, secrets, { orgId: attackerOrg, userId }, 'test');
     const token = `${server.url}/oauth/v2/token`;
     const asAttacker = { authorization: basic(victim.clientId, clientSecret) };
     const issue = () => postForm(token, { grant_type: 'client_credentials', scope: 'openid' }, asAttacker);
