@@ -1,13 +1,12 @@
 // Applications of a project (issue 3 §3): OIDC apps and API apps are OAuth clients; their secrets are generated
 // here, returned once and stored as keyed hashes (security.md §21); private_key_jwt apps get public keys.
-import { generateKeyPair } from 'node:crypto';
-import { promisify } from 'node:util';
 import type { Db } from '../platform/db.ts';
 import type { SecretBox } from '../platform/secrets.ts';
 import { generateSecret } from '../platform/secrets.ts';
 import { appendEvent } from '../events/log.ts';
 import { changedDetails, createdDetails, type Details } from '../events/details.ts';
 import { newId } from '../platform/ids.ts';
+import { KEY_NO_EXPIRY, newRsaKeyPair } from '../platform/key-pairs.ts';
 import { notFound, invalidArgument } from '../platform/errors.ts';
 import { getProject } from '../projects/service.ts';
 import {
@@ -28,9 +27,6 @@ import {
   updateAppConfig,
   type AppRow,
 } from './queries.ts';
-
-const generateRsa = promisify(generateKeyPair);
-const NO_EXPIRY = new Date('9999-12-31T23:59:59Z');
 
 export interface AddedApp {
   appId: string;
@@ -171,7 +167,7 @@ export interface AppKeyFile {
 export async function addAppKey(
   db: Db,
   ref: AppRef,
-  expiresAt: Date = NO_EXPIRY,
+  expiresAt: Date = KEY_NO_EXPIRY,
   creator: string,
 ): Promise<{ keyId: string; keyFile: AppKeyFile; details: Details }> {
   const app = await getApp(db, ref);
@@ -179,8 +175,7 @@ export async function addAppKey(
   if (app.auth_method !== 'private_key_jwt') throw invalidArgument('App does not use private_key_jwt', 'APP-Fsh3d');
   if (!(expiresAt.getTime() > Date.now()))
     throw invalidArgument('invalid AddAppKeyRequest.ExpirationDate: must be in the future', 'APP-Fsh3e');
-  const { publicKey, privateKey } = await generateRsa('rsa', { modulusLength: 2048 });
-  const keyId = newId();
+  const { keyId, publicJwk, privateKeyPem } = await newRsaKeyPair();
   return db.tx(async (tx) => {
     const event = await appendEvent(tx, {
       aggregateType: 'project',
@@ -190,19 +185,13 @@ export async function addAppKey(
       resourceOwner: app.org_id,
       creator,
     });
-    await insertAppKey(tx, {
-      id: keyId,
-      appId,
-      publicJwk: { ...publicKey.export({ format: 'jwk' }), kid: keyId, alg: 'RS256', use: 'sig' },
-      expiresAt,
-    });
-    const key = privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();
+    await insertAppKey(tx, { id: keyId, appId, publicJwk, expiresAt });
     return {
       keyId,
       keyFile: {
         type: 'application',
         keyId,
-        key,
+        key: privateKeyPem,
         appId,
         clientId: app.client_id,
         expirationDate: expiresAt.toISOString(),

@@ -14,7 +14,7 @@ export function checkInstanceRoles(roles: readonly string[]): void {
   if (unknown !== undefined) throw invalidArgument(`Role "${unknown}" is not an instance role`, 'IAM-4m9Fs');
 }
 
-export async function insertIamMember(
+export async function createIamMember(
   tx: Queryable,
   instanceId: string,
   userId: string,
@@ -50,5 +50,5 @@ export async function addIamMember(
   creator: string,
 ): Promise<Details> {
   checkInstanceRoles(roles);
-  return createdDetails(await db.tx((tx) => insertIamMember(tx, instanceId, userId, roles, creator)));
+  return createdDetails(await db.tx((tx) => createIamMember(tx, instanceId, userId, roles, creator)));
 }

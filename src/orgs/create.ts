@@ -3,14 +3,14 @@
 import type { Queryable } from '../platform/db.ts';
 import { appendEvent, type WrittenEvent } from '../events/log.ts';
 import { newId } from '../platform/ids.ts';
-import { insertHuman, type NewHuman } from '../users/queries.ts';
-import { insertMembership } from '../members/queries.ts';
+import { createHuman, type NewHumanUser } from '../users/human-service.ts';
+import { createOrgMember } from '../members/org-members.ts';
 import { insertOrg, insertOrgDomain } from './queries.ts';
 
 export interface NewOrgWithHuman {
   /** id: when the caller needs it before the insert (e.g. for a generated domain). */
   org: { id?: string; name: string; domain: string };
-  human: Omit<NewHuman, 'id' | 'orgId' | 'sequence'>;
+  human: Omit<NewHumanUser, 'id' | 'orgId'>;
   roles: readonly string[];
 }
 
@@ -22,7 +22,6 @@ export interface CreatedOrg {
 
 export async function addOrgWithHuman(tx: Queryable, input: NewOrgWithHuman, creator: string): Promise<CreatedOrg> {
   const orgId = input.org.id ?? newId();
-  const userId = newId();
   const orgAdded = await appendEvent(tx, {
     aggregateType: 'org',
     aggregateId: orgId,
@@ -46,24 +45,7 @@ export async function addOrgWithHuman(tx: Queryable, input: NewOrgWithHuman, cre
     creator,
   });
   await insertOrgDomain(tx, { orgId, domain: input.org.domain, isPrimary: true, isVerified: true });
-  const { passwordHash, ...publicHuman } = input.human;
-  const userAdded = await appendEvent(tx, {
-    aggregateType: 'user',
-    aggregateId: userId,
-    eventType: 'user.human.added',
-    payload: { ...publicHuman, hasPassword: passwordHash !== null },
-    resourceOwner: orgId,
-    creator,
-  });
-  await insertHuman(tx, { id: userId, orgId, ...input.human, sequence: userAdded.sequence });
-  const memberAdded = await appendEvent(tx, {
-    aggregateType: 'org',
-    aggregateId: orgId,
-    eventType: 'org.member.added',
-    payload: { userId, roles: input.roles },
-    resourceOwner: orgId,
-    creator,
-  });
-  await insertMembership(tx, { userId, resourceType: 'org', resourceId: orgId, roles: input.roles });
+  const { userId } = await createHuman(tx, { orgId, ...input.human }, creator);
+  const memberAdded = await createOrgMember(tx, orgId, userId, input.roles, creator);
   return { orgId, userId, event: memberAdded };
 }

@@ -1,10 +1,10 @@
 // Machine users (service accounts, compat.md §6): client_credentials with a generated secret (client_id = user
 // name) and the JWT-profile grant with registered public keys. Each change is one transaction with its event.
 import { z } from 'zod';
-import type { Db } from '../platform/db.ts';
+import type { Db, Queryable } from '../platform/db.ts';
 import type { SecretBox } from '../platform/secrets.ts';
 import { generateSecret } from '../platform/secrets.ts';
-import { appendEvent } from '../events/log.ts';
+import { appendEvent, type WrittenEvent } from '../events/log.ts';
 import { changedDetails, createdDetails, type Details } from '../events/details.ts';
 import { newId } from '../platform/ids.ts';
 import { invalidArgument, notFound } from '../platform/errors.ts';
@@ -29,27 +29,33 @@ export async function addMachineUser(
 ): Promise<{ userId: string; details: Details }> {
   const m = parseInput(addMachineUserSchema, input, 'AddMachineUserRequest', 'USER-Inv4l1d');
   await checkUserName(db, m.userName, 'AddMachineUserRequest.UserName');
-  const userId = newId();
   return db.tx(async (tx) => {
-    const event = await appendEvent(tx, {
-      aggregateType: 'user',
-      aggregateId: userId,
-      eventType: 'user.machine.added',
-      payload: { userName: m.userName, name: m.name, description: m.description, accessTokenType: m.accessTokenType },
-      resourceOwner: m.orgId,
-      creator,
-    });
-    await insertMachine(tx, {
-      id: userId,
-      orgId: m.orgId,
-      userName: m.userName,
-      name: m.name,
-      description: m.description,
-      accessTokenType: m.accessTokenType,
-      sequence: event.sequence,
-    });
+    const { userId, event } = await createMachine(tx, m, creator);
     return { userId, details: createdDetails(event) };
   });
+}
+
+export type NewMachineUser = z.output<typeof addMachineUserSchema>;
+
+/** Inserts the machine user and its event in the caller's transaction: AddMachineUser, the CLI, and the first
+ *  start's admin service account (instance/bootstrap.ts), all with one payload shape. */
+export async function createMachine(
+  tx: Queryable,
+  m: NewMachineUser,
+  creator: string,
+): Promise<{ userId: string; event: WrittenEvent }> {
+  const userId = newId();
+  const { orgId, ...fields } = m;
+  const event = await appendEvent(tx, {
+    aggregateType: 'user',
+    aggregateId: userId,
+    eventType: 'user.machine.added',
+    payload: fields,
+    resourceOwner: orgId,
+    creator,
+  });
+  await insertMachine(tx, { id: userId, orgId, ...fields, sequence: event.sequence });
+  return { userId, event };
 }
 
 /** A new client secret for client_credentials; the previous one stops working. Returned once. */

@@ -9,7 +9,7 @@ import { addProject } from '../../projects/service.ts';
 import { addApiApp, addAppKey, addOidcApp, getApp, updateOidcAppConfig, type AppRef } from '../../apps/service.ts';
 import { getOrgUser } from '../../users/service.ts';
 import { addMachineUser, addMachineUserKey, generateMachineSecret } from '../../users/machine-service.ts';
-import { importHumanUser } from '../../users/import.ts';
+import { importHumanUser } from '../../users/human-service.ts';
 import { deactivateUser } from '../../users/deactivate.ts';
 import { ORG_OWNER } from '../../members/roles.ts';
 import { detailsMessage, userMessage, humanInput, orgMessage } from '../convert.ts';
