@@ -4,7 +4,7 @@ import type { Db } from '../platform/db.ts';
 import { createdDetails, type Details } from '../events/details.ts';
 import { createHuman, hashNewHuman, IMPORT_REQUEST, type ImportHumanInput } from '../users/human-service.ts';
 import { hashPassword } from '../users/passwords.ts';
-import { createIamMember } from '../members/iam-members.ts';
+import { createMember } from '../members/service.ts';
 import { IAM_OWNER } from '../members/roles.ts';
 
 export async function createAdmin(
@@ -17,6 +17,11 @@ export async function createAdmin(
   const passwordHash = await hashNewHuman(db, input, IMPORT_REQUEST, hashPassword);
   return db.tx(async (tx) => {
     const { userId } = await createHuman(tx, { ...human, passwordHash }, creator);
-    return { userId, details: createdDetails(await createIamMember(tx, instanceId, userId, [IAM_OWNER], creator)) };
+    return {
+      userId,
+      details: createdDetails(
+        await createMember(tx, { type: 'instance', id: instanceId }, userId, [IAM_OWNER], creator),
+      ),
+    };
   });
 }

@@ -13,7 +13,7 @@ import { generateOrgDomain } from '../orgs/domain-name.ts';
 import { hashPassword } from '../users/passwords.ts';
 import { createMachine } from '../users/machine-service.ts';
 import { addMachineKey } from '../users/machine-keys.ts';
-import { createIamMember } from '../members/iam-members.ts';
+import { createMember } from '../members/service.ts';
 import { IAM_OWNER, ORG_OWNER } from '../members/roles.ts';
 import { findInstance, insertInstance, type InstanceRow } from './queries.ts';
 
@@ -79,7 +79,7 @@ async function createInstance(tx: Queryable, config: Config, passwordHash: strin
     SYSTEM,
   );
   await insertInstance(tx, { id: instanceId, domain: config.instanceDomain, defaultOrgId: orgId });
-  await createIamMember(tx, instanceId, adminId, [IAM_OWNER], SYSTEM);
+  await createMember(tx, { type: 'instance', id: instanceId }, adminId, [IAM_OWNER], SYSTEM);
 
   if (config.admin.keyFile) {
     const { userId: machineId } = await createMachine(
@@ -93,7 +93,7 @@ async function createInstance(tx: Queryable, config: Config, passwordHash: strin
       },
       SYSTEM,
     );
-    await createIamMember(tx, instanceId, machineId, [IAM_OWNER], SYSTEM);
+    await createMember(tx, { type: 'instance', id: instanceId }, machineId, [IAM_OWNER], SYSTEM);
     const keyFile = await addMachineKey(tx, machineId);
     // Written inside the transaction: if the write fails, nothing is created and the next start tries again.
     writeFileSync(config.admin.keyFile, JSON.stringify(keyFile, null, 2), { mode: 0o600 });

@@ -4,7 +4,7 @@ import type { Queryable } from '../platform/db.ts';
 import { appendEvent, type WrittenEvent } from '../events/log.ts';
 import { newId } from '../platform/ids.ts';
 import { createHuman, type NewHumanUser } from '../users/human-service.ts';
-import { createOrgMember } from '../members/org-members.ts';
+import { createMember } from '../members/service.ts';
 import { insertOrg, insertOrgDomain } from './queries.ts';
 
 export interface NewOrgWithHuman {
@@ -46,6 +46,6 @@ export async function addOrgWithHuman(tx: Queryable, input: NewOrgWithHuman, cre
   });
   await insertOrgDomain(tx, { orgId, domain: input.org.domain, isPrimary: true, isVerified: true });
   const { userId } = await createHuman(tx, { orgId, ...input.human }, creator);
-  const memberAdded = await createOrgMember(tx, orgId, userId, input.roles, creator);
+  const memberAdded = await createMember(tx, { type: 'org', id: orgId }, userId, input.roles, creator);
   return { orgId, userId, event: memberAdded };
 }

@@ -8,9 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { isPostgres } from '../helpers/postgres.ts';
 import { ADMIN_PASSWORD, freePort, startTestServer, TEST_MASTER_KEY, type TestServer } from '../helpers/server.ts';
-import { Browser, rpConfig } from '../helpers/oidc.ts';
+import { Browser, createOrg, rpConfig } from '../helpers/oidc.ts';
 import { jwtProfileToken } from '../helpers/tokens.ts';
-import { setUpOrg } from '../../src/orgs/service.ts';
 import { addProject } from '../../src/projects/service.ts';
 
 const CLI = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
@@ -275,32 +274,8 @@ describe('gatehouse provisioning commands', () => {
         env: { PORT: String(port), GATEHOUSE_ISSUER: `http://127.0.0.1:${port}` },
       });
       // a project of another org, for the org check of app create below
-      const org = await setUpOrg(
-        server.db,
-        'cli.example.test',
-        {
-          org: { name: 'CLI Other Org', domain: '' },
-          human: {
-            userName: 'cli-other-owner',
-            profile: {
-              firstName: 'Olga',
-              lastName: 'Other',
-              nickName: '',
-              displayName: '',
-              preferredLanguage: '',
-              gender: 'GENDER_UNSPECIFIED',
-            },
-            email: 'olga@example.test',
-            emailVerified: true,
-            phone: null,
-            phoneVerified: false,
-            password: '',
-          },
-          roles: [],
-        },
-        'test',
-      );
-      otherOrg = { orgId: org.orgId, ...(await addProject(server.db, { orgId: org.orgId, name: 'Other' }, 'test')) };
+      const orgId = await createOrg(server, 'CLI Other Org');
+      otherOrg = { orgId, ...(await addProject(server.db, { orgId, name: 'Other' }, 'test')) };
     });
     afterAll(async () => server?.close());
 

@@ -5,6 +5,7 @@ import * as client from 'openid-client';
 import { SignJWT } from 'jose';
 import { createSecretBox } from '../../src/platform/secrets.ts';
 import { addProject } from '../../src/projects/service.ts';
+import { setUpOrg } from '../../src/orgs/service.ts';
 import { addOidcApp, addApiApp, addAppKey } from '../../src/apps/service.ts';
 import type { OidcConfigInput } from '../../src/apps/schema.ts';
 import { addMachineUser, addMachineUserKey, generateMachineSecret } from '../../src/users/machine-service.ts';
@@ -32,6 +33,28 @@ export interface TestApp {
   clientId: string;
   clientSecret?: string;
   projectId: string;
+}
+
+/** Another organization (SetUpOrg's service function), with an owner without password; its ID. */
+export async function createOrg(server: TestServer, name = unique('Org')): Promise<string> {
+  const owner = {
+    userName: unique('owner'),
+    profile: {
+      firstName: 'O',
+      lastName: 'Owner',
+      nickName: '',
+      displayName: '',
+      preferredLanguage: '',
+      gender: 'GENDER_UNSPECIFIED' as const,
+    },
+    email: 'owner@example.com',
+    emailVerified: true,
+    phone: null,
+    phoneVerified: false,
+    password: '',
+  };
+  const input = { org: { name, domain: '' }, human: owner, roles: [] };
+  return (await setUpOrg(server.db, server.config.instanceDomain, input, 'test')).orgId;
 }
 
 export async function createOidcApp(
