@@ -1,5 +1,8 @@
 // Provisioning from the command line (issue 6): `admin create`, `user import`, `app create`, `service-user create`.
 // They call the same service functions as the management API, so the rules and events are the same.
+import { create } from '@bufbuild/protobuf';
+import { ImportHumanUserRequestSchema } from '@zitadel/proto/zitadel/management_pb.js';
+import { isEmailAddress, validateMessage } from '../management/validate.ts';
 import { getOrgById } from '../orgs/service.ts';
 import { addProject } from '../projects/service.ts';
 import { addOidcApp } from '../apps/service.ts';
@@ -78,9 +81,19 @@ async function humanInput(args: string[], db: Db, instance: InstanceRow, passwor
     phoneVerified: o['phone-verified'],
     password,
   };
-  if (!/^[^\s@]+@[^\s@]+$/.test(input.email)) throw new UsageError('--email must be an e-mail address');
+  if (!isEmailAddress(input.email)) throw new UsageError('--email must be an e-mail address');
   if (input.phone !== null && !/^\+\d{1,49}$/.test(input.phone))
     throw new UsageError('--phone must start with + followed by digits');
+  // The management API's field rules for ImportHumanUser (one parser, management/validate.ts), so the CLI creates
+  // no user the API would refuse (e.g. a name over 200 characters).
+  const { profile } = input;
+  const message = create(ImportHumanUserRequestSchema, {
+    userName: input.userName,
+    profile: { firstName: profile.firstName, lastName: profile.lastName, displayName: profile.displayName },
+    email: { email: input.email, isEmailVerified: input.emailVerified },
+    ...(input.phone === null ? {} : { phone: { phone: input.phone, isPhoneVerified: input.phoneVerified } }),
+  });
+  validateMessage(ImportHumanUserRequestSchema, message);
   return { input, output: o.output };
 }
 

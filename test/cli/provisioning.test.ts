@@ -181,6 +181,13 @@ describe('gatehouse provisioning commands', () => {
       run(['user', 'import', '--username', 'erin', '--email', 'not-an-email', '--first-name', 'E', '--last-name', 'F'])
         .stderr,
     ).toMatch(/--email must be an e-mail address/);
+    // the management API's field rules (PGV) hold for the CLI too (issue 14 §4)
+    const long = run(
+      args.map((arg) => ({ carol: 'frank', Carol: 'F'.repeat(201) })[arg] ?? arg),
+      { input: 'Frank-Password-1\n' },
+    );
+    expect(long.status).toBe(2);
+    expect(long.stderr).toMatch(/FirstName: value length must be between 1 and 200 runes, inclusive/);
     // a user name that would be read as a login name of the instance's orgs (issue 13 §6)
     const shadowing = run([...args.slice(0, 3), 'carol@127.0.0.1', ...args.slice(4)], { input: 'Carol-Password-1\n' });
     expect(shadowing.status).toBe(2);
