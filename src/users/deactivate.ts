@@ -6,14 +6,14 @@ import { changedDetails, type Details } from '../events/details.ts';
 import { failedPrecondition } from '../platform/errors.ts';
 import { deleteUserArtifacts } from '../oidc/adapter.ts';
 import { lockUser, setUserState } from './queries.ts';
-import { notInOrg, type UserRef } from './service.ts';
+import { userNotFound, type UserRef } from './service.ts';
 
 /** `ref.orgId`: the org in context; a user of another org is not found (getOrgUser). */
 export async function deactivateUser(db: Db, ref: UserRef, creator: string): Promise<Details> {
   const { userId } = ref;
   return db.tx(async (tx) => {
     const user = await lockUser(tx, userId);
-    if (user?.org_id !== ref.orgId) throw notInOrg();
+    if (user?.org_id !== ref.orgId) throw userNotFound();
     if (user.state !== 'active') throw failedPrecondition('User is not active', 'COMMAND-5M0sf');
     const event = await appendEvent(tx, {
       aggregateType: 'user',

@@ -7,7 +7,7 @@ import { findUserById, updateHumanProfile, type HumanProfile, type UserRow } fro
 
 export async function getUserById(db: Db, id: string): Promise<UserRow> {
   const user = await findUserById(db, id);
-  if (!user) throw notInOrg();
+  if (!user) throw userNotFound();
   return user;
 }
 
@@ -17,13 +17,13 @@ export interface UserRef {
   userId: string;
 }
 
-/** A user of another org is answered like one that does not exist, so ids of other orgs cannot be probed. */
-export const notInOrg = () => notFound('User could not be found', 'QUERY-Dfbg2');
+/** A user that does not exist, and one of another org alike (so ids of other orgs cannot be probed). */
+export const userNotFound = () => notFound('User could not be found', 'QUERY-Dfbg2');
 
 /** The user, which must belong to the org given. */
 export async function getOrgUser(db: Db, ref: UserRef): Promise<UserRow> {
   const user = await findUserById(db, ref.userId);
-  if (user?.org_id !== ref.orgId) throw notInOrg();
+  if (user?.org_id !== ref.orgId) throw userNotFound();
   return user;
 }
 
