@@ -16,7 +16,7 @@ import {
 } from './platform/http.ts';
 import { requestLogger } from './platform/logger.ts';
 import { registerHealthRoutes, type Lifecycle } from './platform/health.ts';
-import { isClientAbort, isDatabaseUnavailable } from './platform/errors.ts';
+import { isClientAbort, isDatabaseUnavailable, requestErrorStatus } from './platform/errors.ts';
 import { registerMetricsRoutes, type Metrics } from './platform/metrics.ts';
 import { RateLimiter, registerIpRateLimit } from './platform/rate-limit.ts';
 import { registerOidc } from './oidc/plugin.ts';
@@ -87,7 +87,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         .header('retry-after', '5')
         .send({ error: 'temporarily_unavailable', error_description: 'the service is temporarily unavailable' });
     }
-    const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
+    const status = requestErrorStatus(error);
     if (status >= 500) request.log.error({ err: error }, 'request failed');
     return reply.code(status).send({
       error: status >= 500 ? 'server_error' : 'invalid_request',

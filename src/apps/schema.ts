@@ -1,13 +1,9 @@
 // Input rules for apps (issue 3 §3). The messages name the field, as ZITADEL's validation errors do (compat.md §3).
 import { z } from 'zod';
 import { invalidArgument } from '../platform/errors.ts';
+import { name200, parseInput } from '../platform/input.ts';
 import type { AppType } from './queries.ts';
 
-const name = z
-  .string()
-  .trim()
-  .min(1, 'value length must be between 1 and 200 runes, inclusive')
-  .max(200, 'value length must be between 1 and 200 runes, inclusive');
 const LOOPBACK = new Set(['127.0.0.1', '[::1]', 'localhost']);
 
 export const oidcConfigSchema = z.object({
@@ -30,24 +26,16 @@ export const oidcConfigSchema = z.object({
 export type OidcConfigInput = z.input<typeof oidcConfigSchema>;
 export type OidcConfig = z.output<typeof oidcConfigSchema>;
 
-export const addOidcAppSchema = oidcConfigSchema.extend({ projectId: z.string().min(1), name });
+export const addOidcAppSchema = oidcConfigSchema.extend({ projectId: z.string().min(1), name: name200 });
 export const addApiAppSchema = z.object({
   projectId: z.string().min(1),
-  name,
+  name: name200,
   authMethod: z.enum(['basic', 'private_key_jwt']).default('basic'),
 });
 
-/** Parses input or throws INVALID_ARGUMENT naming the first bad field. */
-export function parseInput<S extends z.ZodType>(schema: S, input: unknown, request: string): z.output<S> {
-  const parsed = schema.safeParse(input);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const field = issue.path
-      .map((p) => (typeof p === 'string' ? p[0]!.toUpperCase() + p.slice(1) : `[${String(p)}]`))
-      .join('.');
-    throw invalidArgument(`invalid ${request}.${field}: ${issue.message}`, 'APP-Inv4l1d');
-  }
-  return parsed.data;
+/** Parses app input (platform/input.ts) with the apps' error ID. */
+export function parseAppInput<S extends z.ZodType>(schema: S, input: unknown, request: string): z.output<S> {
+  return parseInput(schema, input, request, 'APP-Inv4l1d');
 }
 
 /** Consistency rules across fields: what oidc-provider would refuse later must be refused when saving. */

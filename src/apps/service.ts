@@ -1,13 +1,12 @@
 // Applications of a project (issue 3 §3): OIDC apps and API apps are OAuth clients; their secrets are generated
 // here, returned once and stored as keyed hashes (security.md §21); private_key_jwt apps get public keys.
-import { generateKeyPair } from 'node:crypto';
-import { promisify } from 'node:util';
 import type { Db } from '../platform/db.ts';
 import type { SecretBox } from '../platform/secrets.ts';
 import { generateSecret } from '../platform/secrets.ts';
 import { appendEvent } from '../events/log.ts';
 import { changedDetails, createdDetails, type Details } from '../events/details.ts';
 import { newId } from '../platform/ids.ts';
+import { KEY_NO_EXPIRY, newRsaKeyPair } from '../platform/key-pairs.ts';
 import { notFound, invalidArgument } from '../platform/errors.ts';
 import { getProject } from '../projects/service.ts';
 import {
@@ -16,7 +15,7 @@ import {
   checkOidcConfig,
   oidcComplianceProblems,
   oidcConfigSchema,
-  parseInput,
+  parseAppInput,
   type OidcConfigInput,
 } from './schema.ts';
 import {
@@ -29,9 +28,6 @@ import {
   type AppRow,
 } from './queries.ts';
 
-const generateRsa = promisify(generateKeyPair);
-const NO_EXPIRY = new Date('9999-12-31T23:59:59Z');
-
 export interface AddedApp {
   appId: string;
   clientId: string;
@@ -40,15 +36,17 @@ export interface AddedApp {
   details: Details;
 }
 
+/** `orgId`: the org in context; the project must be one of its own (compat.md §1). */
 export async function addOidcApp(
   db: Db,
   secrets: SecretBox,
+  orgId: string,
   input: OidcConfigInput & { projectId: string; name: string },
   creator: string,
 ): Promise<AddedApp> {
-  const app = parseInput(addOidcAppSchema, input, 'AddOIDCAppRequest');
+  const project = await getProject(db, orgId, input.projectId);
+  const app = parseAppInput(addOidcAppSchema, input, 'AddOIDCAppRequest');
   checkOidcConfig(app, 'AddOIDCAppRequest');
-  const project = await getProject(db, app.projectId);
   const appId = newId();
   const clientId = `${appId}@${project.id}`;
   const clientSecret = app.authMethod === 'basic' || app.authMethod === 'post' ? generateSecret() : undefined;
@@ -85,11 +83,12 @@ export async function addOidcApp(
 export async function addApiApp(
   db: Db,
   secrets: SecretBox,
+  orgId: string,
   input: { projectId: string; name: string; authMethod?: 'basic' | 'private_key_jwt' },
   creator: string,
 ): Promise<AddedApp> {
-  const app = parseInput(addApiAppSchema, input, 'AddAPIAppRequest');
-  const project = await getProject(db, app.projectId);
+  const project = await getProject(db, orgId, input.projectId);
+  const app = parseAppInput(addApiAppSchema, input, 'AddAPIAppRequest');
   const appId = newId();
   const clientId = `${appId}@${project.id}`;
   const clientSecret = app.authMethod === 'basic' ? generateSecret() : undefined;
@@ -129,13 +128,14 @@ export async function addApiApp(
 export async function updateOidcAppConfig(
   db: Db,
   secrets: SecretBox,
-  appId: string,
+  ref: AppRef,
   input: OidcConfigInput,
   creator: string,
 ): Promise<{ clientSecret?: string; details: Details }> {
-  const config = parseInput(oidcConfigSchema, input, 'UpdateOIDCAppConfigRequest');
+  const app = await getApp(db, ref);
+  const appId = app.id;
+  const config = parseAppInput(oidcConfigSchema, input, 'UpdateOIDCAppConfigRequest');
   checkOidcConfig(config, 'UpdateOIDCAppConfigRequest');
-  const app = await getApp(db, appId);
   if (app.kind !== 'oidc') throw invalidArgument('App is not an OIDC app', 'APP-Gsfe2');
   const needsSecret = config.authMethod === 'basic' || config.authMethod === 'post';
   const clientSecret = needsSecret && !app.secret_hash ? generateSecret() : undefined;
@@ -166,16 +166,16 @@ export interface AppKeyFile {
 
 export async function addAppKey(
   db: Db,
-  appId: string,
-  expiresAt: Date = NO_EXPIRY,
+  ref: AppRef,
+  expiresAt: Date = KEY_NO_EXPIRY,
   creator: string,
 ): Promise<{ keyId: string; keyFile: AppKeyFile; details: Details }> {
-  const app = await getApp(db, appId);
+  const app = await getApp(db, ref);
+  const appId = app.id;
   if (app.auth_method !== 'private_key_jwt') throw invalidArgument('App does not use private_key_jwt', 'APP-Fsh3d');
   if (!(expiresAt.getTime() > Date.now()))
     throw invalidArgument('invalid AddAppKeyRequest.ExpirationDate: must be in the future', 'APP-Fsh3e');
-  const { publicKey, privateKey } = await generateRsa('rsa', { modulusLength: 2048 });
-  const keyId = newId();
+  const { keyId, publicJwk, privateKeyPem } = await newRsaKeyPair();
   return db.tx(async (tx) => {
     const event = await appendEvent(tx, {
       aggregateType: 'project',
@@ -185,19 +185,13 @@ export async function addAppKey(
       resourceOwner: app.org_id,
       creator,
     });
-    await insertAppKey(tx, {
-      id: keyId,
-      appId,
-      publicJwk: { ...publicKey.export({ format: 'jwk' }), kid: keyId, alg: 'RS256', use: 'sig' },
-      expiresAt,
-    });
-    const key = privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();
+    await insertAppKey(tx, { id: keyId, appId, publicJwk, expiresAt });
     return {
       keyId,
       keyFile: {
         type: 'application',
         keyId,
-        key,
+        key: privateKeyPem,
         appId,
         clientId: app.client_id,
         expirationDate: expiresAt.toISOString(),
@@ -207,9 +201,18 @@ export async function addAppKey(
   });
 }
 
-export async function getApp(db: Db, appId: string): Promise<AppRow> {
-  const app = await findAppById(db, appId);
-  if (!app) throw notFound('App not found', 'APP-D5gs2');
+/** An app as the management API names it: by its org (in context), project and ID (compat.md §1). */
+export interface AppRef {
+  orgId: string;
+  projectId: string;
+  appId: string;
+}
+
+/** The app, which must belong to the org and project named: any other is answered like one that does not exist,
+ *  so ids of other orgs cannot be probed. */
+export async function getApp(db: Db, ref: AppRef): Promise<AppRow> {
+  const app = await findAppById(db, ref.appId);
+  if (app?.org_id !== ref.orgId || app.project_id !== ref.projectId) throw notFound('App not found', 'APP-D5gs2');
   return app;
 }
 

@@ -1,11 +1,14 @@
 // Provisioning from the command line (issue 6): `admin create`, `user import`, `app create`, `service-user create`.
 // They call the same service functions as the management API, so the rules and events are the same.
+import { create } from '@bufbuild/protobuf';
+import { ImportHumanUserRequestSchema } from '@zitadel/proto/zitadel/management_pb.js';
+import { isEmailAddress, validateMessage } from '../management/validate.ts';
 import { getOrgById } from '../orgs/service.ts';
 import { addProject } from '../projects/service.ts';
 import { addOidcApp } from '../apps/service.ts';
-import { addOidcAppSchema, checkOidcConfig, parseInput } from '../apps/schema.ts';
+import { addOidcAppSchema, checkOidcConfig, parseAppInput } from '../apps/schema.ts';
 import { addMachineUser, addMachineUserKey, generateMachineSecret } from '../users/machine-service.ts';
-import { importHumanUser, type ImportHumanInput } from '../users/import.ts';
+import { importHumanUser, type ImportHumanInput } from '../users/human-service.ts';
 import { getUserById } from '../users/service.ts';
 import { loginName } from '../users/lookup.ts';
 import { createAdmin } from '../instance/admins.ts';
@@ -78,9 +81,19 @@ async function humanInput(args: string[], db: Db, instance: InstanceRow, passwor
     phoneVerified: o['phone-verified'],
     password,
   };
-  if (!/^[^\s@]+@[^\s@]+$/.test(input.email)) throw new UsageError('--email must be an e-mail address');
+  if (!isEmailAddress(input.email)) throw new UsageError('--email must be an e-mail address');
   if (input.phone !== null && !/^\+\d{1,49}$/.test(input.phone))
     throw new UsageError('--phone must start with + followed by digits');
+  // The management API's field rules for ImportHumanUser (one parser, management/validate.ts), so the CLI creates
+  // no user the API would refuse (e.g. a name over 200 characters).
+  const { profile } = input;
+  const message = create(ImportHumanUserRequestSchema, {
+    userName: input.userName,
+    profile: { firstName: profile.firstName, lastName: profile.lastName, displayName: profile.displayName },
+    email: { email: input.email, isEmailVerified: input.emailVerified },
+    ...(input.phone === null ? {} : { phone: { phone: input.phone, isPhoneVerified: input.phoneVerified } }),
+  });
+  validateMessage(ImportHumanUserRequestSchema, message);
   return { input, output: o.output };
 }
 
@@ -195,13 +208,13 @@ ${OUTPUT_HELP}`,
     };
     // checked before the project is created, so a bad app leaves nothing behind
     checkOidcConfig(
-      parseInput(addOidcAppSchema, { ...input, projectId: o['project-id'] ?? 'new' }, 'AddOIDCAppRequest'),
+      parseAppInput(addOidcAppSchema, { ...input, projectId: o['project-id'] ?? 'new' }, 'AddOIDCAppRequest'),
       'AddOIDCAppRequest',
     );
     return withInstance(config, async ({ db, secrets, instance }) => {
       const orgId = await orgOf(db, instance, o.org);
       const projectId = o['project-id'] ?? (await addProject(db, { orgId, name: o.project! }, CLI_CREATOR)).projectId;
-      const app = await addOidcApp(db, secrets, { ...input, projectId } as never, CLI_CREATOR);
+      const app = await addOidcApp(db, secrets, orgId, { ...input, projectId } as never, CLI_CREATOR);
       print(
         {
           projectId,
@@ -261,10 +274,10 @@ ${OUTPUT_HELP}`,
         CLI_CREATOR,
       );
       if (o.secret) {
-        const { clientId, clientSecret } = await generateMachineSecret(db, secrets, userId, CLI_CREATOR);
+        const { clientId, clientSecret } = await generateMachineSecret(db, secrets, { orgId, userId }, CLI_CREATOR);
         print({ userId, clientId, clientSecret }, o.output);
       } else {
-        print({ ...(await addMachineUserKey(db, userId, undefined, CLI_CREATOR)).keyFile }, o.output);
+        print({ ...(await addMachineUserKey(db, { orgId, userId }, undefined, CLI_CREATOR)).keyFile }, o.output);
       }
       return 0;
     });

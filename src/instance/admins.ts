@@ -2,8 +2,9 @@
 // membership in one transaction (no user without the role it was created for).
 import type { Db } from '../platform/db.ts';
 import { createdDetails, type Details } from '../events/details.ts';
-import { importPasswordHash, insertImportedHuman, type ImportHumanInput } from '../users/import.ts';
-import { insertIamMember } from '../members/iam-members.ts';
+import { createHuman, hashNewHuman, IMPORT_REQUEST, type ImportHumanInput } from '../users/human-service.ts';
+import { hashPassword } from '../users/passwords.ts';
+import { createMember } from '../members/service.ts';
 import { IAM_OWNER } from '../members/roles.ts';
 
 export async function createAdmin(
@@ -13,9 +14,14 @@ export async function createAdmin(
   creator: string,
 ): Promise<{ userId: string; details: Details }> {
   const { password, ...human } = input;
-  const passwordHash = await importPasswordHash(password);
+  const passwordHash = await hashNewHuman(db, input, IMPORT_REQUEST, hashPassword);
   return db.tx(async (tx) => {
-    const { userId } = await insertImportedHuman(tx, { ...human, passwordHash }, creator);
-    return { userId, details: createdDetails(await insertIamMember(tx, instanceId, userId, [IAM_OWNER], creator)) };
+    const { userId } = await createHuman(tx, { ...human, passwordHash }, creator);
+    return {
+      userId,
+      details: createdDetails(
+        await createMember(tx, { type: 'instance', id: instanceId }, userId, [IAM_OWNER], creator),
+      ),
+    };
   });
 }

@@ -7,14 +7,13 @@ import { dirname, join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { Db, Queryable } from '../platform/db.ts';
-import { appendEvent } from '../events/log.ts';
 import { newId } from '../platform/ids.ts';
 import { addOrgWithHuman } from '../orgs/create.ts';
 import { generateOrgDomain } from '../orgs/domain-name.ts';
 import { hashPassword } from '../users/passwords.ts';
-import { insertMachine } from '../users/queries.ts';
+import { createMachine } from '../users/machine-service.ts';
 import { addMachineKey } from '../users/machine-keys.ts';
-import { insertMembership } from '../members/queries.ts';
+import { createMember } from '../members/service.ts';
 import { IAM_OWNER, ORG_OWNER } from '../members/roles.ts';
 import { findInstance, insertInstance, type InstanceRow } from './queries.ts';
 
@@ -81,28 +80,21 @@ async function createInstance(tx: Queryable, config: Config, passwordHash: strin
     SYSTEM,
   );
   await insertInstance(tx, { id: instanceId, domain: config.instanceDomain, defaultOrgId: orgId });
-  await addInstanceMember(tx, instanceId, adminId);
+  await createMember(tx, { type: 'instance', id: instanceId }, adminId, [IAM_OWNER], SYSTEM);
 
   if (config.admin.keyFile) {
-    const machineId = newId();
-    const added = await appendEvent(tx, {
-      aggregateType: 'user',
-      aggregateId: machineId,
-      eventType: 'user.machine.added',
-      payload: { userName: `${config.admin.userName}-sa` },
-      resourceOwner: orgId,
-      creator: SYSTEM,
-    });
-    await insertMachine(tx, {
-      id: machineId,
-      orgId,
-      userName: `${config.admin.userName}-sa`,
-      name: 'Gatehouse admin service account',
-      description: 'Created at first start for automation',
-      accessTokenType: 'opaque',
-      sequence: added.sequence,
-    });
-    await addInstanceMember(tx, instanceId, machineId);
+    const { userId: machineId } = await createMachine(
+      tx,
+      {
+        orgId,
+        userName: `${config.admin.userName}-sa`,
+        name: 'Gatehouse admin service account',
+        description: 'Created at first start for automation',
+        accessTokenType: 'opaque',
+      },
+      SYSTEM,
+    );
+    await createMember(tx, { type: 'instance', id: instanceId }, machineId, [IAM_OWNER], SYSTEM);
     const keyFile = await addMachineKey(tx, machineId);
     // Written inside the transaction: if the write fails, nothing is created and the next start tries again.
     writeFileSync(config.admin.keyFile, JSON.stringify(keyFile, null, 2), { mode: 0o600 });
@@ -115,16 +107,4 @@ function writeOwnerOnly(file: string, content: string): void {
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   rmSync(file, { force: true });
   writeFileSync(file, content, { mode: 0o600, flag: 'wx' });
-}
-
-async function addInstanceMember(tx: Queryable, instanceId: string, userId: string): Promise<void> {
-  await appendEvent(tx, {
-    aggregateType: 'instance',
-    aggregateId: instanceId,
-    eventType: 'instance.member.added',
-    payload: { userId, roles: [IAM_OWNER] },
-    resourceOwner: instanceId,
-    creator: SYSTEM,
-  });
-  await insertMembership(tx, { userId, resourceType: 'instance', resourceId: instanceId, roles: [IAM_OWNER] });
 }

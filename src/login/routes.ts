@@ -20,7 +20,7 @@ import { fieldWithNul } from '../platform/text.ts';
 import { showLoginName, showStart, submitLoginName, submitPassword, submitSelect } from './login-flow.ts';
 import { showRegister, submitRegister } from './register-flow.ts';
 import { submitConsent } from './consent-flow.ts';
-import { isClientAbort } from '../platform/errors.ts';
+import { isClientAbort, requestErrorStatus } from '../platform/errors.ts';
 
 const STATIC: Record<string, { type: string; body: Buffer }> = {
   'style.css': { type: 'text/css; charset=utf-8', body: readFileSync(new URL('static/style.css', VIEWS_DIR)) },
@@ -112,7 +112,7 @@ export async function registerLogin(
           }),
         );
       }
-      const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
+      const status = requestErrorStatus(error);
       if (status === 500) request.log.error({ err: error }, 'login page failed');
       return pages.send(
         reply,

@@ -1,51 +1,16 @@
-// AddIAMMember (compat.md §1): instance roles for a user of any org. Shared by the admin API and the CLI's
-// `admin create`, which joins it to the user's creation in one transaction.
-import type { Db, Queryable } from '../platform/db.ts';
-import { appendEvent, type WrittenEvent } from '../events/log.ts';
+// AddIAMMember (compat.md §1): instance roles for a user of any org, checked here and granted by createMember
+// (service.ts), which `admin create` joins to the user's creation in one transaction.
+import type { Db } from '../platform/db.ts';
 import { createdDetails, type Details } from '../events/details.ts';
-import { alreadyExists, fromDatabaseError, invalidArgument, mapConstraint, notFound } from '../platform/errors.ts';
-import { insertNewMembership } from './queries.ts';
+import { invalidArgument } from '../platform/errors.ts';
+import { createMember } from './service.ts';
 import { isInstanceRole } from './roles.ts';
-
-mapConstraint('memberships_user_fk', () => notFound('User could not be found', 'IAM-GPhuz'));
 
 export function checkInstanceRoles(roles: readonly string[]): void {
   if (!roles.length)
     throw invalidArgument('invalid AddIAMMemberRequest.Roles: value must contain at least 1 item(s)', 'IAM-4m0fS');
   const unknown = roles.find((r) => !isInstanceRole(r));
   if (unknown !== undefined) throw invalidArgument(`Role "${unknown}" is not an instance role`, 'IAM-4m9Fs');
-}
-
-export async function insertIamMember(
-  tx: Queryable,
-  instanceId: string,
-  userId: string,
-  roles: readonly string[],
-  creator: string,
-): Promise<WrittenEvent> {
-  try {
-    const event = await appendEvent(tx, {
-      aggregateType: 'instance',
-      aggregateId: instanceId,
-      eventType: 'instance.member.added',
-      payload: { userId, roles },
-      resourceOwner: instanceId,
-      creator,
-    });
-    if (
-      !(await insertNewMembership(tx, {
-        userId,
-        resourceType: 'instance',
-        resourceId: instanceId,
-        roles: [...new Set(roles)],
-      }))
-    ) {
-      throw alreadyExists('Member already exists', 'IAM-sdgQ4');
-    }
-    return event;
-  } catch (error) {
-    fromDatabaseError(error);
-  }
 }
 
 export async function addIamMember(
@@ -56,5 +21,7 @@ export async function addIamMember(
   creator: string,
 ): Promise<Details> {
   checkInstanceRoles(roles);
-  return createdDetails(await db.tx((tx) => insertIamMember(tx, instanceId, userId, roles, creator)));
+  return createdDetails(
+    await db.tx((tx) => createMember(tx, { type: 'instance', id: instanceId }, userId, roles, creator)),
+  );
 }

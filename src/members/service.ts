@@ -1,6 +1,32 @@
-// The roles a user holds, by resource: what the management API's permission checks read (compat.md §1, §4).
-import type { Db } from '../platform/db.ts';
-import { findMemberships } from './queries.ts';
+// Memberships (compat.md §1): roles of a user on the instance (IAM_*) or on one org (ORG_*), the one way to grant
+// them (createMember: AddIAMMember, `admin create`, SetUpOrg's and the first start's first users), and the roles a
+// user holds, which the management API's permission checks read (§4).
+import type { Db, Queryable } from '../platform/db.ts';
+import { appendEvent, type WrittenEvent } from '../events/log.ts';
+import { alreadyExists } from '../platform/errors.ts';
+import { findMemberships, insertNewMembership, type ResourceType } from './queries.ts';
+
+/** Grants the roles in the caller's transaction, with its `<resource>.member.added` event; a user who is already a
+ *  member of the resource is refused (ALREADY_EXISTS). */
+export async function createMember(
+  tx: Queryable,
+  resource: { type: ResourceType; id: string },
+  userId: string,
+  roles: readonly string[],
+  creator: string,
+): Promise<WrittenEvent> {
+  const event = await appendEvent(tx, {
+    aggregateType: resource.type,
+    aggregateId: resource.id,
+    eventType: `${resource.type}.member.added`,
+    payload: { userId, roles },
+    resourceOwner: resource.id,
+    creator,
+  });
+  const membership = { userId, resourceType: resource.type, resourceId: resource.id, roles: [...new Set(roles)] };
+  if (!(await insertNewMembership(tx, membership))) throw alreadyExists('Member already exists', 'IAM-sdgQ4');
+  return event;
+}
 
 export interface Roles {
   instance: ReadonlySet<string>;

@@ -3,15 +3,14 @@
 import type { Queryable } from '../platform/db.ts';
 import { appendEvent, type WrittenEvent } from '../events/log.ts';
 import { newId } from '../platform/ids.ts';
-import { fromDatabaseError } from '../platform/errors.ts';
-import { insertHuman, type NewHuman } from '../users/queries.ts';
-import { insertMembership } from '../members/queries.ts';
+import { createHuman, type NewHumanUser } from '../users/human-service.ts';
+import { createMember } from '../members/service.ts';
 import { insertOrg, insertOrgDomain } from './queries.ts';
 
 export interface NewOrgWithHuman {
   /** id: when the caller needs it before the insert (e.g. for a generated domain). */
   org: { id?: string; name: string; domain: string };
-  human: Omit<NewHuman, 'id' | 'orgId' | 'sequence'>;
+  human: Omit<NewHumanUser, 'id' | 'orgId'>;
   roles: readonly string[];
 }
 
@@ -23,52 +22,30 @@ export interface CreatedOrg {
 
 export async function addOrgWithHuman(tx: Queryable, input: NewOrgWithHuman, creator: string): Promise<CreatedOrg> {
   const orgId = input.org.id ?? newId();
-  const userId = newId();
-  try {
-    const orgAdded = await appendEvent(tx, {
-      aggregateType: 'org',
-      aggregateId: orgId,
-      eventType: 'org.added',
-      payload: { name: input.org.name },
-      resourceOwner: orgId,
-      creator,
-    });
-    await insertOrg(tx, {
-      id: orgId,
-      name: input.org.name,
-      primaryDomain: input.org.domain,
-      sequence: orgAdded.sequence,
-    });
-    await appendEvent(tx, {
-      aggregateType: 'org',
-      aggregateId: orgId,
-      eventType: 'org.domain.added',
-      payload: { domain: input.org.domain, primary: true },
-      resourceOwner: orgId,
-      creator,
-    });
-    await insertOrgDomain(tx, { orgId, domain: input.org.domain, isPrimary: true, isVerified: true });
-    const { passwordHash, ...publicHuman } = input.human;
-    const userAdded = await appendEvent(tx, {
-      aggregateType: 'user',
-      aggregateId: userId,
-      eventType: 'user.human.added',
-      payload: { ...publicHuman, hasPassword: passwordHash !== null },
-      resourceOwner: orgId,
-      creator,
-    });
-    await insertHuman(tx, { id: userId, orgId, ...input.human, sequence: userAdded.sequence });
-    const memberAdded = await appendEvent(tx, {
-      aggregateType: 'org',
-      aggregateId: orgId,
-      eventType: 'org.member.added',
-      payload: { userId, roles: input.roles },
-      resourceOwner: orgId,
-      creator,
-    });
-    await insertMembership(tx, { userId, resourceType: 'org', resourceId: orgId, roles: input.roles });
-    return { orgId, userId, event: memberAdded };
-  } catch (error) {
-    fromDatabaseError(error);
-  }
+  const orgAdded = await appendEvent(tx, {
+    aggregateType: 'org',
+    aggregateId: orgId,
+    eventType: 'org.added',
+    payload: { name: input.org.name },
+    resourceOwner: orgId,
+    creator,
+  });
+  await insertOrg(tx, {
+    id: orgId,
+    name: input.org.name,
+    primaryDomain: input.org.domain,
+    sequence: orgAdded.sequence,
+  });
+  await appendEvent(tx, {
+    aggregateType: 'org',
+    aggregateId: orgId,
+    eventType: 'org.domain.added',
+    payload: { domain: input.org.domain, primary: true },
+    resourceOwner: orgId,
+    creator,
+  });
+  await insertOrgDomain(tx, { orgId, domain: input.org.domain, isPrimary: true, isVerified: true });
+  const { userId } = await createHuman(tx, { orgId, ...input.human }, creator);
+  const memberAdded = await createMember(tx, { type: 'org', id: orgId }, userId, input.roles, creator);
+  return { orgId, userId, event: memberAdded };
 }

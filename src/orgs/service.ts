@@ -4,9 +4,8 @@ import type { Db } from '../platform/db.ts';
 import { createdDetails, type Details } from '../events/details.ts';
 import { invalidArgument, notFound } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
-import { hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../users/passwords.ts';
-import type { HashFn, HumanInput } from '../users/import.ts';
-import { checkUserName } from '../users/user-name.ts';
+import { hashPassword } from '../users/passwords.ts';
+import { type HashFn, type HumanInput, type HumanRequest, hashNewHuman } from '../users/human-service.ts';
 import { isOrgRole, ORG_OWNER } from '../members/roles.ts';
 import { addOrgWithHuman } from './create.ts';
 import { generateOrgDomain } from './domain-name.ts';
@@ -24,6 +23,12 @@ export interface SetUpOrgResult {
   details: Details;
 }
 
+/** SetUpOrg's words for a refused user name or password (ZITADEL's). */
+const SET_UP_ORG_REQUEST: HumanRequest = {
+  userNameField: 'SetUpOrgRequest_Human.UserName',
+  passwordError: (problem) => invalidArgument(`Password ${problem}`, 'COMMA-HuJf6'),
+};
+
 export async function setUpOrg(
   db: Db,
   instanceDomain: string,
@@ -33,35 +38,16 @@ export async function setUpOrg(
 ): Promise<SetUpOrgResult> {
   const unknown = input.roles.find((r) => !isOrgRole(r));
   if (unknown !== undefined) throw invalidArgument(`Role "${unknown}" is not an organization role`, 'ORG-4m9Fs');
-  const { password } = input.human;
-  const length = [...password].length;
-  if (password && (length < PASSWORD_MIN_LENGTH || length > PASSWORD_MAX_LENGTH)) {
-    throw invalidArgument(
-      `Password must be between ${PASSWORD_MIN_LENGTH} and ${PASSWORD_MAX_LENGTH} characters`,
-      'COMMA-HuJf6',
-    );
-  }
   const orgId = newId();
   const domain = input.org.domain || generateOrgDomain(input.org.name, instanceDomain, orgId);
-  const { userName, profile, email, emailVerified, phone, phoneVerified } = input.human;
-  await checkUserName(db, userName, 'SetUpOrgRequest_Human.UserName', domain);
-  // Hashing is slow (argon2id), so it happens before the transaction holds any locks.
-  const passwordHash = password ? await hash(password) : null;
+  const { password, ...human } = input.human;
+  const passwordHash = await hashNewHuman(db, input.human, { ...SET_UP_ORG_REQUEST, newOrgDomain: domain }, hash);
   const created = await db.tx((tx) =>
     addOrgWithHuman(
       tx,
       {
         org: { id: orgId, name: input.org.name, domain },
-        human: {
-          userName,
-          email,
-          emailVerified,
-          phone,
-          phoneVerified,
-          passwordHash,
-          // interface.md: "when not set the service computes first name, space, last name"
-          profile: { ...profile, displayName: profile.displayName || `${profile.firstName} ${profile.lastName}` },
-        },
+        human: { ...human, passwordHash },
         roles: input.roles.length ? input.roles : [ORG_OWNER],
       },
       creator,

@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import { secureDataDir, tightenDataDir } from './data-dir.ts';
 import { lockDirectory } from './dir-lock.ts';
+import { fromDatabaseError } from './errors.ts';
 
 // The row of a query that names no type: its columns are unknown until narrowed. A typed query names its row type,
 // any interface, as pg's own QueryResultRow allows.
@@ -23,7 +24,8 @@ export interface Session extends Queryable {
 export interface Db extends Queryable {
   readonly kind: 'postgres' | 'embedded';
   /** Runs fn in one transaction. Inside fn use only the given tx: PGlite has a single session, so a query on the
-   *  pool from inside a transaction waits for that transaction forever. */
+   *  pool from inside a transaction waits for that transaction forever. A known constraint violation leaves it as
+   *  its AppError (fromDatabaseError, platform/errors.ts). */
   tx<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   /** Queries sent since start: benchmarks and tests count queries per request with it. */
   readonly stats: { queries: number };
@@ -214,7 +216,7 @@ class PoolDb implements Db {
           broken = true;
         });
         if (attempt < MAX_ATTEMPTS && RETRYABLE.has((error as { code?: string }).code ?? '')) continue;
-        throw error;
+        throw fromDatabaseError(error);
       } finally {
         client.removeListener('error', onLostConnection);
         client.release(broken);

@@ -43,17 +43,16 @@ export const permissionDenied = (message: string, id?: string) => new AppError(C
 export const failedPrecondition = (message: string, id?: string) => new AppError(Code.FailedPrecondition, message, id);
 export const unauthenticated = (message: string, id?: string) => new AppError(Code.Unauthenticated, message, id);
 
-// Unique and check violations, by constraint name (migrations/*.sql), as the errors the API reports.
+// Unique, check and foreign-key violations, by constraint name (migrations/*.sql), as the errors the API reports:
+// the one table, applied in one place (Db.tx, platform/db.ts), so no service maps database errors itself.
 const CONSTRAINTS: Record<string, () => AppError> = {
   orgs_name_unique: () => alreadyExists('Organisation already exists', 'ORG-lapo2m'),
   org_domains_domain_unique: () => alreadyExists('Domain already exists', 'ORG-i2nl'),
   users_user_name_unique: () => alreadyExists('User already exists', 'COMMAND-CtQ8w'),
+  projects_name_unique: () => alreadyExists('Project already exists', 'PROJECT-3M9sd'),
+  projects_org_fk: () => notFound('Organisation not found', 'PROJECT-2n8fS'),
+  memberships_user_fk: () => notFound('User could not be found', 'IAM-GPhuz'),
 };
-
-/** Registers the mapping of a further constraint (used by domains whose tables come with later migrations). */
-export function mapConstraint(name: string, toError: () => AppError): void {
-  CONSTRAINTS[name] = toError;
-}
 
 /** The error a constraint's violation is reported as, for a check made before the write (the write still relies
  *  on the constraint when it races). */
@@ -61,14 +60,22 @@ export function constraintError(name: string): AppError {
   return CONSTRAINTS[name]!();
 }
 
-/** Turns a known database error into an AppError; anything else is rethrown unchanged (and becomes INTERNAL). */
-export function fromDatabaseError(error: unknown): never {
+/** A known constraint violation as its AppError; anything else unchanged (and, if it reaches a transport,
+ *  INTERNAL). Applied by Db.tx to whatever a transaction throws. */
+export function fromDatabaseError(error: unknown): unknown {
   const e = error as { code?: string; constraint?: string };
   if (e && typeof e === 'object' && e.constraint && (e.code === '23505' || e.code === '23514' || e.code === '23503')) {
     const toError = CONSTRAINTS[e.constraint];
-    if (toError) throw toError();
+    if (toError) return toError();
   }
-  throw error;
+  return error;
+}
+
+/** The status of an error Fastify raised before a handler ran (unreadable or oversized request): its own 4xx
+ *  status, the client's doing; anything else is the server's, 500. The one place of this rule for every route. */
+export function requestErrorStatus(error: { statusCode?: number }): number {
+  const status = error.statusCode;
+  return status !== undefined && status >= 400 && status < 500 ? status : 500;
 }
 
 /** Node's error for a request whose client disconnected before it was complete (`Error: aborted`, code

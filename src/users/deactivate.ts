@@ -3,13 +3,16 @@
 import type { Db } from '../platform/db.ts';
 import { appendEvent } from '../events/log.ts';
 import { changedDetails, type Details } from '../events/details.ts';
-import { failedPrecondition, notFound } from '../platform/errors.ts';
+import { failedPrecondition } from '../platform/errors.ts';
 import { deleteOidcArtifactsOfUser, lockUser, setUserState } from './queries.ts';
+import { userNotFound, type UserRef } from './service.ts';
 
-export async function deactivateUser(db: Db, userId: string, creator: string): Promise<Details> {
+/** `ref.orgId`: the org in context; a user of another org is not found (getOrgUser). */
+export async function deactivateUser(db: Db, ref: UserRef, creator: string): Promise<Details> {
+  const { userId } = ref;
   return db.tx(async (tx) => {
     const user = await lockUser(tx, userId);
-    if (!user) throw notFound('User could not be found', 'COMMAND-3M9ds');
+    if (user?.org_id !== ref.orgId) throw userNotFound();
     if (user.state !== 'active') throw failedPrecondition('User is not active', 'COMMAND-5M0sf');
     const event = await appendEvent(tx, {
       aggregateType: 'user',

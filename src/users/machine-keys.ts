@@ -1,12 +1,8 @@
-// Key pairs for machine users (JWT-profile grant, compat.md §6). Gatehouse generates the pair, keeps only the
-// public key and hands the private key out once, in ZITADEL's key file format.
-import { generateKeyPair } from 'node:crypto';
-import { promisify } from 'node:util';
+// Key pairs for machine users (JWT-profile grant, compat.md §6), handed out once in ZITADEL's key file format
+// (platform/key-pairs.ts).
 import type { Queryable } from '../platform/db.ts';
-import { newId } from '../platform/ids.ts';
+import { KEY_NO_EXPIRY, newRsaKeyPair } from '../platform/key-pairs.ts';
 import { insertMachineKey } from './queries.ts';
-
-const generateRsa = promisify(generateKeyPair);
 
 /** ZITADEL's key file for service users: the JSON that its SDKs' service-account helpers read. */
 export interface ServiceAccountKeyFile {
@@ -17,24 +13,12 @@ export interface ServiceAccountKeyFile {
   userId: string;
 }
 
-// ZITADEL's default for keys created without an expiration date.
-const NO_EXPIRY = new Date('9999-12-31T23:59:59Z');
-
 export async function addMachineKey(
   tx: Queryable,
   userId: string,
-  expiresAt: Date = NO_EXPIRY,
+  expiresAt: Date = KEY_NO_EXPIRY,
 ): Promise<ServiceAccountKeyFile> {
-  const { publicKey, privateKey } = await generateRsa('rsa', { modulusLength: 2048 });
-  const keyId = newId();
-  const publicJwk = { ...publicKey.export({ format: 'jwk' }), kid: keyId, alg: 'RS256', use: 'sig' };
+  const { keyId, publicJwk, privateKeyPem } = await newRsaKeyPair();
   await insertMachineKey(tx, { id: keyId, userId, publicJwk, expiresAt });
-  return {
-    type: 'serviceaccount',
-    keyId,
-    // PKCS#1 PEM, as ZITADEL emits it
-    key: privateKey.export({ type: 'pkcs1', format: 'pem' }).toString(),
-    expirationDate: expiresAt.toISOString(),
-    userId,
-  };
+  return { type: 'serviceaccount', keyId, key: privateKeyPem, expirationDate: expiresAt.toISOString(), userId };
 }

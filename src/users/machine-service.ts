@@ -1,32 +1,23 @@
 // Machine users (service accounts, compat.md §6): client_credentials with a generated secret (client_id = user
 // name) and the JWT-profile grant with registered public keys. Each change is one transaction with its event.
 import { z } from 'zod';
-import type { Db } from '../platform/db.ts';
+import type { Db, Queryable } from '../platform/db.ts';
 import type { SecretBox } from '../platform/secrets.ts';
 import { generateSecret } from '../platform/secrets.ts';
-import { appendEvent } from '../events/log.ts';
+import { appendEvent, type WrittenEvent } from '../events/log.ts';
 import { changedDetails, createdDetails, type Details } from '../events/details.ts';
 import { newId } from '../platform/ids.ts';
-import { fromDatabaseError, invalidArgument, notFound } from '../platform/errors.ts';
-import {
-  findActiveMachineWithKeys,
-  findUserById,
-  insertMachine,
-  updateMachineSecret,
-  type UserRow,
-} from './queries.ts';
+import { invalidArgument, notFound } from '../platform/errors.ts';
+import { name200, parseInput } from '../platform/input.ts';
+import { getOrgUser, type UserRef } from './service.ts';
+import { findActiveMachineWithKeys, insertMachine, updateMachineSecret, type UserRow } from './queries.ts';
 import { addMachineKey, type ServiceAccountKeyFile } from './machine-keys.ts';
 import { checkUserName } from './user-name.ts';
 
-const text200 = z
-  .string()
-  .trim()
-  .min(1, 'value length must be between 1 and 200 runes, inclusive')
-  .max(200, 'value length must be between 1 and 200 runes, inclusive');
 const addMachineUserSchema = z.object({
   orgId: z.string().min(1),
-  userName: text200,
-  name: text200,
+  userName: name200,
+  name: name200,
   description: z.string().max(500).default(''),
   accessTokenType: z.enum(['opaque', 'jwt']).default('opaque'),
 });
@@ -36,52 +27,46 @@ export async function addMachineUser(
   input: z.input<typeof addMachineUserSchema>,
   creator: string,
 ): Promise<{ userId: string; details: Details }> {
-  const parsed = addMachineUserSchema.safeParse(input);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const field = String(issue.path[0] ?? '');
-    throw invalidArgument(
-      `invalid AddMachineUserRequest.${field.charAt(0).toUpperCase()}${field.slice(1)}: ${issue.message}`,
-      'USER-Inv4l1d',
-    );
-  }
-  const m = parsed.data;
+  const m = parseInput(addMachineUserSchema, input, 'AddMachineUserRequest', 'USER-Inv4l1d');
   await checkUserName(db, m.userName, 'AddMachineUserRequest.UserName');
+  return db.tx(async (tx) => {
+    const { userId, event } = await createMachine(tx, m, creator);
+    return { userId, details: createdDetails(event) };
+  });
+}
+
+export type NewMachineUser = z.output<typeof addMachineUserSchema>;
+
+/** Inserts the machine user and its event in the caller's transaction: AddMachineUser, the CLI, and the first
+ *  start's admin service account (instance/bootstrap.ts), all with one payload shape. */
+export async function createMachine(
+  tx: Queryable,
+  m: NewMachineUser,
+  creator: string,
+): Promise<{ userId: string; event: WrittenEvent }> {
   const userId = newId();
-  try {
-    return await db.tx(async (tx) => {
-      const event = await appendEvent(tx, {
-        aggregateType: 'user',
-        aggregateId: userId,
-        eventType: 'user.machine.added',
-        payload: { userName: m.userName, name: m.name, description: m.description, accessTokenType: m.accessTokenType },
-        resourceOwner: m.orgId,
-        creator,
-      });
-      await insertMachine(tx, {
-        id: userId,
-        orgId: m.orgId,
-        userName: m.userName,
-        name: m.name,
-        description: m.description,
-        accessTokenType: m.accessTokenType,
-        sequence: event.sequence,
-      });
-      return { userId, details: createdDetails(event) };
-    });
-  } catch (error) {
-    fromDatabaseError(error);
-  }
+  const { orgId, ...fields } = m;
+  const event = await appendEvent(tx, {
+    aggregateType: 'user',
+    aggregateId: userId,
+    eventType: 'user.machine.added',
+    payload: fields,
+    resourceOwner: orgId,
+    creator,
+  });
+  await insertMachine(tx, { id: userId, orgId, ...fields, sequence: event.sequence });
+  return { userId, event };
 }
 
 /** A new client secret for client_credentials; the previous one stops working. Returned once. */
 export async function generateMachineSecret(
   db: Db,
   secrets: SecretBox,
-  userId: string,
+  ref: UserRef,
   creator: string,
 ): Promise<{ clientId: string; clientSecret: string; details: Details }> {
-  const user = await getMachine(db, userId);
+  const user = await getMachine(db, ref);
+  const userId = user.id;
   const clientSecret = generateSecret();
   return db.tx(async (tx) => {
     const event = await appendEvent(tx, {
@@ -99,11 +84,12 @@ export async function generateMachineSecret(
 /** A key pair for the JWT-profile grant; the key file (with the private key) is returned once. */
 export async function addMachineUserKey(
   db: Db,
-  userId: string,
+  ref: UserRef,
   expiresAt: Date | undefined,
   creator: string,
 ): Promise<{ keyId: string; keyFile: ServiceAccountKeyFile; details: Details }> {
-  const user = await getMachine(db, userId);
+  const user = await getMachine(db, ref);
+  const userId = user.id;
   if (expiresAt && !(expiresAt.getTime() > Date.now()))
     throw invalidArgument('invalid AddMachineKeyRequest.ExpirationDate: must be in the future', 'USER-Inv4l1d');
   return db.tx(async (tx) => {
@@ -120,9 +106,10 @@ export async function addMachineUserKey(
   });
 }
 
-async function getMachine(db: Db, userId: string): Promise<UserRow> {
-  const user = await findUserById(db, userId);
-  if (user?.type !== 'machine') throw notFound('User not found', 'USER-MmVx9');
+/** A machine user of the org given (a user of another org is not found, as in getOrgUser). */
+async function getMachine(db: Db, ref: UserRef): Promise<UserRow> {
+  const user = await getOrgUser(db, ref);
+  if (user.type !== 'machine') throw notFound('User not found', 'USER-MmVx9');
   return user;
 }
 

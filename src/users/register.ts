@@ -3,12 +3,12 @@
 // user name is known to be free (issue 26 §6: a taken name costs a lookup, not a hash; a name taken in between is
 // still refused by users_user_name_unique).
 import type { Db } from '../platform/db.ts';
-import { appendEvent } from '../events/log.ts';
 import { createdDetails, type Details } from '../events/details.ts';
-import { constraintError, fromDatabaseError } from '../platform/errors.ts';
+import { constraintError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import { hashPassword } from './passwords.ts';
-import { insertHuman, userNameTaken } from './queries.ts';
+import { createHuman } from './human-service.ts';
+import { userNameTaken } from './queries.ts';
 import type { Registration } from './schema.ts';
 import { checkUserName } from './user-name.ts';
 
@@ -28,40 +28,32 @@ export async function registerHuman(
   await checkUserName(db, input.userName, 'userName');
   if (await userNameTaken(db, input.userName)) throw constraintError('users_user_name_unique');
   const passwordHash = await hash(input.password);
+  // its own creator: the user ID is known before the insert
   const userId = newId();
-  const profile = {
-    firstName: input.firstName,
-    lastName: input.lastName,
-    nickName: '',
-    displayName: `${input.firstName} ${input.lastName}`,
-    preferredLanguage,
-    gender: 'GENDER_UNSPECIFIED' as const,
-  };
-  try {
-    return await db.tx(async (tx) => {
-      const event = await appendEvent(tx, {
-        aggregateType: 'user',
-        aggregateId: userId,
-        eventType: 'user.human.selfregistered',
-        payload: { userName: input.userName, profile, email: input.email, emailVerified: false, hasPassword: true },
-        resourceOwner: orgId,
-        creator: userId,
-      });
-      await insertHuman(tx, {
+  return db.tx(async (tx) => {
+    const { event } = await createHuman(
+      tx,
+      {
         id: userId,
         orgId,
         userName: input.userName,
-        profile,
+        profile: {
+          firstName: input.firstName,
+          lastName: input.lastName,
+          nickName: '',
+          displayName: `${input.firstName} ${input.lastName}`,
+          preferredLanguage,
+          gender: 'GENDER_UNSPECIFIED',
+        },
         email: input.email,
         emailVerified: false,
         phone: null,
         phoneVerified: false,
         passwordHash,
-        sequence: event.sequence,
-      });
-      return { userId, details: createdDetails(event) };
-    });
-  } catch (error) {
-    fromDatabaseError(error);
-  }
+      },
+      userId,
+      'user.human.selfregistered',
+    );
+    return { userId, details: createdDetails(event) };
+  });
 }

@@ -7,7 +7,23 @@ import { findUserById, updateHumanProfile, type HumanProfile, type UserRow } fro
 
 export async function getUserById(db: Db, id: string): Promise<UserRow> {
   const user = await findUserById(db, id);
-  if (!user) throw notFound('User could not be found', 'QUERY-Dfbg2');
+  if (!user) throw userNotFound();
+  return user;
+}
+
+/** A user as the management API names it: by the org in context and its ID (compat.md §1). */
+export interface UserRef {
+  orgId: string;
+  userId: string;
+}
+
+/** A user that does not exist, and one of another org alike (so ids of other orgs cannot be probed). */
+export const userNotFound = () => notFound('User could not be found', 'QUERY-Dfbg2');
+
+/** The user, which must belong to the org given. */
+export async function getOrgUser(db: Db, ref: UserRef): Promise<UserRow> {
+  const user = await findUserById(db, ref.userId);
+  if (user?.org_id !== ref.orgId) throw userNotFound();
   return user;
 }
 

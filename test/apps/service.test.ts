@@ -29,6 +29,7 @@ describe('application model', () => {
     const app = await addOidcApp(
       server.db,
       secrets,
+      await defaultOrgId(server),
       { projectId: project.projectId, name: 'Web', redirectUris: ['https://shop.example.com/cb'] },
       'tester',
     );
@@ -68,6 +69,7 @@ describe('application model', () => {
       const attempt = addOidcApp(
         server.db,
         secrets,
+        await defaultOrgId(server),
         { projectId, name: 'x', redirectUris: ['https://shop.example.com/cb'], ...override } as never,
         'tester',
       );
@@ -78,6 +80,7 @@ describe('application model', () => {
       addOidcApp(
         server.db,
         secrets,
+        await defaultOrgId(server),
         { projectId: 'missing', name: 'x', redirectUris: ['https://a.example.com/'] },
         'tester',
       ),
@@ -90,12 +93,14 @@ describe('application model', () => {
     await addOidcApp(
       server.db,
       secrets,
+      await defaultOrgId(server),
       { projectId, name: 'cli', appType: 'native', authMethod: 'none', redirectUris: ['http://127.0.0.1:7777/cb'] },
       'tester',
     );
     const dev = await addOidcApp(
       server.db,
       secrets,
+      await defaultOrgId(server),
       { projectId, name: 'dev', devMode: true, redirectUris: ['http://dev.example.com/cb'] },
       'tester',
     );
@@ -104,6 +109,7 @@ describe('application model', () => {
     const web = await addOidcApp(
       server.db,
       secrets,
+      await defaultOrgId(server),
       { projectId, name: 'web', redirectUris: ['http://shop.example.com/cb'] },
       'tester',
     );
@@ -118,6 +124,7 @@ describe('application model', () => {
     const app = await addOidcApp(
       server.db,
       secrets,
+      await defaultOrgId(server),
       {
         projectId,
         name: 'spa',
@@ -131,7 +138,7 @@ describe('application model', () => {
     const updated = await updateOidcAppConfig(
       server.db,
       secrets,
-      app.appId,
+      { orgId: await defaultOrgId(server), projectId, appId: app.appId },
       { authMethod: 'post', redirectUris: ['https://spa.example.com/cb2'], accessTokenType: 'jwt' },
       'tester',
     );
@@ -140,15 +147,23 @@ describe('application model', () => {
     expect(
       (await server.db.query('SELECT redirect_uris, access_token_type FROM apps WHERE id = $1', [app.appId])).rows[0],
     ).toEqual({ redirect_uris: ['https://spa.example.com/cb2'], access_token_type: 'jwt' });
-    await expect(addAppKey(server.db, app.appId, undefined, 'tester')).rejects.toMatchObject({ code: 3 });
+    await expect(
+      addAppKey(server.db, { orgId: await defaultOrgId(server), projectId, appId: app.appId }, undefined, 'tester'),
+    ).rejects.toMatchObject({ code: 3 });
 
     const api = await addApiApp(
       server.db,
       secrets,
+      await defaultOrgId(server),
       { projectId, name: 'api', authMethod: 'private_key_jwt' },
       'tester',
     );
-    const key = await addAppKey(server.db, api.appId, undefined, 'tester');
+    const key = await addAppKey(
+      server.db,
+      { orgId: await defaultOrgId(server), projectId, appId: api.appId },
+      undefined,
+      'tester',
+    );
     expect(key.keyFile).toMatchObject({
       type: 'application',
       appId: api.appId,
@@ -164,8 +179,18 @@ describe('application model', () => {
       { orgId: await defaultOrgId(server), userName: 'svc-billing', name: 'Billing' },
       'tester',
     );
-    const first = await generateMachineSecret(server.db, secrets, machine.userId, 'tester');
-    const second = await generateMachineSecret(server.db, secrets, machine.userId, 'tester');
+    const first = await generateMachineSecret(
+      server.db,
+      secrets,
+      { orgId: await defaultOrgId(server), userId: machine.userId },
+      'tester',
+    );
+    const second = await generateMachineSecret(
+      server.db,
+      secrets,
+      { orgId: await defaultOrgId(server), userId: machine.userId },
+      'tester',
+    );
     expect(first.clientId).toBe('svc-billing');
     const stored = (
       await server.db.query<{ secret_hash: string }>('SELECT secret_hash FROM users WHERE id = $1', [machine.userId])

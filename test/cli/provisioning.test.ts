@@ -8,8 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { isPostgres } from '../helpers/postgres.ts';
 import { ADMIN_PASSWORD, freePort, startTestServer, TEST_MASTER_KEY, type TestServer } from '../helpers/server.ts';
-import { Browser, rpConfig } from '../helpers/oidc.ts';
+import { Browser, createOrg, rpConfig } from '../helpers/oidc.ts';
 import { jwtProfileToken } from '../helpers/tokens.ts';
+import { addProject } from '../../src/projects/service.ts';
 
 const CLI = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 const REDIRECT = 'https://rp.example.com/cli-callback';
@@ -50,6 +51,7 @@ describe('gatehouse provisioning commands', () => {
 
   let app: { projectId: string; appId: string; clientId: string; clientSecret: string };
   let keyFile: { type: string; keyId: string; key: string; userId: string };
+  let otherOrg: { orgId: string; projectId: string };
 
   beforeAll(async () => {
     database = await createTestDatabase();
@@ -179,6 +181,13 @@ describe('gatehouse provisioning commands', () => {
       run(['user', 'import', '--username', 'erin', '--email', 'not-an-email', '--first-name', 'E', '--last-name', 'F'])
         .stderr,
     ).toMatch(/--email must be an e-mail address/);
+    // the management API's field rules (PGV) hold for the CLI too (issue 14 §4)
+    const long = run(
+      args.map((arg) => ({ carol: 'frank', Carol: 'F'.repeat(201) })[arg] ?? arg),
+      { input: 'Frank-Password-1\n' },
+    );
+    expect(long.status).toBe(2);
+    expect(long.stderr).toMatch(/FirstName: value length must be between 1 and 200 runes, inclusive/);
     // a user name that would be read as a login name of the instance's orgs (issue 13 §6)
     const shadowing = run([...args.slice(0, 3), 'carol@127.0.0.1', ...args.slice(4)], { input: 'Carol-Password-1\n' });
     expect(shadowing.status).toBe(2);
@@ -271,6 +280,9 @@ describe('gatehouse provisioning commands', () => {
         database,
         env: { PORT: String(port), GATEHOUSE_ISSUER: `http://127.0.0.1:${port}` },
       });
+      // a project of another org, for the org check of app create below
+      const orgId = await createOrg(server, 'CLI Other Org');
+      otherOrg = { orgId, ...(await addProject(server.db, { orgId, name: 'Other' }, 'test')) };
     });
     afterAll(async () => server?.close());
 
@@ -321,6 +333,14 @@ describe('gatehouse provisioning commands', () => {
   });
 
   describe('after the server stopped', () => {
+    it('app create --project-id: a project of another org is not found (issue 14 §5), and found with that --org', () => {
+      const args = ['app', 'create', '--project-id', otherOrg.projectId, '--name', 'x', '--redirect-uri', REDIRECT];
+      const other = run(args);
+      expect(other.status).toBe(1);
+      expect(other.stderr).toMatch(/Project not found \(PROJECT-ggr9s\)/);
+      expect(json(run([...args, '--org', otherOrg.orgId])).projectId).toBe(otherOrg.projectId);
+    });
+
     it('keys rotate and keys list (JSON and table)', () => {
       const rotated = json(run(['keys', 'rotate'], { env: { GATEHOUSE_KEY_ACTIVATION_DELAY: '7200' } }));
       expect(rotated).toEqual({ kid: expect.stringMatching(/^\d+$/), activatesAt: expect.any(String) });

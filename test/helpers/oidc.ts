@@ -5,6 +5,7 @@ import * as client from 'openid-client';
 import { SignJWT } from 'jose';
 import { createSecretBox } from '../../src/platform/secrets.ts';
 import { addProject } from '../../src/projects/service.ts';
+import { setUpOrg } from '../../src/orgs/service.ts';
 import { addOidcApp, addApiApp, addAppKey } from '../../src/apps/service.ts';
 import type { OidcConfigInput } from '../../src/apps/schema.ts';
 import { addMachineUser, addMachineUserKey, generateMachineSecret } from '../../src/users/machine-service.ts';
@@ -35,6 +36,28 @@ export interface TestApp {
   projectId: string;
 }
 
+/** Another organization (SetUpOrg's service function), with an owner without password; its ID. */
+export async function createOrg(server: TestServer, name = unique('Org')): Promise<string> {
+  const owner = {
+    userName: unique('owner'),
+    profile: {
+      firstName: 'O',
+      lastName: 'Owner',
+      nickName: '',
+      displayName: '',
+      preferredLanguage: '',
+      gender: 'GENDER_UNSPECIFIED' as const,
+    },
+    email: 'owner@example.com',
+    emailVerified: true,
+    phone: null,
+    phoneVerified: false,
+    password: '',
+  };
+  const input = { org: { name, domain: '' }, human: owner, roles: [] };
+  return (await setUpOrg(server.db, server.config.instanceDomain, input, 'test')).orgId;
+}
+
 export async function createOidcApp(
   server: TestServer,
   config: OidcConfigInput = {},
@@ -44,6 +67,7 @@ export async function createOidcApp(
   const added = await addOidcApp(
     server.db,
     secrets,
+    await orgOfProject(server, project),
     {
       projectId: project,
       name: unique('app'),
@@ -63,25 +87,39 @@ export async function createApiApp(
   authMethod: 'basic' | 'private_key_jwt' = 'basic',
 ): Promise<TestApp> {
   return {
-    ...(await addApiApp(server.db, secrets, { projectId, name: unique('api'), authMethod }, 'test')),
+    ...(await addApiApp(
+      server.db,
+      secrets,
+      await orgOfProject(server, projectId),
+      { projectId, name: unique('api'), authMethod },
+      'test',
+    )),
     projectId,
   };
 }
 
 export async function createAppKey(server: TestServer, appId: string) {
-  return (await addAppKey(server.db, appId, undefined, 'test')).keyFile;
+  const { rows } = await server.db.query<{ org_id: string; project_id: string }>(
+    'SELECT p.org_id, a.project_id FROM apps a JOIN projects p ON p.id = a.project_id WHERE a.id = $1',
+    [appId],
+  );
+  const ref = { orgId: rows[0]!.org_id, projectId: rows[0]!.project_id, appId };
+  return (await addAppKey(server.db, ref, undefined, 'test')).keyFile;
+}
+
+/** The org a project belongs to: the services check that every object is of the org the caller names. */
+async function orgOfProject(server: TestServer, projectId: string): Promise<string> {
+  const { rows } = await server.db.query<{ org_id: string }>('SELECT org_id FROM projects WHERE id = $1', [projectId]);
+  return rows[0]?.org_id ?? (await defaultOrgId(server));
 }
 
 export async function createMachine(server: TestServer, accessTokenType: 'opaque' | 'jwt' = 'opaque') {
   const userName = unique('svc');
-  const { userId } = await addMachineUser(
-    server.db,
-    { orgId: await defaultOrgId(server), userName, name: 'Service', accessTokenType },
-    'test',
-  );
-  const { keyFile } = await addMachineUserKey(server.db, userId, undefined, 'test');
-  const { clientSecret } = await generateMachineSecret(server.db, secrets, userId, 'test');
-  return { userId, userName, keyFile, clientSecret };
+  const orgId = await defaultOrgId(server);
+  const { userId } = await addMachineUser(server.db, { orgId, userName, name: 'Service', accessTokenType }, 'test');
+  const { keyFile } = await addMachineUserKey(server.db, { orgId, userId }, undefined, 'test');
+  const { clientSecret } = await generateMachineSecret(server.db, secrets, { orgId, userId }, 'test');
+  return { orgId, userId, userName, keyFile, clientSecret };
 }
 
 /** A JWT-profile assertion as ZITADEL's SDKs build it (compat.md §6). */

@@ -270,7 +270,7 @@ describe('consent for the management scope', () => {
       { orgId: other.orgId, userName: `svc-b-${process.pid}`, name: 'B service' },
       'test',
     );
-    const { keyFile } = await addMachineUserKey(server.db, userId, undefined, 'test');
+    const { keyFile } = await addMachineUserKey(server.db, { orgId: other.orgId, userId }, undefined, 'test');
     const token = await jwtProfileToken(server, keyFile);
     expect((await server.app.oidc.verifyAccessToken(token))!.scopes.has(MANAGEMENT_API_SCOPE)).toBe(true);
   });

@@ -4,7 +4,6 @@
 // not in a JWT's audience, not at revocation, and never against the app's per-client rate limit.
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setUpOrg } from '../../src/orgs/service.ts';
 import { addMachineUser, generateMachineSecret } from '../../src/users/machine-service.ts';
 import type { TestServer } from '../helpers/server.ts';
 import { callApi, ENCODINGS } from '../helpers/management.ts';
@@ -15,6 +14,7 @@ import {
   createApiApp,
   createMachine,
   createOidcApp,
+  createOrg,
   postForm,
   secrets,
   userTokens,
@@ -36,33 +36,7 @@ describe('client impersonation by machine user names (issue 13 §4)', () => {
       GATEHOUSE_RATE_LIMIT_EXEMPT: '192.0.2.1',
     }));
     victim = await createOidcApp(server); // in the first org
-    attackerOrg = (
-      await setUpOrg(
-        server.db,
-        server.config.instanceDomain,
-        {
-          org: { name: unique('Attacker'), domain: '' },
-          human: {
-            userName: unique('mallory'),
-            profile: {
-              firstName: 'M',
-              lastName: 'A',
-              nickName: '',
-              displayName: '',
-              preferredLanguage: '',
-              gender: 'GENDER_UNSPECIFIED',
-            },
-            email: 'm@example.com',
-            emailVerified: true,
-            phone: null,
-            phoneVerified: false,
-            password: '',
-          },
-          roles: [],
-        },
-        'test',
-      )
-    ).orgId;
+    attackerOrg = await createOrg(server, unique('Attacker'));
   });
   afterAll(async () => server?.stop());
 
@@ -124,7 +98,7 @@ describe('client impersonation by machine user names (issue 13 §4)', () => {
       'test',
     );
     await server.db.query('UPDATE users SET user_name = $2 WHERE id = $1', [userId, victim.clientId]);
-    const { clientSecret } = await generateMachineSecret(server.db, secrets, userId, 'test');
+    const { clientSecret } = await generateMachineSecret(server.db, secrets, { orgId: attackerOrg, userId }, 'test');
     const token = `${server.url}/oauth/v2/token`;
     const asAttacker = { authorization: basic(victim.clientId, clientSecret) };
     const issue = () => postForm(token, { grant_type: 'client_credentials', scope: 'openid' }, asAttacker);

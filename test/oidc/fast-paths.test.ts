@@ -153,7 +153,7 @@ describe('fast paths', () => {
 
     // m2's cached secret no longer holds: its write fails (and the retry with fresh credentials refuses the old
     // secret) while m1's, in the same statement, succeeds
-    const { clientSecret } = await generateMachineSecret(server.db, secrets, m2.userId, 'test');
+    const { clientSecret } = await generateMachineSecret(server.db, secrets, m2, 'test');
     const answers = await Promise.all([cc(m1), cc(m2), cc(m2, clientSecret)]);
     expect(answers.map((r) => [r.statusCode, r.json().error])).toEqual([
       [200, undefined],
@@ -181,7 +181,7 @@ describe('fast paths', () => {
         { authorization: basic(m.userName, secret) },
       );
     expect((await cc(m.clientSecret)).status).toBe(200); // now cached
-    const { clientSecret } = await generateMachineSecret(server.db, secrets, m.userId, 'test');
+    const { clientSecret } = await generateMachineSecret(server.db, secrets, m, 'test');
     expect([(await cc(m.clientSecret)).status, (await cc(m.clientSecret)).json.error]).toEqual([401, 'invalid_client']);
     expect((await cc(clientSecret)).status).toBe(200);
   });
@@ -208,7 +208,7 @@ describe('fast paths', () => {
     const jwtProfile = async (keyFile: typeof m.keyFile) =>
       postForm(token, { grant_type: JWT_BEARER, assertion: await assertion(keyFile, server.url), scope: 'openid' });
     expect((await jwtProfile(m.keyFile)).status).toBe(200); // the user's keys are cached now
-    const { keyFile } = await addMachineUserKey(server.db, m.userId, undefined, 'test');
+    const { keyFile } = await addMachineUserKey(server.db, m, undefined, 'test');
     expect((await jwtProfile(keyFile)).status).toBe(200);
     await server.db.query('UPDATE machine_keys SET expires_at = now() WHERE id = $1', [m.keyFile.keyId]);
     const expired = await jwtProfile(m.keyFile);

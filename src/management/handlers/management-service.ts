@@ -6,20 +6,27 @@ import type { ManagementDeps } from '../deps.ts';
 import { invalidArgument } from '../../platform/errors.ts';
 import { getOrgById } from '../../orgs/service.ts';
 import { addProject } from '../../projects/service.ts';
-import { addApiApp, addAppKey, addOidcApp, updateOidcAppConfig } from '../../apps/service.ts';
+import { addApiApp, addAppKey, addOidcApp, getApp, updateOidcAppConfig, type AppRef } from '../../apps/service.ts';
+import { getOrgUser } from '../../users/service.ts';
 import { addMachineUser, addMachineUserKey, generateMachineSecret } from '../../users/machine-service.ts';
-import { importHumanUser } from '../../users/import.ts';
+import { importHumanUser } from '../../users/human-service.ts';
 import { deactivateUser } from '../../users/deactivate.ts';
 import { ORG_OWNER } from '../../members/roles.ts';
 import { detailsMessage, userMessage, humanInput, orgMessage } from '../convert.ts';
 import { API_AUTH_METHODS, appMessage, complianceMessages, oidcConfigInput, TOKEN_TYPES } from '../app-messages.ts';
-import { appInScope, projectInScope, userInScope } from '../scope.ts';
-import { callerHash, operation, type Operation } from '../operation.ts';
+import { callerHash, operation, type Caller, type Operation } from '../operation.ts';
 
 const orgOwner = { kind: 'org', role: ORG_OWNER } as const;
 
 /** keyDetails: the key file JSON, as bytes (base64 in the JSON encoding), compat.md §6. */
 const keyDetails = (keyFile: object) => new TextEncoder().encode(JSON.stringify(keyFile));
+
+/** The app named by the path, in the org in context: the service answers one of another org as not found. */
+const appRef = (caller: Caller, req: { projectId: string; appId: string }): AppRef => ({
+  orgId: caller.orgId,
+  projectId: req.projectId,
+  appId: req.appId,
+});
 
 const unsupported = (field: string) => invalidArgument(`invalid ${field}: not supported by Gatehouse`, 'API-N0tSup');
 
@@ -49,10 +56,10 @@ export function managementServiceOperations({ db, secrets, hashing }: Management
       method: ManagementService.method.addOIDCApp,
       permission: orgOwner,
       async handle(caller, req) {
-        await projectInScope(db, caller, req.projectId);
         const added = await addOidcApp(
           db,
           secrets,
+          caller.orgId,
           { projectId: req.projectId, name: req.name, ...oidcConfigInput(req, 'AddOIDCAppRequest') },
           caller.principal.userId,
         );
@@ -69,10 +76,10 @@ export function managementServiceOperations({ db, secrets, hashing }: Management
       method: ManagementService.method.addAPIApp,
       permission: orgOwner,
       async handle(caller, req) {
-        await projectInScope(db, caller, req.projectId);
         const added = await addApiApp(
           db,
           secrets,
+          caller.orgId,
           { projectId: req.projectId, name: req.name, authMethod: API_AUTH_METHODS[req.authMethodType]! },
           caller.principal.userId,
         );
@@ -88,18 +95,17 @@ export function managementServiceOperations({ db, secrets, hashing }: Management
       method: ManagementService.method.getAppByID,
       permission: orgOwner,
       async handle(caller, req) {
-        return { app: appMessage(await appInScope(db, caller, req.projectId, req.appId)) };
+        return { app: appMessage(await getApp(db, appRef(caller, req))) };
       },
     }),
     operation({
       method: ManagementService.method.updateOIDCAppConfig,
       permission: orgOwner,
       async handle(caller, req) {
-        await appInScope(db, caller, req.projectId, req.appId);
         const { details } = await updateOidcAppConfig(
           db,
           secrets,
-          req.appId,
+          appRef(caller, req),
           oidcConfigInput(req, 'UpdateOIDCAppConfigRequest'),
           caller.principal.userId,
         );
@@ -110,9 +116,13 @@ export function managementServiceOperations({ db, secrets, hashing }: Management
       method: ManagementService.method.addAppKey,
       permission: orgOwner,
       async handle(caller, req) {
-        await appInScope(db, caller, req.projectId, req.appId);
         const expiresAt = req.expirationDate ? timestampDate(req.expirationDate) : undefined;
-        const { keyId, keyFile, details } = await addAppKey(db, req.appId, expiresAt, caller.principal.userId);
+        const { keyId, keyFile, details } = await addAppKey(
+          db,
+          appRef(caller, req),
+          expiresAt,
+          caller.principal.userId,
+        );
         return { id: keyId, keyDetails: keyDetails(keyFile), details: detailsMessage(details) };
       },
     }),
@@ -140,9 +150,13 @@ export function managementServiceOperations({ db, secrets, hashing }: Management
       permission: orgOwner,
       async handle(caller, req) {
         if (req.publicKey.length) throw unsupported('AddMachineKeyRequest.PublicKey');
-        await userInScope(db, caller, req.userId);
         const expiresAt = req.expirationDate ? timestampDate(req.expirationDate) : undefined;
-        const { keyId, keyFile, details } = await addMachineUserKey(db, req.userId, expiresAt, caller.principal.userId);
+        const { keyId, keyFile, details } = await addMachineUserKey(
+          db,
+          { orgId: caller.orgId, userId: req.userId },
+          expiresAt,
+          caller.principal.userId,
+        );
         return { keyId, keyDetails: keyDetails(keyFile), details: detailsMessage(details) };
       },
     }),
@@ -150,11 +164,10 @@ export function managementServiceOperations({ db, secrets, hashing }: Management
       method: ManagementService.method.generateMachineSecret,
       permission: orgOwner,
       async handle(caller, req) {
-        await userInScope(db, caller, req.userId);
         const { clientId, clientSecret, details } = await generateMachineSecret(
           db,
           secrets,
-          req.userId,
+          { orgId: caller.orgId, userId: req.userId },
           caller.principal.userId,
         );
         return { clientId, clientSecret, details: detailsMessage(details) };
@@ -182,15 +195,15 @@ export function managementServiceOperations({ db, secrets, hashing }: Management
       method: ManagementService.method.getUserByID,
       permission: orgOwner,
       async handle(caller, req) {
-        return { user: userMessage(await userInScope(db, caller, req.id)) };
+        return { user: userMessage(await getOrgUser(db, { orgId: caller.orgId, userId: req.id })) };
       },
     }),
     operation({
       method: ManagementService.method.deactivateUser,
       permission: orgOwner,
       async handle(caller, req) {
-        await userInScope(db, caller, req.id);
-        return { details: detailsMessage(await deactivateUser(db, req.id, caller.principal.userId)) };
+        const details = await deactivateUser(db, { orgId: caller.orgId, userId: req.id }, caller.principal.userId);
+        return { details: detailsMessage(details) };
       },
     }),
   ];
