@@ -91,11 +91,15 @@ export function createDualProtocolServer(handler: RequestHandler, options: DualP
     let ackSeen = false;
     let http2Wait: NodeJS.Timeout | undefined;
     const timer = setTimeout(() => socket.destroy(), options.sniffTimeoutMs);
+    // Until a server owns the socket its errors are ours: a client's reset in this window would otherwise be an
+    // uncaught exception that ends the process.
+    const onError = () => socket.destroy();
     const dispatch = (isHttp2: boolean, bytes = seen) => {
       clearTimeout(timer);
       clearTimeout(http2Wait);
       socket.removeListener('readable', onReadable);
       socket.removeListener('close', onClose);
+      socket.removeListener('error', onError);
       if (bytes.length) socket.unshift(bytes);
       if (isHttp2) h2.emit('connection', socket);
       else {
@@ -139,6 +143,7 @@ export function createDualProtocolServer(handler: RequestHandler, options: DualP
     };
     socket.on('readable', onReadable);
     socket.on('close', onClose);
+    socket.on('error', onError);
   });
   return h1;
 }
