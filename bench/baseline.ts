@@ -4,6 +4,7 @@
 import { createServer } from 'node:http';
 import { generateKeyPairSync } from 'node:crypto';
 import Provider from 'oidc-provider';
+import { ROUTES } from '../src/oidc/protocol.ts';
 
 const port = Number(process.argv[2] ?? 0);
 const issuerHost = '127.0.0.1';
@@ -35,15 +36,7 @@ async function main(): Promise<void> {
       },
     ],
     jwks: { keys: [jwk as never] },
-    routes: {
-      authorization: '/oauth/v2/authorize',
-      token: '/oauth/v2/token',
-      introspection: '/oauth/v2/introspect',
-      revocation: '/oauth/v2/revoke',
-      userinfo: '/oidc/v1/userinfo',
-      end_session: '/oidc/v1/end_session',
-      jwks: '/oauth/v2/keys',
-    },
+    routes: { ...ROUTES },
     features: {
       devInteractions: { enabled: false },
       clientCredentials: { enabled: true },

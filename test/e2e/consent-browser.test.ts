@@ -1,14 +1,10 @@
-// The privilege escalation of issue 13 §1, end to end in Chromium: the ORG_OWNER of org B registers an app in org B
-// with their own redirect URI; a signed-in IAM_OWNER who follows its authorize link gets no code silently, sees a
-// consent page naming the app and org B, and only after Allow can the app's token add an IAM member.
-import * as client from 'openid-client';
 import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MANAGEMENT_API_SCOPE } from '../../src/oidc/scopes.ts';
 import { launchBrowser, screenshot, signIn } from '../helpers/browser.ts';
 import { callRest } from '../helpers/management.ts';
-import { basic, createOidcApp, postForm } from '../helpers/oidc.ts';
+import { basic, createOidcApp, pkceAuthorization, postForm } from '../helpers/oidc.ts';
 import { setUpOtherOrgApp, type OtherOrgApp } from '../helpers/other-org.ts';
 import { startCallbackServer, type CallbackServer } from '../helpers/relying-party.ts';
 import { ADMIN_PASSWORD, type TestServer } from '../helpers/server.ts';
@@ -36,19 +32,12 @@ describe('consent for the management scope in a browser', () => {
   });
 
   async function authorizeUrl(clientId: string, params: Record<string, string> = {}) {
-    const verifier = client.randomPKCECodeVerifier();
-    const url = new URL(`${server.url}/oauth/v2/authorize`);
-    const all = {
-      client_id: clientId,
+    const { url, verifier } = await pkceAuthorization(server, clientId, {
       redirect_uri: redirectUri,
-      response_type: 'code',
       scope: `openid ${MANAGEMENT_API_SCOPE}`,
       state: 'st',
-      code_challenge: await client.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256',
       ...params,
-    };
-    for (const [k, v] of Object.entries(all)) url.searchParams.set(k, v);
+    });
     return { url: String(url), verifier };
   }
 

@@ -247,6 +247,28 @@ export class Browser {
   }
 }
 
+/** An authorization request with PKCE (S256): its URL and the verifier that redeems its code. `params` add to or
+ *  override the defaults: redirect_uri CALLBACK, response_type code, scope openid. */
+export async function pkceAuthorization(
+  server: { url: string },
+  clientId: string,
+  params: Record<string, string> = {},
+) {
+  const verifier = client.randomPKCECodeVerifier();
+  const url = new URL(`${server.url}/oauth/v2/authorize`);
+  const all = {
+    client_id: clientId,
+    redirect_uri: CALLBACK,
+    response_type: 'code',
+    scope: 'openid',
+    code_challenge: await client.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+    ...params,
+  };
+  for (const [k, v] of Object.entries(all)) url.searchParams.set(k, v);
+  return { url, verifier };
+}
+
 /** Runs a code flow with PKCE for an app with a secret (Basic) or a public app; returns the token response. */
 export async function userTokens(
   server: TestServer,
@@ -255,17 +277,7 @@ export async function userTokens(
   browser = new Browser(server),
   redirectUri = CALLBACK,
 ) {
-  const verifier = client.randomPKCECodeVerifier();
-  const url = new URL(`${server.url}/oauth/v2/authorize`);
-  const params = {
-    client_id: app.clientId,
-    redirect_uri: redirectUri,
-    response_type: 'code',
-    scope,
-    code_challenge: await client.calculatePKCECodeChallenge(verifier),
-    code_challenge_method: 'S256',
-  };
-  for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
+  const { url, verifier } = await pkceAuthorization(server, app.clientId, { redirect_uri: redirectUri, scope });
   const callback = await browser.authorize(url);
   const form = {
     grant_type: 'authorization_code',

@@ -3,12 +3,21 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import * as client from 'openid-client';
 import { MANAGEMENT_API_SCOPE } from '../../src/oidc/scopes.ts';
 import type { ServiceAccountKeyFile } from '../../src/users/machine-keys.ts';
 import { insertMembership } from '../../src/members/queries.ts';
 import { startTestServer, type TestServer } from './server.ts';
-import { assertion, basic, Browser, CALLBACK, createMachine, createOidcApp, defaultOrgId, postForm } from './oidc.ts';
+import {
+  assertion,
+  basic,
+  Browser,
+  CALLBACK,
+  createMachine,
+  createOidcApp,
+  defaultOrgId,
+  pkceAuthorization,
+  postForm,
+} from './oidc.ts';
 
 /** Any running Gatehouse: a test server, or a spawned process known by its URL and issuer. */
 export type Target = Pick<TestServer, 'url'> & { config: Pick<TestServer['config'], 'issuer'> };
@@ -47,17 +56,7 @@ export async function humanToken(
   scope = `openid ${MANAGEMENT_API_SCOPE}`,
 ): Promise<string> {
   const app = await createOidcApp(server);
-  const verifier = client.randomPKCECodeVerifier();
-  const url = new URL(`${server.url}/oauth/v2/authorize`);
-  const params = {
-    client_id: app.clientId,
-    redirect_uri: CALLBACK,
-    response_type: 'code',
-    scope,
-    code_challenge: await client.calculatePKCECodeChallenge(verifier),
-    code_challenge_method: 'S256',
-  };
-  for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
+  const { url, verifier } = await pkceAuthorization(server, app.clientId, { scope });
   const callback = await new Browser(server).authorize(url, loginName, password);
   const res = await postForm(
     `${server.url}/oauth/v2/token`,

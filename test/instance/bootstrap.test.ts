@@ -7,9 +7,8 @@ import { createTestDatabase } from '../helpers/database.ts';
 import { isPostgres } from '../helpers/postgres.ts';
 import { freePort, startTestServer, testEnv } from '../helpers/server.ts';
 import { spawnGatehouse, waitForOk } from '../helpers/process.ts';
-import * as client from 'openid-client';
 import { verifyPassword } from '../../src/users/passwords.ts';
-import { Browser, CALLBACK, createOidcApp } from '../helpers/oidc.ts';
+import { Browser, createOidcApp, pkceAuthorization } from '../helpers/oidc.ts';
 import { openDb } from '../../src/platform/db.ts';
 
 describe('first start', () => {
@@ -135,17 +134,7 @@ describe('first start', () => {
       expect(line.msg).toContain(file);
       // the password in the file signs in on the login pages
       const app = await createOidcApp(server);
-      const verifier = client.randomPKCECodeVerifier();
-      const url = new URL(`${server.url}/oauth/v2/authorize`);
-      const params = {
-        client_id: app.clientId,
-        redirect_uri: CALLBACK,
-        response_type: 'code',
-        scope: 'openid',
-        code_challenge: await client.calculatePKCECodeChallenge(verifier),
-        code_challenge_method: 'S256',
-      };
-      for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
+      const { url } = await pkceAuthorization(server, app.clientId);
       const callback = await new Browser(server).authorize(url, 'admin', password);
       expect(callback.searchParams.get('code')).toBeTruthy();
     } finally {

@@ -1,14 +1,9 @@
-// Consent for the management API scope (issue 13 §1) over HTTP, against the real server and database: an app of
-// another organization than the instance's own gets the scope only after the signed-in user allowed it on the
-// consent page, once per user and app; apps of the first organization and machine users are not asked.
-// The same escalation in Chromium: test/e2e/consent-browser.test.ts.
-import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MANAGEMENT_API_SCOPE } from '../../src/oidc/scopes.ts';
 import { addMachineUser, addMachineUserKey } from '../../src/users/machine-service.ts';
 import { CookieJar, formValue, type JarResponse } from '../helpers/cookie-jar.ts';
 import { startCallbackServer, type CallbackServer } from '../helpers/relying-party.ts';
-import { basic, createOidcApp, postForm } from '../helpers/oidc.ts';
+import { basic, createOidcApp, pkceAuthorization, postForm } from '../helpers/oidc.ts';
 import { ADMIN_PASSWORD, startTestServer, type TestServer } from '../helpers/server.ts';
 import { isPostgres } from '../helpers/postgres.ts';
 import { jwtProfileToken, startServerWithAdminKey } from '../helpers/tokens.ts';
@@ -47,19 +42,12 @@ describe('consent for the management scope', () => {
   });
 
   async function start(app: App, params: Record<string, string> = {}): Promise<Start> {
-    const verifier = client.randomPKCECodeVerifier();
-    const url = new URL(`${server.url}/oauth/v2/authorize`);
-    const all = {
-      client_id: app.clientId,
+    const { url, verifier } = await pkceAuthorization(server, app.clientId, {
       redirect_uri: redirectUri,
-      response_type: 'code',
       scope: SCOPE,
       state: 'st',
-      code_challenge: await client.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256',
       ...params,
-    };
-    for (const [k, v] of Object.entries(all)) url.searchParams.set(k, v);
+    });
     return { url: String(url), verifier };
   }
 

@@ -3,10 +3,17 @@
 // Fastify resolves with its trusted proxies; an interaction nobody acts on is gone after GATEHOUSE_INTERACTION_TTL,
 // while a user who acts keeps a working flow.
 import http from 'node:http';
-import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { ADMIN_PASSWORD, Browser, CALLBACK, createOidcApp, userTokens, type TestApp } from '../helpers/oidc.ts';
+import {
+  ADMIN_PASSWORD,
+  Browser,
+  CALLBACK,
+  createOidcApp,
+  pkceAuthorization,
+  userTokens,
+  type TestApp,
+} from '../helpers/oidc.ts';
 import { textsFor } from '../../src/login/i18n.ts';
 import { hashId } from '../../src/oidc/payloads.ts';
 
@@ -41,17 +48,7 @@ function getFrom(
 }
 
 async function authorizeUrl(server: TestServer, app: TestApp): Promise<string> {
-  const url = new URL(`${server.url}/oauth/v2/authorize`);
-  const params = {
-    client_id: app.clientId,
-    redirect_uri: CALLBACK,
-    response_type: 'code',
-    scope: 'openid',
-    code_challenge: await client.calculatePKCECodeChallenge(client.randomPKCECodeVerifier()),
-    code_challenge_method: 'S256',
-  };
-  for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
-  return String(url);
+  return String((await pkceAuthorization(server, app.clientId)).url);
 }
 
 /** Every row oidc-provider stores (interactions, sessions, ...). */
