@@ -90,11 +90,21 @@ export function registerIpRateLimit(
   limiter: RateLimiter,
   exempt: ReadonlySet<string>,
   limited: (request: FastifyRequest) => boolean,
+  answer: LimitAnswer = (_request, reply, decision) => tooManyRequests(reply, decision),
 ): void {
   app.addHook('onRequest', (request, reply, done) => {
     if (exempt.has(request.ip) || !limited(request)) return done();
     const decision = limiter.hit(request.ip);
-    if (!decision.allowed) return void tooManyRequests(reply, decision); // answered: the request goes no further
+    // answered: the request goes no further
+    if (!decision.allowed)
+      return void Promise.resolve(answer(request, reply, decision)).catch((err) => reply.send(err));
     done();
   });
 }
+
+/** How a limited request is answered: JSON (the default) or, where browsers are sent, a page. */
+export type LimitAnswer = (
+  request: FastifyRequest,
+  reply: FastifyReply,
+  decision: RateLimitDecision,
+) => FastifyReply | Promise<FastifyReply>;

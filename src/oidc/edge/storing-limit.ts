@@ -5,7 +5,7 @@
 // endpoints, so the 429 is a page.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config.ts';
-import { RateLimiter } from '../../platform/rate-limit.ts';
+import { RateLimiter, registerIpRateLimit } from '../../platform/rate-limit.ts';
 import { ROUTES } from '../protocol.ts';
 
 const STORING_ROUTES = new Set<string>([ROUTES.authorization, ROUTES.end_session]);
@@ -21,19 +21,19 @@ export function limitStoringRequests(
   config: Pick<Config, 'authorizePerIp' | 'rateLimit'>,
   page: BusyPage,
 ): void {
-  const limiter = new RateLimiter({ limit: config.authorizePerIp, windowSeconds: 60 });
-  const exempt = new Set(config.rateLimit.exempt);
-  scope.addHook('onRequest', async (request, reply) => {
-    if (request.method !== 'GET' || !STORING_ROUTES.has(request.routeOptions.url ?? '') || exempt.has(request.ip))
-      return;
-    const decision = limiter.hit(request.ip);
-    if (decision.allowed) return;
-    reply.header('retry-after', String(decision.retryAfterSeconds));
-    return page(request, reply, {
-      error: 'temporarily_unavailable',
-      message: 'too many requests; retry later',
-      status: 429,
-      retryAfterSeconds: decision.retryAfterSeconds,
-    });
-  });
+  registerIpRateLimit(
+    scope,
+    new RateLimiter({ limit: config.authorizePerIp, windowSeconds: 60 }),
+    new Set(config.rateLimit.exempt),
+    (request) => request.method === 'GET' && STORING_ROUTES.has(request.routeOptions.url ?? ''),
+    (request, reply, decision) => {
+      reply.header('retry-after', String(decision.retryAfterSeconds));
+      return page(request, reply, {
+        error: 'temporarily_unavailable',
+        message: 'too many requests; retry later',
+        status: 429,
+        retryAfterSeconds: decision.retryAfterSeconds,
+      });
+    },
+  );
 }
