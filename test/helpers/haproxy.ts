@@ -25,8 +25,11 @@ export interface Haproxy {
   stop(): Promise<void>;
 }
 
-/** `backend` is the body of the backend section (option httpchk …, server lines); the frontend forwards to it. */
-export async function startHaproxy(backend: string[]): Promise<Haproxy> {
+/** `backend` is the body of the backend section (option httpchk …, server lines); the frontend forwards to it.
+ *  TCP mode (a Postgres primary behind it) keeps idle connections as long as the database would. */
+export async function startHaproxy(backend: string[], options: { mode?: 'http' | 'tcp' } = {}): Promise<Haproxy> {
+  const mode = options.mode ?? 'http';
+  const idle = mode === 'tcp' ? '30m' : '10s';
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-haproxy-'));
   const socket = join(dir, 'admin.sock');
   const port = await freePort();
@@ -37,10 +40,10 @@ export async function startHaproxy(backend: string[]): Promise<Haproxy> {
       'global',
       `  stats socket ${socket} mode 600 level admin`,
       'defaults',
-      '  mode http',
+      `  mode ${mode}`,
       '  timeout connect 2s',
-      '  timeout client 10s',
-      '  timeout server 10s',
+      `  timeout client ${idle}`,
+      `  timeout server ${idle}`,
       'frontend fe',
       `  bind 127.0.0.1:${port}`,
       '  default_backend be',
