@@ -134,7 +134,9 @@ export async function startPatroniCluster(names = ['pg1', 'pg2']): Promise<Patro
   const tools: ToolProcess[] = [];
   let haproxy: Haproxy | undefined;
   const log = () =>
-    [...tools.map((t) => t.log()), haproxy?.log() ?? ''].map((text) => text.split('\n').slice(-30).join('\n')).join('\n');
+    [...tools.map((t) => t.log()), haproxy?.log() ?? '']
+      .map((text) => text.split('\n').slice(-30).join('\n'))
+      .join('\n');
   const stop = async () => {
     await haproxy?.stop();
     for (const tool of tools.toReversed()) await tool.stop();
@@ -246,8 +248,13 @@ export async function startPatroniCluster(names = ['pg1', 'pg2']): Promise<Patro
 async function writableThrough(url: string, times: number): Promise<boolean> {
   const { hostname, port } = new URL(url.replace(/^\w+:/, 'postgres:'));
   for (let i = 0; i < times; i++) {
-    const client = new pg.Client({ host: hostname, port: Number(port), user: 'postgres', database: 'postgres',
-      connectionTimeoutMillis: 2000 });
+    const client = new pg.Client({
+      host: hostname,
+      port: Number(port),
+      user: 'postgres',
+      database: 'postgres',
+      connectionTimeoutMillis: 2000,
+    });
     client.on('error', () => {});
     try {
       await client.connect();
