@@ -16,7 +16,7 @@ import {
 } from './platform/http.ts';
 import { requestLogger } from './platform/logger.ts';
 import { registerHealthRoutes, type Lifecycle } from './platform/health.ts';
-import { isClientAbort, isDatabaseUnavailable, requestErrorStatus } from './platform/errors.ts';
+import { DATABASE_RETRY_AFTER, isClientAbort, isDatabaseUnavailable, requestErrorStatus } from './platform/errors.ts';
 import { registerMetricsRoutes, type Metrics } from './platform/metrics.ts';
 import { RateLimiter, registerIpRateLimit } from './platform/rate-limit.ts';
 import { registerOidc } from './oidc/plugin.ts';
@@ -84,7 +84,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       request.log.error({ err: error }, 'database unavailable');
       return reply
         .code(503)
-        .header('retry-after', '5')
+        .header('retry-after', String(DATABASE_RETRY_AFTER))
         .send({ error: 'temporarily_unavailable', error_description: 'the service is temporarily unavailable' });
     }
     const status = requestErrorStatus(error);

@@ -85,11 +85,33 @@ export function isClientAbort(error: unknown): boolean {
   return Boolean(e) && typeof e === 'object' && e.code === 'ECONNRESET' && e.message === 'aborted';
 }
 
-/** Whether an error means the database is unreachable or overloaded, which callers answer with 503. */
+/** Seconds a client is told to wait (Retry-After) while the database is unreachable: a Patroni failover with the
+ *  tested settings takes 3 to 5 s (README "Database failover"). */
+export const DATABASE_RETRY_AFTER = 5;
+
+/** The database is unreachable: 503 with Retry-After on REST, UNAVAILABLE on gRPC. */
+export class DatabaseUnavailable extends AppError {
+  override readonly retryAfter = DATABASE_RETRY_AFTER;
+  constructor(cause: unknown) {
+    super(Code.Unavailable, 'Errors.Internal.Unavailable', 'DB-unavail', { cause });
+  }
+}
+
+/** Whether an error means the database is unreachable or overloaded, which callers answer with 503. A standby
+ *  refusing a write (25006, a balancer still routing to a demoted primary) is the same: no primary reachable. */
 export function isDatabaseUnavailable(error: unknown): boolean {
   const e = error as { code?: string; message?: string };
   if (!e || typeof e !== 'object' || isClientAbort(e)) return false;
-  if (e.code && /^(08|57P0[1-3]|53300)/.test(e.code)) return true;
+  if (e.code && /^(08|57P0[1-3]|53300|25006)/.test(e.code)) return true;
   if (e.code && ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND'].includes(e.code)) return true;
   return /timeout exceeded when trying to connect|Connection terminated|Query read timeout/i.test(e.message ?? '');
+}
+
+/** Whether a connection that had been made broke under a statement (the server restarted or failed over), as opposed
+ *  to a timeout, whose statement may still be running. What was sent on it may or may not have been applied. */
+export function isLostConnection(error: unknown): boolean {
+  const e = error as { code?: string; message?: string };
+  if (!e || typeof e !== 'object' || isClientAbort(e)) return false;
+  if (e.code && /^(08|57P0[1-2])/.test(e.code)) return true;
+  return e.code === 'ECONNRESET' || e.code === 'EPIPE' || e.message === 'Connection terminated unexpectedly';
 }
