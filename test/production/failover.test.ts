@@ -137,6 +137,7 @@ describe.runIf(isPostgres)('database failover (Patroni, synchronous replication,
 
     expect(await operations.token!()).toBe(200);
     let stopped = false;
+    let passed = false;
     const workers = Object.entries(operations).map(async ([kind, operation]) => {
       const deadline = Date.now() + 120_000;
       while (!stopped && Date.now() < deadline) {
@@ -203,10 +204,11 @@ describe.runIf(isPostgres)('database failover (Patroni, synchronous replication,
       expect(new Set(answers.map((a) => a.outcome))).toEqual(new Set([200, 503]));
       expect(failed.filter((a) => a.kind === 'readyz').length).toBeGreaterThan(0);
       expect(lastFailure - killedAt).toBeLessThan(RECOVERY_LIMIT_MS);
+      passed = true;
     } finally {
       stopped = true;
       await Promise.all(workers);
-      if (server) console.log(server.logs.slice(-20).join(''));
+      if (!passed) console.log(`${server.logs.slice(-20).join('')}\n${cluster.log()}`);
     }
   });
 });
