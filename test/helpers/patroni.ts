@@ -216,7 +216,8 @@ export async function startPatroniCluster(names = ['pg1', 'pg2']): Promise<Patro
           async () => {
             found = await primary();
             const standbys = members.filter((m) => m !== found);
-            const synchronous = await Promise.all(standbys.map((m) => restStatus(m, '/sync')));
+            const standbyCheck = PATRONI_DCS.synchronous_mode ? '/sync' : '/replica';
+            const synchronous = await Promise.all(standbys.map((m) => restStatus(m, standbyCheck)));
             // HAProxy counts a server as up until its checks failed `fall` times: a query must reach a writable
             // primary through it, several times in a row.
             return Boolean(found) && synchronous.every((s) => s === 200) && (await writableThrough(proxy.url, 5));
