@@ -192,9 +192,10 @@ describe.runIf(isPostgres)('database failover (Patroni, synchronous replication,
         [
           `failover: ${old.name} killed, ${newPrimary.name} primary`,
           `  requests: ${answers.length} (${after.length} after the kill)`,
-          `  window: first failure ${firstFailure - killedAt} ms after the kill, last one ended at +${lastFailure - killedAt} ms`,
+          `  window: failed requests from ${firstFailure - killedAt} to ${lastFailure - killedAt} ms after the kill`,
           `  failed requests: ${failed.length} ${JSON.stringify(byOutcome)}`,
-          `  lost writes: ${lostUsers.length} of ${users.length} users, ${lostTokens.length} of ${tokens.length} tokens`,
+          `  lost writes: ${lostUsers.length} of ${users.length} users, ` +
+            `${lostTokens.length} of ${tokens.length} tokens`,
         ].join('\n'),
       );
       expect(newPrimary.name).not.toBe(old.name);

@@ -65,7 +65,7 @@ describe.runIf(isPostgres)('a lost database connection', () => {
     expect(await rows(2)).toBe(1);
   });
 
-  it('does not run a transaction again whose COMMIT went unanswered, and reports the database unavailable', async () => {
+  it('does not run a transaction again whose COMMIT went unanswered; the database is reported unavailable', async () => {
     let runs = 0;
     proxy.loseAnswerTo('COMMIT');
     const error = await db
