@@ -74,9 +74,9 @@ describe.runIf(isPostgres)('database failover (Patroni, synchronous replication,
     const tokens: string[] = [];
     const users: { userId: string; userName: string }[] = [];
     let n = 0;
-    /** A REST 503 must say when to come back. */
-    const restOutcome = (res: Response, ok: boolean) =>
-      res.status === 503 && !res.headers.get('retry-after') ? 'no-retry-after' : ok ? 200 : res.status;
+    /** A failed HTTP answer as recorded: a 503 must say when to come back. */
+    const failure = (res: { status: number; headers: Headers }) =>
+      res.status === 503 && !res.headers.get('retry-after') ? 'no-retry-after' : res.status;
 
     const introspect = async (token: string) => {
       const res = await postForm(
@@ -93,8 +93,7 @@ describe.runIf(isPostgres)('database failover (Patroni, synchronous replication,
           { grant_type: 'client_credentials', scope },
           { authorization: basic(machine.userName, machine.clientSecret) },
         );
-        if (res.status !== 200)
-          return res.status === 503 && !res.headers.get('retry-after') ? 'no-retry-after' : res.status;
+        if (res.status !== 200) return failure(res);
         if (typeof res.json.access_token !== 'string') return 'wrong-data';
         tokens.push(res.json.access_token);
         return 200;
@@ -102,8 +101,7 @@ describe.runIf(isPostgres)('database failover (Patroni, synchronous replication,
       introspect: async () => {
         // the newest acknowledged token: it must be active, or the answer must be a refusal to answer
         const { res, active } = await introspect(tokens.at(-1)!);
-        if (res.status !== 200)
-          return res.status === 503 && !res.headers.get('retry-after') ? 'no-retry-after' : res.status;
+        if (res.status !== 200) return failure(res);
         return active ? 200 : 'wrong-data';
       },
       createUser: async () => {
@@ -115,9 +113,10 @@ describe.runIf(isPostgres)('database failover (Patroni, synchronous replication,
           signal: AbortSignal.timeout(20_000),
         });
         const body = (await res.json()) as { userId?: string };
-        if (res.ok && typeof body.userId !== 'string') return 'wrong-data';
-        if (res.ok) users.push({ userId: body.userId!, userName });
-        return restOutcome(res, res.ok);
+        if (!res.ok) return failure(res);
+        if (typeof body.userId !== 'string') return 'wrong-data';
+        users.push({ userId: body.userId, userName });
+        return 200;
       },
       grpcGetUser: async () => {
         // the newest acknowledged user, read back over gRPC: found with its name, or UNAVAILABLE
