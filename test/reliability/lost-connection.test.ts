@@ -79,4 +79,18 @@ describe.runIf(isPostgres)('a lost database connection', () => {
     // the server committed it: running it again would have written it twice
     expect(await rows(3)).toBe(1);
   });
+
+  it('reports a write refused by a read-only server (a standby the balancer still routes to) as unavailable', async () => {
+    const readOnly = await openDb({ ...database.database, poolSize: 1 });
+    try {
+      await readOnly.query('SET default_transaction_read_only = on');
+      const error = await readOnly
+        .tx((tx) => tx.query('INSERT INTO lost_connection_probe VALUES ($1)', [4]))
+        .catch((e) => e);
+      expect(error.code).toBe('25006');
+      expect(isDatabaseUnavailable(error)).toBe(true);
+    } finally {
+      await readOnly.close();
+    }
+  });
 });
