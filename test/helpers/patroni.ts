@@ -163,7 +163,8 @@ export async function startPatroniCluster(names = ['pg1', 'pg2']): Promise<Patro
       ]),
     );
     await until(
-      async () => (await fetch(`http://127.0.0.1:${etcdClient}/health`)).status === 200,
+      async () =>
+        (await fetch(`http://127.0.0.1:${etcdClient}/health`, { signal: AbortSignal.timeout(1000) })).status === 200,
       20_000,
       `etcd answers on 127.0.0.1:${etcdClient}`,
     );

@@ -42,7 +42,7 @@ describe.runIf(isPostgres)('database failover (Patroni, synchronous replication,
   it('loses no acknowledged write, answers 503 while no primary is reachable, and recovers by itself', async () => {
     cluster = await startPatroniCluster();
     const url = cluster.url('gatehouse');
-    const admin = new pg.Client({ connectionString: cluster.url('postgres') });
+    const admin = new pg.Client({ connectionString: cluster.url('postgres'), connectionTimeoutMillis: 5000 });
     await admin.connect();
     await admin.query('CREATE DATABASE gatehouse');
     await admin.end();
@@ -174,7 +174,7 @@ describe.runIf(isPostgres)('database failover (Patroni, synchronous replication,
       const newPrimary = await cluster.waitHealthy(60_000);
 
       // Every acknowledged user is on the new primary, and every acknowledged token is still active.
-      const check = new pg.Client({ connectionString: url });
+      const check = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 });
       await check.connect();
       const { rows } = await check
         .query<{ id: string }>('SELECT id FROM users WHERE id = ANY($1)', [users.map((u) => u.userId)])

@@ -3,6 +3,7 @@
 // a transaction whose COMMIT went unanswered are not, because the server may have applied them. A TCP proxy between
 // the pool and PostgreSQL breaks the connections at those moments; the rows show what the server applied.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Config } from '../../src/config.ts';
 import { openDb, type Db } from '../../src/platform/db.ts';
 import { isDatabaseUnavailable } from '../../src/platform/errors.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
@@ -15,17 +16,19 @@ describe.runIf(isPostgres)('a lost database connection', () => {
   let proxy: TcpProxy;
   let db: Db;
   let direct: Db;
+  let config: Extract<Config['database'], { kind: 'postgres' }>;
   beforeAll(async () => {
     database = await createTestDatabase();
     if (database.database.kind !== 'postgres') throw new Error('PostgreSQL only');
-    const target = new URL(database.database.url);
+    config = database.database;
+    const target = new URL(config.url);
     proxy = await startTcpProxy(target.hostname, Number(target.port || 5432));
     const viaProxy = new URL(target);
     viaProxy.hostname = '127.0.0.1';
     viaProxy.port = String(proxy.port);
     // one connection, so that the statement after a reset takes the connection that broke
-    db = await openDb({ ...database.database, url: viaProxy.toString(), poolSize: 1 });
-    direct = await openDb(database.database);
+    db = await openDb({ ...config, url: viaProxy.toString(), poolSize: 1 });
+    direct = await openDb(config);
     await direct.query('CREATE TABLE lost_connection_probe (n int NOT NULL)');
   });
   afterAll(async () => {
@@ -81,9 +84,10 @@ describe.runIf(isPostgres)('a lost database connection', () => {
   });
 
   it('reports a write refused by a read-only server (a standby the balancer still routes to) as unavailable', async () => {
-    const readOnly = await openDb({ ...database.database, poolSize: 1 });
+    const url = new URL(config.url);
+    url.searchParams.set('options', '-c default_transaction_read_only=on');
+    const readOnly = await openDb({ ...config, url: url.toString() });
     try {
-      await readOnly.query('SET default_transaction_read_only = on');
       const error = await readOnly
         .tx((tx) => tx.query('INSERT INTO lost_connection_probe VALUES ($1)', [4]))
         .catch((e) => e);
