@@ -101,10 +101,11 @@ const postmasterPid = (member: PatroniMember): number | undefined => {
   return Number.isInteger(pid) && pid > 0 ? pid : undefined;
 };
 
-const isAlive = (pid: number) => {
+/** Whether `pid` is still that member's postmaster: a stale postmaster.pid (left by a SIGKILL) may name a pid the
+ *  system has since given to another process, which must not be killed. */
+const isPostmasterOf = (member: PatroniMember, pid: number) => {
   try {
-    process.kill(pid, 0);
-    return true;
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(member.dataDir);
   } catch {
     return false;
   }
@@ -143,7 +144,7 @@ export async function startPatroniCluster(names = ['pg1', 'pg2']): Promise<Patro
     // A postmaster outlives a Patroni that was killed; none may outlive the test.
     for (const member of members) {
       const pid = postmasterPid(member);
-      if (pid && isAlive(pid)) process.kill(pid, 'SIGKILL');
+      if (pid && isPostmasterOf(member, pid)) process.kill(pid, 'SIGKILL');
     }
     rmSync(dir, { recursive: true, force: true });
   };
