@@ -13,7 +13,7 @@ import { AdminService, SetUpOrgRequestSchema } from '@zitadel/proto/zitadel/admi
 import { runFlowLoad, runHttpLoad, type HttpScenario, type LoadResult } from './load.ts';
 import { serviceAssertion, startGatehouse, USER, type GatehouseTarget } from './gatehouse.ts';
 import { passwordLogin } from './login-flow.ts';
-import { databaseCpuMs } from './database-time.ts';
+import { cpuBetween, databaseCpu } from './database-time.ts';
 import { printedDatabaseMs, printedQueries, toMarkdown, writeRun, type Run, type ScenarioResult } from './report.ts';
 
 const args = process.argv.slice(2);
@@ -280,9 +280,9 @@ async function main(): Promise<void> {
         if (blScenario) await measure(bl.url, blScenario, connections, WARMUP);
       }
       const q0 = await queries(gh.url);
-      const d0 = gh.databaseUrl && (await databaseCpuMs(gh.databaseUrl));
+      const d0 = gh.databaseUrl ? await databaseCpu(gh.databaseUrl) : undefined;
       const g = await measure(gh.url, ghScenario, connections, DURATION);
-      const d1 = gh.databaseUrl && (await databaseCpuMs(gh.databaseUrl));
+      const d1 = gh.databaseUrl ? await databaseCpu(gh.databaseUrl) : undefined;
       const q1 = await queries(gh.url);
       const b = blScenario ? await measure(bl.url, blScenario, connections, DURATION) : undefined;
       const peak = peakRssMb(gh.pid);
@@ -293,8 +293,7 @@ async function main(): Promise<void> {
         gatehouse: {
           ...g,
           queriesPerRequest: g.requests ? (q1 - q0) / g.requests : 0,
-          databaseMsPerRequest:
-            typeof d0 === 'number' && typeof d1 === 'number' && g.requests ? (d1 - d0) / g.requests : undefined,
+          databaseMsPerRequest: d0 && d1 && g.requests ? cpuBetween(d0, d1) / g.requests : undefined,
           peakRssMb: peak,
         },
         baseline: b,
