@@ -59,7 +59,11 @@ describe.runIf(isPostgres)('three nodes behind HAProxy, on PgBouncer and one Pos
   class HoppingBrowser {
     readonly browser = new Browser({ url: '', config: { issuer: '' } } as unknown as TestServer);
     readonly served: string[] = [];
-    #next = 0;
+    #next: number;
+    /** `first`: the index of the node the first request goes to. */
+    constructor(first = 0) {
+      this.#next = first;
+    }
     async request(url: string, init: RequestInit = {}) {
       const node = cluster.nodes[this.#next++ % cluster.nodes.length]!;
       const target = new URL(url, cluster.url);
@@ -116,6 +120,7 @@ describe.runIf(isPostgres)('three nodes behind HAProxy, on PgBouncer and one Pos
 
   beforeAll(async () => {
     cluster = await startCluster({
+      env: { GATEHOUSE_REGISTRATION_PER_IP: '3' },
       // the same nodes checked over HTTP/1.1, in a backend of the test's own next to the deployed (HTTP/2) one
       extraHaproxy: (ports) => [
         'backend nodes_h1',
@@ -274,6 +279,42 @@ describe.runIf(isPostgres)('three nodes behind HAProxy, on PgBouncer and one Pos
       expect(locked.response.status).toBe(429);
       expect(locked.response.headers.get('retry-after')).toMatch(/^\d+$/);
     }
+  });
+
+  it('self-registrations from one address count across nodes (GATEHOUSE_REGISTRATION_PER_IP, 3 here)', async () => {
+    const app = await createApp();
+    let attempts = 0;
+    const register = async () => {
+      const hopping = new HoppingBrowser(attempts++);
+      const { url } = await pkceAuthorization({ url: cluster.url }, app.clientId!, { prompt: 'create' });
+      const form = await hopping.follow(url.toString());
+      const page = await (await hopping.request(form.url)).text();
+      const userName = unique('registered');
+      const answer = await hopping.request(`${form.url}/register`, {
+        method: 'POST',
+        // the client behind the balancer, as HAProxy names it (the nodes trust 127.0.0.1 as their proxy)
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          origin: cluster.url,
+          'x-forwarded-for': '203.0.113.50',
+        },
+        body: new URLSearchParams({
+          csrf: /name="csrf" value="([^"]*)"/.exec(page)?.[1] ?? '',
+          firstName: 'R',
+          lastName: 'L',
+          email: `${userName}@example.com`,
+          userName,
+          password: 'Registration-Password-1',
+        }),
+      });
+      return { status: answer.status, node: hopping.served.at(-1) };
+    };
+    const admitted = [await register(), await register(), await register()];
+    expect(admitted.map((a) => a.status)).toEqual([303, 303, 303]);
+    expect(new Set(admitted.map((a) => a.node)).size).toBeGreaterThan(1);
+    const refused = [await register(), await register(), await register()];
+    expect(refused.map((r) => r.status)).toEqual([429, 429, 429]);
+    expect(new Set(refused.map((r) => r.node)).size).toBe(3);
   });
 
   it('a rolling restart under load (SIGTERM to each node in turn) fails no request', async () => {
