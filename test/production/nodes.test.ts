@@ -140,6 +140,9 @@ describe.runIf(isPostgres)('three nodes behind HAProxy, on PgBouncer and one Pos
     // the balancer started before the nodes, so the first checks failed; from now on none may
     const stats = async (backend: string) =>
       (await cluster.haproxy.servers(backend)).map((s) => [s.name, s.status, s.checkStatus, s.failedChecks]);
+    const healthy = async (backend: string) =>
+      (await stats(backend)).every(([, status, check]) => status === 'UP' && check === 'L7OK');
+    await until(async () => (await healthy('nodes')) && (await healthy('nodes_h1')), 10_000, 'both backends UP');
     const before = { nodes: await stats('nodes'), nodes_h1: await stats('nodes_h1') };
     await sleep(3000); // some checks on every server, each of which would count a failure
     for (const backend of ['nodes', 'nodes_h1'] as const) {
