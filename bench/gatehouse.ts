@@ -34,6 +34,8 @@ export interface GatehouseTarget {
   url: string;
   pid: number;
   database: 'postgres' | 'embedded';
+  /** The bench's own PostgreSQL database (unset: embedded). */
+  databaseUrl?: string;
   adminToken: string;
   clientCredentials: Credentials;
   clientCredentialsJwt: Credentials;
@@ -100,6 +102,7 @@ export async function startGatehouse(port: number, options: { cpuProfileDir?: st
     url,
     pid: child.pid!,
     database: env.DATABASE_URL ? 'postgres' : 'embedded',
+    databaseUrl: env.DATABASE_URL,
     adminToken,
     ...fixtures,
     async stop() {

@@ -13,7 +13,8 @@ import { AdminService, SetUpOrgRequestSchema } from '@zitadel/proto/zitadel/admi
 import { runFlowLoad, runHttpLoad, type HttpScenario, type LoadResult } from './load.ts';
 import { serviceAssertion, startGatehouse, USER, type GatehouseTarget } from './gatehouse.ts';
 import { passwordLogin } from './login-flow.ts';
-import { printedQueries, toMarkdown, writeRun, type Run, type ScenarioResult } from './report.ts';
+import { cpuBetween, databaseCpu } from './database-time.ts';
+import { printedDatabaseMs, printedQueries, toMarkdown, writeRun, type Run, type ScenarioResult } from './report.ts';
 
 const args = process.argv.slice(2);
 const smoke = args.includes('--smoke');
@@ -279,7 +280,9 @@ async function main(): Promise<void> {
         if (blScenario) await measure(bl.url, blScenario, connections, WARMUP);
       }
       const q0 = await queries(gh.url);
+      const d0 = gh.databaseUrl ? await databaseCpu(gh.databaseUrl) : undefined;
       const g = await measure(gh.url, ghScenario, connections, DURATION);
+      const d1 = gh.databaseUrl ? await databaseCpu(gh.databaseUrl) : undefined;
       const q1 = await queries(gh.url);
       const b = blScenario ? await measure(bl.url, blScenario, connections, DURATION) : undefined;
       const peak = peakRssMb(gh.pid);
@@ -287,14 +290,19 @@ async function main(): Promise<void> {
       const result: ScenarioResult = {
         scenario: s.name,
         connections,
-        gatehouse: { ...g, queriesPerRequest: g.requests ? (q1 - q0) / g.requests : 0, peakRssMb: peak },
+        gatehouse: {
+          ...g,
+          queriesPerRequest: g.requests ? (q1 - q0) / g.requests : 0,
+          databaseMsPerRequest: d0 && d1 && g.requests ? cpuBetween(d0, d1) / g.requests : undefined,
+          peakRssMb: peak,
+        },
         baseline: b,
         target: s.target,
       };
       results.push(result);
       process.stdout.write(
         `${s.name}: ${Math.round(g.rps)} req/s p50 ${g.p50} ms p99 ${g.p99} ms errors ${g.errors + g.unexpected} ` +
-          `queries/req ${printedQueries(result)} peak RSS ${peak} MB` +
+          `queries/req ${printedQueries(result)} db ms/req ${printedDatabaseMs(result) ?? '-'} peak RSS ${peak} MB` +
           `${b ? ` | baseline ${Math.round(b.rps)} req/s` : ''}\n`,
       );
     }

@@ -9,7 +9,7 @@ import type { HashAdmission } from '../users/passwords.ts';
 import { chooseLocale, type Locale } from './i18n.ts';
 import { csrfToken, sameOriginPost, validCsrfToken } from './security.ts';
 import type { LoginPages, PagesDeps } from './pages.ts';
-import type { RateLimiter } from '../platform/rate-limit.ts';
+import type { SharedRateLimiter } from '../platform/shared-rate-limit.ts';
 
 export type InteractionDetails = Awaited<ReturnType<Provider['interactionDetails']>>;
 
@@ -31,7 +31,7 @@ export interface LoginDeps extends LoginAppDeps {
   oidc: InteractionProvider;
   pages: LoginPages;
   /** Self-registrations per client address (issue 26 §5). */
-  registrations: RateLimiter;
+  registrations: SharedRateLimiter;
 }
 
 export interface Interaction {

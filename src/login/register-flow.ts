@@ -123,7 +123,7 @@ async function register(
   }
   // Per address (issue 26 §5): every well-formed attempt counts, a taken name included, so neither creating
   // accounts nor probing names scales with a script.
-  const limit = deps.registrations.hit(request.ip);
+  const limit = await deps.registrations.hit(request.ip);
   if (!limit.allowed) {
     reply.header('retry-after', String(limit.retryAfterSeconds));
     return showRegistration(

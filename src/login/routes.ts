@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import { chooseLocale, format } from './i18n.ts';
-import { RateLimiter } from '../platform/rate-limit.ts';
+import { SharedRateLimiter } from '../platform/shared-rate-limit.ts';
 import { sameOriginPost } from './security.ts';
 import { loadLoginPages, VIEWS_DIR, type LoginPages } from './pages.ts';
 import {
@@ -42,9 +42,11 @@ export async function registerLogin(
     oidc,
     pages,
     hashing: deps.hashing,
-    // Counted in this process, like the other request limits (src/platform/rate-limit.ts): N instances behind a
-    // balancer admit up to N times as many; registration is rare enough that this bounds a script all the same.
-    registrations: new RateLimiter({ limit: deps.config.registrationPerIp, windowSeconds: 3600 }),
+    // Counted in the database, so N instances behind a balancer admit no more than one (issue 24)
+    registrations: new SharedRateLimiter(deps.db, 'registration-ip', {
+      limit: deps.config.registrationPerIp,
+      windowSeconds: 3600,
+    }),
   };
   const route =
     (handler: (d: LoginDeps, req: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>) =>
