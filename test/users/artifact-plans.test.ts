@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { orgOfSeededUser, seededId, type ScaleSize } from '../../bench/scale-seed.ts';
 import { deactivateUser } from '../../src/users/deactivate.ts';
 import { deleteOidcArtifactsOfUser } from '../../src/users/queries.ts';
-import { scansOf, seededDatabase, USER_ARTIFACT_STATEMENTS, wholeTableScans } from '../helpers/user-artifacts.ts';
+import { planOf, seededDatabase, USER_ARTIFACT_STATEMENTS, wholeTableScans } from '../helpers/user-artifacts.ts';
 
 // Big enough that a whole-table read costs the planner more than the index lookups (a few hundred pages), small
 // enough to seed in seconds on either database.
@@ -21,7 +21,7 @@ describe('statements over one user’s artifacts', () => {
   for (const { name, sql } of USER_ARTIFACT_STATEMENTS)
     for (const mode of ['force_generic_plan', 'force_custom_plan'] as const)
       it(`${name} reads the user's rows by index only (${mode})`, async () => {
-        const scans = await scansOf(seeded.db, sql, seededId('user', 42), mode);
+        const { scans } = await planOf(seeded.db, sql, seededId('user', 42), mode);
         expect(wholeTableScans(scans)).toEqual([]);
         expect(scans).toContainEqual(expect.objectContaining({ index: 'oidc_payloads_account_idx' }));
         expect(scans).toContainEqual(expect.objectContaining({ index: 'oidc_payloads_grant_idx' }));
