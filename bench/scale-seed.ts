@@ -128,7 +128,8 @@ const ORG_ID = sqlId('org', 'o');
 const INSERT_ORGS = `
   WITH o AS (SELECT o, ${ORG_ID} AS id, 'scale-org-' || o || '.example.test' AS domain
              FROM generate_series(1, $1::int) AS o),
-  orgs AS (INSERT INTO orgs (id, name, primary_domain, sequence) SELECT id, 'Scale Org ' || o, domain, $2 + 2 * o FROM o),
+  orgs AS (INSERT INTO orgs (id, name, primary_domain, sequence)
+           SELECT id, 'Scale Org ' || o, domain, $2 + 2 * o FROM o),
   domains AS (INSERT INTO org_domains (domain, org_id, is_primary, is_verified) SELECT domain, id, true, true FROM o)
   INSERT INTO events (sequence, aggregate_type, aggregate_id, event_type, payload, resource_owner, creator)
   SELECT $2 + 2 * o - 1, 'org', id, 'org.added', jsonb_build_object('name', 'Scale Org ' || o), id, 'SYSTEM' FROM o
@@ -201,8 +202,8 @@ const INSERT_PAYLOADS = `
            ${sqlId('app', 'a')} || '@' || ${sqlId('project', 'a')} AS client_id,
            'https://app-' || a || '.example.test/callback' AS redirect_uri
     FROM generate_series($1::bigint / 10, $2::bigint / 10) AS g
-    CROSS JOIN LATERAL (SELECT 1 + ((g % $4::int) % $3::int + $3::int * ((g / $3::int) % greatest(1, $5::int / $3::int)))
-                               % $5::int AS a) AS app
+    CROSS JOIN LATERAL (SELECT 1 + ((g % $4::int) % $3::int
+                                    + $3::int * ((g / $3::int) % greatest(1, $5::int / $3::int))) % $5::int AS a) AS app
   ), r AS (
     SELECT g.*, g * 10 + m.k AS r, m.*,
            extract(epoch FROM now())::bigint

@@ -60,8 +60,10 @@ describe('Postgres adapter', () => {
   it('sweeps a backlog of expired rows batch after batch in one run, and keeps live ones', async () => {
     await server.db.query(
       `INSERT INTO oidc_payloads (model, id, payload, expires_at)
-       SELECT 'AccessToken', 'backlog-' || n, '{}'::jsonb, now() - make_interval(mins => 2 + n % 7) FROM generate_series(1, 25) n
-       UNION ALL SELECT 'AccessToken', 'live-' || n, '{}'::jsonb, now() + interval '1 hour' FROM generate_series(1, 3) n`,
+       SELECT 'AccessToken', 'backlog-' || n, '{}'::jsonb, now() - make_interval(mins => 2 + n % 7)
+       FROM generate_series(1, 25) n
+       UNION ALL
+       SELECT 'AccessToken', 'live-' || n, '{}'::jsonb, now() + interval '1 hour' FROM generate_series(1, 3) n`,
     );
     expect(await sweepExpired(server.db, { until: Date.now() + 10_000, batchSize: 10 })).toBeGreaterThanOrEqual(25);
     const { rows } = await server.db.query<{ id: string }>(
