@@ -65,6 +65,25 @@ export async function planOf(
   });
 }
 
+/**
+ * The buffers (8 kB pages, cached or read) the statement touches when it runs for this user, rolled back: what it
+ * reads, whatever else the machine does meanwhile (its time is at the mercy of the shared cores, this is not).
+ */
+export async function pagesTouched(db: Db, sql: string, userId: string): Promise<number> {
+  const session = await db.session();
+  try {
+    await session.query('BEGIN');
+    const { rows } = await session.query<{ 'QUERY PLAN': [{ Plan: Record<string, number> }] }>(
+      `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${sql.replaceAll('$1', `'${userId.replace(/'/g, "''")}'`)}`,
+    );
+    const plan = rows[0]!['QUERY PLAN'][0].Plan;
+    return plan['Shared Hit Blocks']! + plan['Shared Read Blocks']!;
+  } finally {
+    await session.query('ROLLBACK');
+    session.release();
+  }
+}
+
 /** The scans that read a big table other than through an index (a Seq Scan, or a Bitmap Heap Scan is fine only
  *  above an index: it is counted as the table's access, its Bitmap Index Scan as the index's). */
 export function wholeTableScans(scans: Scan[]): Scan[] {

@@ -5,7 +5,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { orgOfSeededUser, seededId, type ScaleSize } from '../../bench/scale-seed.ts';
 import { deactivateUser } from '../../src/users/deactivate.ts';
 import { deleteOidcArtifactsOfUser } from '../../src/users/queries.ts';
-import { planOf, seededDatabase, USER_ARTIFACT_STATEMENTS, wholeTableScans } from '../helpers/user-artifacts.ts';
+import {
+  pagesTouched,
+  planOf,
+  seededDatabase,
+  USER_ARTIFACT_STATEMENTS,
+  wholeTableScans,
+} from '../helpers/user-artifacts.ts';
 
 // Big enough that a whole-table read costs the planner more than the index lookups (a few hundred pages), small
 // enough to seed in seconds on either database.
@@ -26,6 +32,11 @@ describe('statements over one user’s artifacts', () => {
         expect(scans).toContainEqual(expect.objectContaining({ index: 'oidc_payloads_account_idx' }));
         expect(scans).toContainEqual(expect.objectContaining({ index: 'oidc_payloads_grant_idx' }));
       });
+
+  for (const { name, sql } of USER_ARTIFACT_STATEMENTS)
+    it(`${name} touches only tens of pages`, async () => {
+      expect(await pagesTouched(seeded.db, sql, seededId('user', 43))).toBeLessThan(200);
+    });
 
   it("deletes exactly the user's rows and those of the user's grants, no others", async () => {
     const count = async (where: string, params: string[] = []) =>
