@@ -6,7 +6,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { createClient } from '@connectrpc/connect';
+import { type Client, createClient } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
 import { fromJson } from '@bufbuild/protobuf';
 import { AdminService, SetUpOrgRequestSchema } from '@zitadel/proto/zitadel/admin_pb.js';
@@ -15,6 +15,15 @@ import { serviceAssertion, startGatehouse, USER, type GatehouseTarget } from './
 import { passwordLogin } from './login-flow.ts';
 import { cpuBetween, databaseCpu } from './database-time.ts';
 import { printedDatabaseMs, printedQueries, toMarkdown, writeRun, type Run, type ScenarioResult } from './report.ts';
+import {
+  type ScalePhase,
+  scaleReport,
+  scaleSize,
+  SWEEP_INTERVAL_MS,
+  sweepProgress,
+  writeScaleReport,
+} from './scale-report.ts';
+import { expiredRows, orgOfSeededUser, seededId } from './scale-seed.ts';
 
 const args = process.argv.slice(2);
 const smoke = args.includes('--smoke');
@@ -143,29 +152,38 @@ async function measure(
     : runHttpLoad(url, scenario, connections, seconds);
 }
 
-async function main(): Promise<void> {
-  const step = (what: string) => process.stderr.write(`bench: ${what}\n`);
-  step('starting gatehouse and its fixtures');
-  const cpuProfileDir = args.includes('--cpu-prof')
-    ? fileURLToPath(new URL('./results/profiles/', import.meta.url))
-    : undefined;
-  const gh: GatehouseTarget = await startGatehouse(18000 + Math.floor(Math.random() * 2000), { cpuProfileDir });
-  step('starting the baseline');
-  const bl = await startBaseline();
-  const results: ScenarioResult[] = [];
-  try {
-    const projectScope = `openid profile urn:zitadel:iam:org:project:id:${gh.projectId}:aud`;
-    const ghToken = await clientCredentialsToken(gh.url, gh.clientCredentials, projectScope);
-    const blToken = await clientCredentialsToken(bl.url, bl.clientCredentials);
-    const assertion = await serviceAssertion(gh.url, gh.serviceKey);
-    step('logging in users for the refresh scenario');
-    const refreshPool: string[] = [];
-    for (let i = 0; i < CONNECTIONS + 4; i += 4) {
-      const logins = await Promise.all([0, 1, 2, 3].map(() => passwordLogin(gh.url, gh.web, USER)));
-      refreshPool.push(...logins.map((l) => l.refreshToken!));
-    }
-    let org = 0;
-    const setUpOrgBody = () =>
+/** What the scenarios of one Gatehouse need, made before the first of them. */
+interface Prepared {
+  gh: GatehouseTarget;
+  token: string;
+  assertion: string;
+  refreshPool: string[];
+  admin: Client<typeof AdminService>;
+  grpcHeaders: Record<string, string>;
+  setUpOrgBody(): string;
+  /** A user for GetUserByID, with the org header that names its org: a seeded one at random on a seeded database
+   *  (issue 18 "Scale": reads spread over a million users, not one hot row), else the bench user. */
+  someUser(): { id: string; headers: Record<string, string> };
+}
+
+async function prepare(gh: GatehouseTarget, step: (what: string) => void): Promise<Prepared> {
+  const projectScope = `openid profile urn:zitadel:iam:org:project:id:${gh.projectId}:aud`;
+  step('logging in users for the refresh scenario');
+  const refreshPool: string[] = [];
+  for (let i = 0; i < CONNECTIONS + 4; i += 4) {
+    const logins = await Promise.all([0, 1, 2, 3].map(() => passwordLogin(gh.url, gh.web, USER)));
+    refreshPool.push(...logins.map((l) => l.refreshToken!));
+  }
+  let org = 0;
+  const size = gh.seed?.size;
+  return {
+    gh,
+    token: await clientCredentialsToken(gh.url, gh.clientCredentials, projectScope),
+    assertion: await serviceAssertion(gh.url, gh.serviceKey),
+    refreshPool,
+    admin: createClient(AdminService, createGrpcTransport({ baseUrl: gh.url })),
+    grpcHeaders: { authorization: `Bearer ${gh.adminToken}` },
+    setUpOrgBody: () =>
       JSON.stringify({
         org: { name: `Bench Org ${process.pid} ${org++}` },
         human: {
@@ -174,137 +192,195 @@ async function main(): Promise<void> {
           email: { email: 'b@example.test' },
           password: 'Bench-Password-1',
         },
-      });
-    const admin = createClient(AdminService, createGrpcTransport({ baseUrl: gh.url }));
-    const grpcHeaders = { authorization: `Bearer ${gh.adminToken}` };
+      }),
+    someUser: (): { id: string; headers: Record<string, string> } => {
+      if (!size) return { id: gh.userId, headers: {} };
+      const n = 1 + Math.floor(Math.random() * size.users);
+      return { id: seededId('user', n), headers: { 'x-zitadel-orgid': seededId('org', orgOfSeededUser(n, size)) } };
+    },
+  };
+}
 
-    // Scenarios that use tokens issued before the run come first: the baseline's in-memory adapter is an LRU of
-    // 1,000 entries, and every token-issuing scenario evicts older entries.
-    const scenarios: Scenario[] = [
-      {
-        name: 'discovery',
-        target: { rps: 20_000, p99: 10, queries: 0 },
-        gatehouse: async () => ({ path: '/.well-known/openid-configuration' }),
-        baseline: async () => ({ path: '/.well-known/openid-configuration' }),
+interface PreparedBaseline extends Baseline {
+  token: string;
+}
+
+// Scenarios that use tokens issued before the run come first: the baseline's in-memory adapter is an LRU of
+// 1,000 entries, and every token-issuing scenario evicts older entries.
+function scenarioList(t: Prepared, bl: PreparedBaseline | undefined): Scenario[] {
+  const { gh } = t;
+  return [
+    {
+      name: 'discovery',
+      target: { rps: 20_000, p99: 10, queries: 0 },
+      gatehouse: async () => ({ path: '/.well-known/openid-configuration' }),
+      baseline: bl && (async () => ({ path: '/.well-known/openid-configuration' })),
+    },
+    {
+      name: 'jwks',
+      target: { rps: 20_000, p99: 10, queries: 0 },
+      gatehouse: async () => ({ path: '/oauth/v2/keys' }),
+      baseline: bl && (async () => ({ path: '/oauth/v2/keys' })),
+    },
+    {
+      name: 'userinfo',
+      target: { rps: 5000, p99: 25, queries: 2 },
+      gatehouse: async () => userinfoRequest(t.token),
+      baseline: bl && (async () => userinfoRequest(bl.userAccessToken)),
+    },
+    {
+      name: 'introspection',
+      target: { rps: 5000, p99: 25, queries: 1, ratio: 0.6 },
+      gatehouse: async () => introspectionRequest(gh.introspector, t.token),
+      baseline: bl && (async () => introspectionRequest(bl.introspector, bl.token)),
+    },
+    {
+      name: 'refresh',
+      gatehouse: async () => refreshChain(gh.url, t.refreshPool, gh.web),
+      baseline: bl && (async () => refreshChain(bl.url, [...bl.refreshTokens], bl.web)),
+    },
+    {
+      name: 'client_credentials (opaque)',
+      target: { rps: 3000, p99: 40, queries: 2, ratio: 0.5 },
+      gatehouse: async () => tokenRequest(CLIENT_CREDENTIALS, basic(gh.clientCredentials)),
+      baseline: bl && (async () => tokenRequest('grant_type=client_credentials', basic(bl.clientCredentials))),
+    },
+    {
+      name: 'client_credentials (JWT)',
+      gatehouse: async () => tokenRequest(CLIENT_CREDENTIALS, basic(gh.clientCredentialsJwt)),
+    },
+    {
+      name: 'JWT-profile grant',
+      target: { rps: 1200, p99: 60, queries: 3 },
+      gatehouse: async () =>
+        tokenRequest(
+          new URLSearchParams({
+            grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer',
+            assertion: t.assertion,
+            scope: 'openid',
+          }).toString(),
+        ),
+    },
+    {
+      name: 'SetUpOrg (REST)',
+      target: { rps: 100 },
+      gatehouse: async () => ({
+        method: 'POST',
+        path: '/admin/v1/orgs/_setup',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${gh.adminToken}` },
+        setupRequest: (request) => ({ ...request, body: t.setUpOrgBody() }),
+      }),
+    },
+    {
+      name: 'SetUpOrg (gRPC)',
+      gatehouse: async () => async () => {
+        await t.admin.setUpOrg(fromJson(SetUpOrgRequestSchema, JSON.parse(t.setUpOrgBody())), {
+          headers: t.grpcHeaders,
+        });
       },
-      {
-        name: 'jwks',
-        target: { rps: 20_000, p99: 10, queries: 0 },
-        gatehouse: async () => ({ path: '/oauth/v2/keys' }),
-        baseline: async () => ({ path: '/oauth/v2/keys' }),
-      },
-      {
-        name: 'userinfo',
-        target: { rps: 5000, p99: 25, queries: 2 },
-        gatehouse: async () => userinfoRequest(ghToken),
-        baseline: async () => userinfoRequest(bl.userAccessToken),
-      },
-      {
-        name: 'introspection',
-        target: { rps: 5000, p99: 25, queries: 1, ratio: 0.6 },
-        gatehouse: async () => introspectionRequest(gh.introspector, ghToken),
-        baseline: async () => introspectionRequest(bl.introspector, blToken),
-      },
-      {
-        name: 'refresh',
-        gatehouse: async () => refreshChain(gh.url, refreshPool, gh.web),
-        baseline: async () => refreshChain(bl.url, [...bl.refreshTokens], bl.web),
-      },
-      {
-        name: 'client_credentials (opaque)',
-        target: { rps: 3000, p99: 40, queries: 2, ratio: 0.5 },
-        gatehouse: async () => tokenRequest(CLIENT_CREDENTIALS, basic(gh.clientCredentials)),
-        baseline: async () => tokenRequest('grant_type=client_credentials', basic(bl.clientCredentials)),
-      },
-      {
-        name: 'client_credentials (JWT)',
-        gatehouse: async () => tokenRequest(CLIENT_CREDENTIALS, basic(gh.clientCredentialsJwt)),
-      },
-      {
-        name: 'JWT-profile grant',
-        target: { rps: 1200, p99: 60, queries: 3 },
-        gatehouse: async () =>
-          tokenRequest(
-            new URLSearchParams({
-              grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer',
-              assertion,
-              scope: 'openid',
-            }).toString(),
-          ),
-      },
-      {
-        name: 'SetUpOrg (REST)',
-        target: { rps: 100 },
-        gatehouse: async () => ({
-          method: 'POST',
-          path: '/admin/v1/orgs/_setup',
-          headers: { 'content-type': 'application/json', authorization: `Bearer ${gh.adminToken}` },
-          setupRequest: (request) => ({ ...request, body: setUpOrgBody() }),
-        }),
-      },
-      {
-        name: 'SetUpOrg (gRPC)',
-        gatehouse: async () => async () => {
-          await admin.setUpOrg(fromJson(SetUpOrgRequestSchema, JSON.parse(setUpOrgBody())), { headers: grpcHeaders });
+    },
+    {
+      name: 'GetUserByID (REST)',
+      target: { p99: 20 },
+      gatehouse: async () => ({
+        path: '/management/v1/users/_',
+        headers: { authorization: `Bearer ${gh.adminToken}` },
+        expectBody: '"userName"',
+        setupRequest: (request) => {
+          const user = t.someUser();
+          return {
+            ...request,
+            path: `/management/v1/users/${user.id}`,
+            headers: { ...request.headers, ...user.headers },
+          };
         },
+      }),
+    },
+    {
+      name: 'password login (authorize → pages → code → token)',
+      target: { rps: 100, p99: 300 },
+      gatehouse: async () => async () => {
+        await passwordLogin(gh.url, gh.web, USER, 'openid');
       },
-      {
-        name: 'password login (authorize → pages → code → token)',
-        target: { rps: 100, p99: 300 },
-        gatehouse: async () => async () => {
-          await passwordLogin(gh.url, gh.web, USER, 'openid');
-        },
-      },
-      {
-        name: 'client_credentials, 1 connection',
-        connections: 1,
-        target: { p99: 5 },
-        gatehouse: async () => tokenRequest(CLIENT_CREDENTIALS, basic(gh.clientCredentials)),
-      },
-      {
-        name: 'introspection, 1 connection',
-        connections: 1,
-        target: { p99: 5 },
-        gatehouse: async () => introspectionRequest(gh.introspector, ghToken),
-      },
-    ];
+    },
+    {
+      name: 'client_credentials, 1 connection',
+      connections: 1,
+      target: { p99: 5 },
+      gatehouse: async () => tokenRequest(CLIENT_CREDENTIALS, basic(gh.clientCredentials)),
+    },
+    {
+      name: 'introspection, 1 connection',
+      connections: 1,
+      target: { p99: 5 },
+      gatehouse: async () => introspectionRequest(gh.introspector, t.token),
+    },
+  ];
+}
+
+/** One scenario on one Gatehouse (and on the baseline, alternating, when given): warm-up, then the measured run. */
+async function runScenario(s: Scenario, gh: GatehouseTarget, bl?: Baseline): Promise<ScenarioResult> {
+  const connections = smoke ? Math.min(CONNECTIONS, s.connections ?? CONNECTIONS) : (s.connections ?? CONNECTIONS);
+  const ghScenario = await s.gatehouse();
+  const blScenario = bl && s.baseline && (await s.baseline());
+  resetPeakRss(gh.pid);
+  if (WARMUP) {
+    await measure(gh.url, ghScenario, connections, WARMUP);
+    if (blScenario) await measure(bl.url, blScenario, connections, WARMUP);
+  }
+  const q0 = await queries(gh.url);
+  const d0 = gh.databaseUrl ? await databaseCpu(gh.databaseUrl) : undefined;
+  const g = await measure(gh.url, ghScenario, connections, DURATION);
+  const d1 = gh.databaseUrl ? await databaseCpu(gh.databaseUrl) : undefined;
+  const q1 = await queries(gh.url);
+  const b = blScenario ? await measure(bl.url, blScenario, connections, DURATION) : undefined;
+  const peak = peakRssMb(gh.pid);
+  const result: ScenarioResult = {
+    scenario: s.name,
+    connections,
+    gatehouse: {
+      ...g,
+      queriesPerRequest: g.requests ? (q1 - q0) / g.requests : 0,
+      databaseMsPerRequest: d0 && d1 && g.requests ? cpuBetween(d0, d1) / g.requests : undefined,
+      peakRssMb: peak,
+    },
+    baseline: b,
+    target: s.target,
+  };
+  process.stdout.write(
+    `${s.name}: ${Math.round(g.rps)} req/s p50 ${g.p50} ms p99 ${g.p99} ms errors ${g.errors + g.unexpected} ` +
+      `queries/req ${printedQueries(result)} db ms/req ${printedDatabaseMs(result) ?? '-'} peak RSS ${peak} MB` +
+      `${b ? ` | baseline ${Math.round(b.rps)} req/s` : ''}\n`,
+  );
+  return result;
+}
+
+const only = args.includes('--only') ? args[args.indexOf('--only') + 1]!.split(',') : undefined;
+const selected = (scenarios: Scenario[]) => scenarios.filter((x) => !only || only.some((o) => x.name.startsWith(o)));
+const randomPort = () => 18000 + Math.floor(Math.random() * 2000);
+const step = (what: string) => process.stderr.write(`bench: ${what}\n`);
+
+async function main(): Promise<void> {
+  if (args.includes('--scale')) return benchAtScale();
+  step('starting gatehouse and its fixtures');
+  const cpuProfileDir = args.includes('--cpu-prof')
+    ? fileURLToPath(new URL('./results/profiles/', import.meta.url))
+    : undefined;
+  const gh: GatehouseTarget = await startGatehouse(randomPort(), { cpuProfileDir });
+  step('starting the baseline');
+  const bl = await startBaseline();
+  const results: ScenarioResult[] = [];
+  try {
+    const prepared = await prepare(gh, step);
+    const scenarios = scenarioList(prepared, {
+      ...bl,
+      token: await clientCredentialsToken(bl.url, bl.clientCredentials),
+    });
     let runPeakRssMb = peakRssMb(gh.pid); // start-up and fixtures
-    const only = args.includes('--only') ? args[args.indexOf('--only') + 1]!.split(',') : undefined;
-    for (const s of scenarios.filter((x) => !only || only.some((o) => x.name.startsWith(o)))) {
-      const connections = smoke ? Math.min(CONNECTIONS, s.connections ?? CONNECTIONS) : (s.connections ?? CONNECTIONS);
-      const ghScenario = await s.gatehouse();
-      const blScenario = s.baseline && (await s.baseline());
-      resetPeakRss(gh.pid);
-      if (WARMUP) {
-        await measure(gh.url, ghScenario, connections, WARMUP);
-        if (blScenario) await measure(bl.url, blScenario, connections, WARMUP);
-      }
-      const q0 = await queries(gh.url);
-      const d0 = gh.databaseUrl ? await databaseCpu(gh.databaseUrl) : undefined;
-      const g = await measure(gh.url, ghScenario, connections, DURATION);
-      const d1 = gh.databaseUrl ? await databaseCpu(gh.databaseUrl) : undefined;
-      const q1 = await queries(gh.url);
-      const b = blScenario ? await measure(bl.url, blScenario, connections, DURATION) : undefined;
-      const peak = peakRssMb(gh.pid);
-      runPeakRssMb = Math.max(runPeakRssMb, peak);
-      const result: ScenarioResult = {
-        scenario: s.name,
-        connections,
-        gatehouse: {
-          ...g,
-          queriesPerRequest: g.requests ? (q1 - q0) / g.requests : 0,
-          databaseMsPerRequest: d0 && d1 && g.requests ? cpuBetween(d0, d1) / g.requests : undefined,
-          peakRssMb: peak,
-        },
-        baseline: b,
-        target: s.target,
-      };
+    for (const s of selected(scenarios)) {
+      const result = await runScenario(s, gh, bl);
+      runPeakRssMb = Math.max(runPeakRssMb, result.gatehouse.peakRssMb ?? 0);
       results.push(result);
-      process.stdout.write(
-        `${s.name}: ${Math.round(g.rps)} req/s p50 ${g.p50} ms p99 ${g.p99} ms errors ${g.errors + g.unexpected} ` +
-          `queries/req ${printedQueries(result)} db ms/req ${printedDatabaseMs(result) ?? '-'} peak RSS ${peak} MB` +
-          `${b ? ` | baseline ${Math.round(b.rps)} req/s` : ''}\n`,
-      );
     }
     const run: Run = {
       startedAt: new Date().toISOString(),
@@ -333,6 +409,41 @@ async function main(): Promise<void> {
       process.stdout.write(
         `\nCPU profile of the Gatehouse process in ${cpuProfileDir} (summary: node bench/profile-summary.ts <file>)\n`,
       );
+  }
+}
+
+/**
+ * `--scale` (issue 18 "Scale"): every scenario on a Gatehouse whose database is seeded like a large deployment
+ * (LARGE_DEPLOYMENT), alternating with one on an empty database, so that machine noise hits both alike; then again
+ * while the background sweep deletes the expired half of the stored tokens. `--scale-size orgs,users,apps,tokens`
+ * seeds another size (a quicker look).
+ */
+async function benchAtScale(): Promise<void> {
+  const size = scaleSize(args);
+  const noSweep = { GATEHOUSE_OIDC_SWEEP_INTERVAL_MS: String(24 * 3600_000) };
+  step(`seeding ${JSON.stringify(size)}`);
+  const scaled = await startGatehouse(randomPort(), { seed: { size, progress: step }, env: noSweep });
+  const empty = await startGatehouse(randomPort(), { env: noSweep });
+  const phases: ScalePhase[] = [];
+  try {
+    const pass = async (name: ScalePhase['name']) => {
+      const onEmpty = selected(scenarioList(await prepare(empty, step), undefined));
+      const onScaled = selected(scenarioList(await prepare(scaled, step), undefined));
+      const phase: ScalePhase = { name, pairs: [], sweep: await sweepProgress(scaled.url) };
+      for (const [i, s] of onScaled.entries())
+        phase.pairs.push({ empty: await runScenario(onEmpty[i]!, empty), scaled: await runScenario(s, scaled) });
+      phase.sweep = { ...(await sweepProgress(scaled.url)), since: phase.sweep };
+      phases.push(phase);
+    };
+    await pass('at scale');
+    step('restarting the seeded Gatehouse with its background sweep on');
+    await scaled.restart({ GATEHOUSE_OIDC_SWEEP_INTERVAL_MS: String(SWEEP_INTERVAL_MS) });
+    await pass('at scale, sweep running');
+    const report = scaleReport({ seed: scaled.seed!, phases, expired: expiredRows(size), durationSeconds: DURATION });
+    process.stdout.write(`\n${report}\nwritten to ${writeScaleReport(report)}\n`);
+  } finally {
+    await empty.stop();
+    await scaled.stop();
   }
 }
 

@@ -152,15 +152,22 @@ export async function registerOidc(app: FastifyInstance, deps: OidcDeps): Promis
       'signing keys changed; provider rebuilt',
     );
   };
+  let sweeping = false;
   const timers = [
     setInterval(() => {
       reloadKeys().catch((err) => log.error({ err }, 'signing key reload failed'));
     }, config.keys.reloadIntervalMs),
     setInterval(() => {
-      sweepExpired(db).then(
-        (removed) => deps.metrics.sweptRows.inc({ model: 'oidc' }, removed),
-        (err) => log.warn({ err }, 'oidc sweep failed'),
-      );
+      if (sweeping) return; // a backlog takes the sweep up to half an interval (sweepExpired)
+      sweeping = true;
+      sweepExpired(db, { until: Date.now() + config.oidcSweepIntervalMs / 2 })
+        .then(
+          (removed) => deps.metrics.sweptRows.inc({ model: 'oidc' }, removed),
+          (err) => log.warn({ err }, 'oidc sweep failed'),
+        )
+        .finally(() => {
+          sweeping = false;
+        });
     }, config.oidcSweepIntervalMs),
   ];
   for (const timer of timers) timer.unref();

@@ -216,17 +216,38 @@ export async function deletePayloadsOfGrant(db: Queryable, model: string, grantI
   await db.query('DELETE FROM oidc_payloads WHERE model = $1 AND grant_id = $2', [model, grantId]);
 }
 
-/** Deletes expired rows in bounded batches; returns how many went. */
-export async function sweepExpired(db: Db, batchSize = 1000, maxBatches = 10): Promise<number> {
+// One batch of the sweep: up to $2 rows expired a minute ago or more, in expiry order from $1 on, by their row
+// addresses (a TID scan, no primary-key lookup per row). A row updated since it was chosen has a new address and
+// stays; the outer condition holds the expiry against a concurrent change too.
+const SWEEP_BATCH = `
+  WITH gone AS (
+    DELETE FROM oidc_payloads
+    WHERE ctid = ANY (ARRAY(
+        SELECT ctid FROM oidc_payloads
+        WHERE expires_at >= $1::timestamptz AND expires_at < now() - interval '1 minute'
+        ORDER BY expires_at LIMIT $2))
+      AND expires_at < now() - interval '1 minute'
+    RETURNING expires_at)
+  SELECT count(*)::int AS removed, max(expires_at)::text AS last FROM gone`;
+
+/**
+ * Deletes expired rows in batches until none are left or `until` (epoch ms) has passed; returns how many went.
+ * Issue 18 "Scale": a backlog (5 million expired rows of 10 million) is worked through while requests keep their
+ * latency: after each batch the sweep pauses three times as long as the batch took, so it holds one connection at
+ * most a quarter of the time. Each batch starts where the previous one ended: deleted rows stay in the expiry index
+ * until VACUUM, and starting from the oldest every time would walk over all of them again.
+ */
+export async function sweepExpired(db: Db, options: { until: number; batchSize?: number }): Promise<number> {
+  const batchSize = options.batchSize ?? 1000;
   let total = 0;
-  for (let i = 0; i < maxBatches; i++) {
-    const { rowCount } = await db.query(
-      `DELETE FROM oidc_payloads WHERE (model, id) IN (
-         SELECT model, id FROM oidc_payloads WHERE expires_at < now() - interval '1 minute' LIMIT $1)`,
-      [batchSize],
-    );
-    total += rowCount ?? 0;
-    if ((rowCount ?? 0) < batchSize) break;
+  let from = '-infinity';
+  while (Date.now() < options.until) {
+    const started = performance.now();
+    const { rows } = await db.query<{ removed: number; last: string | null }>(SWEEP_BATCH, [from, batchSize]);
+    total += rows[0]!.removed;
+    if (rows[0]!.removed < batchSize || !rows[0]!.last) break;
+    from = rows[0]!.last;
+    await new Promise((resolve) => setTimeout(resolve, 3 * (performance.now() - started)));
   }
   return total;
 }
