@@ -63,6 +63,8 @@ export async function startGatehouse(port: number, options: { cpuProfileDir?: st
     // would shed them, and the account's attempts in flight count against its lockout budget (issue 13 §5).
     GATEHOUSE_HASH_PER_ADDRESS: '1000',
     GATEHOUSE_LOCKOUT_MAX_ATTEMPTS: '1000',
+    // The code exchange scenario redeems codes minted up to a minute or two before (the default lifetime is 60 s).
+    GATEHOUSE_AUTH_CODE_TTL: '600',
   };
   let dropDatabase = async () => {};
   if (process.env.DATABASE_URL) {

@@ -11,8 +11,14 @@ import { createGrpcTransport } from '@connectrpc/connect-node';
 import { fromJson } from '@bufbuild/protobuf';
 import { AdminService, SetUpOrgRequestSchema } from '@zitadel/proto/zitadel/admin_pb.js';
 import { runFlowLoad, runHttpLoad, type HttpScenario, type LoadResult } from './load.ts';
-import { serviceAssertion, startGatehouse, USER, type GatehouseTarget } from './gatehouse.ts';
-import { passwordLogin } from './login-flow.ts';
+import { serviceAssertion, startGatehouse, USER, type Credentials, type GatehouseTarget } from './gatehouse.ts';
+import {
+  authorizationCode,
+  BenchBrowser,
+  codeRedemption,
+  passwordLogin,
+  silentReauthentication,
+} from './login-flow.ts';
 import { printedQueries, toMarkdown, writeRun, type Run, type ScenarioResult } from './report.ts';
 
 const args = process.argv.slice(2);
@@ -123,6 +129,39 @@ function refreshChain(
   };
 }
 
+/** Browsers signed in to Gatehouse, one per connection, for the silent re-authentication and to mint codes. */
+async function signedInBrowsers(url: string, app: Credentials, count: number): Promise<BenchBrowser[]> {
+  const browsers = Array.from({ length: count }, () => new BenchBrowser());
+  for (let i = 0; i < count; i += 4)
+    await Promise.all(browsers.slice(i, i + 4).map((b) => passwordLogin(url, app, USER, 'openid', b)));
+  return browsers;
+}
+
+/** Takes a browser from the pool for one flow and gives it back. */
+function withBrowser(pool: BenchBrowser[], flow: (browser: BenchBrowser) => Promise<void>): () => Promise<void> {
+  return async () => {
+    const browser = pool.pop();
+    if (!browser) throw new Error('browser pool is empty');
+    try {
+      await flow(browser);
+    } finally {
+      pool.push(browser);
+    }
+  };
+}
+
+/** Authorization codes with their PKCE verifiers, minted by silent authorizations before the exchange scenario. */
+async function mintCodes(url: string, app: Credentials, browsers: BenchBrowser[], count: number) {
+  const codes: { code: string; verifier: string }[] = [];
+  await Promise.all(
+    browsers.map(async (browser) => {
+      while (codes.length < count)
+        codes.push(await authorizationCode(url, app, browser, undefined, { scope: 'openid', prompt: 'none' }));
+    }),
+  );
+  return codes;
+}
+
 interface Scenario {
   name: string;
   connections?: number;
@@ -208,6 +247,39 @@ async function main(): Promise<void> {
         name: 'refresh',
         gatehouse: async () => refreshChain(gh.url, refreshPool, gh.web),
         baseline: async () => refreshChain(bl.url, [...bl.refreshTokens], bl.web),
+      },
+      {
+        name: 'silent re-authentication (authorize prompt=none → code → token)',
+        target: { rps: 500, queries: 6 },
+        gatehouse: async () =>
+          withBrowser(await signedInBrowsers(gh.url, gh.web, CONNECTIONS), async (browser) => {
+            await silentReauthentication(gh.url, gh.web, browser);
+          }),
+      },
+      {
+        name: 'authorization code exchange (codes minted before)',
+        target: { rps: 1500, queries: 3 },
+        gatehouse: async () => {
+          step('minting authorization codes');
+          // enough for the warm-up and the run at up to 2,500 exchanges a second
+          const codes = await mintCodes(
+            gh.url,
+            gh.web,
+            await signedInBrowsers(gh.url, gh.web, CONNECTIONS),
+            smoke ? 50 : 2500 * (DURATION + WARMUP),
+          );
+          return {
+            method: 'POST',
+            path: '/oauth/v2/token',
+            expectBody: '"access_token"',
+            setupRequest: (request) => {
+              const next = codes.pop();
+              if (!next) throw new Error('no authorization codes left');
+              const init = codeRedemption(gh.web, next.code, next.verifier);
+              return { ...request, headers: init.headers as Record<string, string>, body: init.body as string };
+            },
+          };
+        },
       },
       {
         name: 'client_credentials (opaque)',

@@ -30,6 +30,7 @@ import { createProvider } from './provider/provider.ts';
 import { providerResponses } from './provider/responses.ts';
 import { revocationAllowed } from './provider/revocation.ts';
 import { machineTokenFastPath } from './fast/token.ts';
+import { userGrantFastPath } from './fast/user-grants.ts';
 import { mountOidcRoutes } from './edge/routes.ts';
 
 declare module 'fastify' {
@@ -167,7 +168,14 @@ export async function registerOidc(app: FastifyInstance, deps: OidcDeps): Promis
 
   const resolveToken = (value: string) => jwtAccessTokens.resolve(value);
   const findActiveAccessToken = activeAccessTokenFinder(db);
-  const fastToken = machineTokenFastPath({ ...machineTokens, db, secrets });
+  const machineGrants = machineTokenFastPath({ ...machineTokens, db, secrets });
+  const userGrants = userGrantFastPath({
+    db,
+    secrets,
+    issuer: config.issuer,
+    ttl: config.ttl,
+    signer: jwtAccessTokens,
+  });
   mountOidcRoutes(app, {
     config,
     pages,
@@ -175,7 +183,8 @@ export async function registerOidc(app: FastifyInstance, deps: OidcDeps): Promis
     documents: () => current.documents,
     clientRateLimit,
     fastToken: async (form, authorization, jwtProfileIssuer) => {
-      const served = await fastToken(form, authorization, jwtProfileIssuer);
+      const served =
+        (await userGrants(form, authorization)) ?? (await machineGrants(form, authorization, jwtProfileIssuer));
       if (served) deps.metrics.tokensIssued.inc({ grant: String(form.get('grant_type')) });
       return served;
     },

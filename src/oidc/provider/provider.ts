@@ -11,6 +11,7 @@ import { CLIENT_EXTRA_PROPERTIES } from './clients.ts';
 import { isProjectAudience, MANAGEMENT_API_SCOPE, SUPPORTED_SCOPES } from '../scopes.ts';
 import type { ProviderPages } from '../pages.ts';
 import { ROUTES } from '../protocol.ts';
+import { refreshTokenTtl } from '../token-lifetimes.ts';
 
 export const INTERACTION_PATH = '/ui/login';
 
@@ -148,13 +149,7 @@ export function createProvider(parts: ProviderParts, keys: KeySet): Provider {
         return Math.max(1, Math.min(ttl.sessionIdle, absoluteEnd - now));
       },
       Interaction: INTERACTION_MAX_AGE,
-      // idle lifetime, capped by the absolute lifetime counted from the first token of the chain (iiat, compat.md §6)
-      RefreshToken: (_ctx, token) => {
-        const first = (token as { iiat?: number }).iiat ?? token.iat ?? Math.floor(Date.now() / 1000);
-        const absoluteEnd = first + ttl.refreshTokenAbsolute;
-        const remaining = absoluteEnd - Math.floor(Date.now() / 1000);
-        return Math.max(1, Math.min(ttl.refreshTokenIdle, remaining));
-      },
+      RefreshToken: (_ctx, token) => refreshTokenTtl(ttl, (token as { iiat?: number }).iiat ?? token.iat),
     },
     features: {
       devInteractions: { enabled: false },
