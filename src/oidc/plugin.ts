@@ -19,6 +19,7 @@ import { machineTokenWriter, type MachineTokenDeps } from './machine-token-issue
 import type { ProviderPages } from './pages.ts';
 import { hashId } from './payloads.ts';
 import { sweepExpired } from './queries.ts';
+import { readAhead } from './read-ahead.ts';
 import { MANAGEMENT_API_SCOPE } from './scopes.ts';
 import { AssertionReplayed, createAdapterClass } from './provider/adapter.ts';
 import { findClientMetadata } from './provider/clients.ts';
@@ -198,6 +199,7 @@ export async function registerOidc(app: FastifyInstance, deps: OidcDeps): Promis
       rateLimit: clientRateLimit,
     },
     userinfo: { issuer: config.issuer, resolveToken, findActiveAccessToken },
+    readAhead: readAhead(db),
   });
 
   const oidc: Oidc = {

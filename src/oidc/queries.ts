@@ -191,6 +191,43 @@ export type RedeemRow = [
   accessTokenTtl: number,
 ];
 
+/** A stored payload and when it was consumed, as the read-ahead returns it (JSON: the time as text). */
+export interface PayloadWithConsumption {
+  payload: AdapterPayload;
+  consumed_at: string | null;
+}
+
+// The rows an authorization request reads (read-ahead.ts): $1 the storage id of its session, $2 of its interaction
+// (resume), $3 its client ID (else the interaction's). The app and the user come whole, as JSON (their own reads
+// return the same columns); the grant is the session's for this client.
+export const READ_AHEAD_SQL = `
+  WITH s AS (
+    SELECT payload, consumed_at FROM oidc_payloads
+     WHERE model = 'Session' AND id = $1 AND (expires_at IS NULL OR expires_at > now())
+  ), i AS (
+    SELECT payload, consumed_at FROM oidc_payloads
+     WHERE model = 'Interaction' AND id = $2 AND (expires_at IS NULL OR expires_at > now())
+  ), k AS (
+    SELECT coalesce($3::text, (SELECT payload->'params'->>'client_id' FROM i)) AS client_id,
+           coalesce((SELECT payload->'result'->'login'->>'accountId' FROM i),
+                    (SELECT payload->>'accountId' FROM s)) AS account_id
+  ), r AS (
+    SELECT k.*, (SELECT payload->'authorizations'->k.client_id->>'grantId' FROM s) AS grant_id FROM k
+  )
+  SELECT r.client_id, r.account_id, r.grant_id,
+         (SELECT to_jsonb(s) FROM s) AS session_row,
+         (SELECT to_jsonb(i) FROM i) AS interaction_row,
+         (SELECT to_jsonb(g) FROM (
+            SELECT payload, consumed_at FROM oidc_payloads
+             WHERE model = 'Grant' AND grant_id = r.grant_id AND (expires_at IS NULL OR expires_at > now())
+             LIMIT 1) g) AS grant_row,
+         (SELECT to_jsonb(a) || jsonb_build_object('org_id', p.org_id)
+            FROM apps a JOIN projects p ON p.id = a.project_id WHERE a.client_id = r.client_id) AS app_row,
+         (SELECT to_jsonb(x) FROM (
+            SELECT ${USER_PROFILE_COLUMNS} FROM users u JOIN orgs o ON o.id = u.org_id WHERE u.id = r.account_id
+          ) x) AS account_row
+  FROM r`;
+
 // --- oidc-provider's storage (provider/adapter.ts) ---
 
 /** A one-time id (ReplayDetection): inserted, or taken over once expired, atomically; false when it is still used. */
