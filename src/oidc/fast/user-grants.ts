@@ -132,7 +132,8 @@ function usableSource(
   if (!row.app_grant_types?.includes(grantType) || row.app_userinfo_in_id_token) return undefined;
   if (UNUSUAL_FIELDS.some((field) => field in source) || grant.rejected !== undefined) return undefined;
   if (source.clientId !== client.clientId || grant.clientId !== client.clientId) return undefined;
-  if (!source.accountId || grant.accountId !== source.accountId || !source.grantId) return undefined;
+  if (!source.accountId || grant.accountId !== source.accountId || !source.grantId || typeof source.scope !== 'string')
+    return undefined;
   if (grantType === 'authorization_code') {
     if (form.get('redirect_uri') !== source.redirectUri) return undefined;
     if (!pkceHolds(form.get('code_verifier'), source)) return undefined;
