@@ -34,6 +34,8 @@ export interface GatehouseTarget {
   url: string;
   pid: number;
   database: 'postgres' | 'embedded';
+  /** The PostgreSQL database the run created, if any. */
+  databaseName?: string;
   adminToken: string;
   clientCredentials: Credentials;
   clientCredentialsJwt: Credentials;
@@ -102,6 +104,7 @@ export async function startGatehouse(port: number, options: { cpuProfileDir?: st
     url,
     pid: child.pid!,
     database: env.DATABASE_URL ? 'postgres' : 'embedded',
+    databaseName: env.DATABASE_URL && new URL(env.DATABASE_URL).pathname.slice(1),
     adminToken,
     ...fixtures,
     async stop() {

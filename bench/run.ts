@@ -247,6 +247,7 @@ async function main(): Promise<void> {
       },
       {
         name: 'refresh',
+        target: { rps: 1500, p99: 40, queries: 3, ratio: 1 },
         gatehouse: async () => refreshChain(gh.url, refreshPool, gh.web),
         baseline: async () => refreshChain(bl.url, [...bl.refreshTokens], bl.web),
       },
@@ -326,7 +327,7 @@ async function main(): Promise<void> {
       },
       {
         name: 'password login (authorize → pages → code → token)',
-        target: { rps: 100, p99: 300 },
+        target: { rps: 75, p99: 300, queries: 10 },
         gatehouse: async () => async () => {
           await passwordLogin(gh.url, gh.web, USER, 'openid');
         },
