@@ -39,6 +39,8 @@ export interface GatehouseTarget {
   database: 'postgres' | 'embedded';
   /** The bench's own PostgreSQL database (unset: embedded). */
   databaseUrl?: string;
+  /** The PostgreSQL database the run created, if any. */
+  databaseName?: string;
   adminToken: string;
   clientCredentials: Credentials;
   clientCredentialsJwt: Credentials;
@@ -82,6 +84,8 @@ export async function startGatehouse(port: number, options: StartOptions = {}): 
     GATEHOUSE_HASH_PER_ADDRESS: '1000',
     GATEHOUSE_LOCKOUT_MAX_ATTEMPTS: '1000',
     ...options.env,
+    // The code exchange scenario redeems codes minted up to a minute or two before (the default lifetime is 60 s).
+    GATEHOUSE_AUTH_CODE_TTL: '600',
   };
   let dropDatabase = async () => {};
   if (process.env.DATABASE_URL) {
@@ -126,6 +130,7 @@ export async function startGatehouse(port: number, options: StartOptions = {}): 
     },
     database: env.DATABASE_URL ? 'postgres' : 'embedded',
     databaseUrl: env.DATABASE_URL,
+    databaseName: env.DATABASE_URL && new URL(env.DATABASE_URL).pathname.slice(1),
     adminToken,
     ...fixtures,
     seed,

@@ -11,8 +11,14 @@ import { createGrpcTransport } from '@connectrpc/connect-node';
 import { fromJson } from '@bufbuild/protobuf';
 import { AdminService, SetUpOrgRequestSchema } from '@zitadel/proto/zitadel/admin_pb.js';
 import { runFlowLoad, runHttpLoad, type HttpScenario, type LoadResult } from './load.ts';
-import { serviceAssertion, startGatehouse, USER, type GatehouseTarget } from './gatehouse.ts';
-import { passwordLogin } from './login-flow.ts';
+import { serviceAssertion, startGatehouse, USER, type Credentials, type GatehouseTarget } from './gatehouse.ts';
+import {
+  authorizationCode,
+  BenchBrowser,
+  codeRedemption,
+  passwordLogin,
+  silentReauthentication,
+} from './login-flow.ts';
 import { cpuBetween, databaseCpu } from './database-time.ts';
 import { printedDatabaseMs, printedQueries, toMarkdown, writeRun, type Run, type ScenarioResult } from './report.ts';
 import {
@@ -133,6 +139,41 @@ function refreshChain(
   };
 }
 
+/** Browsers signed in to Gatehouse, one per connection, for the silent re-authentication and to mint codes. */
+async function signedInBrowsers(url: string, app: Credentials, count: number): Promise<BenchBrowser[]> {
+  const browsers = Array.from({ length: count }, () => new BenchBrowser());
+  for (let i = 0; i < count; i += 4)
+    await Promise.all(browsers.slice(i, i + 4).map((b) => passwordLogin(url, app, USER, 'openid', b)));
+  return browsers;
+}
+
+/** Takes a browser from the pool for one flow and gives it back. */
+function withBrowser(pool: BenchBrowser[], flow: (browser: BenchBrowser) => Promise<void>): () => Promise<void> {
+  return async () => {
+    const browser = pool.pop();
+    if (!browser) throw new Error('browser pool is empty');
+    try {
+      await flow(browser);
+    } finally {
+      pool.push(browser);
+    }
+  };
+}
+
+/** Authorization codes with their PKCE verifiers, minted by silent authorizations before the exchange scenario:
+ *  `count`, or as many as `seconds` allow. */
+async function mintCodes(url: string, app: Credentials, browsers: BenchBrowser[], count: number, seconds: number) {
+  const codes: { code: string; verifier: string }[] = [];
+  const deadline = Date.now() + seconds * 1000;
+  await Promise.all(
+    browsers.map(async (browser) => {
+      while (codes.length < count && Date.now() < deadline)
+        codes.push(await authorizationCode(url, app, browser, undefined, { scope: 'openid', prompt: 'none' }));
+    }),
+  );
+  return codes;
+}
+
 interface Scenario {
   name: string;
   connections?: number;
@@ -236,8 +277,45 @@ function scenarioList(t: Prepared, bl: PreparedBaseline | undefined): Scenario[]
     },
     {
       name: 'refresh',
+      target: { rps: 1500, p99: 40, queries: 3, ratio: 1 },
       gatehouse: async () => refreshChain(gh.url, t.refreshPool, gh.web),
       baseline: bl && (async () => refreshChain(bl.url, [...bl.refreshTokens], bl.web)),
+    },
+    {
+      name: 'silent re-authentication (authorize prompt=none → code → token)',
+      target: { rps: 500, queries: 6 },
+      gatehouse: async () =>
+        withBrowser(await signedInBrowsers(gh.url, gh.web, CONNECTIONS), async (browser) => {
+          await silentReauthentication(gh.url, gh.web, browser);
+        }),
+    },
+    {
+      name: 'authorization code exchange (codes minted before)',
+      target: { rps: 1500, queries: 3 },
+      gatehouse: async () => {
+        step('minting authorization codes');
+        // a run of up to 2,500 exchanges a second, or as many codes as a minute mints; no warm-up (the silent
+        // re-authentications before ran the same path)
+        const codes = await mintCodes(
+          gh.url,
+          gh.web,
+          await signedInBrowsers(gh.url, gh.web, CONNECTIONS),
+          smoke ? 50 : 2500 * DURATION,
+          60,
+        );
+        return {
+          method: 'POST',
+          path: '/oauth/v2/token',
+          expectBody: '"access_token"',
+          requests: () => codes.length,
+          setupRequest: (request) => {
+            const next = codes.pop();
+            if (!next) throw new Error('no authorization codes left');
+            const init = codeRedemption(gh.web, next.code, next.verifier);
+            return { ...request, headers: init.headers as Record<string, string>, body: init.body as string };
+          },
+        };
+      },
     },
     {
       name: 'client_credentials (opaque)',
@@ -298,7 +376,7 @@ function scenarioList(t: Prepared, bl: PreparedBaseline | undefined): Scenario[]
     },
     {
       name: 'password login (authorize → pages → code → token)',
-      target: { rps: 100, p99: 300 },
+      target: { rps: 75, p99: 300, queries: 10 },
       gatehouse: async () => async () => {
         await passwordLogin(gh.url, gh.web, USER, 'openid');
       },
@@ -324,7 +402,8 @@ async function runScenario(s: Scenario, gh: GatehouseTarget, bl?: Baseline): Pro
   const ghScenario = await s.gatehouse();
   const blScenario = bl && s.baseline && (await s.baseline());
   resetPeakRss(gh.pid);
-  if (WARMUP) {
+  // a scenario with a fixed supply of requests (minted codes) has none to spare for a warm-up
+  if (WARMUP && !(typeof ghScenario === 'object' && ghScenario.requests)) {
     await measure(gh.url, ghScenario, connections, WARMUP);
     if (blScenario) await measure(bl.url, blScenario, connections, WARMUP);
   }

@@ -19,6 +19,7 @@ import { machineTokenWriter, type MachineTokenDeps } from './machine-token-issue
 import type { ProviderPages } from './pages.ts';
 import { hashId } from './payloads.ts';
 import { sweepExpired } from './queries.ts';
+import { readAhead } from './read-ahead.ts';
 import { MANAGEMENT_API_SCOPE } from './scopes.ts';
 import { AssertionReplayed, createAdapterClass } from './provider/adapter.ts';
 import { findClientMetadata } from './provider/clients.ts';
@@ -30,6 +31,7 @@ import { createProvider } from './provider/provider.ts';
 import { providerResponses } from './provider/responses.ts';
 import { revocationAllowed } from './provider/revocation.ts';
 import { machineTokenFastPath } from './fast/token.ts';
+import { userGrantFastPath } from './fast/user-grants.ts';
 import { mountOidcRoutes } from './edge/routes.ts';
 
 declare module 'fastify' {
@@ -174,7 +176,14 @@ export async function registerOidc(app: FastifyInstance, deps: OidcDeps): Promis
 
   const resolveToken = (value: string) => jwtAccessTokens.resolve(value);
   const findActiveAccessToken = activeAccessTokenFinder(db);
-  const fastToken = machineTokenFastPath({ ...machineTokens, db, secrets });
+  const machineGrants = machineTokenFastPath({ ...machineTokens, db, secrets });
+  const userGrants = userGrantFastPath({
+    db,
+    secrets,
+    issuer: config.issuer,
+    ttl: config.ttl,
+    signer: jwtAccessTokens,
+  });
   mountOidcRoutes(app, {
     config,
     pages,
@@ -182,7 +191,8 @@ export async function registerOidc(app: FastifyInstance, deps: OidcDeps): Promis
     documents: () => current.documents,
     clientRateLimit,
     fastToken: async (form, authorization, jwtProfileIssuer) => {
-      const served = await fastToken(form, authorization, jwtProfileIssuer);
+      const served =
+        (await userGrants(form, authorization)) ?? (await machineGrants(form, authorization, jwtProfileIssuer));
       if (served) deps.metrics.tokensIssued.inc({ grant: String(form.get('grant_type')) });
       return served;
     },
@@ -196,6 +206,7 @@ export async function registerOidc(app: FastifyInstance, deps: OidcDeps): Promis
       rateLimit: clientRateLimit,
     },
     userinfo: { issuer: config.issuer, resolveToken, findActiveAccessToken },
+    readAhead: readAhead(db),
   });
 
   const oidc: Oidc = {

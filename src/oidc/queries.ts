@@ -116,6 +116,118 @@ export type TokenRow = [
   keyId: string | null,
 ];
 
+// The token endpoint's fast path for codes and refresh tokens (fast/user-grants.ts), batched (platform/batch.ts): $1
+// the model, $2 the storage id, $3 the client ID each request presents. The code or refresh token with its grant,
+// the active app of that client ID and whether the token's user is active, each by one index lookup per key.
+export const GRANT_SOURCES_SQL = `
+  SELECT r.i, src.*, app.*, (SELECT u.state = 'active' FROM users u JOIN orgs o ON o.id = u.org_id
+                               WHERE u.id = src.source_payload->>'accountId' LIMIT 1) AS user_active
+  FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS r(model, id, client_id, i)
+  LEFT JOIN LATERAL (
+    SELECT t.payload AS source_payload, t.grant_id AS source_grant_id,
+           (t.consumed_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > now())) AS source_usable,
+           (SELECT g.payload FROM oidc_payloads g
+             WHERE g.grant_id = t.grant_id AND g.model = 'Grant' AND (g.expires_at IS NULL OR g.expires_at > now())
+             LIMIT 1) AS grant_payload
+    FROM oidc_payloads t WHERE t.model = r.model AND t.id = r.id LIMIT 1
+  ) src ON true
+  LEFT JOIN LATERAL (
+    SELECT a.secret_hash AS app_secret_hash, a.auth_method AS app_auth_method, a.grant_types AS app_grant_types,
+           a.access_token_type AS app_access_token_type, a.id_token_userinfo_assertion AS app_userinfo_in_id_token,
+           a.project_id AS app_project_id
+    FROM apps a WHERE a.client_id = r.client_id AND a.state = 'active' LIMIT 1
+  ) app ON true`;
+
+export interface GrantSourceRow {
+  /** Stored without its jti (payloads.ts storedPayload). */
+  source_payload: Record<string, unknown> | null;
+  source_grant_id: string | null;
+  /** Not consumed and not expired. */
+  source_usable: boolean | null;
+  grant_payload: { accountId?: string; clientId?: string; openid?: { scope?: string }; rejected?: unknown } | null;
+  app_secret_hash: string | null;
+  app_auth_method: string | null;
+  app_grant_types: string[] | null;
+  app_access_token_type: 'opaque' | 'jwt' | null;
+  app_userinfo_in_id_token: boolean | null;
+  app_project_id: string | null;
+  user_active: boolean | null;
+}
+
+// Redeems codes and refresh tokens (fast/user-grants.ts), batched: each source is consumed at most once (security.md
+// §3; of two requests for one source in a batch the first wins) and only while its grant lives, and only a consumed
+// source's tokens are written (its new refresh token, if any, and its access token). Returns the positions redeemed.
+export const REDEEM_SQL = `
+  WITH r AS (
+    SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::jsonb[], $6::int[], $7::text[],
+                         $8::jsonb[], $9::int[])
+      WITH ORDINALITY AS r(model, id, grant_id, rt_id, rt_payload, rt_ttl, at_id, at_payload, at_ttl, i)
+  ), consumed AS (
+    UPDATE oidc_payloads t SET consumed_at = now()
+    FROM (SELECT DISTINCT ON (model, id) * FROM r ORDER BY model, id, i) f
+    WHERE t.model = f.model AND t.id = f.id AND t.consumed_at IS NULL
+      AND (t.expires_at IS NULL OR t.expires_at > now())
+      AND EXISTS (SELECT 1 FROM oidc_payloads g WHERE g.grant_id = f.grant_id AND g.model = 'Grant'
+                   AND (g.expires_at IS NULL OR g.expires_at > now()))
+    RETURNING f.*
+  ), written AS (
+    INSERT INTO oidc_payloads (model, id, payload, grant_id, expires_at)
+    SELECT 'RefreshToken', rt_id, rt_payload, grant_id, now() + make_interval(secs => rt_ttl)
+      FROM consumed WHERE rt_id IS NOT NULL
+    UNION ALL
+    SELECT 'AccessToken', at_id, at_payload, grant_id, now() + make_interval(secs => at_ttl) FROM consumed
+  )
+  SELECT i FROM consumed`;
+
+export type RedeemRow = [
+  model: string,
+  id: string,
+  grantId: string,
+  refreshTokenId: string | null,
+  refreshTokenPayload: Record<string, unknown> | null,
+  refreshTokenTtl: number | null,
+  accessTokenId: string,
+  accessTokenPayload: Record<string, unknown>,
+  accessTokenTtl: number,
+];
+
+/** A stored payload and when it was consumed, as the read-ahead returns it (JSON: the time as text). */
+export interface PayloadWithConsumption {
+  payload: AdapterPayload;
+  consumed_at: string | null;
+}
+
+// The rows an authorization request reads (read-ahead.ts): $1 the storage id of its session, $2 of its interaction
+// (resume), $3 its client ID (else the interaction's). The app and the user come whole, as JSON (their own reads
+// return the same columns); the grant is the session's for this client.
+export const READ_AHEAD_SQL = `
+  WITH s AS (
+    SELECT payload, consumed_at FROM oidc_payloads
+     WHERE model = 'Session' AND id = $1 AND (expires_at IS NULL OR expires_at > now())
+  ), i AS (
+    SELECT payload, consumed_at FROM oidc_payloads
+     WHERE model = 'Interaction' AND id = $2 AND (expires_at IS NULL OR expires_at > now())
+  ), k AS (
+    SELECT coalesce($3::text, (SELECT payload->'params'->>'client_id' FROM i)) AS client_id,
+           coalesce((SELECT payload->'result'->'login'->>'accountId' FROM i),
+                    (SELECT payload->>'accountId' FROM s)) AS account_id
+  ), r AS (
+    SELECT k.*, (SELECT payload->'authorizations'->k.client_id->>'grantId' FROM s) AS grant_id FROM k
+  )
+  SELECT r.client_id, r.account_id, r.grant_id,
+         (SELECT to_jsonb(s) FROM s) AS session_row,
+         (SELECT to_jsonb(i) FROM i) AS interaction_row,
+         (SELECT to_jsonb(g) FROM (
+            SELECT payload, consumed_at FROM oidc_payloads
+             WHERE model = 'Grant' AND grant_id = r.grant_id AND (expires_at IS NULL OR expires_at > now())
+             LIMIT 1) g) AS grant_row,
+         (SELECT to_jsonb(a) || jsonb_build_object('org_id', p.org_id)
+            FROM apps a JOIN projects p ON p.id = a.project_id WHERE a.client_id = r.client_id) AS app_row,
+         (SELECT to_jsonb(x) FROM (
+            SELECT ${USER_PROFILE_COLUMNS} FROM users u JOIN orgs o ON o.id = u.org_id WHERE u.id = r.account_id
+          ) x) AS account_row
+  FROM r`;
+
 // --- oidc-provider's storage (provider/adapter.ts) ---
 
 /** A one-time id (ReplayDetection): inserted, or taken over once expired, atomically; false when it is still used. */

@@ -11,8 +11,11 @@ import { CLIENT_EXTRA_PROPERTIES } from './clients.ts';
 import { isProjectAudience, MANAGEMENT_API_SCOPE, SUPPORTED_SCOPES } from '../scopes.ts';
 import type { ProviderPages } from '../pages.ts';
 import { ROUTES } from '../protocol.ts';
+import { refreshTokenTtl } from '../token-lifetimes.ts';
 
 export const INTERACTION_PATH = '/ui/login';
+/** The login session's cookie; its value is the session's id. */
+export const SESSION_COOKIE = '_gh_session';
 
 /** The longest a sign-in may take, and the lifetime of its interaction cookies. The stored interaction itself lives
  *  only GATEHOUSE_INTERACTION_TTL past its start or its user's last form post (adapter.ts, issue 26 §3). */
@@ -94,6 +97,9 @@ export function createProvider(parts: ProviderParts, keys: KeySet): Provider {
       const grantId = oidc.result?.consent?.grantId ?? oidc.session!.grantIdFor(clientId);
       let grant = grantId ? await oidc.provider.Grant.find(grantId) : undefined;
       if (grant && grant.accountId !== accountId) grant = undefined;
+      // A stored grant that already holds the request's scopes is not written again (its expiry is fixed at its
+      // first save): a silent re-authentication writes only the session and the code (issue 18).
+      const stored = grant?.openid?.scope;
       grant ??= new oidc.provider.Grant({ accountId, clientId });
       const requested = String(oidc.params?.scope ?? '')
         .split(' ')
@@ -112,7 +118,7 @@ export function createProvider(parts: ProviderParts, keys: KeySet): Provider {
           .filter((s) => s !== MANAGEMENT_API_SCOPE)
           .join(' ');
       if (granted.length) grant.addOIDCScope(granted.join(' '));
-      await grant.save();
+      if (stored === undefined || grant.openid?.scope !== stored) await grant.save();
       return grant;
     },
     // auth_time of the user's login, which introspection reports for user sessions (compat.md §6)
@@ -131,7 +137,7 @@ export function createProvider(parts: ProviderParts, keys: KeySet): Provider {
     cookies: {
       // Signed with a key derived from the master key, so every instance verifies every other's cookies.
       keys: cookieKeys(secrets.hashSecret('cookie signing v1')),
-      names: { session: '_gh_session', interaction: '_gh_interaction', resume: '_gh_resume' },
+      names: { session: SESSION_COOKIE, interaction: '_gh_interaction', resume: '_gh_resume' },
     },
     ttl: {
       AccessToken: ttl.accessToken,
@@ -148,13 +154,7 @@ export function createProvider(parts: ProviderParts, keys: KeySet): Provider {
         return Math.max(1, Math.min(ttl.sessionIdle, absoluteEnd - now));
       },
       Interaction: INTERACTION_MAX_AGE,
-      // idle lifetime, capped by the absolute lifetime counted from the first token of the chain (iiat, compat.md §6)
-      RefreshToken: (_ctx, token) => {
-        const first = (token as { iiat?: number }).iiat ?? token.iat ?? Math.floor(Date.now() / 1000);
-        const absoluteEnd = first + ttl.refreshTokenAbsolute;
-        const remaining = absoluteEnd - Math.floor(Date.now() / 1000);
-        return Math.max(1, Math.min(ttl.refreshTokenIdle, remaining));
-      },
+      RefreshToken: (_ctx, token) => refreshTokenTtl(ttl, (token as { iiat?: number }).iiat ?? token.iat),
     },
     features: {
       devInteractions: { enabled: false },
