@@ -1,6 +1,6 @@
 // Applications of a project (issue 3 §3): OIDC apps and API apps are OAuth clients; their secrets are generated
 // here, returned once and stored as keyed hashes (security.md §21); private_key_jwt apps get public keys.
-import type { Db } from '../platform/db.ts';
+import type { Db, Queryable } from '../platform/db.ts';
 import type { SecretBox } from '../platform/secrets.ts';
 import { generateSecret } from '../platform/secrets.ts';
 import { appendEvent } from '../events/log.ts';
@@ -210,7 +210,7 @@ export interface AppRef {
 
 /** The app, which must belong to the org and project named: any other is answered like one that does not exist,
  *  so ids of other orgs cannot be probed. */
-export async function getApp(db: Db, ref: AppRef): Promise<AppRow> {
+export async function getApp(db: Queryable, ref: AppRef): Promise<AppRow> {
   const app = await findAppById(db, ref.appId);
   if (app?.org_id !== ref.orgId || app.project_id !== ref.projectId) throw notFound('App not found', 'APP-D5gs2');
   return app;
