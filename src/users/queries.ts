@@ -39,6 +39,8 @@ export interface UserRow {
   primary_domain: string;
   /** The org's name, for the resource owner claims (compat.md §6). */
   org_name: string;
+  /** The org's state: the users of a deactivated org are not active either (users/lookup.ts isActive). */
+  org_state: 'active' | 'inactive';
 }
 
 /** A user without its credential hashes: what a token stands for, and what claims are made of. */
@@ -54,7 +56,7 @@ export const USER_PROFILE_COLUMNS =
   `u.nick_name,
   u.display_name, u.preferred_language, u.gender, u.email, u.email_verified, u.phone, u.phone_verified, u.machine_name,
   u.machine_description, u.access_token_type, u.created_at, u.changed_at, u.sequence, o.primary_domain, ` +
-  `o.name AS org_name`;
+  `o.name AS org_name, o.state AS org_state`;
 
 const USER_COLUMNS = `${USER_PROFILE_COLUMNS}, u.password_hash, u.secret_hash`;
 
@@ -203,7 +205,7 @@ export async function findActiveMachineWithKeys(
 ): Promise<(UserRow & { jwks: Array<Record<string, unknown>> }) | undefined> {
   const { rows } = await db.query<UserRow & { jwks: Array<Record<string, unknown>> }>(
     `${SELECT_USER_WITH_KEYS} WHERE ${'id' in by ? 'u.id = $1' : 'lower(u.user_name) = lower($1)'} ` +
-      `AND u.type = 'machine' AND u.state = 'active'`,
+      `AND u.type = 'machine' AND u.state = 'active' AND o.state = 'active'`,
     ['id' in by ? by.id : by.userName],
   );
   return rows[0];
