@@ -10,7 +10,14 @@ import { appendEvent } from '../events/log.ts';
 import { changedDetails, type Details } from '../events/details.ts';
 import { failedPrecondition, notFound } from '../platform/errors.ts';
 import { name200, parseInput } from '../platform/input.ts';
-import { Conditions, listPage, type ListResult, type Page, type TextFilter } from '../platform/search.ts';
+import {
+  Conditions,
+  creationOrder,
+  listPage,
+  type ListResult,
+  type Page,
+  type TextFilter,
+} from '../platform/search.ts';
 import { getProject } from '../projects/service.ts';
 import { z } from 'zod';
 import {
@@ -145,7 +152,7 @@ export async function listAppKeys(db: Db, ref: AppRef, page: Page): Promise<List
       where: new Conditions().add('app_id = ?', app.id),
       orderBy: ['created_at', 'id'],
     },
-    page,
+    creationOrder(page),
   );
 }
 
@@ -168,6 +175,6 @@ export async function listApps(
       where,
       orderBy: ['a.id'],
     },
-    page,
+    creationOrder(page),
   );
 }

@@ -4,7 +4,14 @@ import type { Db } from '../platform/db.ts';
 import { changedDetails, createdDetails, type Details } from '../events/details.ts';
 import { appendEvent } from '../events/log.ts';
 import { failedPrecondition, invalidArgument, notFound } from '../platform/errors.ts';
-import { Conditions, listPage, type ListResult, type Page, type TextFilter } from '../platform/search.ts';
+import {
+  Conditions,
+  creationOrder,
+  listPage,
+  type ListResult,
+  type Page,
+  type TextFilter,
+} from '../platform/search.ts';
 import { deleteMembership, lockMembership, updateMembershipRoles, type ResourceType } from './queries.ts';
 import { INSTANCE_ROLES, ORG_ROLES, PROJECT_ROLES } from './roles.ts';
 import { createMember, keepAnIamOwner, type MemberResource } from './service.ts';
@@ -132,6 +139,6 @@ export function listMembers(
       where,
       orderBy: ['m.created_at', 'm.user_id'],
     },
-    page,
+    creationOrder(page),
   );
 }

@@ -6,7 +6,14 @@ import { appendEvent } from '../events/log.ts';
 import { changedDetails, type Details } from '../events/details.ts';
 import { failedPrecondition, notFound } from '../platform/errors.ts';
 import { name200, parseInput } from '../platform/input.ts';
-import { Conditions, listPage, type ListResult, type Page, type TextFilter } from '../platform/search.ts';
+import {
+  Conditions,
+  creationOrder,
+  listPage,
+  type ListResult,
+  type Page,
+  type TextFilter,
+} from '../platform/search.ts';
 import { keepAnIamOwner } from '../members/service.ts';
 import { endSessionsOfOrgUsers } from '../users/state.ts';
 import { z } from 'zod';
@@ -48,7 +55,7 @@ export function listOrgs(
       where,
       orderBy: sortByName ? ['lower(o.name)', 'o.id'] : ['o.id'],
     },
-    sortByName ? page : { ...page, asc: true },
+    sortByName ? page : creationOrder(page),
   );
 }
 

@@ -37,6 +37,10 @@ export interface ListResult<R> {
   viewTimestamp: Date;
 }
 
+/** The page of a list without a sorting column: in the order things were created, whatever `asc` says (ZITADEL
+ *  applies `asc` to a sorting column). */
+export const creationOrder = (page: Page): Page => ({ ...page, asc: true });
+
 /** `%`, `_` and the escape character itself taken literally in a LIKE pattern (with `ESCAPE '\'`). */
 export function escapeLike(value: string): string {
   return value.replace(/[\\%_]/g, (c) => `\\${c}`);

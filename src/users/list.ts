@@ -2,7 +2,14 @@
 // Text filters compare lower(column), which migrations/0080_lifecycle.sql indexes per org for the user name, the
 // e-mail and the display name (test/management/list-plans.test.ts holds the plans to index scans).
 import type { Db } from '../platform/db.ts';
-import { Conditions, listPage, type ListResult, type Page, type TextFilter } from '../platform/search.ts';
+import {
+  Conditions,
+  creationOrder,
+  listPage,
+  type ListResult,
+  type Page,
+  type TextFilter,
+} from '../platform/search.ts';
 import { USER_PROFILE_COLUMNS, type UserProfileRow, type UserRow } from './queries.ts';
 
 export type UserTextField = 'userName' | 'firstName' | 'lastName' | 'nickName' | 'displayName' | 'email' | 'loginName';
@@ -76,6 +83,6 @@ export async function listUsers(
       where,
       orderBy: sortBy ? [SORT_COLUMNS[sortBy], 'u.id'] : ['u.id'],
     },
-    sortBy ? page : { ...page, asc: true },
+    sortBy ? page : creationOrder(page),
   );
 }

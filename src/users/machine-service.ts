@@ -8,7 +8,7 @@ import { appendEvent, type WrittenEvent } from '../events/log.ts';
 import { changedDetails, createdDetails, type Details } from '../events/details.ts';
 import { newId } from '../platform/ids.ts';
 import { failedPrecondition, invalidArgument, notFound } from '../platform/errors.ts';
-import { Conditions, listPage, type ListResult, type Page } from '../platform/search.ts';
+import { Conditions, creationOrder, listPage, type ListResult, type Page } from '../platform/search.ts';
 import { name200, parseInput } from '../platform/input.ts';
 import { getOrgUser, type UserRef } from './service.ts';
 import {
@@ -162,7 +162,7 @@ export async function listMachineUserKeys(
       where: new Conditions().add('user_id = ?', user.id),
       orderBy: ['created_at', 'id'],
     },
-    page,
+    creationOrder(page),
   );
 }
 
