@@ -5,7 +5,7 @@
 // benchmark's (several minutes); test/users/artifact-plans.test.ts checks the plans on a small one in the normal suite.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LARGE_DEPLOYMENT, orgOfSeededUser, seededId } from '../../bench/scale-seed.ts';
-import { deactivateUser } from '../../src/users/deactivate.ts';
+import { changeUserState } from '../../src/users/state.ts';
 import { isPostgres } from '../helpers/postgres.ts';
 import {
   pagesTouched,
@@ -64,7 +64,12 @@ describe.runIf(isPostgres)('a user’s artifacts at 1M users and 10M stored toke
     for (const n of USERS) {
       const userId = seededId('user', n);
       const started = performance.now();
-      await deactivateUser(seeded.db, { orgId: seededId('org', orgOfSeededUser(n, LARGE_DEPLOYMENT)), userId }, 'test');
+      await changeUserState(
+        seeded.db,
+        { orgId: seededId('org', orgOfSeededUser(n, LARGE_DEPLOYMENT)), userId },
+        'deactivate',
+        'test',
+      );
       took.push(performance.now() - started);
       const { rows } = await seeded.db.query("SELECT 1 FROM oidc_payloads WHERE payload->>'accountId' = $1", [userId]);
       expect(rows).toEqual([]);

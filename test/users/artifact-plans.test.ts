@@ -3,7 +3,7 @@
 // test/production/user-artifacts-at-scale.test.ts checks the same at 1M users and 10M stored tokens, and times it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { orgOfSeededUser, seededId, type ScaleSize } from '../../bench/scale-seed.ts';
-import { deactivateUser } from '../../src/users/deactivate.ts';
+import { changeUserState } from '../../src/users/state.ts';
 import { deleteOidcArtifactsOfUser } from '../../src/users/queries.ts';
 import {
   pagesTouched,
@@ -62,7 +62,12 @@ describe('statements over one user’s artifacts', () => {
 
   it('deactivating a seeded user ends its artifacts', async () => {
     const userId = seededId('user', 8);
-    await deactivateUser(seeded.db, { orgId: seededId('org', orgOfSeededUser(8, SIZE)), userId }, 'test');
+    await changeUserState(
+      seeded.db,
+      { orgId: seededId('org', orgOfSeededUser(8, SIZE)), userId },
+      'deactivate',
+      'test',
+    );
     const { rows } = await seeded.db.query("SELECT 1 FROM oidc_payloads WHERE payload->>'accountId' = $1", [userId]);
     expect(rows).toEqual([]);
   });
