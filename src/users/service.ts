@@ -1,11 +1,11 @@
 // Users' own operations (compat.md §5 UpdateMyProfile) and the reads the management API needs.
-import type { Db } from '../platform/db.ts';
+import type { Db, Queryable } from '../platform/db.ts';
 import { appendEvent } from '../events/log.ts';
 import { changedDetails, type Details } from '../events/details.ts';
 import { failedPrecondition, notFound } from '../platform/errors.ts';
 import { findUserById, updateHumanProfile, type HumanProfile, type UserRow } from './queries.ts';
 
-export async function getUserById(db: Db, id: string): Promise<UserRow> {
+export async function getUserById(db: Queryable, id: string): Promise<UserRow> {
   const user = await findUserById(db, id);
   if (!user) throw userNotFound();
   return user;
