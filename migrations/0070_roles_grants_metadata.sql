@@ -42,6 +42,7 @@ CREATE TABLE user_grants (
 -- One active grant of a project per user (issue 21: a second one is 409).
 CREATE UNIQUE INDEX user_grants_active_unique ON user_grants (user_id, project_id) WHERE state = 'active';
 CREATE INDEX user_grants_project_idx ON user_grants (project_id);
+CREATE INDEX user_grants_user_idx ON user_grants (user_id);
 CREATE INDEX user_grants_org_idx ON user_grants (org_id, created_at);
 
 -- Key/value metadata of a user (SetUserMetadata); the claim urn:zitadel:iam:user:metadata carries it.

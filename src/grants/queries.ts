@@ -23,14 +23,17 @@ export interface UserGrantRow {
   project_name: string;
 }
 
-const SELECT_GRANT = `SELECT g.id, g.user_id, g.project_id, g.org_id, g.role_keys, g.state, g.created_at, g.changed_at,
+export const GRANT_COLUMNS = `g.id, g.user_id, g.project_id, g.org_id, g.role_keys, g.state, g.created_at, g.changed_at,
     g.sequence, u.user_name, u.type AS user_type, u.first_name, u.last_name, u.display_name, u.email,
-    uo.primary_domain AS user_domain, o.name AS org_name, o.primary_domain AS org_domain, p.name AS project_name
-  FROM user_grants g
+    uo.primary_domain AS user_domain, o.name AS org_name, o.primary_domain AS org_domain, p.name AS project_name`;
+
+export const GRANT_TABLES = `user_grants g
   JOIN users u ON u.id = g.user_id
   JOIN orgs uo ON uo.id = u.org_id
   JOIN orgs o ON o.id = g.org_id
   JOIN projects p ON p.id = g.project_id`;
+
+const SELECT_GRANT = `SELECT ${GRANT_COLUMNS} FROM ${GRANT_TABLES}`;
 
 export async function findGrant(db: Queryable, id: string, lock = false): Promise<UserGrantRow | undefined> {
   const { rows } = await db.query<UserGrantRow>(`${SELECT_GRANT} WHERE g.id = $1${lock ? ' FOR UPDATE OF g' : ''}`, [

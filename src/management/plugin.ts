@@ -14,6 +14,9 @@ import { registerRpc } from './rpc.ts';
 import { authServiceOperations } from './handlers/auth-service.ts';
 import { adminServiceOperations } from './handlers/admin-service.ts';
 import { managementServiceOperations } from './handlers/management-service.ts';
+import { projectOperations } from './handlers/projects.ts';
+import { userGrantOperations } from './handlers/user-grants.ts';
+import { userMetadataOperations } from './handlers/user-metadata.ts';
 
 export const MANAGEMENT_SERVICES = [AuthService, AdminService, ManagementService] as const;
 
@@ -30,6 +33,9 @@ export function registerManagement(app: FastifyInstance, deps: ManagementDeps, o
     ...authServiceOperations(deps),
     ...adminServiceOperations(deps),
     ...managementServiceOperations(deps),
+    ...projectOperations(deps),
+    ...userGrantOperations(deps),
+    ...userMetadataOperations(deps),
   ])
     operations.set(op.method, op);
   const invoke = createInvoke(createAuthorizer(deps.db, options.verifyAccessToken));

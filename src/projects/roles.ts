@@ -6,8 +6,17 @@ import { appendEvent } from '../events/log.ts';
 import { changedDetails, createdDetails, type Details } from '../events/details.ts';
 import { failedPrecondition, invalidArgument, notFound } from '../platform/errors.ts';
 import { parseInput } from '../platform/input.ts';
-import { deleteRole, findRole, insertRoles, missingRoleKeys, updateRole, type NewRole } from './queries.ts';
-import { lockOrgProject, type ProjectRef } from './service.ts';
+import { listPage, Conditions, type ListResult, type Page, type TextFilter } from '../platform/search.ts';
+import {
+  deleteRole,
+  findRole,
+  insertRoles,
+  missingRoleKeys,
+  updateRole,
+  type NewRole,
+  type RoleRow,
+} from './queries.ts';
+import { getProject, lockOrgProject, type ProjectRef } from './service.ts';
 
 // ZITADEL's limits (AddProjectRoleRequest): key and display name 1..200, group at most 200.
 const LENGTH = 'value length must be between 1 and 200 runes, inclusive';
@@ -97,4 +106,29 @@ export async function checkRoleKeys(db: Queryable, projectId: string, keys: stri
   const [missing] = await missingRoleKeys(db, projectId, keys);
   if (missing !== undefined)
     throw invalidArgument(`invalid ${field}: role key "${missing}" does not exist on the project`, 'USER-4m9fS');
+}
+
+/** ListProjectRoles with keyQuery / displayNameQuery (issue 21), by the primary key's project prefix. */
+export async function listProjectRoles(
+  db: Db,
+  ref: ProjectRef,
+  filters: { key?: TextFilter; displayName?: TextFilter }[],
+  page: Page,
+): Promise<ListResult<RoleRow>> {
+  const project = await getProject(db, ref.orgId, ref.projectId);
+  const where = new Conditions().add('r.project_id = ?', project.id);
+  for (const f of filters) {
+    if (f.key) where.text('r.role_key', f.key);
+    if (f.displayName) where.text('r.display_name', f.displayName);
+  }
+  return listPage<RoleRow>(
+    db,
+    {
+      select: 'r.project_id, r.role_key, r.display_name, r.role_group, r.created_at, r.changed_at, r.sequence',
+      from: 'project_roles r',
+      where,
+      orderBy: ['r.role_key'],
+    },
+    page,
+  );
 }

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { failedPrecondition, notFound } from '../platform/errors.ts';
 import { name200, parseInput } from '../platform/input.ts';
 import { newId } from '../platform/ids.ts';
+import { listPage, Conditions, type ListResult, type Page, type TextFilter } from '../platform/search.ts';
 import {
   deleteProject,
   findProjectById,
@@ -156,4 +157,26 @@ export async function removeProject(db: Db, ref: ProjectRef, creator: string): P
     await deleteProject(tx, p.id);
     return changedDetails(event);
   });
+}
+
+/** ListProjects of the org in context, by name (ProjectNameQuery); projects_name_unique serves both. */
+export async function listProjects(
+  db: Db,
+  orgId: string,
+  names: TextFilter[],
+  page: Page,
+): Promise<ListResult<ProjectRow>> {
+  const where = new Conditions().add('p.org_id = ?', orgId);
+  for (const name of names) where.text('p.name', name);
+  return listPage<ProjectRow>(
+    db,
+    {
+      select: `p.id, p.org_id, p.name, p.state, p.project_role_assertion, p.project_role_check, p.has_project_check,
+        p.created_at, p.changed_at, p.sequence`,
+      from: 'projects p',
+      where,
+      orderBy: ['lower(p.name)', 'p.id'],
+    },
+    page,
+  );
 }

@@ -21,7 +21,7 @@ export interface UserRef {
 export const userNotFound = () => notFound('User could not be found', 'QUERY-Dfbg2');
 
 /** The user, which must belong to the org given. */
-export async function getOrgUser(db: Db, ref: UserRef): Promise<UserRow> {
+export async function getOrgUser(db: Queryable, ref: UserRef): Promise<UserRow> {
   const user = await findUserById(db, ref.userId);
   if (user?.org_id !== ref.orgId) throw userNotFound();
   return user;
