@@ -27,6 +27,9 @@ import { renderDocuments } from './provider/documents.ts';
 import { registerMachineGrants } from './provider/machine-grants.ts';
 import { observeProvider } from './provider/observe.ts';
 import { createProvider } from './provider/provider.ts';
+import { installIdTokenClaims } from './provider/id-token-claims.ts';
+import { issuedClaims } from './token-claims.ts';
+import { signInRefusal } from './sign-in-checks.ts';
 import { providerResponses } from './provider/responses.ts';
 import { revocationAllowed } from './provider/revocation.ts';
 import { machineTokenFastPath } from './fast/token.ts';
@@ -109,6 +112,7 @@ export async function registerOidc(app: FastifyInstance, deps: OidcDeps): Promis
         ),
   };
 
+  const claimsOfIssuedTokens = issuedClaims(db);
   const clientRateLimit = createClientRateLimit(config.rateLimit.perClient, new Set(config.rateLimit.exempt));
   const build = async (keySet: KeySet) => {
     const provider = createProvider(
@@ -121,11 +125,13 @@ export async function registerOidc(app: FastifyInstance, deps: OidcDeps): Promis
         pages,
         managementScopeAllowed: (userId, clientId) =>
           scopeGrantedSilently(db, deps.instance.default_org_id, { userId, clientId, scope: MANAGEMENT_API_SCOPE }),
+        signInRefusal: (userId, client, scopes) => signInRefusal(db, userId, client, scopes),
       },
       keySet,
     );
     registerMachineGrants(provider, machineTokens);
-    jwtAccessTokens.install(provider);
+    jwtAccessTokens.install(provider, claimsOfIssuedTokens);
+    installIdTokenClaims(provider, claimsOfIssuedTokens);
     patchClients(provider, secrets);
     provider.use(providerResponses);
     provider.use(clientRateLimit.middleware);
@@ -188,7 +194,7 @@ export async function registerOidc(app: FastifyInstance, deps: OidcDeps): Promis
       claimOnce: machineTokens.claimOnce,
       rateLimit: clientRateLimit,
     },
-    userinfo: { issuer: config.issuer, resolveToken, findActiveAccessToken },
+    userinfo: { db, issuer: config.issuer, resolveToken, findActiveAccessToken },
   });
 
   const oidc: Oidc = {
