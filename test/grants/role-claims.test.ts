@@ -144,6 +144,38 @@ describe('roles and org claims in tokens', () => {
     expect(decodeJwt(other.tokens.access_token)[ROLES]).toBeUndefined();
   });
 
+  it('the fast paths: no query for roles or metadata unless the scopes or projectRoleAssertion ask for them', async () => {
+    const { app } = await appWithGrant();
+    const api = await createApiApp(server, app.projectId);
+    const plain = (await signIn(app, 'openid profile')).tokens.access_token;
+    const asked = (await signIn(app, 'openid urn:zitadel:iam:org:projects:roles urn:zitadel:iam:user:metadata')).tokens
+      .access_token;
+    const queriesOf = async (request: () => Promise<Response>) => {
+      const counts: number[] = [];
+      for (let i = 0; i < 3; i++) {
+        const before = server.db.stats.queries;
+        expect((await request()).status).toBe(200);
+        counts.push(server.db.stats.queries - before);
+      }
+      return Math.min(...counts); // a background job (key reload, sweep) cannot count
+    };
+    const userinfo = (token: string) => () =>
+      fetch(`${server.url}/oidc/v1/userinfo`, { headers: { authorization: `Bearer ${token}` } });
+    const introspect = (token: string) => () =>
+      fetch(`${server.url}/oauth/v2/introspect`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          authorization: `Basic ${Buffer.from(`${api.clientId}:${api.clientSecret}`).toString('base64')}`,
+        },
+        body: new URLSearchParams({ token }),
+      });
+    expect(await queriesOf(userinfo(plain))).toBe(1);
+    expect(await queriesOf(introspect(plain))).toBe(1);
+    expect(await queriesOf(userinfo(asked))).toBe(3); // the token, the grants, the metadata
+    expect(await queriesOf(introspect(asked))).toBe(3);
+  });
+
   it('urn:zitadel:iam:user:metadata returns the metadata, base64url encoded', async () => {
     const app = await createOidcApp(server, { authMethod: 'basic' });
     await setUserMetadata(
