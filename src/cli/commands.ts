@@ -4,6 +4,7 @@ import { OUTPUT_HELP, OUTPUT_OPTION, parseOptions, print, withDb, type Command }
 import { keysList, keysRotate } from './keys.ts';
 import { adminCreate, appCreate, serviceUserCreate, userImport } from './provision.ts';
 import { doctor } from './doctor.ts';
+import { grantAdd, grantList, grantRemove, roleAdd, roleList, roleRemove } from './roles.ts';
 
 export { UsageError, type Command } from './command.ts';
 
@@ -31,6 +32,12 @@ export const COMMANDS: Record<string, Command> = {
   'app create': appCreate,
   'service-user create': serviceUserCreate,
   'user import': userImport,
+  'role add': roleAdd,
+  'role list': roleList,
+  'role remove': roleRemove,
+  'grant add': grantAdd,
+  'grant list': grantList,
+  'grant remove': grantRemove,
   doctor,
 };
 
