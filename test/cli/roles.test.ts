@@ -36,8 +36,14 @@ describe('gatehouse role and grant commands', () => {
     return JSON.parse(result.stdout);
   };
 
-  it('adds roles, grants a user, lists and removes both', () => {
-    const { projectId } = json(
+  // a CLI run migrates and opens the database: seconds each under load, so the steps are split
+  const SLOW = 180_000;
+  let projectId: string;
+  let userId: string;
+  let grantId: string;
+
+  it('role add and role list', () => {
+    ({ projectId } = json(
       run(['app', 'create', '--project', 'Roles', '--name', 'web', '--redirect-uri', 'https://rp.example.com/cb']),
     );
     const { userId } = json(
@@ -60,19 +66,25 @@ describe('gatehouse role and grant commands', () => {
       { key: 'reader', displayName: 'reader', group: '' },
       { key: 'writer', displayName: 'Writers', group: '' },
     ]);
+  }, SLOW);
+
+  it('grant add refuses an unknown role key; grant list', () => {
     const refused = run(['grant', 'add', '--user', userId, '--project', projectId, '--role', 'nope']);
     expect(refused.status).toBe(2); // invalid input, as the CLI reports every INVALID_ARGUMENT
     expect(refused.stderr).toMatch(/AddUserGrantRequest\.RoleKeys: role key "nope" does not exist/);
-    const { grantId } = json(
+    ({ grantId } = json(
       run(['grant', 'add', '--user', userId, '--project', projectId, '--role', 'reader', '--role', 'writer']),
-    );
+    ));
     expect(json(run(['grant', 'list', '--project', projectId]))).toEqual([
       { grantId, userId, userName: 'ada', projectId, roleKeys: ['reader', 'writer'], state: 'active' },
     ]);
+  }, SLOW);
+
+  it('role remove takes the role out of the grant; grant remove', () => {
     json(run(['role', 'remove', '--project', projectId, '--key', 'writer']));
     expect(json(run(['grant', 'list', '--user', userId]))[0].roleKeys).toEqual(['reader']);
     json(run(['grant', 'remove', '--grant', grantId]));
     expect(json(run(['grant', 'list', '--user', userId]))).toEqual([]);
     expect(run(['role', 'add', '--project', projectId]).status).toBe(2); // --key missing
-  });
+  }, SLOW);
 });
