@@ -42,49 +42,49 @@ describe('gatehouse role and grant commands', () => {
   let userId: string;
   let grantId: string;
 
-  it('role add and role list', () => {
-    ({ projectId } = json(
-      run(['app', 'create', '--project', 'Roles', '--name', 'web', '--redirect-uri', 'https://rp.example.com/cb']),
-    );
-    const { userId } = json(
-      run([
-        'user',
-        'import',
-        '--username',
-        'ada',
-        '--email',
-        'ada@example.com',
-        '--first-name',
-        'Ada',
-        '--last-name',
-        'L',
-      ]),
-    );
-    expect(json(run(['role', 'add', '--project', projectId, '--key', 'reader']))).toMatchObject({ key: 'reader' });
-    json(run(['role', 'add', '--project', projectId, '--key', 'writer', '--display-name', 'Writers']));
-    expect(json(run(['role', 'list', '--project', projectId]))).toEqual([
-      { key: 'reader', displayName: 'reader', group: '' },
-      { key: 'writer', displayName: 'Writers', group: '' },
-    ]);
-  }, SLOW);
+  it(
+    'role add and role list',
+    () => {
+      ({ projectId } = json(
+        run(['app', 'create', '--project', 'Roles', '--name', 'web', '--redirect-uri', 'https://rp.example.com/cb']),
+      ));
+      const imported = ['--username', 'ada', '--email', 'ada@example.com', '--first-name', 'Ada', '--last-name', 'L'];
+      ({ userId } = json(run(['user', 'import', ...imported])));
+      expect(json(run(['role', 'add', '--project', projectId, '--key', 'reader']))).toMatchObject({ key: 'reader' });
+      json(run(['role', 'add', '--project', projectId, '--key', 'writer', '--display-name', 'Writers']));
+      expect(json(run(['role', 'list', '--project', projectId]))).toEqual([
+        { key: 'reader', displayName: 'reader', group: '' },
+        { key: 'writer', displayName: 'Writers', group: '' },
+      ]);
+    },
+    SLOW,
+  );
 
-  it('grant add refuses an unknown role key; grant list', () => {
-    const refused = run(['grant', 'add', '--user', userId, '--project', projectId, '--role', 'nope']);
-    expect(refused.status).toBe(2); // invalid input, as the CLI reports every INVALID_ARGUMENT
-    expect(refused.stderr).toMatch(/AddUserGrantRequest\.RoleKeys: role key "nope" does not exist/);
-    ({ grantId } = json(
-      run(['grant', 'add', '--user', userId, '--project', projectId, '--role', 'reader', '--role', 'writer']),
-    ));
-    expect(json(run(['grant', 'list', '--project', projectId]))).toEqual([
-      { grantId, userId, userName: 'ada', projectId, roleKeys: ['reader', 'writer'], state: 'active' },
-    ]);
-  }, SLOW);
+  it(
+    'grant add refuses an unknown role key; grant list',
+    () => {
+      const refused = run(['grant', 'add', '--user', userId, '--project', projectId, '--role', 'nope']);
+      expect(refused.status).toBe(2); // invalid input, as the CLI reports every INVALID_ARGUMENT
+      expect(refused.stderr).toMatch(/AddUserGrantRequest\.RoleKeys: role key "nope" does not exist/);
+      ({ grantId } = json(
+        run(['grant', 'add', '--user', userId, '--project', projectId, '--role', 'reader', '--role', 'writer']),
+      ));
+      expect(json(run(['grant', 'list', '--project', projectId]))).toEqual([
+        { grantId, userId, userName: 'ada', projectId, roleKeys: ['reader', 'writer'], state: 'active' },
+      ]);
+    },
+    SLOW,
+  );
 
-  it('role remove takes the role out of the grant; grant remove', () => {
-    json(run(['role', 'remove', '--project', projectId, '--key', 'writer']));
-    expect(json(run(['grant', 'list', '--user', userId]))[0].roleKeys).toEqual(['reader']);
-    json(run(['grant', 'remove', '--grant', grantId]));
-    expect(json(run(['grant', 'list', '--user', userId]))).toEqual([]);
-    expect(run(['role', 'add', '--project', projectId]).status).toBe(2); // --key missing
-  }, SLOW);
+  it(
+    'role remove takes the role out of the grant; grant remove',
+    () => {
+      json(run(['role', 'remove', '--project', projectId, '--key', 'writer']));
+      expect(json(run(['grant', 'list', '--user', userId]))[0].roleKeys).toEqual(['reader']);
+      json(run(['grant', 'remove', '--grant', grantId]));
+      expect(json(run(['grant', 'list', '--user', userId]))).toEqual([]);
+      expect(run(['role', 'add', '--project', projectId]).status).toBe(2); // --key missing
+    },
+    SLOW,
+  );
 });
