@@ -6,6 +6,7 @@ export interface UserGrantRow {
   user_id: string;
   project_id: string;
   org_id: string;
+  project_grant_id: string | null;
   role_keys: string[];
   state: 'active' | 'inactive';
   created_at: Date;
@@ -23,7 +24,7 @@ export interface UserGrantRow {
   project_name: string;
 }
 
-export const GRANT_COLUMNS = `g.id, g.user_id, g.project_id, g.org_id, g.role_keys, g.state, g.created_at, g.changed_at,
+export const GRANT_COLUMNS = `g.id, g.user_id, g.project_id, g.org_id, g.project_grant_id, g.role_keys, g.state, g.created_at, g.changed_at,
     g.sequence, u.user_name, u.type AS user_type, u.first_name, u.last_name, u.display_name, u.email,
     uo.primary_domain AS user_domain, o.name AS org_name, o.primary_domain AS org_domain, p.name AS project_name`;
 
@@ -44,12 +45,20 @@ export async function findGrant(db: Queryable, id: string, lock = false): Promis
 
 export async function insertGrant(
   tx: Queryable,
-  g: { id: string; userId: string; projectId: string; orgId: string; roleKeys: string[]; sequence: string },
+  g: {
+    id: string;
+    userId: string;
+    projectId: string;
+    orgId: string;
+    projectGrantId: string | null;
+    roleKeys: string[];
+    sequence: string;
+  },
 ): Promise<void> {
   await tx.query(
-    `INSERT INTO user_grants (id, user_id, project_id, org_id, role_keys, sequence)
-     VALUES ($1, $2, $3, $4, $5, $6)`,
-    [g.id, g.userId, g.projectId, g.orgId, g.roleKeys, g.sequence],
+    `INSERT INTO user_grants (id, user_id, project_id, org_id, project_grant_id, role_keys, sequence)
+     VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+    [g.id, g.userId, g.projectId, g.orgId, g.projectGrantId, g.roleKeys, g.sequence],
   );
 }
 
@@ -80,8 +89,8 @@ export async function lockOrgGrants(tx: Queryable, orgId: string, ids: string[])
   return rows;
 }
 
-/** The roles a user holds through active grants of active projects, for the token claims (oidc/role-claims.ts):
- *  one index lookup per project (user_grants_active_unique). */
+/** The roles a user holds through active grants of active projects (under an active project grant, if any), for
+ *  the token claims (oidc/token-claims.ts): one index lookup per project (user_grants_active_unique). */
 export interface GrantedRoles {
   project_id: string;
   role_keys: string[];
@@ -95,7 +104,9 @@ export async function findGrantedRoles(db: Queryable, userId: string, projectIds
      FROM unnest($2::text[]) AS r(project_id)
      JOIN user_grants g ON g.user_id = $1 AND g.project_id = r.project_id AND g.state = 'active'
      JOIN projects p ON p.id = g.project_id AND p.state = 'active'
-     JOIN orgs o ON o.id = g.org_id`,
+     JOIN orgs o ON o.id = g.org_id
+     WHERE g.project_grant_id IS NULL
+        OR EXISTS (SELECT 1 FROM project_grants pg WHERE pg.id = g.project_grant_id AND pg.state = 'active')`,
     [userId, projectIds],
   );
   return rows;

@@ -5,7 +5,8 @@ import { z } from 'zod';
 import type { Db, Queryable } from '../platform/db.ts';
 import { appendEvent } from '../events/log.ts';
 import { changedDetails, createdDetails, type Details } from '../events/details.ts';
-import { failedPrecondition, notFound } from '../platform/errors.ts';
+import { failedPrecondition, invalidArgument, notFound } from '../platform/errors.ts';
+import { projectGrantNotFound, receivedProjectGrant, type ProjectGrantRow } from './project-grants.ts';
 import { parseInput } from '../platform/input.ts';
 import { newId } from '../platform/ids.ts';
 import { getProject } from '../projects/service.ts';
@@ -35,22 +36,41 @@ export interface GrantRef {
   grantId: string;
 }
 
+/** Role keys a grant hands out: the project's own, or under a project grant only the lent ones (issue 21). */
+async function checkGrantable(
+  tx: Queryable,
+  projectId: string,
+  projectGrant: ProjectGrantRow | undefined,
+  keys: string[],
+  field: string,
+): Promise<void> {
+  if (!projectGrant) return checkRoleKeys(tx, projectId, keys, field);
+  const missing = keys.find((k) => !projectGrant.role_keys.includes(k));
+  if (missing !== undefined)
+    throw invalidArgument(`invalid ${field}: role key "${missing}" is not granted to the organization`, 'USER-4m9fS');
+}
+
+/** `projectGrantId`: a grant of a project lent to the org in context; without it the project is the org's own. */
 export async function addUserGrant(
   db: Db,
-  input: { orgId: string; userId: string; projectId: string; roleKeys: string[] },
+  input: { orgId: string; userId: string; projectId: string; projectGrantId?: string; roleKeys: string[] },
   creator: string,
 ): Promise<{ grantId: string; details: Details }> {
   const keys = [...new Set(parseInput(roleKeys, input.roleKeys, 'AddUserGrantRequest', 'USER-4m9fS'))];
   const grantId = newId();
   return db.tx(async (tx) => {
-    const project = await getProject(tx, input.orgId, input.projectId);
+    const projectGrant = input.projectGrantId
+      ? await receivedProjectGrant(tx, input.orgId, input.projectGrantId)
+      : undefined;
+    if (projectGrant && projectGrant.project_id !== input.projectId) throw projectGrantNotFound();
+    const project = projectGrant ? { id: projectGrant.project_id } : await getProject(tx, input.orgId, input.projectId);
     await getUserById(tx, input.userId);
-    await checkRoleKeys(tx, project.id, keys, 'AddUserGrantRequest.RoleKeys');
+    await checkGrantable(tx, project.id, projectGrant, keys, 'AddUserGrantRequest.RoleKeys');
     const event = await appendEvent(tx, {
       aggregateType: 'usergrant',
       aggregateId: grantId,
       eventType: 'user.grant.added',
-      payload: { userId: input.userId, projectId: project.id, roleKeys: keys },
+      payload: { userId: input.userId, projectId: project.id, projectGrantId: projectGrant?.id, roleKeys: keys },
       resourceOwner: input.orgId,
       creator,
     });
@@ -59,6 +79,7 @@ export async function addUserGrant(
       userId: input.userId,
       projectId: project.id,
       orgId: input.orgId,
+      projectGrantId: projectGrant?.id ?? null,
       roleKeys: keys,
       sequence: event.sequence,
     });
@@ -78,7 +99,8 @@ export async function updateUserGrant(db: Db, ref: GrantRef, input: { roleKeys: 
   return changeGrant(db, ref, creator, async (grant, tx) => {
     const same = keys.length === grant.role_keys.length && keys.every((k) => grant.role_keys.includes(k));
     if (same) throw failedPrecondition('User grant has not been changed', 'COMMAND-Rs8fy');
-    await checkRoleKeys(tx, grant.project_id, keys, 'UpdateUserGrantRequest.RoleKeys');
+    const projectGrant = grant.project_grant_id ? await findReceived(tx, grant) : undefined;
+    await checkGrantable(tx, grant.project_id, projectGrant, keys, 'UpdateUserGrantRequest.RoleKeys');
     return { eventType: 'user.grant.changed', roleKeys: keys, state: grant.state };
   });
 }
@@ -93,6 +115,9 @@ export async function setUserGrantState(db: Db, ref: GrantRef, state: 'active' |
     return { eventType, roleKeys: grant.role_keys, state };
   });
 }
+
+const findReceived = (tx: Queryable, grant: UserGrantRow) =>
+  receivedProjectGrant(tx, grant.org_id, grant.project_grant_id!);
 
 type GrantChange = { eventType: string; roleKeys: string[]; state: 'active' | 'inactive' };
 

@@ -15,6 +15,7 @@ import { authServiceOperations } from './handlers/auth-service.ts';
 import { adminServiceOperations } from './handlers/admin-service.ts';
 import { managementServiceOperations } from './handlers/management-service.ts';
 import { projectOperations } from './handlers/projects.ts';
+import { projectGrantOperations } from './handlers/project-grants.ts';
 import { userGrantOperations } from './handlers/user-grants.ts';
 import { userMetadataOperations } from './handlers/user-metadata.ts';
 
@@ -34,6 +35,7 @@ export function registerManagement(app: FastifyInstance, deps: ManagementDeps, o
     ...adminServiceOperations(deps),
     ...managementServiceOperations(deps),
     ...projectOperations(deps),
+    ...projectGrantOperations(deps),
     ...userGrantOperations(deps),
     ...userMetadataOperations(deps),
   ])

@@ -1,10 +1,11 @@
 // Who may sign in to an app (issue 21 "Roles and org claims in tokens"): an org scope
 // (urn:zitadel:iam:org:id:{id}, urn:zitadel:iam:org:domain:primary:{domain}) admits only that org's users; the
 // project's projectRoleCheck admits only users with a grant of the project, its hasProjectCheck only users of the
-// org that owns it. The login pages show the refusal (login/refused.ts); the provider refuses with access_denied
-// any authorization that would skip them (provider.ts loadExistingGrant).
+// org that owns it or holds a project grant of it. The login pages show the refusal (login/refused.ts); the provider
+// refuses with access_denied any authorization that would skip them (provider.ts loadExistingGrant).
 import type { Queryable } from '../platform/db.ts';
 import { grantedRoles } from '../grants/service.ts';
+import { orgHoldsProjectGrant } from '../grants/project-grants.ts';
 import { findActiveUser } from '../users/lookup.ts';
 import { ORG_DOMAIN_PREFIX, ORG_ID_PREFIX, scopeValues } from './scopes.ts';
 
@@ -39,8 +40,12 @@ export async function signInRefusal(
   if (!user) return 'org';
   if (orgIds.some((id) => id !== user.org_id)) return 'org';
   if (domains.some((domain) => domain !== user.primary_domain.toLowerCase())) return 'org';
-  // Project grants to other orgs are not served yet: only the owning org has the project.
-  if (client.has_project_check === true && user.org_id !== client.project_org_id) return 'has_project';
+  if (
+    client.has_project_check === true &&
+    user.org_id !== client.project_org_id &&
+    !(typeof client.project_id === 'string' && (await orgHoldsProjectGrant(db, client.project_id, user.org_id)))
+  )
+    return 'has_project';
   if (client.project_role_check === true && typeof client.project_id === 'string') {
     const grants = await grantedRoles(db, user.id, [client.project_id]);
     if (!grants.length) return 'project_role';

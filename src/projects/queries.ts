@@ -120,10 +120,12 @@ export async function updateRole(
   );
 }
 
-/** Deletes the role and takes it out of every grant of the project in the same statement (issue 21). */
+/** Deletes the role and takes it out of every user and project grant of the project in the same statement. */
 export async function deleteRole(tx: Queryable, projectId: string, key: string): Promise<void> {
   await tx.query(
-    `WITH gone AS (DELETE FROM project_roles WHERE project_id = $1 AND role_key = $2)
+    `WITH gone AS (DELETE FROM project_roles WHERE project_id = $1 AND role_key = $2),
+       lent AS (UPDATE project_grants SET role_keys = array_remove(role_keys, $2)
+                WHERE project_id = $1 AND $2 = ANY (role_keys))
      UPDATE user_grants SET role_keys = array_remove(role_keys, $2)
      WHERE project_id = $1 AND $2 = ANY (role_keys)`,
     [projectId, key],

@@ -276,6 +276,74 @@ describe('project roles, user grants and metadata', () => {
         );
       });
 
+      it('project grants: the owner lends roles to another org, whose owners grant only those to their users', async () => {
+        const { id: projectId } = await okay(calls.addProject());
+        await okay(
+          call('BulkAddProjectRoles', ['POST', `${P(projectId)}/roles/_bulk`], {
+            projectId,
+            roles: ['a', 'b', 'c'].map((key) => ({ key, displayName: key })),
+          }),
+        );
+        const grants = `${P(projectId)}/grants`;
+        const lend = (grantedOrgId: string, roleKeys: string[]) =>
+          call('AddProjectGrant', ['POST', grants], { projectId, grantedOrgId, roleKeys });
+        expectError(await run(lend(p.otherOrgId, ['z'])), encoding, 3, /AddProjectGrantRequest\.RoleKeys/);
+        expectError(await run(lend(p.firstOrgId, ['a'])), encoding, 3, /GrantedOrgId/);
+        const { grantId } = await okay(lend(p.otherOrgId, ['a', 'b']));
+        expectError(await run(lend(p.otherOrgId, ['a'])), encoding, 6);
+        const path = `${grants}/${grantId}`;
+        const get = call('GetProjectGrantByID', ['GET', path], { projectId, grantId });
+        expect((await okay(get)).projectGrant).toMatchObject({
+          grantId,
+          grantedOrgId: p.otherOrgId,
+          grantedRoleKeys: ['a', 'b'],
+          state: 'PROJECT_GRANT_STATE_ACTIVE',
+          projectOwnerId: p.firstOrgId,
+        });
+        expectError(await run(get, p.adminToken, p.otherOrgId), encoding, 5); // the receiver does not manage it
+        const listed = await okay(call('ListProjectGrants', ['POST', `${grants}/_search`], { projectId }));
+        expect((listed.result as { grantId: string }[]).map((g) => g.grantId)).toEqual([grantId]);
+        // the receiving org: sees the project, grants its own user the lent roles only
+        const received = await okay(
+          call('ListGrantedProjects', ['POST', '/management/v1/granted_projects/_search'], {}),
+          p.adminToken,
+          p.otherOrgId,
+        );
+        expect((received.result as { grantId: string }[]).map((g) => g.grantId)).toContain(grantId);
+        const { userId } = await okay(calls.importHumanUser(), p.adminToken, p.otherOrgId);
+        const addUserGrant = (roleKeys: string[]) =>
+          call('AddUserGrant', ['POST', `/management/v1/users/${userId}/grants`], {
+            userId,
+            projectId,
+            projectGrantId: grantId,
+            roleKeys,
+          });
+        expectError(await run(addUserGrant(['c']), p.adminToken, p.otherOrgId), encoding, 3, /not granted/);
+        expectError(await run(addUserGrant(['a'])), encoding, 5); // the owner org holds no such project grant
+        const { userGrantId } = await okay(addUserGrant(['a', 'b']), p.adminToken, p.otherOrgId);
+        const userGrant = call('GetUserGrantByID', ['GET', `/management/v1/users/${userId}/grants/${userGrantId}`], {
+          userId,
+          grantId: userGrantId,
+        });
+        expect((await okay(userGrant, p.adminToken, p.otherOrgId)).userGrant).toMatchObject({
+          projectGrantId: grantId,
+          orgId: p.otherOrgId,
+        });
+        // narrowing the lent roles narrows the user grants made under it
+        await okay(call('UpdateProjectGrant', ['PUT', path], { projectId, grantId, roleKeys: ['b'] }));
+        const narrowed = await okay(userGrant, p.adminToken, p.otherOrgId);
+        expect((narrowed.userGrant as { roleKeys: string[] }).roleKeys).toEqual(['b']);
+        await okay(call('DeactivateProjectGrant', ['POST', `${path}/_deactivate`], { projectId, grantId }));
+        expectError(
+          await run(call('DeactivateProjectGrant', ['POST', `${path}/_deactivate`], { projectId, grantId })),
+          encoding,
+          9,
+        );
+        await okay(call('ReactivateProjectGrant', ['POST', `${path}/_reactivate`], { projectId, grantId }));
+        await okay(call('RemoveProjectGrant', ['DELETE', path], { projectId, grantId }));
+        expectError(await run(userGrant, p.adminToken, p.otherOrgId), encoding, 5);
+      });
+
       it('RemoveProject takes its apps, roles and grants with it', async () => {
         const { id: projectId } = await okay(calls.addProject());
         await okay(

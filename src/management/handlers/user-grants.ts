@@ -6,7 +6,6 @@ import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
 import { Type, UserGrantState, type UserGrantSchema } from '@zitadel/proto/zitadel/user_pb.js';
 import type { ManagementDeps } from '../deps.ts';
 import { ORG_OWNER } from '../../members/roles.ts';
-import { notFound } from '../../platform/errors.ts';
 import {
   addUserGrant,
   getUserGrant,
@@ -43,6 +42,7 @@ function grantMessage(g: UserGrantRow): MessageInitShape<typeof UserGrantSchema>
     orgDomain: g.org_domain,
     projectId: g.project_id,
     projectName: g.project_name,
+    projectGrantId: g.project_grant_id ?? '',
     preferredLoginName: `${g.user_name}@${g.user_domain}`,
     userType: userType(g),
   };
@@ -59,14 +59,12 @@ function myGrantMessage(g: UserGrantRow): MessageInitShape<typeof MyUserGrantSch
     orgDomain: g.org_domain,
     grantId: g.id,
     projectName: g.project_name,
+    projectGrantId: g.project_grant_id ?? '',
     details: storedDetails(g, g.org_id),
     userType: userType(g),
     state: grantState(g),
   };
 }
-
-// Project grants (one org lending a project to another) are not served yet: a named one does not exist.
-const projectGrantNotFound = () => notFound('Project grant not found', 'PROJECT-Xkd5f');
 
 const ref = (caller: Caller, req: { userId: string; grantId: string }) => ({
   orgId: caller.orgId,
@@ -83,10 +81,15 @@ export function userGrantOperations({ db }: ManagementDeps): Operation[] {
       method: ManagementService.method.addUserGrant,
       permission: orgOwner,
       async handle(caller, req) {
-        if (req.projectGrantId) throw projectGrantNotFound();
         const { grantId, details } = await addUserGrant(
           db,
-          { orgId: caller.orgId, userId: req.userId, projectId: req.projectId, roleKeys: req.roleKeys },
+          {
+            orgId: caller.orgId,
+            userId: req.userId,
+            projectId: req.projectId,
+            projectGrantId: req.projectGrantId || undefined,
+            roleKeys: req.roleKeys,
+          },
           caller.principal.userId,
         );
         return { userGrantId: grantId, details: detailsMessage(details) };
