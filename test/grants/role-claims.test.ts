@@ -19,6 +19,8 @@ import { addProjectRoles, removeProjectRole } from '../../src/projects/roles.ts'
 import { updateProject } from '../../src/projects/service.ts';
 import { addUserGrant, setUserGrantState, updateUserGrant } from '../../src/grants/service.ts';
 import { setUserMetadata } from '../../src/metadata/service.ts';
+import { addProjectGrant } from '../../src/grants/project-grants.ts';
+import { setUpOrg } from '../../src/orgs/service.ts';
 
 const ROLES = 'urn:zitadel:iam:org:project:roles';
 
@@ -204,5 +206,65 @@ describe('roles and org claims in tokens', () => {
     await expect(signIn(app, `openid urn:zitadel:iam:org:id:${otherOrg}`)).rejects.toThrow(
       /access_denied|login did not/,
     );
+  });
+
+  it('a project grant: hasProjectCheck admits the granted org users, whose roles name the granted org', async () => {
+    const userName = `partner-${Date.now()}`;
+    const partner = await setUpOrg(
+      server.db,
+      server.config.instanceDomain,
+      {
+        org: { name: `Partner ${Date.now()}`, domain: '' },
+        human: {
+          userName,
+          profile: {
+            firstName: 'P',
+            lastName: 'Artner',
+            nickName: '',
+            displayName: '',
+            preferredLanguage: '',
+            gender: 'GENDER_UNSPECIFIED',
+          },
+          email: 'partner@example.com',
+          emailVerified: true,
+          phone: null,
+          phoneVerified: false,
+          password: 'Partner-Password-1',
+        },
+        roles: [],
+      },
+      'test',
+    );
+    const { rows } = await server.db.query<{ primary_domain: string }>(
+      'SELECT primary_domain FROM orgs WHERE id = $1',
+      [partner.orgId],
+    );
+    const { app, ref } = await appWithGrant({ idTokenRoleAssertion: true });
+    await updateProject(
+      server.db,
+      ref,
+      { name: `p-${app.projectId}`, projectRoleAssertion: false, projectRoleCheck: false, hasProjectCheck: true },
+      'test',
+    );
+    const scope = 'openid urn:zitadel:iam:org:projects:roles';
+    await expect(signIn(app, scope, userName, 'Partner-Password-1')).rejects.toThrow(/login did not redirect: 403/);
+    const { grantId } = await addProjectGrant(
+      server.db,
+      { orgId, projectId: app.projectId, grantedOrgId: partner.orgId, roleKeys: ['reader'] },
+      'test',
+    );
+    await addUserGrant(
+      server.db,
+      {
+        orgId: partner.orgId,
+        userId: partner.userId,
+        projectId: app.projectId,
+        projectGrantId: grantId,
+        roleKeys: ['reader'],
+      },
+      'test',
+    );
+    const { tokens } = await signIn(app, scope, userName, 'Partner-Password-1');
+    expect(tokens.claims()![ROLES]).toEqual({ reader: { [partner.orgId]: rows[0]!.primary_domain } });
   });
 });
