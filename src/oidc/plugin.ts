@@ -48,6 +48,8 @@ export interface VerifiedAccessToken {
   /** The user's organization. */
   orgId: string;
   clientId: string;
+  /** The project of the app the token was issued to (none for machine grants): ListMyProjectOrgs. */
+  projectId?: string;
   scopes: ReadonlySet<string>;
   expiresAt: Date;
 }
@@ -208,6 +210,7 @@ export async function registerOidc(app: FastifyInstance, deps: OidcDeps): Promis
         userId: token.user.id,
         orgId: token.user.org_id,
         clientId: token.payload.clientId,
+        projectId: token.client.projectId,
         scopes: token.scopes,
         expiresAt: new Date(token.payload.exp * 1000),
       };

@@ -5,6 +5,7 @@ import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
 import { AuthService } from '@zitadel/proto/zitadel/auth_pb.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callApi, ENCODINGS, type ApiCall } from '../helpers/management.ts';
+import { humanToken } from '../helpers/tokens.ts';
 import {
   calls,
   expectChangedDetails,
@@ -234,6 +235,45 @@ describe('project roles, user grants and metadata', () => {
         expect(mine.result).toEqual([
           expect.objectContaining({ projectId, userId, roleKeys: ['me'], roles: ['me'], orgId: p.firstOrgId }),
         ]);
+      });
+
+      it('ListMyProjectOrgs: the orgs of the caller grants in the token project, else of its memberships', async () => {
+        const myProjectOrgs = (token: string) =>
+          okay(
+            {
+              service: AuthService,
+              method: 'ListMyProjectOrgs',
+              rest: ['POST', '/auth/v1/global/projectorgs/_search'],
+              body: {},
+            },
+            token,
+          ).then((r) => ((r.result ?? []) as { id: string }[]).map((o) => o.id)); // an empty list is omitted
+        expect(await myProjectOrgs(p.orgOwnerToken)).toEqual([p.firstOrgId]); // a machine token: its memberships
+        expect(await myProjectOrgs(p.adminToken)).toEqual(expect.arrayContaining([p.firstOrgId, p.otherOrgId]));
+        const imported = calls.importHumanUser();
+        const { userId } = await okay(imported);
+        const userName = (imported.body as { userName: string }).userName;
+        const token = await humanToken(p.server, userName, 'Imported-Password-1');
+        const { rows } = await db().query<{ project_id: string }>(
+          'SELECT project_id FROM apps ORDER BY created_at DESC LIMIT 1',
+        );
+        const projectId = rows[0]!.project_id; // the project of the app humanToken signed in to
+        expect(await myProjectOrgs(token)).toEqual([]);
+        await okay(
+          call('AddProjectRole', ['POST', `${P(projectId)}/roles`], { projectId, roleKey: 'x', displayName: 'X' }),
+          p.adminToken,
+          p.firstOrgId,
+        );
+        await okay(
+          call('AddUserGrant', ['POST', `/management/v1/users/${userId}/grants`], {
+            userId,
+            projectId,
+            roleKeys: ['x'],
+          }),
+          p.adminToken,
+          p.firstOrgId,
+        );
+        expect(await myProjectOrgs(token)).toEqual([p.firstOrgId]);
       });
 
       it('metadata: set, bulk set, get, list, remove; another org user 404; a too long key 400', async () => {

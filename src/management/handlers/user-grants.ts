@@ -14,8 +14,15 @@ import {
   updateUserGrant,
   type UserGrantRow,
 } from '../../grants/service.ts';
-import { listMyUserGrants, listUserGrants, type GrantFilters } from '../../grants/list.ts';
-import { detailsMessage, storedDetails } from '../convert.ts';
+import {
+  listMyUserGrants,
+  listProjectOrgs,
+  listUserGrants,
+  type GrantFilters,
+  type ProjectOrgsOf,
+} from '../../grants/list.ts';
+import { IAM_OWNER } from '../../members/roles.ts';
+import { detailsMessage, orgMessage, storedDetails } from '../convert.ts';
 import { listDetailsMessage, pageOf, textFilter } from '../list-query.ts';
 import { operation, type Caller, type Operation } from '../operation.ts';
 
@@ -162,6 +169,27 @@ export function userGrantOperations({ db }: ManagementDeps): Operation[] {
       async handle(caller, req) {
         await removeUserGrants(db, { orgId: caller.orgId }, req.grantId, caller.principal.userId);
         return {};
+      },
+    }),
+    operation({
+      method: AuthService.method.listMyProjectOrgs,
+      permission: authenticated,
+      async handle(caller, req) {
+        const { principal } = caller;
+        const of: ProjectOrgsOf = principal.projectId
+          ? { userId: principal.userId, projectId: principal.projectId }
+          : principal.roles.instance.has(IAM_OWNER)
+            ? { allOrgs: true }
+            : { memberOf: [...principal.roles.orgs.keys()] };
+        const filters = req.queries.map(({ query: q }) =>
+          q.case === 'nameQuery'
+            ? { name: textFilter(q.value.name, q.value.method) }
+            : q.case === 'domainQuery'
+              ? { domain: textFilter(q.value.domain, q.value.method) }
+              : {},
+        );
+        const result = await listProjectOrgs(db, of, filters, pageOf(req.query, 'ListMyProjectOrgsRequest'));
+        return { details: listDetailsMessage(result), result: result.rows.map(orgMessage) };
       },
     }),
     operation({
