@@ -35,12 +35,15 @@ export interface AppRow {
   has_project_check: boolean;
 }
 
-const SELECT_APP = `SELECT a.id, a.project_id, a.name, a.kind, a.client_id, a.secret_hash, a.auth_method, a.app_type,
+/** An AppRow's columns from APPS_FROM. */
+export const APP_COLUMNS = `a.id, a.project_id, a.name, a.kind, a.client_id, a.secret_hash, a.auth_method, a.app_type,
   a.redirect_uris, a.post_logout_redirect_uris, a.response_types, a.grant_types, a.access_token_type,
   a.id_token_userinfo_assertion, a.id_token_role_assertion, a.access_token_role_assertion, a.dev_mode, a.state,
   a.created_at, a.changed_at, a.sequence, p.org_id, p.state AS project_state, p.project_role_assertion,
-  p.project_role_check, p.has_project_check
-  FROM apps a JOIN projects p ON p.id = a.project_id`;
+  p.project_role_check, p.has_project_check`;
+export const APPS_FROM = 'apps a JOIN projects p ON p.id = a.project_id';
+
+const SELECT_APP = `SELECT ${APP_COLUMNS} FROM ${APPS_FROM}`;
 
 export async function findAppById(db: Queryable, id: string): Promise<AppRow | undefined> {
   const { rows } = await db.query<AppRow>(`${SELECT_APP} WHERE a.id = $1`, [id]);
@@ -155,4 +158,43 @@ export async function findActiveAppKeys(db: Queryable, appId: string): Promise<A
     [appId],
   );
   return rows.map((r) => r.public_jwk);
+}
+
+/** Columns an app change may set (lifecycle.ts): the keys are trusted column names, never a request's. */
+export type AppColumns = Partial<Pick<AppRow, 'name' | 'state' | 'secret_hash' | 'auth_method'>>;
+
+export async function updateAppColumns(
+  tx: Queryable,
+  id: string,
+  columns: AppColumns,
+  sequence: string,
+  changedAt: Date,
+): Promise<void> {
+  const sets = Object.keys(columns).map((name, i) => `${name} = $${i + 4}`);
+  await tx.query(`UPDATE apps SET ${[...sets, 'sequence = $2', 'changed_at = $3'].join(', ')} WHERE id = $1`, [
+    id,
+    sequence,
+    changedAt,
+    ...Object.values(columns),
+  ]);
+}
+
+export async function lockApp(tx: Queryable, id: string): Promise<void> {
+  await tx.query('SELECT 1 FROM apps WHERE id = $1 FOR UPDATE', [id]);
+}
+
+export async function deleteApp(tx: Queryable, id: string): Promise<void> {
+  await tx.query('DELETE FROM apps WHERE id = $1', [id]);
+}
+
+export interface KeyRow {
+  id: string;
+  expires_at: Date;
+  created_at: Date;
+}
+
+/** Deletes a key of the app; false when it has no such key. */
+export async function deleteAppKey(tx: Queryable, appId: string, keyId: string): Promise<boolean> {
+  const { rowCount } = await tx.query('DELETE FROM app_keys WHERE id = $1 AND app_id = $2', [keyId, appId]);
+  return rowCount === 1;
 }

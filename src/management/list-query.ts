@@ -6,6 +6,8 @@
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { TextQueryMethod, type ListDetailsSchema, type ListQuery } from '@zitadel/proto/zitadel/object_pb.js';
+import type { ChangeQuery } from '@zitadel/proto/zitadel/change_pb.js';
+import type { ChangePage } from '../events/changes.ts';
 import { invalidArgument } from '../platform/errors.ts';
 import type { ListResult, Page, TextFilter, TextMethod } from '../platform/search.ts';
 
@@ -14,6 +16,15 @@ export const MAX_LIMIT = 1000;
 
 /** The page a request's `query` asks for; `request` is the request message's name, e.g. "ListUsersRequest". */
 export function pageOf(query: ListQuery | undefined, request: string): Page {
+  return { offset: query?.offset ?? 0n, limit: limitOf(query, request), asc: query?.asc ?? false };
+}
+
+/** The same for the history methods' zitadel.change.v1.ChangeQuery (a sequence to go on from, no offset). */
+export function changePageOf(query: ChangeQuery | undefined, request: string): ChangePage {
+  return { sequence: query?.sequence ?? 0n, limit: limitOf(query, request), asc: query?.asc ?? false };
+}
+
+function limitOf(query: { limit: number } | undefined, request: string): number {
   const limit = query?.limit ?? 0;
   if (limit > MAX_LIMIT) {
     throw invalidArgument(
@@ -21,7 +32,7 @@ export function pageOf(query: ListQuery | undefined, request: string): Page {
       'QUERY-4M0fs',
     );
   }
-  return { offset: query?.offset ?? 0n, limit: limit || DEFAULT_LIMIT, asc: query?.asc ?? false };
+  return limit || DEFAULT_LIMIT;
 }
 
 const METHODS: Record<TextQueryMethod, TextMethod> = {

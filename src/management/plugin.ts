@@ -18,6 +18,11 @@ import { projectOperations } from './handlers/projects.ts';
 import { projectGrantOperations } from './handlers/project-grants.ts';
 import { userGrantOperations } from './handlers/user-grants.ts';
 import { userMetadataOperations } from './handlers/user-metadata.ts';
+import { userOperations } from './handlers/users.ts';
+import { appOperations } from './handlers/apps.ts';
+import { memberOperationLists } from './handlers/members.ts';
+import { orgOperations } from './handlers/orgs.ts';
+import { changeOperations } from './handlers/changes.ts';
 
 export const MANAGEMENT_SERVICES = [AuthService, AdminService, ManagementService] as const;
 
@@ -27,10 +32,10 @@ export interface ManagementOptions {
   bodyLimit: number;
 }
 
-/** Serves every method of MANAGEMENT_SERVICES; those with an operation in a handler list are implemented. */
-export function registerManagement(app: FastifyInstance, deps: ManagementDeps, options: ManagementOptions): void {
-  const operations = new Map<DescMethod, Operation>();
-  for (const op of [
+/** Every implemented operation: the registry the transports serve and the README's table is generated from
+ *  (scripts/methods-table.ts). */
+export function managementOperations(deps: ManagementDeps): Operation[] {
+  return [
     ...authServiceOperations(deps),
     ...adminServiceOperations(deps),
     ...managementServiceOperations(deps),
@@ -38,8 +43,18 @@ export function registerManagement(app: FastifyInstance, deps: ManagementDeps, o
     ...projectGrantOperations(deps),
     ...userGrantOperations(deps),
     ...userMetadataOperations(deps),
-  ])
-    operations.set(op.method, op);
+    ...userOperations(deps),
+    ...appOperations(deps),
+    ...memberOperationLists(deps),
+    ...orgOperations(deps),
+    ...changeOperations(deps),
+  ];
+}
+
+/** Serves every method of MANAGEMENT_SERVICES; those with an operation in a handler list are implemented. */
+export function registerManagement(app: FastifyInstance, deps: ManagementDeps, options: ManagementOptions): void {
+  const operations = new Map<DescMethod, Operation>();
+  for (const op of managementOperations(deps)) operations.set(op.method, op);
   const invoke = createInvoke(createAuthorizer(deps.db, options.verifyAccessToken));
   registerRestGateway(app, MANAGEMENT_SERVICES, operations, invoke);
   registerRpc(app, MANAGEMENT_SERVICES, operations, invoke, options.bodyLimit);

@@ -4,6 +4,7 @@
 // client must still exist. The token's row, its grant, its session, its client and its user come back together.
 import type { Queryable } from '../platform/db.ts';
 import { batchedStatement } from '../platform/batch.ts';
+import { isActive } from '../users/lookup.ts';
 import type { UserProfileRow } from '../users/queries.ts';
 import { usableRedirectUri } from '../apps/schema.ts';
 import { hashId, type AccessTokenPayload } from './payloads.ts';
@@ -67,8 +68,8 @@ export function activeAccessToken(row: AccessTokenRow, ref: TokenReference): Act
     )
       return undefined;
   }
-  if (!token.accountId || row.id !== token.accountId || row.state !== 'active') return undefined;
   const user = row as UserProfileRow;
+  if (!token.accountId || row.id !== token.accountId || !isActive(user)) return undefined;
   const scopes = new Set(
     String(token.scope ?? '')
       .split(' ')

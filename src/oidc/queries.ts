@@ -101,6 +101,7 @@ export const INSERT_TOKENS = `
     FROM r CROSS JOIN LATERAL (
       SELECT 1 FROM users u
       WHERE u.id = r.user_id AND u.type = 'machine' AND u.state = 'active' AND u.access_token_type = r.token_type
+        AND EXISTS (SELECT 1 FROM orgs o WHERE o.id = u.org_id AND o.state = 'active')
         AND (r.secret_hash IS NULL OR u.secret_hash = r.secret_hash)
         AND (r.key_id IS NULL OR EXISTS (
           SELECT 1 FROM machine_keys k WHERE k.id = r.key_id AND k.user_id = u.id AND k.expires_at > now()))

@@ -37,6 +37,10 @@ export interface ListResult<R> {
   viewTimestamp: Date;
 }
 
+/** The page of a list without a sorting column: in the order things were created, whatever `asc` says (ZITADEL
+ *  applies `asc` to a sorting column). */
+export const creationOrder = (page: Page): Page => ({ ...page, asc: true });
+
 /** `%`, `_` and the escape character itself taken literally in a LIKE pattern (with `ESCAPE '\'`). */
 export function escapeLike(value: string): string {
   return value.replace(/[\\%_]/g, (c) => `\\${c}`);
@@ -65,30 +69,33 @@ export class Conditions {
    * condition, so that one index serves them too, and keep the exact comparison for the result.
    */
   text(column: string, filter: TextFilter): this {
+    this.#parts.push(this.match(column, filter));
+    return this;
+  }
+
+  /** The condition of text(), with its parameters taken, for use inside a larger condition (e.g. EXISTS). */
+  match(column: string, filter: TextFilter): string {
     const { method, value } = filter;
     const lower = `lower(${column})`;
     const escaped = escapeLike(value);
-    const like = (pattern: string, ignoreCase: boolean) =>
-      ignoreCase
-        ? `${lower} LIKE lower(${this.param(pattern)}) ESCAPE '\\'`
-        : `${lower} LIKE lower(${this.param(pattern)}) ESCAPE '\\' AND ${column} LIKE ${this.param(pattern)} ESCAPE '\\'`;
+    const like = (pattern: string, ignoreCase: boolean) => {
+      const folded = `${lower} LIKE lower(${this.param(pattern)}) ESCAPE '\\'`;
+      return ignoreCase ? folded : `${folded} AND ${column} LIKE ${this.param(pattern)} ESCAPE '\\'`;
+    };
     switch (method) {
       case 'equals':
-        return this.add(`${lower} = lower(?)`, value).add(`${column} = ?`, value);
+        return `${lower} = lower(${this.param(value)}) AND ${column} = ${this.param(value)}`;
       case 'equalsIgnoreCase':
-        return this.add(`${lower} = lower(?)`, value);
+        return `${lower} = lower(${this.param(value)})`;
       case 'startsWith':
       case 'startsWithIgnoreCase':
-        this.#parts.push(like(`${escaped}%`, method === 'startsWithIgnoreCase'));
-        return this;
+        return like(`${escaped}%`, method === 'startsWithIgnoreCase');
       case 'contains':
       case 'containsIgnoreCase':
-        this.#parts.push(like(`%${escaped}%`, method === 'containsIgnoreCase'));
-        return this;
+        return like(`%${escaped}%`, method === 'containsIgnoreCase');
       case 'endsWith':
       case 'endsWithIgnoreCase':
-        this.#parts.push(like(`%${escaped}`, method === 'endsWithIgnoreCase'));
-        return this;
+        return like(`%${escaped}`, method === 'endsWithIgnoreCase');
     }
   }
 

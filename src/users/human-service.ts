@@ -80,14 +80,21 @@ export async function createHuman(
   return { userId, event };
 }
 
+/** AddHumanUser's words (issue 21): the same user as ImportHumanUser, with an initial password. */
+export const ADD_REQUEST: HumanRequest = {
+  userNameField: 'AddHumanUserRequest.UserName',
+  passwordError: (problem) => invalidArgument(`invalid AddHumanUserRequest.InitialPassword: ${problem}`, 'COMMA-HuJf6'),
+};
+
 export async function importHumanUser(
   db: Db,
   input: ImportHumanInput,
   creator: string,
   hash: HashFn = hashPassword,
+  request: HumanRequest = IMPORT_REQUEST,
 ): Promise<{ userId: string; details: Details }> {
   const { password, ...human } = input;
-  const passwordHash = await hashNewHuman(db, input, IMPORT_REQUEST, hash);
+  const passwordHash = await hashNewHuman(db, input, request, hash);
   return db.tx(async (tx) => {
     const { userId, event } = await createHuman(tx, { ...human, passwordHash }, creator);
     return { userId, details: createdDetails(event) };

@@ -47,7 +47,8 @@ export async function updateMyProfile(db: Db, userId: string, profile: HumanProf
   });
 }
 
-function changedFields(user: UserRow, p: HumanProfile): Partial<HumanProfile> {
+/** The profile fields that differ from the stored ones (an empty result: nothing to change). */
+export function changedFields(user: UserRow, p: HumanProfile): Partial<HumanProfile> {
   const current: HumanProfile = {
     firstName: user.first_name ?? '',
     lastName: user.last_name ?? '',
