@@ -98,16 +98,16 @@ export interface GrantedRoles {
   org_domain: string;
 }
 
-export async function findGrantedRoles(db: Queryable, userId: string, projectIds: string[]): Promise<GrantedRoles[]> {
-  const { rows } = await db.query<GrantedRoles>(
-    `SELECT g.project_id, g.role_keys, g.org_id, o.primary_domain AS org_domain
+/** One index lookup per project given (user_grants_active_unique); test/grants/claim-plans.test.ts holds it. */
+export const GRANTED_ROLES_SQL = `SELECT g.project_id, g.role_keys, g.org_id, o.primary_domain AS org_domain
      FROM unnest($2::text[]) AS r(project_id)
      JOIN user_grants g ON g.user_id = $1 AND g.project_id = r.project_id AND g.state = 'active'
      JOIN projects p ON p.id = g.project_id AND p.state = 'active'
      JOIN orgs o ON o.id = g.org_id
      WHERE g.project_grant_id IS NULL
-        OR EXISTS (SELECT 1 FROM project_grants pg WHERE pg.id = g.project_grant_id AND pg.state = 'active')`,
-    [userId, projectIds],
-  );
+        OR EXISTS (SELECT 1 FROM project_grants pg WHERE pg.id = g.project_grant_id AND pg.state = 'active')`;
+
+export async function findGrantedRoles(db: Queryable, userId: string, projectIds: string[]): Promise<GrantedRoles[]> {
+  const { rows } = await db.query<GrantedRoles>(GRANTED_ROLES_SQL, [userId, projectIds]);
   return rows;
 }

@@ -35,12 +35,12 @@ export async function findMetadata(db: Queryable, userId: string, key: string): 
   return rows[0];
 }
 
-/** Every entry of the user, for the claim urn:zitadel:iam:user:metadata (by the primary key's prefix). */
+/** Every entry of the user, for the claim urn:zitadel:iam:user:metadata, by the primary key's user prefix
+ *  (test/grants/claim-plans.test.ts). */
+export const ALL_METADATA_SQL = 'SELECT key, value FROM user_metadata WHERE user_id = $1 ORDER BY key';
+
 export async function findAllMetadata(db: Queryable, userId: string): Promise<{ key: string; value: Uint8Array }[]> {
-  const { rows } = await db.query<{ key: string; value: Uint8Array }>(
-    'SELECT key, value FROM user_metadata WHERE user_id = $1 ORDER BY key',
-    [userId],
-  );
+  const { rows } = await db.query<{ key: string; value: Uint8Array }>(ALL_METADATA_SQL, [userId]);
   return rows;
 }
 
