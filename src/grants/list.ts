@@ -56,7 +56,8 @@ export function listProjectOrgs(
   if ('projectId' in of) {
     const held = where.param(of.userId);
     where.add(
-      `o.id IN (SELECT g.org_id FROM user_grants g WHERE g.user_id = ${held} AND g.project_id = ? AND g.state = 'active')`,
+      `o.id IN (SELECT g.org_id FROM user_grants g
+                WHERE g.user_id = ${held} AND g.project_id = ? AND g.state = 'active')`,
       of.projectId,
     );
   } else if ('memberOf' in of) where.add('o.id = ANY (?::text[])', [...of.memberOf]);

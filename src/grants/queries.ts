@@ -24,8 +24,9 @@ export interface UserGrantRow {
   project_name: string;
 }
 
-export const GRANT_COLUMNS = `g.id, g.user_id, g.project_id, g.org_id, g.project_grant_id, g.role_keys, g.state, g.created_at, g.changed_at,
-    g.sequence, u.user_name, u.type AS user_type, u.first_name, u.last_name, u.display_name, u.email,
+export const GRANT_COLUMNS = `g.id, g.user_id, g.project_id, g.org_id, g.project_grant_id, g.role_keys, g.state,
+    g.created_at, g.changed_at, g.sequence, u.user_name, u.type AS user_type, u.first_name, u.last_name,
+    u.display_name, u.email,
     uo.primary_domain AS user_domain, o.name AS org_name, o.primary_domain AS org_domain, p.name AS project_name`;
 
 export const GRANT_TABLES = `user_grants g

@@ -214,7 +214,8 @@ describe('project roles, user grants and metadata', () => {
           call('AddProjectRole', ['POST', `${P(projectId)}/roles`], { projectId, roleKey: 'me', displayName: 'Me' }),
         );
         const { rows } = await db().query<{ user_id: string }>(
-          "SELECT user_id FROM memberships WHERE resource_type = 'org' AND resource_id = $1 AND user_id IN (SELECT id FROM users WHERE type = 'machine') LIMIT 1",
+          `SELECT user_id FROM memberships WHERE resource_type = 'org' AND resource_id = $1
+             AND user_id IN (SELECT id FROM users WHERE type = 'machine') LIMIT 1`,
           [p.firstOrgId],
         );
         const userId = rows[0]!.user_id;
