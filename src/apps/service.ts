@@ -117,6 +117,8 @@ export async function addApiApp(
       grantTypes: [],
       accessTokenType: 'opaque',
       idTokenUserinfoAssertion: false,
+      idTokenRoleAssertion: false,
+      accessTokenRoleAssertion: false,
       devMode: false,
       sequence: event.sequence,
     });
@@ -232,6 +234,6 @@ export async function findClientApp(
   clientId: string,
 ): Promise<{ app: AppRow; keys: Array<Record<string, unknown>> } | undefined> {
   const app = await findAppByClientId(db, clientId);
-  if (app?.state !== 'active') return undefined;
+  if (app?.state !== 'active' || app.project_state !== 'active') return undefined;
   return { app, keys: app.auth_method === 'private_key_jwt' ? await findActiveAppKeys(db, app.id) : [] };
 }

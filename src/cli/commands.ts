@@ -5,6 +5,7 @@ import { keysList, keysRotate } from './keys.ts';
 import { adminCreate, appCreate, serviceUserCreate, userImport } from './provision.ts';
 import { doctor } from './doctor.ts';
 import { appList, appRegenerateSecret, appRemove, userList, userLock, userRemove, userUnlock } from './lifecycle.ts';
+import { grantAdd, grantList, grantRemove, roleAdd, roleList, roleRemove } from './roles.ts';
 
 export { UsageError, type Command } from './command.ts';
 
@@ -39,6 +40,12 @@ export const COMMANDS: Record<string, Command> = {
   'app list': appList,
   'app remove': appRemove,
   'app regenerate-secret': appRegenerateSecret,
+  'role add': roleAdd,
+  'role list': roleList,
+  'role remove': roleRemove,
+  'grant add': grantAdd,
+  'grant list': grantList,
+  'grant remove': grantRemove,
   doctor,
 };
 

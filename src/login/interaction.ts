@@ -129,8 +129,13 @@ export async function finish(
   reply: FastifyReply,
   result: InteractionResults,
 ): Promise<FastifyReply> {
+  await saveResult(interaction, result);
+  return reply.redirect(interaction.details.returnTo, 303);
+}
+
+/** Stores how the interaction ends; the browser completes it at details.returnTo. */
+export async function saveResult(interaction: Interaction, result: InteractionResults): Promise<void> {
   const { details } = interaction;
   details.result = result;
   await details.save(remainingSeconds(details));
-  return reply.redirect(details.returnTo, 303);
 }

@@ -17,6 +17,7 @@ import {
 import { knownAccountIds, requestedPrompts, signedIn } from './signed-in.ts';
 import { showRegistration } from './register-flow.ts';
 import { showConsent } from './consent-flow.ts';
+import { refuseSignIn } from './refused.ts';
 import { HASHING_RETRY_AFTER, type HashSlot } from '../users/passwords.ts';
 
 const LOGIN_NAME_MAX = 400;
@@ -138,6 +139,8 @@ export const submitSelect: Handler = async (deps, request, reply) => {
     // by its uid: the session's cookie value is not stored with the interaction (oidc/payloads.ts storedPayload)
     const current = session.uid ? await deps.oidc.provider().Session.findByUid(session.uid) : undefined;
     if (current?.accountId === account.id && current.loginTs) {
+      const refused = await refuseSignIn(deps, interaction, reply, account.id);
+      if (refused) return refused;
       return finish(interaction, reply, {
         select_account: {},
         login: { accountId: account.id, ts: current.loginTs, amr: current.amr },

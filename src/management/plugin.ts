@@ -14,6 +14,10 @@ import { registerRpc } from './rpc.ts';
 import { authServiceOperations } from './handlers/auth-service.ts';
 import { adminServiceOperations } from './handlers/admin-service.ts';
 import { managementServiceOperations } from './handlers/management-service.ts';
+import { projectOperations } from './handlers/projects.ts';
+import { projectGrantOperations } from './handlers/project-grants.ts';
+import { userGrantOperations } from './handlers/user-grants.ts';
+import { userMetadataOperations } from './handlers/user-metadata.ts';
 import { userOperations } from './handlers/users.ts';
 import { appOperations } from './handlers/apps.ts';
 import { memberOperationLists } from './handlers/members.ts';
@@ -35,6 +39,10 @@ export function managementOperations(deps: ManagementDeps): Operation[] {
     ...authServiceOperations(deps),
     ...adminServiceOperations(deps),
     ...managementServiceOperations(deps),
+    ...projectOperations(deps),
+    ...projectGrantOperations(deps),
+    ...userGrantOperations(deps),
+    ...userMetadataOperations(deps),
     ...userOperations(deps),
     ...appOperations(deps),
     ...memberOperationLists(deps),

@@ -28,6 +28,9 @@ import { renderDocuments } from './provider/documents.ts';
 import { registerMachineGrants } from './provider/machine-grants.ts';
 import { observeProvider } from './provider/observe.ts';
 import { createProvider } from './provider/provider.ts';
+import { installIdTokenClaims } from './provider/id-token-claims.ts';
+import { issuedClaims } from './token-claims.ts';
+import { signInRefusal } from './sign-in-checks.ts';
 import { providerResponses } from './provider/responses.ts';
 import { revocationAllowed } from './provider/revocation.ts';
 import { machineTokenFastPath } from './fast/token.ts';
@@ -47,6 +50,8 @@ export interface VerifiedAccessToken {
   /** The user's organization. */
   orgId: string;
   clientId: string;
+  /** The project of the app the token was issued to (none for machine grants): ListMyProjectOrgs. */
+  projectId?: string;
   scopes: ReadonlySet<string>;
   expiresAt: Date;
 }
@@ -111,6 +116,7 @@ export async function registerOidc(app: FastifyInstance, deps: OidcDeps): Promis
         ),
   };
 
+  const claimsOfIssuedTokens = issuedClaims(db);
   const clientRateLimit = createClientRateLimit(config.rateLimit.perClient, new Set(config.rateLimit.exempt));
   const build = async (keySet: KeySet) => {
     const provider = createProvider(
@@ -123,11 +129,13 @@ export async function registerOidc(app: FastifyInstance, deps: OidcDeps): Promis
         pages,
         managementScopeAllowed: (userId, clientId) =>
           scopeGrantedSilently(db, deps.instance.default_org_id, { userId, clientId, scope: MANAGEMENT_API_SCOPE }),
+        signInRefusal: (userId, client, scopes) => signInRefusal(db, userId, client, scopes),
       },
       keySet,
     );
     registerMachineGrants(provider, machineTokens);
-    jwtAccessTokens.install(provider);
+    jwtAccessTokens.install(provider, claimsOfIssuedTokens);
+    installIdTokenClaims(provider, claimsOfIssuedTokens);
     patchClients(provider, secrets);
     provider.use(providerResponses);
     provider.use(clientRateLimit.middleware);
@@ -205,7 +213,7 @@ export async function registerOidc(app: FastifyInstance, deps: OidcDeps): Promis
       claimOnce: machineTokens.claimOnce,
       rateLimit: clientRateLimit,
     },
-    userinfo: { issuer: config.issuer, resolveToken, findActiveAccessToken },
+    userinfo: { db, issuer: config.issuer, resolveToken, findActiveAccessToken },
     readAhead: readAhead(db),
   });
 
@@ -220,6 +228,7 @@ export async function registerOidc(app: FastifyInstance, deps: OidcDeps): Promis
         userId: token.user.id,
         orgId: token.user.org_id,
         clientId: token.payload.clientId,
+        projectId: token.client.projectId,
         scopes: token.scopes,
         expiresAt: new Date(token.payload.exp * 1000),
       };

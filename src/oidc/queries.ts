@@ -22,8 +22,8 @@ import type { AccessTokenPayload } from './payloads.ts';
 export const accessTokenLookup = (storageId: string) => `
   SELECT t.payload AS token_payload, g.payload AS grant_payload, s.payload AS session_payload,
          a.project_id AS app_project_id, a.redirect_uris AS app_redirect_uris, a.dev_mode AS app_dev_mode,
-         a.app_type AS app_app_type,
-         (a.id IS NOT NULL) AS app_found,
+         a.app_type AS app_app_type, ap.project_role_assertion AS app_project_role_assertion,
+         (a.id IS NOT NULL AND ap.state = 'active') AS app_found,
          ${USER_PROFILE_COLUMNS}
   FROM oidc_payloads t
   LEFT JOIN LATERAL (
@@ -37,6 +37,7 @@ export const accessTokenLookup = (storageId: string) => `
     ORDER BY updated_at DESC LIMIT 1
   ) s ON t.payload->>'expiresWithSession' = 'true'
   LEFT JOIN apps a ON a.client_id = t.payload->>'clientId' AND a.state = 'active'
+  LEFT JOIN projects ap ON ap.id = a.project_id
   LEFT JOIN users u ON u.id = t.payload->>'accountId'
   LEFT JOIN orgs o ON o.id = u.org_id
   WHERE t.model = 'AccessToken' AND t.id = ${storageId} AND (t.expires_at IS NULL OR t.expires_at > now())
@@ -51,6 +52,7 @@ export interface AccessTokenRow extends Partial<UserProfileRow> {
   app_redirect_uris: string[] | null;
   app_dev_mode: boolean | null;
   app_app_type: AppType | null;
+  app_project_role_assertion: boolean | null;
   app_found: boolean | null;
 }
 
@@ -64,6 +66,7 @@ export interface IntrospectionRow extends AccessTokenRow {
   caller_auth_method: string | null;
   caller_secret_hash: string | null;
   caller_project_id: string | null;
+  caller_project_role_assertion: boolean | null;
   caller_keys: JSONWebKeySet['keys'] | null;
 }
 
@@ -75,12 +78,13 @@ export const INTROSPECTION_SQL = `
   LEFT JOIN LATERAL (${accessTokenLookup('r.token_id')}) AS tok ON true
   LEFT JOIN LATERAL (
     SELECT c.client_id AS caller_client_id, c.auth_method AS caller_auth_method, c.secret_hash AS caller_secret_hash,
-           c.project_id AS caller_project_id,
+           c.project_id AS caller_project_id, cp.project_role_assertion AS caller_project_role_assertion,
            CASE WHEN c.auth_method = 'private_key_jwt' THEN
              (SELECT coalesce(json_agg(k.public_jwk ORDER BY k.created_at), '[]') FROM app_keys k
                WHERE k.app_id = c.id AND k.expires_at > now())
            END AS caller_keys
-    FROM apps c WHERE c.client_id = r.caller_id AND c.state = 'active'
+    FROM apps c JOIN projects cp ON cp.id = c.project_id AND cp.state = 'active'
+    WHERE c.client_id = r.caller_id AND c.state = 'active'
     LIMIT 1 -- one row per key, looked up by index (access-tokens.ts)
   ) AS caller ON true`;
 

@@ -1,6 +1,6 @@
 // SetUpOrg (compat.md §5): the org, its domain (given or generated), the first human user and that user's
 // membership, in one transaction with their events; plus the read that lets a client check the result.
-import type { Db } from '../platform/db.ts';
+import type { Db, Queryable } from '../platform/db.ts';
 import { createdDetails, type Details } from '../events/details.ts';
 import { invalidArgument, notFound } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
@@ -56,7 +56,7 @@ export async function setUpOrg(
   return { orgId: created.orgId, userId: created.userId, details: createdDetails(created.event) };
 }
 
-export async function getOrgById(db: Db, id: string): Promise<OrgRow> {
+export async function getOrgById(db: Queryable, id: string): Promise<OrgRow> {
   const org = await findOrgById(db, id);
   if (!org) throw notFound('Organisation not found', 'QUERY-iTTGJ');
   return org;

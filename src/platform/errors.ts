@@ -52,6 +52,13 @@ const CONSTRAINTS: Record<string, () => AppError> = {
   projects_name_unique: () => alreadyExists('Project already exists', 'PROJECT-3M9sd'),
   projects_org_fk: () => notFound('Organisation not found', 'PROJECT-2n8fS'),
   memberships_user_fk: () => notFound('User could not be found', 'IAM-GPhuz'),
+  project_roles_pkey: () => alreadyExists('Project role already exists', 'COMMAND-6Rg9W'),
+  project_roles_project_fk: () => notFound('Project not found', 'PROJECT-ggr9s'),
+  project_grants_org_unique: () => alreadyExists('Project grant already exists', 'PROJECT-3b8fs'),
+  user_grants_active_unique: () => alreadyExists('User grant already exists', 'COMMAND-4M0fs'),
+  user_grants_user_fk: () => notFound('User could not be found', 'COMMAND-m9dsK'),
+  user_grants_project_fk: () => notFound('Project not found', 'PROJECT-ggr9s'),
+  user_metadata_user_fk: () => notFound('User could not be found', 'META-ko81d'),
 };
 
 /** The error a constraint's violation is reported as, for a check made before the write (the write still relies

@@ -8,8 +8,9 @@ import type { KeySet } from '../keys.ts';
 import { CLAIMS } from '../accounts.ts';
 import { cookieKeys } from './cookie-keys.ts';
 import { CLIENT_EXTRA_PROPERTIES } from './clients.ts';
-import { isProjectAudience, MANAGEMENT_API_SCOPE, SUPPORTED_SCOPES } from '../scopes.ts';
+import { isDynamicScope, MANAGEMENT_API_SCOPE, SUPPORTED_SCOPES } from '../scopes.ts';
 import type { ProviderPages } from '../pages.ts';
+import { REFUSAL_DESCRIPTIONS, type CheckedClient, type SignInRefusal } from '../sign-in-checks.ts';
 import { ROUTES } from '../protocol.ts';
 import { refreshTokenTtl } from '../token-lifetimes.ts';
 
@@ -31,6 +32,8 @@ export interface ProviderParts {
   pages: ProviderPages;
   /** Whether the app may act with the user's permissions (the management API scope) without asking (src/consents/). */
   managementScopeAllowed(userId: string, clientId: string): Promise<boolean>;
+  /** Issue 21: an org scope, projectRoleCheck or hasProjectCheck that refuses this user (sign-in-checks.ts). */
+  signInRefusal(userId: string, client: CheckedClient, scopes: ReadonlySet<string>): Promise<SignInRefusal | undefined>;
 }
 
 export function createProvider(parts: ProviderParts, keys: KeySet): Provider {
@@ -104,6 +107,9 @@ export function createProvider(parts: ProviderParts, keys: KeySet): Provider {
       const requested = String(oidc.params?.scope ?? '')
         .split(' ')
         .filter(Boolean);
+      // Every authorization, also one that reuses a session without the login pages, is checked (issue 21).
+      const refusal = await parts.signInRefusal(accountId, oidc.client as CheckedClient, new Set(requested));
+      if (refusal) throw new errors.AccessDenied(REFUSAL_DESCRIPTIONS[refusal]);
       // Except the management API scope, which acts with the user's permissions: an app of another organization
       // than the instance's own gets it only with the user's consent (issue 13 §1). Left out of the grant, it makes
       // the consent prompt's op_scopes_missing check ask on the consent page, or answer consent_required to
@@ -203,7 +209,8 @@ export function createProvider(parts: ProviderParts, keys: KeySet): Provider {
 
 /**
  * oidc-provider keeps only its configured (static) scopes of a request; urn:zitadel:iam:org:project:id:{id}:aud
- * is dynamic (compat.md §6), so the request's OIDC scopes are widened by the project audiences it names.
+ * (compat.md §6), the role and the org scopes (issue 21) are dynamic, so the request's OIDC scopes are widened by
+ * those it names.
  */
 function keepProjectAudienceScopes(provider: Provider): void {
   const proto = provider.OIDCContext.prototype as object;
@@ -212,7 +219,7 @@ function keepProjectAudienceScopes(provider: Provider): void {
     configurable: true,
     get(this: { params?: { scope?: unknown } }) {
       const scopes = original.call(this) as Set<string>;
-      for (const scope of String(this.params?.scope ?? '').split(' ')) if (isProjectAudience(scope)) scopes.add(scope);
+      for (const scope of String(this.params?.scope ?? '').split(' ')) if (isDynamicScope(scope)) scopes.add(scope);
       return scopes;
     },
   });
