@@ -24,6 +24,7 @@ import { registerLogin } from './login/routes.ts';
 import { providerPages } from './login/provider-pages.ts';
 import { registerManagement } from './management/plugin.ts';
 import type { HashAdmission } from './users/passwords.ts';
+import type { Mailer } from './mail/mailer.ts';
 
 export interface AppDeps {
   config: Config;
@@ -36,6 +37,8 @@ export interface AppDeps {
   lifecycle: Lifecycle;
   /** The bounded password-hashing queue every network request hashes through (issue 26 §6). */
   hashing: HashAdmission;
+  /** The mail outbox (issue 16). */
+  mailer: Mailer;
 }
 
 const CREDENTIAL_ROUTES = /^\/(oauth\/v2\/(token|introspect|revoke)$|ui\/)/;

@@ -143,6 +143,7 @@ async function register(
       parsed.data,
       interaction.locale,
       slot.hash,
+      deps,
     );
     return await signedIn(deps, request, reply, interaction, userId);
   } catch (error) {

@@ -42,6 +42,7 @@ export async function registerLogin(
     oidc,
     pages,
     hashing: deps.hashing,
+    mailer: deps.mailer,
     // Counted in this process, like the other request limits (src/platform/rate-limit.ts): N instances behind a
     // balancer admit up to N times as many; registration is rare enough that this bounds a script all the same.
     registrations: new RateLimiter({ limit: deps.config.registrationPerIp, windowSeconds: 3600 }),

@@ -14,6 +14,7 @@ import { registerRpc } from './rpc.ts';
 import { authServiceOperations } from './handlers/auth-service.ts';
 import { adminServiceOperations } from './handlers/admin-service.ts';
 import { managementServiceOperations } from './handlers/management-service.ts';
+import { accountOperations } from './handlers/account-operations.ts';
 
 export const MANAGEMENT_SERVICES = [AuthService, AdminService, ManagementService] as const;
 
@@ -30,6 +31,7 @@ export function registerManagement(app: FastifyInstance, deps: ManagementDeps, o
     ...authServiceOperations(deps),
     ...adminServiceOperations(deps),
     ...managementServiceOperations(deps),
+    ...accountOperations(deps),
   ])
     operations.set(op.method, op);
   const invoke = createInvoke(createAuthorizer(deps.db, options.verifyAccessToken));
