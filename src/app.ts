@@ -21,6 +21,7 @@ import { registerMetricsRoutes, type Metrics } from './platform/metrics.ts';
 import { RateLimiter, registerIpRateLimit } from './platform/rate-limit.ts';
 import { registerOidc } from './oidc/plugin.ts';
 import { registerLogin } from './login/routes.ts';
+import { registerAccountRoutes } from './account/routes.ts';
 import { providerPages } from './login/provider-pages.ts';
 import { registerManagement } from './management/plugin.ts';
 import type { HashAdmission } from './users/passwords.ts';
@@ -109,7 +110,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   );
   // The login pages render what the provider shows itself; handed in, so oidc/ never imports login/ (issue 14 §1).
   const oidc = await registerOidc(app, { ...deps, pages: providerPages(deps) });
-  await registerLogin(app, deps, oidc);
+  await registerLogin(app, deps, oidc, registerAccountRoutes);
   registerManagement(app, deps, { verifyAccessToken: (token) => oidc.verifyAccessToken(token), bodyLimit: BODY_LIMIT });
   return app;
 }

@@ -28,6 +28,8 @@ export interface PasswordProblem {
   rule: PasswordRule;
   id: string;
   text: string;
+  /** The policy's minimum length, for the pages' wording of the length rule. */
+  minLength: number;
 }
 
 const RULES: { rule: PasswordRule; id: string; required: (p: PasswordPolicy) => boolean; test: RegExp }[] = [
@@ -53,10 +55,13 @@ export function passwordProblem(policy: PasswordPolicy, password: string): Passw
       rule: 'length',
       id: 'COMMA-HuJf6',
       text: `must be between ${policy.minLength} and ${PASSWORD_MAX_LENGTH} characters`,
+      minLength: policy.minLength,
     };
   }
   const broken = RULES.find((r) => r.required(policy) && !r.test.test(password));
-  return broken && { rule: broken.rule, id: broken.id, text: RULE_TEXT[broken.rule as keyof typeof RULE_TEXT] };
+  if (!broken) return undefined;
+  const text = RULE_TEXT[broken.rule as keyof typeof RULE_TEXT];
+  return { rule: broken.rule, id: broken.id, text, minLength: policy.minLength };
 }
 
 /** A password refused by the policy, as the API reports it: INVALID_ARGUMENT naming the field and the rule. The
