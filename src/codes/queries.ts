@@ -11,15 +11,17 @@ export interface CodeRow {
   attempts: number;
 }
 
-/** A new code replaces the user's earlier unused ones of the same purpose: one code is valid at a time. */
+/** A new code replaces the user's earlier unused ones of the same purpose: one code is valid at a time. The
+ *  replaced ones are marked used, not deleted, since the hourly limit counts them; a day later they go. */
 export async function replaceCode(
   tx: Queryable,
   code: { id: string; userId: string; purpose: CodePurpose; codeHash: string; email: string | null; ttl: number },
 ): Promise<void> {
-  await tx.query('DELETE FROM user_codes WHERE user_id = $1 AND purpose = $2 AND used_at IS NULL', [
+  await tx.query(`UPDATE user_codes SET used_at = now() WHERE user_id = $1 AND purpose = $2 AND used_at IS NULL`, [
     code.userId,
     code.purpose,
   ]);
+  await tx.query("DELETE FROM user_codes WHERE user_id = $1 AND created_at < now() - interval '1 day'", [code.userId]);
   await tx.query(
     `INSERT INTO user_codes (id, user_id, purpose, code_hash, email, expires_at)
      VALUES ($1, $2, $3, $4, $5, now() + make_interval(secs => $6))`,
