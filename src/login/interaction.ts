@@ -10,6 +10,7 @@ import { chooseLocale, type Locale } from './i18n.ts';
 import { csrfToken, sameOriginPost, validCsrfToken } from './security.ts';
 import type { LoginPages, PagesDeps } from './pages.ts';
 import type { SharedRateLimiter } from '../platform/shared-rate-limit.ts';
+import type { Mailer } from '../mail/mailer.ts';
 
 export type InteractionDetails = Awaited<ReturnType<Provider['interactionDetails']>>;
 
@@ -25,6 +26,8 @@ export interface LoginAppDeps extends PagesDeps {
   metrics: Metrics;
   /** The bounded password-hashing queue (issue 26 §6). */
   hashing: HashAdmission;
+  /** Verification and reset mails (issue 16). */
+  mailer: Mailer;
 }
 
 export interface LoginDeps extends LoginAppDeps {

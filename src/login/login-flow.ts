@@ -19,6 +19,9 @@ import { showRegistration } from './register-flow.ts';
 import { showConsent } from './consent-flow.ts';
 import { refuseSignIn } from './refused.ts';
 import { HASHING_RETRY_AFTER, type HashSlot } from '../users/passwords.ts';
+import { passwordChangeRequired } from '../passwords/queries.ts';
+import { showRequiredChange } from './password-change-flow.ts';
+import { forgotPasswordUrl } from '../account/urls.ts';
 
 const LOGIN_NAME_MAX = 400;
 
@@ -119,6 +122,9 @@ async function checkPassword(
   // One message and one status for unknown names and wrong passwords (security.md §16-17).
   if (outcome.kind === 'invalid')
     return renderPassword(deps, interaction, reply, 401, loginName, { alert: t.errorCredentials });
+  // issue 16: a password set by an administrator or imported as temporary is replaced before the flow goes on
+  if (await passwordChangeRequired(deps.db, outcome.user.id))
+    return showRequiredChange(deps, interaction, reply, outcome.user.id);
   return signedIn(deps, request, reply, interaction, outcome.user.id);
 }
 
@@ -186,6 +192,7 @@ function renderPassword(
       loginName,
       initial: initial(loginName),
       changeUrl: `${i.urls.loginName}?loginName=${encodeURIComponent(loginName)}`,
+      forgotUrl: forgotPasswordUrl(loginName),
       error: messages.error,
       alert: messages.alert,
     }),

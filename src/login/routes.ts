@@ -20,6 +20,7 @@ import { fieldWithNul } from '../platform/text.ts';
 import { showLoginName, showStart, submitLoginName, submitPassword, submitSelect } from './login-flow.ts';
 import { showRegister, submitRegister } from './register-flow.ts';
 import { submitConsent } from './consent-flow.ts';
+import { submitRequiredChange } from './password-change-flow.ts';
 import { isClientAbort, requestErrorStatus } from '../platform/errors.ts';
 
 const STATIC: Record<string, { type: string; body: Buffer }> = {
@@ -27,10 +28,12 @@ const STATIC: Record<string, { type: string; body: Buffer }> = {
   'logo.svg': { type: 'image/svg+xml', body: readFileSync(new URL('static/logo.svg', VIEWS_DIR)) },
 };
 
+/** `more` adds routes to the pages' scope (the account pages, issue 16), with the login pages' dependencies. */
 export async function registerLogin(
   app: FastifyInstance,
   deps: LoginAppDeps,
   oidc: InteractionProvider,
+  more?: (ui: FastifyInstance, login: LoginDeps) => void,
 ): Promise<void> {
   const pages = await loadLoginPages(deps);
   const login: LoginDeps = {
@@ -42,6 +45,7 @@ export async function registerLogin(
     oidc,
     pages,
     hashing: deps.hashing,
+    mailer: deps.mailer,
     // Counted in the database, so N instances behind a balancer admit no more than one (issue 24)
     registrations: new SharedRateLimiter(deps.db, 'registration-ip', {
       limit: deps.config.registrationPerIp,
@@ -86,6 +90,8 @@ export async function registerLogin(
     ui.get('/ui/login/:uid/register', route(showRegister));
     ui.post('/ui/login/:uid/register', route(submitRegister));
     ui.post('/ui/login/:uid/consent', route(submitConsent));
+    ui.post('/ui/login/:uid/password-change', route(submitRequiredChange));
+    more?.(ui, login);
 
     ui.setErrorHandler((error: Error & { statusCode?: number; error?: string }, request, reply) => {
       const locale = chooseLocale(undefined, request.headers['accept-language']);

@@ -23,6 +23,7 @@ import { appOperations } from './handlers/apps.ts';
 import { memberOperationLists } from './handlers/members.ts';
 import { orgOperations } from './handlers/orgs.ts';
 import { changeOperations } from './handlers/changes.ts';
+import { accountOperations } from './handlers/account-operations.ts';
 
 export const MANAGEMENT_SERVICES = [AuthService, AdminService, ManagementService] as const;
 
@@ -48,13 +49,18 @@ export function managementOperations(deps: ManagementDeps): Operation[] {
     ...memberOperationLists(deps),
     ...orgOperations(deps),
     ...changeOperations(deps),
+    ...accountOperations(deps),
   ];
 }
 
 /** Serves every method of MANAGEMENT_SERVICES; those with an operation in a handler list are implemented. */
 export function registerManagement(app: FastifyInstance, deps: ManagementDeps, options: ManagementOptions): void {
   const operations = new Map<DescMethod, Operation>();
-  for (const op of managementOperations(deps)) operations.set(op.method, op);
+  for (const op of managementOperations(deps)) {
+    // two handler lists serving one method would leave one of them silently unused
+    if (operations.has(op.method)) throw new Error(`${op.method.parent.typeName}.${op.method.name} has two operations`);
+    operations.set(op.method, op);
+  }
   const invoke = createInvoke(createAuthorizer(deps.db, options.verifyAccessToken));
   registerRestGateway(app, MANAGEMENT_SERVICES, operations, invoke);
   registerRpc(app, MANAGEMENT_SERVICES, operations, invoke, options.bodyLimit);

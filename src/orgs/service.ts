@@ -26,7 +26,7 @@ export interface SetUpOrgResult {
 /** SetUpOrg's words for a refused user name or password (ZITADEL's). */
 const SET_UP_ORG_REQUEST: HumanRequest = {
   userNameField: 'SetUpOrgRequest_Human.UserName',
-  passwordError: (problem) => invalidArgument(`Password ${problem}`, 'COMMA-HuJf6'),
+  passwordError: (problem) => invalidArgument(`Password ${problem.text}`, problem.id),
 };
 
 export async function setUpOrg(

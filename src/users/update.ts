@@ -80,24 +80,6 @@ export function updateHumanProfile(db: Db, ref: UserRef, profile: HumanProfile, 
   });
 }
 
-export function updateHumanEmail(
-  db: Db,
-  ref: UserRef,
-  input: { email: string; verified: boolean },
-  creator: string,
-): Promise<Details> {
-  return changeUser(db, ref, creator, (user) => {
-    if (user.type !== 'human') throw notHuman();
-    if (user.email === input.email && user.email_verified === input.verified)
-      throw failedPrecondition('Email not changed', 'COMMAND-2b7fM');
-    return {
-      eventType: 'user.human.email.changed',
-      columns: { email: input.email, email_verified: input.verified },
-      payload: { email: input.email, verified: input.verified },
-    };
-  });
-}
-
 /** E.164 as people type it: `+`, the country code and the number, spaces allowed (compat.md §5). */
 const PHONE = /^\+[0-9][0-9 ]{3,30}$/;
 

@@ -184,7 +184,7 @@ export function managementServiceOperations({ db, secrets, hashing }: Management
         if (req.idps.length) throw unsupported('ImportHumanUserRequest.Idps');
         const { userId, details } = await importHumanUser(
           db,
-          { orgId: caller.orgId, ...humanInput(req) },
+          { orgId: caller.orgId, ...humanInput(req), passwordChangeRequired: req.passwordChangeRequired },
           caller.principal.userId,
           callerHash(hashing, caller),
         );

@@ -16,13 +16,7 @@ import { isUserUnique, type Gender } from '../../users/queries.ts';
 import { removeUser } from '../../users/remove.ts';
 import { userNotFound, type UserRef } from '../../users/service.ts';
 import { changeUserState, type UserStateChange } from '../../users/state.ts';
-import {
-  updateHumanEmail,
-  updateHumanPhone,
-  updateHumanProfile,
-  updateMachine,
-  updateUserName,
-} from '../../users/update.ts';
+import { updateHumanPhone, updateHumanProfile, updateMachine, updateUserName } from '../../users/update.ts';
 import { TOKEN_TYPES } from '../app-messages.ts';
 import { detailsMessage, enumName, humanInput, storedDetails, userMessage } from '../convert.ts';
 import { listDetailsMessage, pageOf, textFilter } from '../list-query.ts';
@@ -183,15 +177,6 @@ export function userOperations({ db, hashing }: ManagementDeps): Operation[] {
         };
         const ref = userRef(caller, req.userId);
         return { details: detailsMessage(await updateHumanProfile(db, ref, profile, caller.principal.userId)) };
-      },
-    }),
-    operation({
-      method: M.updateHumanEmail,
-      permission: orgOwner,
-      async handle(caller, req) {
-        const input = { email: req.email, verified: req.isEmailVerified };
-        const ref = userRef(caller, req.userId);
-        return { details: detailsMessage(await updateHumanEmail(db, ref, input, caller.principal.userId)) };
       },
     }),
     operation({
