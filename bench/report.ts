@@ -58,9 +58,7 @@ export function toMarkdown(run: Run): string {
     return (
       `| ${r.scenario} | ${r.connections} | ${Math.round(g.rps)} | ${g.p50} | ${g.p99} | ` +
       `${g.errors + g.unexpected} | ${printedQueries(r) ?? ''} | ${printedDatabaseMs(r) ?? ''} | ` +
-      `${g.peakRssMb ?? ''} | ` +
-      `${r.baseline ? Math.round(r.baseline.rps) : ''} | ` +
-      `${ratio} | ${verdict(r)} |`
+      `${g.peakRssMb ?? ''} | ${r.baseline ? Math.round(r.baseline.rps) : ''} | ${ratio} | ${verdict(r)} |`
     );
   });
   return (
