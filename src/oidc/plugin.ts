@@ -6,6 +6,7 @@ import type Provider from 'oidc-provider';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { Db } from '../platform/db.ts';
+import { scheduleJob } from '../platform/jobs.ts';
 import type { SecretBox } from '../platform/secrets.ts';
 import type { Metrics } from '../platform/metrics.ts';
 import type { InstanceRow } from '../instance/queries.ts';
@@ -152,18 +153,17 @@ export async function registerOidc(app: FastifyInstance, deps: OidcDeps): Promis
       'signing keys changed; provider rebuilt',
     );
   };
-  const timers = [
-    setInterval(() => {
-      reloadKeys().catch((err) => log.error({ err }, 'signing key reload failed'));
-    }, config.keys.reloadIntervalMs),
-    setInterval(() => {
-      sweepExpired(db).then(
-        (removed) => deps.metrics.sweptRows.inc({ model: 'oidc' }, removed),
-        (err) => log.warn({ err }, 'oidc sweep failed'),
-      );
-    }, config.oidcSweepIntervalMs),
-  ];
-  for (const timer of timers) timer.unref();
+  // Every worker process reloads the keys it signs with; a rotation that falls due is added once (keys.ts: a
+  // transaction's advisory lock and a second look). The sweep runs once per deployment (issue 24).
+  const reloadTimer = setInterval(() => {
+    reloadKeys().catch((err) => log.error({ err }, 'signing key reload failed'));
+  }, config.keys.reloadIntervalMs);
+  reloadTimer.unref();
+  const stopSweep = scheduleJob(db, log, {
+    name: 'oidc-sweep',
+    intervalMs: config.oidcSweepIntervalMs,
+    run: async () => deps.metrics.sweptRows.inc({ model: 'oidc' }, await sweepExpired(db)),
+  });
 
   const resolveToken = (value: string) => jwtAccessTokens.resolve(value);
   const findActiveAccessToken = activeAccessTokenFinder(db);
@@ -207,7 +207,8 @@ export async function registerOidc(app: FastifyInstance, deps: OidcDeps): Promis
       };
     },
     async close() {
-      timers.forEach(clearInterval);
+      clearInterval(reloadTimer);
+      stopSweep();
     },
   };
   app.decorate('oidc', oidc);
