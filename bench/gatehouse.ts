@@ -44,8 +44,12 @@ export interface GatehouseTarget {
   stop(): Promise<void>;
 }
 
-/** Starts Gatehouse on a fresh database: PostgreSQL when DATABASE_URL is set (a new database there), else embedded. */
-export async function startGatehouse(port: number, options: { cpuProfileDir?: string } = {}): Promise<GatehouseTarget> {
+/** Starts Gatehouse on a fresh database: PostgreSQL when DATABASE_URL is set (a new database there), else embedded.
+ *  `workers`: GATEHOUSE_WORKERS (issue 24), 1 unless given. */
+export async function startGatehouse(
+  port: number,
+  options: { cpuProfileDir?: string; workers?: number } = {},
+): Promise<GatehouseTarget> {
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-bench-'));
   const url = `http://127.0.0.1:${port}`;
   const env: Record<string, string> = {
@@ -63,6 +67,7 @@ export async function startGatehouse(port: number, options: { cpuProfileDir?: st
     // would shed them, and the account's attempts in flight count against its lockout budget (issue 13 §5).
     GATEHOUSE_HASH_PER_ADDRESS: '1000',
     GATEHOUSE_LOCKOUT_MAX_ATTEMPTS: '1000',
+    GATEHOUSE_WORKERS: String(options.workers ?? 1),
   };
   let dropDatabase = async () => {};
   if (process.env.DATABASE_URL) {
@@ -76,7 +81,7 @@ export async function startGatehouse(port: number, options: { cpuProfileDir?: st
     target.pathname = `/${name}`;
     env.DATABASE_URL = target.toString();
     // 8 connections: with PostgreSQL on the same two cores, more backends only contend (measured with 4, 6, 8, 16
-    // and 32 on introspection, userinfo and client_credentials: 8 was best or level)
+    // and 32 on introspection, userinfo and client_credentials: 8 was best or level). The budget of all workers.
     env.DATABASE_POOL_SIZE = process.env.DATABASE_POOL_SIZE ?? '8';
     dropDatabase = async () => {
       const c = new pg.Client({ connectionString: server.toString() });

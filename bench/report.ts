@@ -6,7 +6,7 @@ import type { LoadResult } from './load.ts';
 export interface ScenarioResult {
   scenario: string;
   connections: number;
-  /** peakRssMb: the Gatehouse process's peak resident memory during the scenario (warm-up included). */
+  /** peakRssMb: the Gatehouse processes' peak resident memory during the scenario (warm-up included), summed. */
   gatehouse: LoadResult & { queriesPerRequest?: number; peakRssMb?: number };
   baseline?: LoadResult;
   target?: { rps?: number; p99?: number; queries?: number; ratio?: number };
@@ -16,6 +16,8 @@ export interface Run {
   startedAt: string;
   database: 'postgres' | 'embedded';
   machine: { cpus: number; node: string };
+  /** GATEHOUSE_WORKERS of the run (absent in runs before issue 24: 1). */
+  workers?: number;
   durationSeconds: number;
   peakRssMb: number;
   results: ScenarioResult[];
@@ -60,7 +62,8 @@ export function toMarkdown(run: Run): string {
   return (
     `# Gatehouse benchmark, ${run.startedAt}\n\nDatabase: ${run.database}; ${run.machine.cpus} vCPU; ` +
     `Node ${run.machine.node}; ${run.durationSeconds} s per scenario after warm-up; ` +
-    `peak RSS of the Gatehouse process ${run.peakRssMb} MB (start-up, fixtures and every scenario). ` +
+    `${run.workers ?? 1} worker process(es); ` +
+    `peak RSS of the Gatehouse processes ${run.peakRssMb} MB (start-up, fixtures and every scenario). ` +
     `Load generator, database and server share the machine.\n\n${head}\n${rows.join('\n')}\n`
   );
 }
@@ -68,7 +71,7 @@ export function toMarkdown(run: Run): string {
 export function writeRun(run: Run): string {
   mkdirSync(RESULTS_DIR, { recursive: true });
   const stamp = run.startedAt.replace(/[:.]/g, '-');
-  const base = `${RESULTS_DIR}${stamp}-${run.database}`;
+  const base = `${RESULTS_DIR}${stamp}-${run.database}${(run.workers ?? 1) > 1 ? `-${run.workers}-workers` : ''}`;
   writeFileSync(`${base}.json`, `${JSON.stringify(run, null, 2)}\n`);
   writeFileSync(`${base}.md`, toMarkdown(run));
   return base;

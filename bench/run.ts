@@ -20,6 +20,8 @@ const smoke = args.includes('--smoke');
 const DURATION = smoke ? 1 : Number(args[args.indexOf('--duration') + 1] || 0) || 10;
 const WARMUP = smoke ? 0 : 2;
 const CONNECTIONS = smoke ? 4 : 32;
+// `--workers N`: Gatehouse with GATEHOUSE_WORKERS=N (issue 24); the bench's figures then cover every process.
+const WORKERS = Number(args[args.indexOf('--workers') + 1] || 0) || 1;
 const basic = (c: { clientId: string; clientSecret: string }) =>
   `Basic ${Buffer.from(`${encodeURIComponent(c.clientId)}:${encodeURIComponent(c.clientSecret)}`).toString('base64')}`;
 const FORM = 'application/x-www-form-urlencoded';
@@ -76,14 +78,23 @@ async function queries(url: string): Promise<number> {
   return Number(/^gatehouse_db_queries_total (\d+)/m.exec(text)?.[1] ?? 0);
 }
 
+/** The Gatehouse process and, with workers, the worker processes it forked (proc(5) task/<tid>/children). */
+function processes(pid: number): number[] {
+  const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
+  return [pid, ...(children ? children.split(' ').map(Number) : [])];
+}
+
+/** The sum of the peaks of every Gatehouse process: what the deployment needs at most. */
 function peakRssMb(pid: number): number {
-  const kb = Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
+  const kb = processes(pid)
+    .map((p) => Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${p}/status`, 'utf8'))?.[1] ?? 0))
+    .reduce((a, b) => a + b, 0);
   return Math.round(kb / 1024);
 }
 
-/** Starts a new peak (VmHWM) for the process, so each scenario reports its own (proc(5), clear_refs value 5). */
+/** Starts a new peak (VmHWM) for each process, so each scenario reports its own (proc(5), clear_refs value 5). */
 function resetPeakRss(pid: number): void {
-  writeFileSync(`/proc/${pid}/clear_refs`, '5');
+  for (const p of processes(pid)) writeFileSync(`/proc/${p}/clear_refs`, '5');
 }
 
 async function clientCredentialsToken(
@@ -148,7 +159,10 @@ async function main(): Promise<void> {
   const cpuProfileDir = args.includes('--cpu-prof')
     ? fileURLToPath(new URL('./results/profiles/', import.meta.url))
     : undefined;
-  const gh: GatehouseTarget = await startGatehouse(18000 + Math.floor(Math.random() * 2000), { cpuProfileDir });
+  const gh: GatehouseTarget = await startGatehouse(18000 + Math.floor(Math.random() * 2000), {
+    cpuProfileDir,
+    workers: WORKERS,
+  });
   step('starting the baseline');
   const bl = await startBaseline();
   const results: ScenarioResult[] = [];
@@ -302,6 +316,7 @@ async function main(): Promise<void> {
       startedAt: new Date().toISOString(),
       database: gh.database,
       machine: { cpus: availableParallelism(), node: process.version },
+      workers: WORKERS,
       durationSeconds: DURATION,
       peakRssMb: runPeakRssMb,
       results,
