@@ -10,6 +10,9 @@ export interface ScenarioResult {
   gatehouse: LoadResult & { queriesPerRequest?: number; peakRssMb?: number };
   baseline?: LoadResult;
   target?: { rps?: number; p99?: number; queries?: number; ratio?: number };
+  /** req/s of each round when the run measured several (`--rounds`); the figures above are the median round's. */
+  rounds?: number[];
+  baselineRounds?: number[];
 }
 
 export interface Run {
@@ -75,4 +78,24 @@ export function writeRun(run: Run): string {
   writeFileSync(`${base}.json`, `${JSON.stringify(run, null, 2)}\n`);
   writeFileSync(`${base}.md`, toMarkdown(run));
   return base;
+}
+
+/** Runs of one invocation with different GATEHOUSE_WORKERS side by side (`--workers 1,2`): each count's median
+ *  req/s, its rounds, and the ratio to the first count. */
+export function comparison(runs: Run[]): string {
+  const first = runs[0]!;
+  const head =
+    `| scenario | ${runs.map((r) => `${r.workers ?? 1} worker(s): req/s (rounds)`).join(' | ')} | ` +
+    `${runs
+      .slice(1)
+      .map((r) => `${r.workers} vs ${first.workers ?? 1}`)
+      .join(' | ')} | baseline req/s, each round |\n|${'---|'.repeat(2 * runs.length + 1)}`;
+  const rows = first.results.map((r, i) => {
+    const rates = runs.map((run) => run.results[i]!);
+    const cell = (x: ScenarioResult) =>
+      `${Math.round(x.gatehouse.rps)} (${(x.rounds ?? [x.gatehouse.rps]).map(Math.round).join(' / ')})`;
+    const ratios = rates.slice(1).map((x) => (x.gatehouse.rps / r.gatehouse.rps).toFixed(2));
+    return `| ${r.scenario} | ${rates.map(cell).join(' | ')} | ${ratios.join(' | ')} | ${(r.baselineRounds ?? []).map(Math.round).join(' / ')} |`;
+  });
+  return `${head}\n${rows.join('\n')}\n`;
 }
