@@ -72,12 +72,30 @@ export function toMarkdown(run: Run): string {
 }
 
 export function writeRun(run: Run): string {
-  mkdirSync(RESULTS_DIR, { recursive: true });
-  const stamp = run.startedAt.replace(/[:.]/g, '-');
-  const base = `${RESULTS_DIR}${stamp}-${run.database}${(run.workers ?? 1) > 1 ? `-${run.workers}-workers` : ''}`;
+  const base = resultsBase(run, (run.workers ?? 1) > 1 ? `-${run.workers}-workers` : '');
   writeFileSync(`${base}.json`, `${JSON.stringify(run, null, 2)}\n`);
   writeFileSync(`${base}.md`, toMarkdown(run));
   return base;
+}
+
+/** The comparison of runs with different worker counts, next to their own files. */
+export function writeComparison(runs: Run[]): string {
+  const first = runs[0]!;
+  const path = `${resultsBase(first, `-workers-${runs.map((r) => r.workers ?? 1).join('-')}`)}.md`;
+  const rounds = first.results[0]?.rounds?.length ?? 1;
+  writeFileSync(
+    path,
+    `# Gatehouse with ${runs.map((r) => r.workers ?? 1).join(' and ')} worker processes, ${first.startedAt}\n\n` +
+      `Database: ${first.database}; ${first.machine.cpus} vCPU; Node ${first.machine.node}; ${rounds} round(s) of ` +
+      `${first.durationSeconds} s per scenario and worker count, measured in turn. Load generator, database and ` +
+      `servers share the machine.\n\n${comparison(runs)}`,
+  );
+  return path;
+}
+
+function resultsBase(run: Run, suffix: string): string {
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  return `${RESULTS_DIR}${run.startedAt.replace(/[:.]/g, '-')}-${run.database}${suffix}`;
 }
 
 /** Runs of one invocation with different GATEHOUSE_WORKERS side by side (`--workers 1,2`): each count's median

@@ -13,7 +13,15 @@ import { AdminService, SetUpOrgRequestSchema } from '@zitadel/proto/zitadel/admi
 import { runFlowLoad, runHttpLoad, type HttpScenario, type LoadResult } from './load.ts';
 import { serviceAssertion, startGatehouse, USER, type GatehouseTarget } from './gatehouse.ts';
 import { passwordLogin } from './login-flow.ts';
-import { comparison, printedQueries, toMarkdown, writeRun, type Run, type ScenarioResult } from './report.ts';
+import {
+  comparison,
+  printedQueries,
+  toMarkdown,
+  writeComparison,
+  writeRun,
+  type Run,
+  type ScenarioResult,
+} from './report.ts';
 
 const args = process.argv.slice(2);
 const smoke = args.includes('--smoke');
@@ -186,6 +194,7 @@ async function main(): Promise<void> {
       if (failed.length) throw new Error(`smoke run had errors in: ${failed.map((r) => r.scenario).join(', ')}`);
     } else {
       for (const run of runs) process.stdout.write(`\nwritten to ${writeRun(run)}.{json,md}\n`);
+      if (runs.length > 1) process.stdout.write(`comparison written to ${writeComparison(runs)}\n`);
     }
   } finally {
     bl.stop();
@@ -337,6 +346,10 @@ async function measureAll(targets: GatehouseTarget[], prepared: Scenario[][], bl
         resetPeakRss(gh.pid);
         if (WARMUP && round === 0) await measure(gh.url, ghScenario, connections, WARMUP);
         const q0 = await queries(gh.url);
+        // when each measurement ran, to match with CPU samples taken beside the bench
+        process.stderr.write(
+          `bench: ${new Date().toISOString()} ${s.name}, ${WORKERS[t]} worker(s), round ${round + 1}\n`,
+        );
         const g = await measure(gh.url, ghScenario, connections, DURATION);
         const q1 = await queries(gh.url);
         const peak = peakRssMb(gh.pid);
