@@ -385,8 +385,9 @@ async function measureAll(targets: GatehouseTarget[], prepared: Scenario[][], bl
       );
     }
   }
+  const startedAt = new Date().toISOString();
   return targets.map((gh, t) => ({
-    startedAt: new Date().toISOString(),
+    startedAt,
     database: gh.database,
     machine: { cpus: availableParallelism(), node: process.version },
     workers: WORKERS[t],
