@@ -8,6 +8,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SignJWT } from 'jose';
 import pg from 'pg';
+import { openDb } from '../src/platform/db.ts';
+import { migrate } from '../src/platform/migrate.ts';
+import { type ScaleSize, type SeedReport, seedScale } from './scale-seed.ts';
 
 const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 // The node flags of `npm start` (V8 heap sizing), so the bench measures the process operators run.
@@ -34,6 +37,10 @@ export interface GatehouseTarget {
   url: string;
   pid: number;
   database: 'postgres' | 'embedded';
+  /** The bench's own PostgreSQL database (unset: embedded). */
+  databaseUrl?: string;
+  /** The PostgreSQL database the run created, if any. */
+  databaseName?: string;
   adminToken: string;
   clientCredentials: Credentials;
   clientCredentialsJwt: Credentials;
@@ -41,15 +48,26 @@ export interface GatehouseTarget {
   projectId: string;
   serviceKey: KeyFile;
   web: Credentials;
+  /** The ID of USER, the human of the login scenarios. */
+  userId: string;
+  /** How the database was seeded before the start (`seed` option), if it was. */
+  seed?: SeedReport;
+  /** Stops the process and starts it again on the same database, with `env` added (e.g. another sweep interval). */
+  restart(env: Record<string, string>): Promise<void>;
   stop(): Promise<void>;
 }
 
-/** Starts Gatehouse on a fresh database: PostgreSQL when DATABASE_URL is set (a new database there), else embedded.
- *  `workers`: GATEHOUSE_WORKERS (issue 24), 1 unless given. */
-export async function startGatehouse(
-  port: number,
-  options: { cpuProfileDir?: string; workers?: number } = {},
-): Promise<GatehouseTarget> {
+export interface StartOptions {
+  cpuProfileDir?: string;
+  /** PostgreSQL only: migrate and seed the new database like a large deployment before Gatehouse starts on it. */
+  seed?: { size: ScaleSize; progress: (what: string) => void };
+  env?: Record<string, string>;
+  /** GATEHOUSE_WORKERS (issue 24), 1 unless given. */
+  workers?: number;
+}
+
+/** Starts Gatehouse on a fresh database: PostgreSQL when DATABASE_URL is set (a new database there), else embedded. */
+export async function startGatehouse(port: number, options: StartOptions = {}): Promise<GatehouseTarget> {
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-bench-'));
   const url = `http://127.0.0.1:${port}`;
   const env: Record<string, string> = {
@@ -68,6 +86,9 @@ export async function startGatehouse(
     GATEHOUSE_HASH_PER_ADDRESS: '1000',
     GATEHOUSE_LOCKOUT_MAX_ATTEMPTS: '1000',
     GATEHOUSE_WORKERS: String(options.workers ?? 1),
+    ...options.env,
+    // The code exchange scenario redeems codes minted up to a minute or two before (the default lifetime is 60 s).
+    GATEHOUSE_AUTH_CODE_TTL: '600',
   };
   let dropDatabase = async () => {};
   if (process.env.DATABASE_URL) {
@@ -92,27 +113,61 @@ export async function startGatehouse(
   } else {
     env.GATEHOUSE_DATA_DIR = join(dir, 'data');
   }
+  const seed = options.seed && (await migrateAndSeed(env.DATABASE_URL, options.seed));
   const profiling = options.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`] : [];
-  const child = spawn(process.execPath, [...profiling, ...START_FLAGS, MAIN], {
-    env,
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  const spawnGatehouse = () =>
+    spawn(process.execPath, [...profiling, ...START_FLAGS, MAIN], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  let child = spawnGatehouse();
+  const stopChild = async () => {
+    child.kill('SIGTERM');
+    if (child.exitCode === null) await new Promise((r) => child.once('exit', r));
+  };
   await waitReady(url, child);
   const adminKey = JSON.parse(readFileSync(env.GATEHOUSE_ADMIN_KEY_FILE!, 'utf8')) as KeyFile;
   const adminToken = await jwtProfileToken(url, adminKey, `openid ${MANAGEMENT_SCOPE}`);
   const fixtures = await createFixtures(url, adminToken);
   return {
     url,
-    pid: child.pid!,
+    get pid() {
+      return child.pid!;
+    },
     database: env.DATABASE_URL ? 'postgres' : 'embedded',
+    databaseUrl: env.DATABASE_URL,
+    databaseName: env.DATABASE_URL && new URL(env.DATABASE_URL).pathname.slice(1),
     adminToken,
     ...fixtures,
+    seed,
+    async restart(extra) {
+      await stopChild();
+      Object.assign(env, extra);
+      child = spawnGatehouse();
+      await waitReady(url, child);
+    },
     async stop() {
-      child.kill('SIGTERM');
-      await new Promise((r) => child.once('exit', r));
+      await stopChild();
       await dropDatabase();
     },
   };
+}
+
+/** The schema first (the seed fills Gatehouse's own tables), then the rows; Gatehouse starts on the seeded database
+ *  as it would after an upgrade of a large deployment. */
+async function migrateAndSeed(url: string | undefined, seed: NonNullable<StartOptions['seed']>): Promise<SeedReport> {
+  if (!url) throw new Error('seeding at scale needs PostgreSQL (DATABASE_URL)');
+  // an hour: the seed's index builds over ten million rows are single statements
+  const db = await openDb({
+    kind: 'postgres',
+    url,
+    poolSize: 1,
+    connectTimeoutMs: 5000,
+    statementTimeoutMs: 3_600_000,
+  });
+  try {
+    await migrate(db);
+    return await seedScale(db, seed.size, seed.progress);
+  } finally {
+    await db.close();
+  }
 }
 
 async function waitReady(url: string, child: ChildProcess): Promise<void> {
@@ -189,7 +244,7 @@ async function createFixtures(url: string, token: string) {
     responseTypes: ['OIDC_RESPONSE_TYPE_CODE'],
     grantTypes: ['OIDC_GRANT_TYPE_AUTHORIZATION_CODE', 'OIDC_GRANT_TYPE_REFRESH_TOKEN'],
   });
-  await api(url, token, 'POST', '/management/v1/users/human/_import', {
+  const { userId } = await api<{ userId: string }>(url, token, 'POST', '/management/v1/users/human/_import', {
     userName: USER.loginName,
     profile: { firstName: 'Bench', lastName: 'User' },
     email: { email: 'bench@example.test', isEmailVerified: true },
@@ -203,6 +258,7 @@ async function createFixtures(url: string, token: string) {
     projectId,
     introspector: { clientId: api1.clientId, clientSecret: api1.clientSecret },
     web: { clientId: web.clientId, clientSecret: web.clientSecret },
+    userId,
   };
 }
 

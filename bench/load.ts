@@ -19,9 +19,10 @@ export interface HttpScenario {
   expectStatus?: number;
   /** Text every answer must contain (e.g. `"active":true`), so a fast wrong answer counts as unexpected. */
   expectBody?: string;
-  /** For chains such as refresh-token rotation: build each request from the previous response. */
   /** Builds each request, e.g. with a unique body. */
   setupRequest?: (request: autocannon.Request) => autocannon.Request;
+  /** For a finite pool of one-time requests (codes minted before): how many to send, instead of a duration. */
+  requests?: () => number;
 }
 
 export async function runHttpLoad(
@@ -35,7 +36,7 @@ export async function runHttpLoad(
   const result = await autocannon({
     url: baseUrl,
     connections,
-    duration: durationSeconds,
+    ...(scenario.requests ? { amount: scenario.requests() } : { duration: durationSeconds }),
     timeout: 10,
     requests: [
       {

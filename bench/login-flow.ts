@@ -18,46 +18,58 @@ export interface LoginResult {
   refreshToken?: string;
 }
 
-export async function passwordLogin(
-  base: string,
-  app: Credentials,
-  user: { loginName: string; password: string },
-  scope = 'openid offline_access',
-): Promise<LoginResult> {
-  const cookies = new Map<string, string>();
-  const request = async (url: string, init: RequestInit = {}) => {
+/** A browser without scripts: its cookies, kept across flows (a silent re-authentication needs the session). */
+export class BenchBrowser {
+  readonly #cookies = new Map<string, string>();
+
+  async request(url: string, init: RequestInit = {}): Promise<Response> {
     const headers = new Headers(init.headers);
-    if (cookies.size) headers.set('cookie', [...cookies].map(([k, v]) => `${k}=${v}`).join('; '));
+    if (this.#cookies.size) headers.set('cookie', [...this.#cookies].map(([k, v]) => `${k}=${v}`).join('; '));
     const res = await fetch(url, { ...init, headers, redirect: 'manual' });
     for (const line of res.headers.getSetCookie()) {
       const [pair] = line.split(';');
       const eq = pair!.indexOf('=');
-      cookies.set(pair!.slice(0, eq).trim(), pair!.slice(eq + 1));
+      this.#cookies.set(pair!.slice(0, eq).trim(), pair!.slice(eq + 1));
     }
     return res;
-  };
+  }
+}
+
+/** An authorization code for the app, its PKCE verifier with it: the authorization request, the login pages if
+ *  they are shown (a browser with a session and prompt=none sees none), the redirects up to the callback. */
+export async function authorizationCode(
+  base: string,
+  app: Credentials,
+  browser: BenchBrowser,
+  user: { loginName: string; password: string } | undefined,
+  params: Record<string, string>,
+): Promise<{ code: string; verifier: string }> {
   const verifier = randomBytes(32).toString('base64url');
   const challenge = createHash('sha256').update(verifier).digest('base64url');
   const query = new URLSearchParams({
     client_id: app.clientId,
     redirect_uri: CALLBACK,
     response_type: 'code',
-    scope,
     code_challenge: challenge,
     code_challenge_method: 'S256',
+    ...params,
   });
   let url = `${base}/oauth/v2/authorize?${query}`;
-  let res = await request(url);
+  let res = await browser.request(url);
   for (let step = 0; step < 12; step++) {
     if (res.status >= 300 && res.status < 400) {
       url = new URL(res.headers.get('location')!, url).toString();
-      if (url.startsWith(CALLBACK)) return redeem(base, app, new URL(url).searchParams.get('code')!, verifier);
-      res = await request(url);
+      if (url.startsWith(CALLBACK)) {
+        const code = new URL(url).searchParams.get('code');
+        if (!code) throw new Error(`no code at the callback: ${url}`);
+        return { code, verifier };
+      }
+      res = await browser.request(url);
       continue;
     }
     const html = await res.text();
     const form = /<form\b[^>]*>/i.exec(html);
-    if (res.status !== 200 || !form) throw new Error(`login stopped at ${res.status} ${url}`);
+    if (res.status !== 200 || !form || !user) throw new Error(`login stopped at ${res.status} ${url}`);
     const action = new URL(attributes(form[0]).action ?? url, url).toString();
     const fields = new URLSearchParams();
     for (const input of html.matchAll(/<input\b[^>]*>/gi)) {
@@ -67,7 +79,7 @@ export async function passwordLogin(
       else if (a.name === 'password') fields.set('password', user.password);
       else if (a.type !== 'checkbox' && a.type !== 'submit') fields.set(a.name, a.value ?? '');
     }
-    res = await request(action, {
+    res = await browser.request(action, {
       method: 'POST',
       body: fields,
       headers: { 'content-type': 'application/x-www-form-urlencoded', origin: base, 'sec-fetch-site': 'same-origin' },
@@ -77,8 +89,31 @@ export async function passwordLogin(
   throw new Error('login did not reach the callback within 12 steps');
 }
 
-async function redeem(base: string, app: Credentials, code: string, verifier: string): Promise<LoginResult> {
-  const res = await fetch(`${base}/oauth/v2/token`, {
+/** A whole password login in a new browser: authorize, the login pages, the code redeemed. */
+export async function passwordLogin(
+  base: string,
+  app: Credentials,
+  user: { loginName: string; password: string },
+  scope = 'openid offline_access',
+  browser = new BenchBrowser(),
+): Promise<LoginResult> {
+  const { code, verifier } = await authorizationCode(base, app, browser, user, { scope });
+  return redeem(base, app, code, verifier);
+}
+
+/** What a single-page app does on every page load (issue 18): authorize with the browser's session and
+ *  prompt=none, then redeem the code. */
+export async function silentReauthentication(base: string, app: Credentials, browser: BenchBrowser): Promise<void> {
+  const { code, verifier } = await authorizationCode(base, app, browser, undefined, {
+    scope: 'openid',
+    prompt: 'none',
+  });
+  await redeem(base, app, code, verifier);
+}
+
+/** The token request that redeems a code (the authorization-code exchange scenario sends it on its own). */
+export function codeRedemption(app: Credentials, code: string, verifier: string): RequestInit {
+  return {
     method: 'POST',
     headers: {
       'content-type': 'application/x-www-form-urlencoded',
@@ -89,8 +124,12 @@ async function redeem(base: string, app: Credentials, code: string, verifier: st
       code,
       redirect_uri: CALLBACK,
       code_verifier: verifier,
-    }),
-  });
+    }).toString(),
+  };
+}
+
+async function redeem(base: string, app: Credentials, code: string, verifier: string): Promise<LoginResult> {
+  const res = await fetch(`${base}/oauth/v2/token`, codeRedemption(app, code, verifier));
   const json = (await res.json()) as { access_token?: string; refresh_token?: string };
   if (!json.access_token) throw new Error(`code redemption failed: ${res.status} ${JSON.stringify(json)}`);
   return { accessToken: json.access_token, refreshToken: json.refresh_token };

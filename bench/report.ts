@@ -7,7 +7,8 @@ export interface ScenarioResult {
   scenario: string;
   connections: number;
   /** peakRssMb: the Gatehouse processes' peak resident memory during the scenario (warm-up included), summed. */
-  gatehouse: LoadResult & { queriesPerRequest?: number; peakRssMb?: number };
+  /** databaseMsPerRequest: CPU of the database's PostgreSQL backends per request (bench/database-time.ts). */
+  gatehouse: LoadResult & { queriesPerRequest?: number; databaseMsPerRequest?: number; peakRssMb?: number };
   baseline?: LoadResult;
   target?: { rps?: number; p99?: number; queries?: number; ratio?: number };
   /** req/s of each round when the run measured several (`--rounds`); the figures above are the median round's. */
@@ -34,6 +35,10 @@ export function printedQueries(r: ScenarioResult): string | undefined {
   return r.gatehouse.queriesPerRequest?.toFixed(2);
 }
 
+export function printedDatabaseMs(r: ScenarioResult): string | undefined {
+  return r.gatehouse.databaseMsPerRequest?.toFixed(3);
+}
+
 function verdict(r: ScenarioResult): string {
   const errors = r.gatehouse.errors + r.gatehouse.unexpected;
   if (errors) return `ERRORS: ${errors} failed requests; the numbers do not count`;
@@ -50,14 +55,14 @@ function verdict(r: ScenarioResult): string {
 
 export function toMarkdown(run: Run): string {
   const head =
-    '| scenario | conns | req/s | p50 ms | p99 ms | errors | queries/req | peak RSS MB | baseline req/s | ratio | ' +
-    'target |\n|---|---|---|---|---|---|---|---|---|---|---|';
+    '| scenario | conns | req/s | p50 ms | p99 ms | errors | queries/req | db ms/req | peak RSS MB | baseline req/s | ' +
+    'ratio | target |\n|---|---|---|---|---|---|---|---|---|---|---|---|';
   const rows = run.results.map((r) => {
     const g = r.gatehouse;
     const ratio = r.baseline ? (g.rps / r.baseline.rps).toFixed(2) : '';
     return (
       `| ${r.scenario} | ${r.connections} | ${Math.round(g.rps)} | ${g.p50} | ${g.p99} | ` +
-      `${g.errors + g.unexpected} | ${printedQueries(r) ?? ''} | ${g.peakRssMb ?? ''} | ` +
+      `${g.errors + g.unexpected} | ${printedQueries(r) ?? ''} | ${printedDatabaseMs(r) ?? ''} | ${g.peakRssMb ?? ''} | ` +
       `${r.baseline ? Math.round(r.baseline.rps) : ''} | ` +
       `${ratio} | ${verdict(r)} |`
     );

@@ -6,15 +6,23 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { createClient } from '@connectrpc/connect';
+import { type Client, createClient } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
 import { fromJson } from '@bufbuild/protobuf';
 import { AdminService, SetUpOrgRequestSchema } from '@zitadel/proto/zitadel/admin_pb.js';
 import { runFlowLoad, runHttpLoad, type HttpScenario, type LoadResult } from './load.ts';
-import { serviceAssertion, startGatehouse, USER, type GatehouseTarget } from './gatehouse.ts';
-import { passwordLogin } from './login-flow.ts';
+import { serviceAssertion, startGatehouse, USER, type Credentials, type GatehouseTarget } from './gatehouse.ts';
+import {
+  authorizationCode,
+  BenchBrowser,
+  codeRedemption,
+  passwordLogin,
+  silentReauthentication,
+} from './login-flow.ts';
+import { cpuBetween, databaseCpu } from './database-time.ts';
 import {
   comparison,
+  printedDatabaseMs,
   printedQueries,
   toMarkdown,
   writeComparison,
@@ -22,15 +30,24 @@ import {
   type Run,
   type ScenarioResult,
 } from './report.ts';
+import {
+  type ScalePhase,
+  scaleReport,
+  scaleSize,
+  SWEEP_INTERVAL_MS,
+  sweepProgress,
+  writeScaleReport,
+} from './scale-report.ts';
+import { expiredRows, orgOfSeededUser, seededId } from './scale-seed.ts';
 
 const args = process.argv.slice(2);
 const smoke = args.includes('--smoke');
 const DURATION = smoke ? 1 : Number(args[args.indexOf('--duration') + 1] || 0) || 10;
 const WARMUP = smoke ? 0 : 2;
 const CONNECTIONS = smoke ? 4 : 32;
-// `--workers N`: Gatehouse with GATEHOUSE_WORKERS=N (issue 24); the figures then cover every process. `--workers 1,2`
-// starts one Gatehouse per count and measures them in turn, scenario by scenario, `--rounds R` times each, so that
-// the machine's noise hits every count alike.
+// `--workers 1,2` (issue 24): one Gatehouse per GATEHOUSE_WORKERS count, measured in turn, scenario by scenario,
+// `--rounds R` times each, so that the machine's noise hits every count alike. `--workers 2` alone: the usual bench
+// against two workers.
 const WORKERS = (args.includes('--workers') ? args[args.indexOf('--workers') + 1]! : '1').split(',').map(Number);
 const ROUNDS = args.includes('--rounds') ? Number(args[args.indexOf('--rounds') + 1]) : 1;
 const basic = (c: { clientId: string; clientSecret: string }) =>
@@ -145,6 +162,41 @@ function refreshChain(
   };
 }
 
+/** Browsers signed in to Gatehouse, one per connection, for the silent re-authentication and to mint codes. */
+async function signedInBrowsers(url: string, app: Credentials, count: number): Promise<BenchBrowser[]> {
+  const browsers = Array.from({ length: count }, () => new BenchBrowser());
+  for (let i = 0; i < count; i += 4)
+    await Promise.all(browsers.slice(i, i + 4).map((b) => passwordLogin(url, app, USER, 'openid', b)));
+  return browsers;
+}
+
+/** Takes a browser from the pool for one flow and gives it back. */
+function withBrowser(pool: BenchBrowser[], flow: (browser: BenchBrowser) => Promise<void>): () => Promise<void> {
+  return async () => {
+    const browser = pool.pop();
+    if (!browser) throw new Error('browser pool is empty');
+    try {
+      await flow(browser);
+    } finally {
+      pool.push(browser);
+    }
+  };
+}
+
+/** Authorization codes with their PKCE verifiers, minted by silent authorizations before the exchange scenario:
+ *  `count`, or as many as `seconds` allow. */
+async function mintCodes(url: string, app: Credentials, browsers: BenchBrowser[], count: number, seconds: number) {
+  const codes: { code: string; verifier: string }[] = [];
+  const deadline = Date.now() + seconds * 1000;
+  await Promise.all(
+    browsers.map(async (browser) => {
+      while (codes.length < count && Date.now() < deadline)
+        codes.push(await authorizationCode(url, app, browser, undefined, { scope: 'openid', prompt: 'none' }));
+    }),
+  );
+  return codes;
+}
+
 interface Scenario {
   name: string;
   connections?: number;
@@ -164,58 +216,22 @@ async function measure(
     : runHttpLoad(url, scenario, connections, seconds);
 }
 
-async function main(): Promise<void> {
-  const step = (what: string) => process.stderr.write(`bench: ${what}\n`);
-  step('starting gatehouse and its fixtures');
-  const cpuProfileDir = args.includes('--cpu-prof')
-    ? fileURLToPath(new URL('./results/profiles/', import.meta.url))
-    : undefined;
-  const targets: GatehouseTarget[] = [];
-  const bl = await startBaseline();
-  try {
-    for (const workers of WORKERS) {
-      targets.push(await startGatehouse(18000 + Math.floor(Math.random() * 2000), { cpuProfileDir, workers }));
-    }
-    const blToken = await clientCredentialsToken(bl.url, bl.clientCredentials);
-    const prepared = [];
-    for (const gh of targets) prepared.push(await scenariosFor(gh, bl, blToken, step));
-    const runs = await measureAll(targets, prepared, bl);
-    process.stdout.write(runs.map((run) => `\n${toMarkdown(run)}`).join(''));
-    if (runs.length > 1) process.stdout.write(`\n${comparison(runs)}`);
-    if (smoke) {
-      const failed = runs.flatMap((run) =>
-        run.results.filter(
-          (r) =>
-            r.gatehouse.errors + r.gatehouse.unexpected > 0 ||
-            r.gatehouse.requests === 0 ||
-            (r.baseline && r.baseline.errors + r.baseline.unexpected > 0),
-        ),
-      );
-      if (failed.length) throw new Error(`smoke run had errors in: ${failed.map((r) => r.scenario).join(', ')}`);
-    } else {
-      for (const run of runs) process.stdout.write(`\nwritten to ${writeRun(run)}.{json,md}\n`);
-      if (runs.length > 1) process.stdout.write(`comparison written to ${writeComparison(runs)}\n`);
-    }
-  } finally {
-    bl.stop();
-    for (const gh of targets) await gh.stop();
-    if (cpuProfileDir)
-      process.stdout.write(
-        `\nCPU profile of the Gatehouse process in ${cpuProfileDir} (summary: node bench/profile-summary.ts <file>)\n`,
-      );
-  }
+/** What the scenarios of one Gatehouse need, made before the first of them. */
+interface Prepared {
+  gh: GatehouseTarget;
+  token: string;
+  assertion: string;
+  refreshPool: string[];
+  admin: Client<typeof AdminService>;
+  grpcHeaders: Record<string, string>;
+  setUpOrgBody(): string;
+  /** A user for GetUserByID, with the org header that names its org: a seeded one at random on a seeded database
+   *  (issue 18 "Scale": reads spread over a million users, not one hot row), else the bench user. */
+  someUser(): { id: string; headers: Record<string, string> };
 }
 
-/** The scenarios against one Gatehouse (and the baseline), with the fixtures they need. */
-async function scenariosFor(
-  gh: GatehouseTarget,
-  bl: Baseline,
-  blToken: string,
-  step: (what: string) => void,
-): Promise<Scenario[]> {
+async function prepare(gh: GatehouseTarget, step: (what: string) => void): Promise<Prepared> {
   const projectScope = `openid profile urn:zitadel:iam:org:project:id:${gh.projectId}:aud`;
-  const ghToken = await clientCredentialsToken(gh.url, gh.clientCredentials, projectScope);
-  const assertion = await serviceAssertion(gh.url, gh.serviceKey);
   step('logging in users for the refresh scenario');
   const refreshPool: string[] = [];
   for (let i = 0; i < CONNECTIONS + 4; i += 4) {
@@ -223,56 +239,112 @@ async function scenariosFor(
     refreshPool.push(...logins.map((l) => l.refreshToken!));
   }
   let org = 0;
-  const setUpOrgBody = () =>
-    JSON.stringify({
-      org: { name: `Bench Org ${process.pid} ${org++}` },
-      human: {
-        userName: `bench-${process.pid}-${org}`,
-        profile: { firstName: 'B', lastName: 'O' },
-        email: { email: 'b@example.test' },
-        password: 'Bench-Password-1',
-      },
-    });
-  const admin = createClient(AdminService, createGrpcTransport({ baseUrl: gh.url }));
-  const grpcHeaders = { authorization: `Bearer ${gh.adminToken}` };
+  const size = gh.seed?.size;
+  return {
+    gh,
+    token: await clientCredentialsToken(gh.url, gh.clientCredentials, projectScope),
+    assertion: await serviceAssertion(gh.url, gh.serviceKey),
+    refreshPool,
+    admin: createClient(AdminService, createGrpcTransport({ baseUrl: gh.url })),
+    grpcHeaders: { authorization: `Bearer ${gh.adminToken}` },
+    setUpOrgBody: () =>
+      JSON.stringify({
+        org: { name: `Bench Org ${process.pid} ${org++}` },
+        human: {
+          userName: `bench-${process.pid}-${org}`,
+          profile: { firstName: 'B', lastName: 'O' },
+          email: { email: 'b@example.test' },
+          password: 'Bench-Password-1',
+        },
+      }),
+    someUser: (): { id: string; headers: Record<string, string> } => {
+      if (!size) return { id: gh.userId, headers: {} };
+      const n = 1 + Math.floor(Math.random() * size.users);
+      return { id: seededId('user', n), headers: { 'x-zitadel-orgid': seededId('org', orgOfSeededUser(n, size)) } };
+    },
+  };
+}
 
-  // Scenarios that use tokens issued before the run come first: the baseline's in-memory adapter is an LRU of
-  // 1,000 entries, and every token-issuing scenario evicts older entries.
-  const scenarios: Scenario[] = [
+interface PreparedBaseline extends Baseline {
+  token: string;
+}
+
+// Scenarios that use tokens issued before the run come first: the baseline's in-memory adapter is an LRU of
+// 1,000 entries, and every token-issuing scenario evicts older entries.
+function scenarioList(t: Prepared, bl: PreparedBaseline | undefined): Scenario[] {
+  const { gh } = t;
+  return [
     {
       name: 'discovery',
       target: { rps: 20_000, p99: 10, queries: 0 },
       gatehouse: async () => ({ path: '/.well-known/openid-configuration' }),
-      baseline: async () => ({ path: '/.well-known/openid-configuration' }),
+      baseline: bl && (async () => ({ path: '/.well-known/openid-configuration' })),
     },
     {
       name: 'jwks',
       target: { rps: 20_000, p99: 10, queries: 0 },
       gatehouse: async () => ({ path: '/oauth/v2/keys' }),
-      baseline: async () => ({ path: '/oauth/v2/keys' }),
+      baseline: bl && (async () => ({ path: '/oauth/v2/keys' })),
     },
     {
       name: 'userinfo',
       target: { rps: 5000, p99: 25, queries: 2 },
-      gatehouse: async () => userinfoRequest(ghToken),
-      baseline: async () => userinfoRequest(bl.userAccessToken),
+      gatehouse: async () => userinfoRequest(t.token),
+      baseline: bl && (async () => userinfoRequest(bl.userAccessToken)),
     },
     {
       name: 'introspection',
       target: { rps: 5000, p99: 25, queries: 1, ratio: 0.6 },
-      gatehouse: async () => introspectionRequest(gh.introspector, ghToken),
-      baseline: async () => introspectionRequest(bl.introspector, blToken),
+      gatehouse: async () => introspectionRequest(gh.introspector, t.token),
+      baseline: bl && (async () => introspectionRequest(bl.introspector, bl.token)),
     },
     {
       name: 'refresh',
-      gatehouse: async () => refreshChain(gh.url, refreshPool, gh.web),
-      baseline: async () => refreshChain(bl.url, [...bl.refreshTokens], bl.web),
+      target: { rps: 1500, p99: 40, queries: 3, ratio: 1 },
+      gatehouse: async () => refreshChain(gh.url, t.refreshPool, gh.web),
+      baseline: bl && (async () => refreshChain(bl.url, [...bl.refreshTokens], bl.web)),
+    },
+    {
+      name: 'silent re-authentication (authorize prompt=none → code → token)',
+      target: { rps: 500, queries: 6 },
+      gatehouse: async () =>
+        withBrowser(await signedInBrowsers(gh.url, gh.web, CONNECTIONS), async (browser) => {
+          await silentReauthentication(gh.url, gh.web, browser);
+        }),
+    },
+    {
+      name: 'authorization code exchange (codes minted before)',
+      target: { rps: 1500, queries: 3 },
+      gatehouse: async () => {
+        step('minting authorization codes');
+        // a run of up to 2,500 exchanges a second, or as many codes as a minute mints; no warm-up (the silent
+        // re-authentications before ran the same path)
+        const codes = await mintCodes(
+          gh.url,
+          gh.web,
+          await signedInBrowsers(gh.url, gh.web, CONNECTIONS),
+          smoke ? 50 : 2500 * DURATION,
+          60,
+        );
+        return {
+          method: 'POST',
+          path: '/oauth/v2/token',
+          expectBody: '"access_token"',
+          requests: () => codes.length,
+          setupRequest: (request) => {
+            const next = codes.pop();
+            if (!next) throw new Error('no authorization codes left');
+            const init = codeRedemption(gh.web, next.code, next.verifier);
+            return { ...request, headers: init.headers as Record<string, string>, body: init.body as string };
+          },
+        };
+      },
     },
     {
       name: 'client_credentials (opaque)',
       target: { rps: 3000, p99: 40, queries: 2, ratio: 0.5 },
       gatehouse: async () => tokenRequest(CLIENT_CREDENTIALS, basic(gh.clientCredentials)),
-      baseline: async () => tokenRequest('grant_type=client_credentials', basic(bl.clientCredentials)),
+      baseline: bl && (async () => tokenRequest('grant_type=client_credentials', basic(bl.clientCredentials))),
     },
     {
       name: 'client_credentials (JWT)',
@@ -285,7 +357,7 @@ async function scenariosFor(
         tokenRequest(
           new URLSearchParams({
             grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer',
-            assertion,
+            assertion: t.assertion,
             scope: 'openid',
           }).toString(),
         ),
@@ -297,18 +369,37 @@ async function scenariosFor(
         method: 'POST',
         path: '/admin/v1/orgs/_setup',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${gh.adminToken}` },
-        setupRequest: (request) => ({ ...request, body: setUpOrgBody() }),
+        setupRequest: (request) => ({ ...request, body: t.setUpOrgBody() }),
       }),
     },
     {
       name: 'SetUpOrg (gRPC)',
       gatehouse: async () => async () => {
-        await admin.setUpOrg(fromJson(SetUpOrgRequestSchema, JSON.parse(setUpOrgBody())), { headers: grpcHeaders });
+        await t.admin.setUpOrg(fromJson(SetUpOrgRequestSchema, JSON.parse(t.setUpOrgBody())), {
+          headers: t.grpcHeaders,
+        });
       },
     },
     {
+      name: 'GetUserByID (REST)',
+      target: { p99: 20 },
+      gatehouse: async () => ({
+        path: '/management/v1/users/_',
+        headers: { authorization: `Bearer ${gh.adminToken}` },
+        expectBody: '"userName"',
+        setupRequest: (request) => {
+          const user = t.someUser();
+          return {
+            ...request,
+            path: `/management/v1/users/${user.id}`,
+            headers: { ...request.headers, ...user.headers },
+          };
+        },
+      }),
+    },
+    {
       name: 'password login (authorize → pages → code → token)',
-      target: { rps: 100, p99: 300 },
+      target: { rps: 75, p99: 300, queries: 10 },
       gatehouse: async () => async () => {
         await passwordLogin(gh.url, gh.web, USER, 'openid');
       },
@@ -323,78 +414,192 @@ async function scenariosFor(
       name: 'introspection, 1 connection',
       connections: 1,
       target: { p99: 5 },
-      gatehouse: async () => introspectionRequest(gh.introspector, ghToken),
+      gatehouse: async () => introspectionRequest(gh.introspector, t.token),
     },
   ];
-  return scenarios;
 }
 
-/** Each scenario against every target in turn, ROUNDS times (warm-up in the first), and the baseline once a round;
- *  a target's figure is its round of median req/s. */
-async function measureAll(targets: GatehouseTarget[], prepared: Scenario[][], bl: Baseline): Promise<Run[]> {
-  const only = args.includes('--only') ? args[args.indexOf('--only') + 1]!.split(',') : undefined;
-  const runPeakRssMb = targets.map((gh) => peakRssMb(gh.pid)); // start-up and fixtures
-  const results: ScenarioResult[][] = targets.map(() => []);
-  for (const [index, s] of prepared[0]!.entries()) {
-    if (only && !only.some((o) => s.name.startsWith(o))) continue;
-    const connections = smoke ? Math.min(CONNECTIONS, s.connections ?? CONNECTIONS) : (s.connections ?? CONNECTIONS);
-    const rounds: ScenarioResult[][] = targets.map(() => []);
-    const blScenario = s.baseline && (await s.baseline());
-    for (let round = 0; round < ROUNDS; round++) {
-      for (const [t, gh] of targets.entries()) {
-        const ghScenario = await prepared[t]![index]!.gatehouse();
-        resetPeakRss(gh.pid);
-        if (WARMUP && round === 0) await measure(gh.url, ghScenario, connections, WARMUP);
-        const q0 = await queries(gh.url);
-        // when each measurement ran, to match with CPU samples taken beside the bench
-        process.stderr.write(
-          `bench: ${new Date().toISOString()} ${s.name}, ${WORKERS[t]} worker(s), round ${round + 1}\n`,
-        );
-        const g = await measure(gh.url, ghScenario, connections, DURATION);
-        const q1 = await queries(gh.url);
-        const peak = peakRssMb(gh.pid);
-        runPeakRssMb[t] = Math.max(runPeakRssMb[t]!, peak);
-        rounds[t]!.push({
-          scenario: s.name,
-          connections,
-          gatehouse: { ...g, queriesPerRequest: g.requests ? (q1 - q0) / g.requests : 0, peakRssMb: peak },
-          target: s.target,
+/** One scenario on one Gatehouse (and on the baseline, alternating, when given): warm-up, then the measured run. */
+async function runScenario(s: Scenario, gh: GatehouseTarget, bl?: Baseline): Promise<ScenarioResult> {
+  const connections = smoke ? Math.min(CONNECTIONS, s.connections ?? CONNECTIONS) : (s.connections ?? CONNECTIONS);
+  const ghScenario = await s.gatehouse();
+  const blScenario = bl && s.baseline && (await s.baseline());
+  resetPeakRss(gh.pid);
+  // a scenario with a fixed supply of requests (minted codes) has none to spare for a warm-up
+  if (WARMUP && !(typeof ghScenario === 'object' && ghScenario.requests)) {
+    await measure(gh.url, ghScenario, connections, WARMUP);
+    if (blScenario) await measure(bl.url, blScenario, connections, WARMUP);
+  }
+  const q0 = await queries(gh.url);
+  const d0 = gh.databaseUrl ? await databaseCpu(gh.databaseUrl) : undefined;
+  const g = await measure(gh.url, ghScenario, connections, DURATION);
+  const d1 = gh.databaseUrl ? await databaseCpu(gh.databaseUrl) : undefined;
+  const q1 = await queries(gh.url);
+  const b = blScenario ? await measure(bl.url, blScenario, connections, DURATION) : undefined;
+  const peak = peakRssMb(gh.pid);
+  const result: ScenarioResult = {
+    scenario: s.name,
+    connections,
+    gatehouse: {
+      ...g,
+      queriesPerRequest: g.requests ? (q1 - q0) / g.requests : 0,
+      databaseMsPerRequest: d0 && d1 && g.requests ? cpuBetween(d0, d1) / g.requests : undefined,
+      peakRssMb: peak,
+    },
+    baseline: b,
+    target: s.target,
+  };
+  process.stdout.write(
+    `${s.name}: ${Math.round(g.rps)} req/s p50 ${g.p50} ms p99 ${g.p99} ms errors ${g.errors + g.unexpected} ` +
+      `queries/req ${printedQueries(result)} db ms/req ${printedDatabaseMs(result) ?? '-'} peak RSS ${peak} MB` +
+      `${b ? ` | baseline ${Math.round(b.rps)} req/s` : ''}\n`,
+  );
+  return result;
+}
+
+const only = args.includes('--only') ? args[args.indexOf('--only') + 1]!.split(',') : undefined;
+const selected = (scenarios: Scenario[]) => scenarios.filter((x) => !only || only.some((o) => x.name.startsWith(o)));
+const randomPort = () => 18000 + Math.floor(Math.random() * 2000);
+const step = (what: string) => process.stderr.write(`bench: ${what}\n`);
+
+async function main(): Promise<void> {
+  if (args.includes('--scale')) return benchAtScale();
+  if (WORKERS.length > 1) return benchWorkers();
+  step('starting gatehouse and its fixtures');
+  const cpuProfileDir = args.includes('--cpu-prof')
+    ? fileURLToPath(new URL('./results/profiles/', import.meta.url))
+    : undefined;
+  const gh: GatehouseTarget = await startGatehouse(randomPort(), { cpuProfileDir, workers: WORKERS[0] });
+  step('starting the baseline');
+  const bl = await startBaseline();
+  const results: ScenarioResult[] = [];
+  try {
+    const prepared = await prepare(gh, step);
+    const scenarios = scenarioList(prepared, {
+      ...bl,
+      token: await clientCredentialsToken(bl.url, bl.clientCredentials),
+    });
+    let runPeakRssMb = peakRssMb(gh.pid); // start-up and fixtures
+    for (const s of selected(scenarios)) {
+      const result = await runScenario(s, gh, bl);
+      runPeakRssMb = Math.max(runPeakRssMb, result.gatehouse.peakRssMb ?? 0);
+      results.push(result);
+    }
+    const run: Run = {
+      startedAt: new Date().toISOString(),
+      database: gh.database,
+      machine: { cpus: availableParallelism(), node: process.version },
+      workers: WORKERS[0],
+      durationSeconds: DURATION,
+      peakRssMb: runPeakRssMb,
+      results,
+    };
+    process.stdout.write(`\n${toMarkdown(run)}`);
+    if (smoke) {
+      const failed = results.filter(
+        (r) =>
+          r.gatehouse.errors + r.gatehouse.unexpected > 0 ||
+          r.gatehouse.requests === 0 ||
+          (r.baseline && r.baseline.errors + r.baseline.unexpected > 0),
+      );
+      if (failed.length) throw new Error(`smoke run had errors in: ${failed.map((r) => r.scenario).join(', ')}`);
+    } else {
+      process.stdout.write(`\nwritten to ${writeRun(run)}.{json,md}\n`);
+    }
+  } finally {
+    bl.stop();
+    await gh.stop();
+    if (cpuProfileDir)
+      process.stdout.write(
+        `\nCPU profile of the Gatehouse process in ${cpuProfileDir} (summary: node bench/profile-summary.ts <file>)\n`,
+      );
+  }
+}
+
+/** `--workers 1,2`: each scenario against every worker count in turn, ROUNDS times, and the baseline once a round;
+ *  a count's figure is its round of median req/s. Writes each count's run and their comparison. */
+async function benchWorkers(): Promise<void> {
+  const targets: GatehouseTarget[] = [];
+  const bl = await startBaseline();
+  try {
+    for (const workers of WORKERS) targets.push(await startGatehouse(randomPort(), { workers }));
+    const blPrepared = { ...bl, token: await clientCredentialsToken(bl.url, bl.clientCredentials) };
+    const lists: Scenario[][] = [];
+    for (const gh of targets) lists.push(selected(scenarioList(await prepare(gh, step), blPrepared)));
+    const results: ScenarioResult[][] = targets.map(() => []);
+    for (const [i, s] of lists[0]!.entries()) {
+      const rounds: ScenarioResult[][] = targets.map(() => []);
+      for (let round = 1; round <= ROUNDS; round++) {
+        for (const [t, gh] of targets.entries()) {
+          // when each measurement ran, to match with CPU samples taken beside the bench
+          step(`${new Date().toISOString()} ${s.name}, ${WORKERS[t]} worker(s), round ${round}`);
+          rounds[t]!.push(await runScenario(lists[t]![i]!, gh, t === 0 ? bl : undefined));
+        }
+      }
+      for (const [t, measured] of rounds.entries()) {
+        const byRate = [...measured].sort((a, b) => a.gatehouse.rps - b.gatehouse.rps);
+        results[t]!.push({
+          ...byRate[Math.floor(byRate.length / 2)]!,
+          baseline: rounds[0]!.find((r) => r.baseline)?.baseline,
+          rounds: measured.map((r) => r.gatehouse.rps),
+          baselineRounds: s.baseline ? rounds[0]!.map((r) => r.baseline!.rps) : undefined,
         });
       }
-      if (blScenario) {
-        if (WARMUP && round === 0) await measure(bl.url, blScenario, connections, WARMUP);
-        const b = await measure(bl.url, blScenario, connections, DURATION);
-        for (const r of rounds) r.at(-1)!.baseline = b;
-      }
     }
-    for (const [t, gh] of targets.entries()) {
-      const byRate = [...rounds[t]!].sort((a, b) => a.gatehouse.rps - b.gatehouse.rps);
-      const result = {
-        ...byRate[Math.floor(byRate.length / 2)]!,
-        rounds: rounds[t]!.map((r) => r.gatehouse.rps),
-        baselineRounds: blScenario ? rounds[t]!.map((r) => r.baseline!.rps) : undefined,
-      };
-      results[t]!.push(result);
-      const g = result.gatehouse;
-      const b = result.baseline;
-      process.stdout.write(
-        `${s.name} (${WORKERS[t]} worker(s), ${gh.url}): ${Math.round(g.rps)} req/s p50 ${g.p50} ms p99 ${g.p99} ms ` +
-          `errors ${g.errors + g.unexpected} queries/req ${printedQueries(result)} peak RSS ${g.peakRssMb} MB` +
-          `${ROUNDS > 1 ? ` rounds ${result.rounds.map(Math.round).join('/')}` : ''}` +
-          `${b ? ` | baseline ${Math.round(b.rps)} req/s` : ''}\n`,
-      );
+    const startedAt = new Date().toISOString();
+    const runs: Run[] = targets.map((gh, t) => ({
+      startedAt,
+      database: gh.database,
+      machine: { cpus: availableParallelism(), node: process.version },
+      workers: WORKERS[t],
+      durationSeconds: DURATION,
+      peakRssMb: Math.max(...results[t]!.map((r) => r.gatehouse.peakRssMb ?? 0)),
+      results: results[t]!,
+    }));
+    process.stdout.write(`\n${comparison(runs)}`);
+    if (!smoke) {
+      for (const run of runs) process.stdout.write(`\nwritten to ${writeRun(run)}.{json,md}\n`);
+      process.stdout.write(`comparison written to ${writeComparison(runs)}\n`);
     }
+  } finally {
+    bl.stop();
+    for (const gh of targets) await gh.stop();
   }
-  const startedAt = new Date().toISOString();
-  return targets.map((gh, t) => ({
-    startedAt,
-    database: gh.database,
-    machine: { cpus: availableParallelism(), node: process.version },
-    workers: WORKERS[t],
-    durationSeconds: DURATION,
-    peakRssMb: runPeakRssMb[t]!,
-    results: results[t]!,
-  }));
+}
+
+/**
+ * `--scale` (issue 18 "Scale"): every scenario on a Gatehouse whose database is seeded like a large deployment
+ * (LARGE_DEPLOYMENT), alternating with one on an empty database, so that machine noise hits both alike; then again
+ * while the background sweep deletes the expired half of the stored tokens. `--scale-size orgs,users,apps,tokens`
+ * seeds another size (a quicker look).
+ */
+async function benchAtScale(): Promise<void> {
+  const size = scaleSize(args);
+  const noSweep = { GATEHOUSE_OIDC_SWEEP_INTERVAL_MS: String(24 * 3600_000) };
+  step(`seeding ${JSON.stringify(size)}`);
+  const scaled = await startGatehouse(randomPort(), { seed: { size, progress: step }, env: noSweep });
+  const empty = await startGatehouse(randomPort(), { env: noSweep });
+  const phases: ScalePhase[] = [];
+  try {
+    const pass = async (name: ScalePhase['name']) => {
+      const onEmpty = selected(scenarioList(await prepare(empty, step), undefined));
+      const onScaled = selected(scenarioList(await prepare(scaled, step), undefined));
+      const phase: ScalePhase = { name, pairs: [], sweep: await sweepProgress(scaled.url) };
+      for (const [i, s] of onScaled.entries())
+        phase.pairs.push({ empty: await runScenario(onEmpty[i]!, empty), scaled: await runScenario(s, scaled) });
+      phase.sweep = { ...(await sweepProgress(scaled.url)), since: phase.sweep };
+      phases.push(phase);
+    };
+    await pass('at scale');
+    step('restarting the seeded Gatehouse with its background sweep on');
+    await scaled.restart({ GATEHOUSE_OIDC_SWEEP_INTERVAL_MS: String(SWEEP_INTERVAL_MS) });
+    await pass('at scale, sweep running');
+    const report = scaleReport({ seed: scaled.seed!, phases, expired: expiredRows(size), durationSeconds: DURATION });
+    process.stdout.write(`\n${report}\nwritten to ${writeScaleReport(report)}\n`);
+  } finally {
+    await empty.stop();
+    await scaled.stop();
+  }
 }
 
 main().then(

@@ -16,14 +16,16 @@ import {
 } from './platform/http.ts';
 import { requestLogger } from './platform/logger.ts';
 import { registerHealthRoutes, type Lifecycle } from './platform/health.ts';
-import { isClientAbort, isDatabaseUnavailable, requestErrorStatus } from './platform/errors.ts';
+import { DATABASE_RETRY_AFTER, isClientAbort, isDatabaseUnavailable, requestErrorStatus } from './platform/errors.ts';
 import { registerMetricsRoutes, type Metrics } from './platform/metrics.ts';
 import { RateLimiter, registerIpRateLimit } from './platform/rate-limit.ts';
 import { registerOidc } from './oidc/plugin.ts';
 import { registerLogin } from './login/routes.ts';
+import { registerAccountRoutes } from './account/routes.ts';
 import { providerPages } from './login/provider-pages.ts';
 import { registerManagement } from './management/plugin.ts';
 import type { HashAdmission } from './users/passwords.ts';
+import type { Mailer } from './mail/mailer.ts';
 
 export interface AppDeps {
   config: Config;
@@ -36,6 +38,8 @@ export interface AppDeps {
   lifecycle: Lifecycle;
   /** The bounded password-hashing queue every network request hashes through (issue 26 §6). */
   hashing: HashAdmission;
+  /** The mail outbox (issue 16). */
+  mailer: Mailer;
 }
 
 const CREDENTIAL_ROUTES = /^\/(oauth\/v2\/(token|introspect|revoke)$|ui\/)/;
@@ -84,7 +88,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       request.log.error({ err: error }, 'database unavailable');
       return reply
         .code(503)
-        .header('retry-after', '5')
+        .header('retry-after', String(DATABASE_RETRY_AFTER))
         .send({ error: 'temporarily_unavailable', error_description: 'the service is temporarily unavailable' });
     }
     const status = requestErrorStatus(error);
@@ -106,7 +110,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   );
   // The login pages render what the provider shows itself; handed in, so oidc/ never imports login/ (issue 14 §1).
   const oidc = await registerOidc(app, { ...deps, pages: providerPages(deps) });
-  await registerLogin(app, deps, oidc);
+  await registerLogin(app, deps, oidc, registerAccountRoutes);
   registerManagement(app, deps, { verifyAccessToken: (token) => oidc.verifyAccessToken(token), bodyLimit: BODY_LIMIT });
   return app;
 }

@@ -69,6 +69,17 @@ const schema = z
     GATEHOUSE_REGISTRATION_PER_IP: z.coerce.number().int().min(0).default(20),
     GATEHOUSE_HASH_PER_ADDRESS: z.coerce.number().int().min(1).max(100000).default(8),
     GATEHOUSE_HASH_QUEUE_MAX: z.coerce.number().int().min(0).max(100000).default(64),
+    // issue 16: credentials go in the URL (smtp://user:pass@host:587); smtp:// upgrades with STARTTLS when offered
+    // (?requireTLS=true insists on it), smtps:// speaks TLS from the start
+    GATEHOUSE_SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
+    GATEHOUSE_SMTP_FROM: z
+      .string()
+      .trim()
+      .min(3)
+      .max(320)
+      .regex(/^[^\r\n]*@[^\r\n]*$/, 'must be an address such as "Gatehouse <noreply@example.com>"')
+      .optional(),
+    GATEHOUSE_MAIL_POLL_MS: z.coerce.number().int().min(50).max(3_600_000).default(5000),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   })
   .superRefine((env, ctx) => {
@@ -192,6 +203,9 @@ export interface Config {
   /** Bounds of the password-hashing queue (issue 26 §6): places per address or API caller, and beyond the hashes
    *  that run at once overall; what is over them is refused with 503 instead of queued. */
   readonly hashing: { readonly perAddress: number; readonly queue: number };
+  /** Outgoing mail (issue 16): SMTP, or .eml files under the data directory without it; the sender polls the
+   *  outbox every pollMs. */
+  readonly mail: { readonly smtpUrl: string | undefined; readonly from: string; readonly pollMs: number };
   readonly logLevel: string;
   /** Where /metrics is served instead of the public port (issue 13 §10); undefined: on the public port. */
   readonly metricsAddress: { readonly host: string; readonly port: number } | undefined;
@@ -278,6 +292,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     authorizeMaxBytes: e.GATEHOUSE_AUTHORIZE_MAX_BYTES,
     registrationPerIp: e.GATEHOUSE_REGISTRATION_PER_IP,
     hashing: { perAddress: e.GATEHOUSE_HASH_PER_ADDRESS, queue: e.GATEHOUSE_HASH_QUEUE_MAX },
+    mail: {
+      smtpUrl: e.GATEHOUSE_SMTP_URL,
+      from: e.GATEHOUSE_SMTP_FROM ?? `Gatehouse <noreply@${new URL(issuer).hostname}>`,
+      pollMs: e.GATEHOUSE_MAIL_POLL_MS,
+    },
     logLevel: e.LOG_LEVEL,
     metricsAddress: e.GATEHOUSE_METRICS_ADDRESS === undefined ? undefined : listenAddress(e.GATEHOUSE_METRICS_ADDRESS),
   });

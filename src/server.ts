@@ -13,6 +13,10 @@ import { bootstrap } from './instance/bootstrap.ts';
 import { createMetrics } from './platform/metrics.ts';
 import type { Lifecycle } from './platform/health.ts';
 import { HashAdmission } from './users/passwords.ts';
+import { findOrgById } from './orgs/queries.ts';
+import { createMailer } from './mail/mailer.ts';
+import { MailSender } from './mail/sender.ts';
+import { createSendMail } from './mail/transport.ts';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -30,12 +34,18 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   const db = await openDb(config.database, log);
   let app: FastifyInstance | undefined;
   const lifecycle: Lifecycle = { draining: false };
+  let mail: Mailing | undefined;
   try {
     const migrations = listMigrations();
     const applied = await migrate(db, migrations);
     if (applied.length) log.info({ applied }, 'migrations applied');
     const instance = await bootstrap(db, config, log);
     const hashing = new HashAdmission(config.hashing);
+    const transport = createSendMail(config.mail, config.dataDir);
+    const sender = new MailSender({ db, secrets, send: transport.send, log, pollMs: config.mail.pollMs });
+    // the name the login pages show (login/pages.ts), in every mail's subject
+    const instanceName = (await findOrgById(db, instance.default_org_id))?.name ?? 'Gatehouse';
+    mail = { sender, close: () => transport.close() };
     app = await buildApp({
       config,
       db,
@@ -46,20 +56,36 @@ export async function startServer(config: Config, log: Logger = createLogger(con
       metrics: createMetrics(db, hashing),
       lifecycle,
       hashing,
+      mailer: createMailer({ secrets, issuer: config.issuer, instanceName, nudge: () => sender.nudge() }),
     });
     const address = await app.listen({ port: config.port, host: config.host });
     // Fastify names the scheme after its own https option; TLS here comes from the server factory.
     const url = config.tls ? address.replace(/^http:/, 'https:') : address;
     const running = app;
-    return { app, db, config, url, close: () => shutdown(running, db, config, lifecycle) };
+    const mailing = mail;
+    mailing.sender.start();
+    return { app, db, config, url, close: () => shutdown(running, db, config, lifecycle, mailing) };
   } catch (error) {
     await app?.close().catch(() => {});
+    mail?.close();
     await db.close().catch(() => {});
     throw error;
   }
 }
 
-async function shutdown(app: FastifyInstance, db: Db, config: Config, lifecycle: Lifecycle): Promise<void> {
+/** The background mail sender and its transport (issue 16), stopped before the database closes. */
+interface Mailing {
+  sender: MailSender;
+  close(): void;
+}
+
+async function shutdown(
+  app: FastifyInstance,
+  db: Db,
+  config: Config,
+  lifecycle: Lifecycle,
+  mail: Mailing,
+): Promise<void> {
   // Drain first: a balancer sees /readyz turn 503 and stops sending, while requests already on their way
   // (including those still in the accept backlog) are served instead of being reset when the listener closes.
   lifecycle.draining = true;
@@ -72,6 +98,8 @@ async function shutdown(app: FastifyInstance, db: Db, config: Config, lifecycle:
     await Promise.race([app.close(), deadline]);
   } finally {
     clearTimeout(timer);
+    await mail.sender.stop();
+    mail.close();
     await db.close();
   }
 }

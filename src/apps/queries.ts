@@ -19,6 +19,8 @@ export interface AppRow {
   grant_types: string[];
   access_token_type: AccessTokenType;
   id_token_userinfo_assertion: boolean;
+  id_token_role_assertion: boolean;
+  access_token_role_assertion: boolean;
   dev_mode: boolean;
   state: 'active' | 'inactive';
   created_at: Date;
@@ -26,12 +28,22 @@ export interface AppRow {
   sequence: string;
   /** The project's org: the resource owner of the app. */
   org_id: string;
+  /** The project's state and settings (issue 21 "Project settings"): an inactive project's apps do not sign in. */
+  project_state: 'active' | 'inactive';
+  project_role_assertion: boolean;
+  project_role_check: boolean;
+  has_project_check: boolean;
 }
 
-const SELECT_APP = `SELECT a.id, a.project_id, a.name, a.kind, a.client_id, a.secret_hash, a.auth_method, a.app_type,
+/** An AppRow's columns from APPS_FROM. */
+export const APP_COLUMNS = `a.id, a.project_id, a.name, a.kind, a.client_id, a.secret_hash, a.auth_method, a.app_type,
   a.redirect_uris, a.post_logout_redirect_uris, a.response_types, a.grant_types, a.access_token_type,
-  a.id_token_userinfo_assertion, a.dev_mode, a.state, a.created_at, a.changed_at, a.sequence, p.org_id
-  FROM apps a JOIN projects p ON p.id = a.project_id`;
+  a.id_token_userinfo_assertion, a.id_token_role_assertion, a.access_token_role_assertion, a.dev_mode, a.state,
+  a.created_at, a.changed_at, a.sequence, p.org_id, p.state AS project_state, p.project_role_assertion,
+  p.project_role_check, p.has_project_check`;
+export const APPS_FROM = 'apps a JOIN projects p ON p.id = a.project_id';
+
+const SELECT_APP = `SELECT ${APP_COLUMNS} FROM ${APPS_FROM}`;
 
 export async function findAppById(db: Queryable, id: string): Promise<AppRow | undefined> {
   const { rows } = await db.query<AppRow>(`${SELECT_APP} WHERE a.id = $1`, [id]);
@@ -52,6 +64,8 @@ export interface AppConfig {
   grantTypes: string[];
   accessTokenType: AccessTokenType;
   idTokenUserinfoAssertion: boolean;
+  idTokenRoleAssertion: boolean;
+  accessTokenRoleAssertion: boolean;
   devMode: boolean;
 }
 
@@ -70,8 +84,8 @@ export async function insertApp(
   await tx.query(
     `INSERT INTO apps (id, project_id, name, kind, client_id, secret_hash, auth_method, app_type, redirect_uris,
        post_logout_redirect_uris, response_types, grant_types, access_token_type, id_token_userinfo_assertion, ` +
-      `dev_mode, sequence)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
+      `dev_mode, sequence, id_token_role_assertion, access_token_role_assertion)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`,
     [
       a.id,
       a.projectId,
@@ -89,6 +103,8 @@ export async function insertApp(
       a.idTokenUserinfoAssertion,
       a.devMode,
       a.sequence,
+      a.idTokenRoleAssertion,
+      a.accessTokenRoleAssertion,
     ],
   );
 }
@@ -102,7 +118,7 @@ export async function updateAppConfig(
     `UPDATE apps SET auth_method = $2, app_type = $3, redirect_uris = $4, post_logout_redirect_uris = $5, ` +
       `response_types = $6,
        grant_types = $7, access_token_type = $8, id_token_userinfo_assertion = $9, dev_mode = $10, secret_hash = $11,
-       sequence = $12, changed_at = $13
+       sequence = $12, changed_at = $13, id_token_role_assertion = $14, access_token_role_assertion = $15
      WHERE id = $1`,
     [
       id,
@@ -118,6 +134,8 @@ export async function updateAppConfig(
       c.secretHash,
       c.sequence,
       c.changedAt,
+      c.idTokenRoleAssertion,
+      c.accessTokenRoleAssertion,
     ],
   );
 }
@@ -140,4 +158,43 @@ export async function findActiveAppKeys(db: Queryable, appId: string): Promise<A
     [appId],
   );
   return rows.map((r) => r.public_jwk);
+}
+
+/** Columns an app change may set (lifecycle.ts): the keys are trusted column names, never a request's. */
+export type AppColumns = Partial<Pick<AppRow, 'name' | 'state' | 'secret_hash' | 'auth_method'>>;
+
+export async function updateAppColumns(
+  tx: Queryable,
+  id: string,
+  columns: AppColumns,
+  sequence: string,
+  changedAt: Date,
+): Promise<void> {
+  const sets = Object.keys(columns).map((name, i) => `${name} = $${i + 4}`);
+  await tx.query(`UPDATE apps SET ${[...sets, 'sequence = $2', 'changed_at = $3'].join(', ')} WHERE id = $1`, [
+    id,
+    sequence,
+    changedAt,
+    ...Object.values(columns),
+  ]);
+}
+
+export async function lockApp(tx: Queryable, id: string): Promise<void> {
+  await tx.query('SELECT 1 FROM apps WHERE id = $1 FOR UPDATE', [id]);
+}
+
+export async function deleteApp(tx: Queryable, id: string): Promise<void> {
+  await tx.query('DELETE FROM apps WHERE id = $1', [id]);
+}
+
+export interface KeyRow {
+  id: string;
+  expires_at: Date;
+  created_at: Date;
+}
+
+/** Deletes a key of the app; false when it has no such key. */
+export async function deleteAppKey(tx: Queryable, appId: string, keyId: string): Promise<boolean> {
+  const { rowCount } = await tx.query('DELETE FROM app_keys WHERE id = $1 AND app_id = $2', [keyId, appId]);
+  return rowCount === 1;
 }

@@ -21,6 +21,8 @@ export const oidcConfigSchema = z.object({
   authMethod: z.enum(['basic', 'post', 'none', 'private_key_jwt']).default('basic'),
   accessTokenType: z.enum(['opaque', 'jwt']).default('opaque'),
   idTokenUserinfoAssertion: z.boolean().default(false),
+  idTokenRoleAssertion: z.boolean().default(false),
+  accessTokenRoleAssertion: z.boolean().default(false),
   devMode: z.boolean().default(false),
 });
 export type OidcConfigInput = z.input<typeof oidcConfigSchema>;

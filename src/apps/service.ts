@@ -1,13 +1,13 @@
 // Applications of a project (issue 3 §3): OIDC apps and API apps are OAuth clients; their secrets are generated
 // here, returned once and stored as keyed hashes (security.md §21); private_key_jwt apps get public keys.
-import type { Db } from '../platform/db.ts';
+import type { Db, Queryable } from '../platform/db.ts';
 import type { SecretBox } from '../platform/secrets.ts';
 import { generateSecret } from '../platform/secrets.ts';
 import { appendEvent } from '../events/log.ts';
 import { changedDetails, createdDetails, type Details } from '../events/details.ts';
 import { newId } from '../platform/ids.ts';
 import { KEY_NO_EXPIRY, newRsaKeyPair } from '../platform/key-pairs.ts';
-import { notFound, invalidArgument } from '../platform/errors.ts';
+import { failedPrecondition, notFound, invalidArgument } from '../platform/errors.ts';
 import { getProject } from '../projects/service.ts';
 import {
   addApiAppSchema,
@@ -117,6 +117,8 @@ export async function addApiApp(
       grantTypes: [],
       accessTokenType: 'opaque',
       idTokenUserinfoAssertion: false,
+      idTokenRoleAssertion: false,
+      accessTokenRoleAssertion: false,
       devMode: false,
       sequence: event.sequence,
     });
@@ -137,6 +139,7 @@ export async function updateOidcAppConfig(
   const config = parseAppInput(oidcConfigSchema, input, 'UpdateOIDCAppConfigRequest');
   checkOidcConfig(config, 'UpdateOIDCAppConfigRequest');
   if (app.kind !== 'oidc') throw invalidArgument('App is not an OIDC app', 'APP-Gsfe2');
+  if (sameAsStored(app, config)) throw failedPrecondition('No changes', 'COMMAND-1m88i');
   const needsSecret = config.authMethod === 'basic' || config.authMethod === 'post';
   const clientSecret = needsSecret && !app.secret_hash ? generateSecret() : undefined;
   const secretHash = needsSecret ? (clientSecret ? secrets.hashSecret(clientSecret) : app.secret_hash) : null;
@@ -151,6 +154,15 @@ export async function updateOidcAppConfig(
     });
     await updateAppConfig(tx, appId, { ...config, secretHash, sequence: event.sequence, changedAt: event.createdAt });
     return { ...(clientSecret ? { clientSecret } : {}), details: changedDetails(event) };
+  });
+}
+
+/** Whether every configuration field equals the app's column of the same name (redirectUris: redirect_uris). */
+function sameAsStored(app: AppRow, config: Record<string, unknown>): boolean {
+  const stored = app as unknown as Record<string, unknown>;
+  return Object.entries(config).every(([key, value]) => {
+    const column = stored[key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)];
+    return JSON.stringify(column) === JSON.stringify(value);
   });
 }
 
@@ -210,7 +222,7 @@ export interface AppRef {
 
 /** The app, which must belong to the org and project named: any other is answered like one that does not exist,
  *  so ids of other orgs cannot be probed. */
-export async function getApp(db: Db, ref: AppRef): Promise<AppRow> {
+export async function getApp(db: Queryable, ref: AppRef): Promise<AppRow> {
   const app = await findAppById(db, ref.appId);
   if (app?.org_id !== ref.orgId || app.project_id !== ref.projectId) throw notFound('App not found', 'APP-D5gs2');
   return app;
@@ -222,6 +234,6 @@ export async function findClientApp(
   clientId: string,
 ): Promise<{ app: AppRow; keys: Array<Record<string, unknown>> } | undefined> {
   const app = await findAppByClientId(db, clientId);
-  if (app?.state !== 'active') return undefined;
+  if (app?.state !== 'active' || app.project_state !== 'active') return undefined;
   return { app, keys: app.auth_method === 'private_key_jwt' ? await findActiveAppKeys(db, app.id) : [] };
 }

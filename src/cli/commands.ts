@@ -4,6 +4,8 @@ import { OUTPUT_HELP, OUTPUT_OPTION, parseOptions, print, withDb, type Command }
 import { keysList, keysRotate } from './keys.ts';
 import { adminCreate, appCreate, serviceUserCreate, userImport } from './provision.ts';
 import { doctor } from './doctor.ts';
+import { appList, appRegenerateSecret, appRemove, userList, userLock, userRemove, userUnlock } from './lifecycle.ts';
+import { grantAdd, grantList, grantRemove, roleAdd, roleList, roleRemove } from './roles.ts';
 
 export { UsageError, type Command } from './command.ts';
 
@@ -31,6 +33,19 @@ export const COMMANDS: Record<string, Command> = {
   'app create': appCreate,
   'service-user create': serviceUserCreate,
   'user import': userImport,
+  'user list': userList,
+  'user lock': userLock,
+  'user unlock': userUnlock,
+  'user remove': userRemove,
+  'app list': appList,
+  'app remove': appRemove,
+  'app regenerate-secret': appRegenerateSecret,
+  'role add': roleAdd,
+  'role list': roleList,
+  'role remove': roleRemove,
+  'grant add': grantAdd,
+  'grant list': grantList,
+  'grant remove': grantRemove,
   doctor,
 };
 

@@ -27,11 +27,11 @@ import {
   type Command,
 } from './command.ts';
 
-const ORG_OPTION = { org: { type: 'string' } } as const;
-const ORG_HELP = '  --org ID              the organization (default: the first org, "Gatehouse")';
+export const ORG_OPTION = { org: { type: 'string' } } as const;
+export const ORG_HELP = '  --org ID              the organization (default: the first org, "Gatehouse")';
 
 /** The org named by --org (which must exist), or the instance's first org. */
-async function orgOf(db: Db, instance: InstanceRow, org: string | undefined): Promise<string> {
+export async function orgOf(db: Db, instance: InstanceRow, org: string | undefined): Promise<string> {
   return org ? (await getOrgById(db, org)).id : instance.default_org_id;
 }
 

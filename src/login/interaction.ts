@@ -9,7 +9,8 @@ import type { HashAdmission } from '../users/passwords.ts';
 import { chooseLocale, type Locale } from './i18n.ts';
 import { csrfToken, sameOriginPost, validCsrfToken } from './security.ts';
 import type { LoginPages, PagesDeps } from './pages.ts';
-import type { RateLimiter } from '../platform/rate-limit.ts';
+import type { SharedRateLimiter } from '../platform/shared-rate-limit.ts';
+import type { Mailer } from '../mail/mailer.ts';
 
 export type InteractionDetails = Awaited<ReturnType<Provider['interactionDetails']>>;
 
@@ -25,13 +26,15 @@ export interface LoginAppDeps extends PagesDeps {
   metrics: Metrics;
   /** The bounded password-hashing queue (issue 26 §6). */
   hashing: HashAdmission;
+  /** Verification and reset mails (issue 16). */
+  mailer: Mailer;
 }
 
 export interface LoginDeps extends LoginAppDeps {
   oidc: InteractionProvider;
   pages: LoginPages;
   /** Self-registrations per client address (issue 26 §5). */
-  registrations: RateLimiter;
+  registrations: SharedRateLimiter;
 }
 
 export interface Interaction {
@@ -129,8 +132,13 @@ export async function finish(
   reply: FastifyReply,
   result: InteractionResults,
 ): Promise<FastifyReply> {
+  await saveResult(interaction, result);
+  return reply.redirect(interaction.details.returnTo, 303);
+}
+
+/** Stores how the interaction ends; the browser completes it at details.returnTo. */
+export async function saveResult(interaction: Interaction, result: InteractionResults): Promise<void> {
   const { details } = interaction;
   details.result = result;
   await details.save(remainingSeconds(details));
-  return reply.redirect(details.returnTo, 303);
 }

@@ -17,7 +17,11 @@ import {
 import { knownAccountIds, requestedPrompts, signedIn } from './signed-in.ts';
 import { showRegistration } from './register-flow.ts';
 import { showConsent } from './consent-flow.ts';
+import { refuseSignIn } from './refused.ts';
 import { HASHING_RETRY_AFTER, type HashSlot } from '../users/passwords.ts';
+import { passwordChangeRequired } from '../passwords/queries.ts';
+import { showRequiredChange } from './password-change-flow.ts';
+import { forgotPasswordUrl } from '../account/urls.ts';
 
 const LOGIN_NAME_MAX = 400;
 
@@ -118,6 +122,9 @@ async function checkPassword(
   // One message and one status for unknown names and wrong passwords (security.md §16-17).
   if (outcome.kind === 'invalid')
     return renderPassword(deps, interaction, reply, 401, loginName, { alert: t.errorCredentials });
+  // issue 16: a password set by an administrator or imported as temporary is replaced before the flow goes on
+  if (await passwordChangeRequired(deps.db, outcome.user.id))
+    return showRequiredChange(deps, interaction, reply, outcome.user.id);
   return signedIn(deps, request, reply, interaction, outcome.user.id);
 }
 
@@ -138,6 +145,8 @@ export const submitSelect: Handler = async (deps, request, reply) => {
     // by its uid: the session's cookie value is not stored with the interaction (oidc/payloads.ts storedPayload)
     const current = session.uid ? await deps.oidc.provider().Session.findByUid(session.uid) : undefined;
     if (current?.accountId === account.id && current.loginTs) {
+      const refused = await refuseSignIn(deps, interaction, reply, account.id);
+      if (refused) return refused;
       return finish(interaction, reply, {
         select_account: {},
         login: { accountId: account.id, ts: current.loginTs, amr: current.amr },
@@ -183,6 +192,7 @@ function renderPassword(
       loginName,
       initial: initial(loginName),
       changeUrl: `${i.urls.loginName}?loginName=${encodeURIComponent(loginName)}`,
+      forgotUrl: forgotPasswordUrl(loginName),
       error: messages.error,
       alert: messages.alert,
     }),

@@ -31,6 +31,11 @@ export class LoginPages {
     this.#instanceName = instanceName;
   }
 
+  /** The instance's name, as every page's title shows it. */
+  get instanceName(): string {
+    return this.#instanceName;
+  }
+
   texts(locale: Locale): Texts {
     return textsFor(locale);
   }

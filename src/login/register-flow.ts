@@ -16,6 +16,7 @@ import {
   type LoginDeps,
 } from './interaction.ts';
 import { signedIn } from './signed-in.ts';
+import { policyRefusal } from './password-rules.ts';
 
 const FIELDS = [
   { name: 'firstName', label: 'firstNameLabel', type: 'text', autocomplete: 'given-name', maxLength: NAME_MAX_LENGTH },
@@ -123,7 +124,7 @@ async function register(
   }
   // Per address (issue 26 §5): every well-formed attempt counts, a taken name included, so neither creating
   // accounts nor probing names scales with a script.
-  const limit = deps.registrations.hit(request.ip);
+  const limit = await deps.registrations.hit(request.ip);
   if (!limit.allowed) {
     reply.header('retry-after', String(limit.retryAfterSeconds));
     return showRegistration(
@@ -143,12 +144,15 @@ async function register(
       parsed.data,
       interaction.locale,
       slot.hash,
+      deps,
     );
     return await signedIn(deps, request, reply, interaction, userId);
   } catch (error) {
     if (error instanceof AppError && error.code === Code.AlreadyExists) {
       return showRegistration(deps, interaction, reply, 409, values, { userName: t.errorUserNameTaken });
     }
+    const refused = policyRefusal(t, error);
+    if (refused) return showRegistration(deps, interaction, reply, 400, values, { password: refused });
     if (error instanceof AppError && error.id === USER_NAME_REFUSED) {
       return showRegistration(deps, interaction, reply, 400, values, { userName: t.errorUserNameReserved });
     }

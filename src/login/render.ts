@@ -4,22 +4,11 @@
 // there is no way to insert raw HTML from data, so user input cannot become markup.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { escapeHtml } from '../platform/html.ts';
+
+export { escapeHtml };
 
 type Scope = readonly unknown[];
-
-const ESCAPES: Record<string, string> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-  '`': '&#96;',
-  '=': '&#61;',
-};
-
-export function escapeHtml(value: unknown): string {
-  return String(value ?? '').replace(/[&<>"'`=]/g, (c) => ESCAPES[c]!);
-}
 
 function lookup(scope: Scope, path: string): unknown {
   if (path === '.') return scope[0];

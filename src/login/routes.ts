@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import { chooseLocale, format } from './i18n.ts';
-import { RateLimiter } from '../platform/rate-limit.ts';
+import { SharedRateLimiter } from '../platform/shared-rate-limit.ts';
 import { sameOriginPost } from './security.ts';
 import { loadLoginPages, VIEWS_DIR, type LoginPages } from './pages.ts';
 import {
@@ -20,6 +20,7 @@ import { fieldWithNul } from '../platform/text.ts';
 import { showLoginName, showStart, submitLoginName, submitPassword, submitSelect } from './login-flow.ts';
 import { showRegister, submitRegister } from './register-flow.ts';
 import { submitConsent } from './consent-flow.ts';
+import { submitRequiredChange } from './password-change-flow.ts';
 import { isClientAbort, requestErrorStatus } from '../platform/errors.ts';
 
 const STATIC: Record<string, { type: string; body: Buffer }> = {
@@ -27,10 +28,12 @@ const STATIC: Record<string, { type: string; body: Buffer }> = {
   'logo.svg': { type: 'image/svg+xml', body: readFileSync(new URL('static/logo.svg', VIEWS_DIR)) },
 };
 
+/** `more` adds routes to the pages' scope (the account pages, issue 16), with the login pages' dependencies. */
 export async function registerLogin(
   app: FastifyInstance,
   deps: LoginAppDeps,
   oidc: InteractionProvider,
+  more?: (ui: FastifyInstance, login: LoginDeps) => void,
 ): Promise<void> {
   const pages = await loadLoginPages(deps);
   const login: LoginDeps = {
@@ -42,9 +45,12 @@ export async function registerLogin(
     oidc,
     pages,
     hashing: deps.hashing,
-    // Counted in this process, like the other request limits (src/platform/rate-limit.ts): N instances behind a
-    // balancer admit up to N times as many; registration is rare enough that this bounds a script all the same.
-    registrations: new RateLimiter({ limit: deps.config.registrationPerIp, windowSeconds: 3600 }),
+    mailer: deps.mailer,
+    // Counted in the database, so N instances behind a balancer admit no more than one (issue 24)
+    registrations: new SharedRateLimiter(deps.db, 'registration-ip', {
+      limit: deps.config.registrationPerIp,
+      windowSeconds: 3600,
+    }),
   };
   const route =
     (handler: (d: LoginDeps, req: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>) =>
@@ -84,6 +90,8 @@ export async function registerLogin(
     ui.get('/ui/login/:uid/register', route(showRegister));
     ui.post('/ui/login/:uid/register', route(submitRegister));
     ui.post('/ui/login/:uid/consent', route(submitConsent));
+    ui.post('/ui/login/:uid/password-change', route(submitRequiredChange));
+    more?.(ui, login);
 
     ui.setErrorHandler((error: Error & { statusCode?: number; error?: string }, request, reply) => {
       const locale = chooseLocale(undefined, request.headers['accept-language']);

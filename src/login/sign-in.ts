@@ -5,7 +5,7 @@
 import type { Config } from '../config.ts';
 import type { Db } from '../platform/db.ts';
 import { recordFailure, recordSuccess, reserveLoginAttempt, type LoginSubject } from '../lockout/service.ts';
-import { findUserByLoginName } from '../users/lookup.ts';
+import { findUserByLoginName, isActive } from '../users/lookup.ts';
 import type { HashSlot } from '../users/passwords.ts';
 import type { UserRow } from '../users/queries.ts';
 
@@ -18,7 +18,7 @@ export async function signInWithPassword(
   input: { loginName: string; password: string; ip: string },
 ): Promise<SignInResult> {
   const found = await findUserByLoginName(db, input.loginName);
-  const user = found && found.type === 'human' && found.state === 'active' && found.password_hash ? found : undefined;
+  const user = found && found.type === 'human' && isActive(found) && found.password_hash ? found : undefined;
   const subject: LoginSubject = { account: found?.id ?? input.loginName.toLowerCase(), ip: input.ip };
   const wait = await reserveLoginAttempt(db, lockout, subject);
   if (wait > 0) return { kind: 'locked', retryAfter: wait };

@@ -1,5 +1,6 @@
 // The end of a successful sign-in or registration: remember the account on this browser and resume the flow.
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { refuseSignIn } from './refused.ts';
 import { finish, type Interaction, type InteractionDetails, type LoginDeps } from './interaction.ts';
 import {
   KNOWN_ACCOUNTS_COOKIE,
@@ -33,6 +34,8 @@ export async function signedIn(
     cookie,
     knownAccountsCookieOptions(deps.config.issuer.startsWith('https:'), deps.config.ttl.sessionAbsolute),
   );
+  const refused = await refuseSignIn(deps, interaction, reply, userId);
+  if (refused) return refused;
   const prompts = requestedPrompts(interaction.details);
   return finish(interaction, reply, {
     login: { accountId: userId, amr: ['pwd'] },

@@ -39,6 +39,8 @@ export function oidcConfigInput(req: AddOIDCAppRequest | UpdateOIDCAppConfigRequ
     authMethod: AUTH_METHODS[req.authMethodType]!,
     accessTokenType: TOKEN_TYPES[req.accessTokenType]!,
     idTokenUserinfoAssertion: req.idTokenUserinfoAssertion,
+    idTokenRoleAssertion: req.idTokenRoleAssertion,
+    accessTokenRoleAssertion: req.accessTokenRoleAssertion,
     devMode: req.devMode,
   };
 }
@@ -86,6 +88,8 @@ export function appMessage(app: AppRow): MessageInitShape<typeof AppSchema> {
     authMethod: app.auth_method,
     accessTokenType: app.access_token_type,
     idTokenUserinfoAssertion: app.id_token_userinfo_assertion,
+    idTokenRoleAssertion: app.id_token_role_assertion,
+    accessTokenRoleAssertion: app.access_token_role_assertion,
     devMode: app.dev_mode,
   });
   return {
@@ -102,6 +106,8 @@ export function appMessage(app: AppRow): MessageInitShape<typeof AppSchema> {
         authMethodType: number(AUTH_METHODS, app.auth_method),
         accessTokenType: number(TOKEN_TYPES, app.access_token_type),
         idTokenUserinfoAssertion: app.id_token_userinfo_assertion,
+        idTokenRoleAssertion: app.id_token_role_assertion,
+        accessTokenRoleAssertion: app.access_token_role_assertion,
         devMode: app.dev_mode,
         version: OIDCVersion.OIDC_VERSION_1_0,
         ...complianceMessages(problems),

@@ -28,7 +28,8 @@ export function createAuthorizer(db: Db, verifyAccessToken: VerifyAccessToken) {
     // active, not revoked, of an active user (oidc/access-tokens.ts)
     const token = await verifyAccessToken(match[1]!);
     if (!token?.scopes.has(MANAGEMENT_API_SCOPE)) throw invalidToken();
-    return { userId: token.userId, orgId: token.orgId, roles: await rolesOf(db, token.userId) };
+    const principal = { userId: token.userId, orgId: token.orgId, roles: await rolesOf(db, token.userId) };
+    return token.projectId ? { ...principal, projectId: token.projectId } : principal;
   }
 
   async function authorize(

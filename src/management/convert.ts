@@ -4,7 +4,7 @@ import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import type { ObjectDetailsSchema } from '@zitadel/proto/zitadel/object_pb.js';
 import { AccessTokenType, GenderSchema, UserState, type UserSchema } from '@zitadel/proto/zitadel/user_pb.js';
 import type { Details } from '../events/details.ts';
-import { loginName, type UserRow } from '../users/lookup.ts';
+import { loginName, type UserProfileRow, type UserRow } from '../users/lookup.ts';
 import { OrgState, type OrgSchema } from '@zitadel/proto/zitadel/org_pb.js';
 import type { OrgRow } from '../orgs/queries.ts';
 import type { HumanInput } from '../users/human-service.ts';
@@ -41,8 +41,16 @@ export function enumNumber(schema: DescEnum, name: string): number {
   return schema.values.find((v) => v.name === name)?.number ?? 0;
 }
 
-/** zitadel.user.v1.User: GetMyUser and GetUserByID. */
-export function userMessage(u: UserRow): MessageInitShape<typeof UserSchema> {
+const USER_STATES: Record<UserRow['state'], UserState> = {
+  active: UserState.ACTIVE,
+  inactive: UserState.INACTIVE,
+  locked: UserState.LOCKED,
+};
+
+/** zitadel.user.v1.User: GetMyUser, GetUserByID and ListUsers (whose rows carry has_secret, not the hash). */
+export function userMessage(
+  u: UserProfileRow & ({ secret_hash: string | null } | { has_secret: boolean }),
+): MessageInitShape<typeof UserSchema> {
   const type =
     u.type === 'human'
       ? {
@@ -65,14 +73,14 @@ export function userMessage(u: UserRow): MessageInitShape<typeof UserSchema> {
           value: {
             name: u.machine_name ?? '',
             description: u.machine_description ?? '',
-            hasSecret: u.secret_hash !== null,
+            hasSecret: 'has_secret' in u ? u.has_secret : u.secret_hash !== null,
             accessTokenType: u.access_token_type === 'jwt' ? AccessTokenType.JWT : AccessTokenType.BEARER,
           },
         };
   return {
     id: u.id,
     details: storedDetails(u, u.org_id),
-    state: u.state === 'active' ? UserState.ACTIVE : UserState.INACTIVE,
+    state: USER_STATES[u.state],
     userName: u.user_name,
     loginNames: [loginName(u)],
     preferredLoginName: loginName(u),

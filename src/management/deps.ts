@@ -1,6 +1,8 @@
 // What the management API takes from the composition root (app.ts): its own small type, so that no handler imports
 // the root that imports it (issue 14 §1).
+import type { Config } from '../config.ts';
 import type { Db } from '../platform/db.ts';
+import type { Mailer } from '../mail/mailer.ts';
 import type { SecretBox } from '../platform/secrets.ts';
 import type { InstanceRow } from '../instance/queries.ts';
 import type { HashAdmission } from '../users/passwords.ts';
@@ -11,4 +13,7 @@ export interface ManagementDeps {
   instance: InstanceRow;
   /** The bounded password-hashing queue every network request hashes through (issue 26 §6). */
   hashing: HashAdmission;
+  config: Config;
+  /** The outbox for verification and reset mails (issue 16). */
+  mailer: Mailer;
 }

@@ -4,7 +4,14 @@ import { create } from '@bufbuild/protobuf';
 import { ConnectError } from '@connectrpc/connect';
 import { ErrorDetailSchema } from '@zitadel/proto/zitadel/message_pb.js';
 import type { FastifyBaseLogger } from 'fastify';
-import { AppError, Code, invalidArgument, isClientAbort, isDatabaseUnavailable } from '../platform/errors.ts';
+import {
+  AppError,
+  Code,
+  DatabaseUnavailable,
+  invalidArgument,
+  isClientAbort,
+  isDatabaseUnavailable,
+} from '../platform/errors.ts';
 
 const HTTP_STATUS: Record<number, number> = {
   [Code.InvalidArgument]: 400,
@@ -28,7 +35,7 @@ export function toAppError(error: unknown, log: FastifyBaseLogger): AppError {
   }
   if (isDatabaseUnavailable(error)) {
     log.error({ err: error }, 'database unavailable');
-    return new AppError(Code.Unavailable, 'Errors.Internal.Unavailable', 'DB-unavail');
+    return new DatabaseUnavailable(error);
   }
   log.error({ err: error }, 'management call failed');
   return new AppError(Code.Internal, 'Errors.Internal', 'API-internal');

@@ -15,6 +15,8 @@ export interface Principal {
   /** The organization the user belongs to. */
   orgId: string;
   roles: Roles;
+  /** The project of the app the token was issued to, if any (ListMyProjectOrgs, issue 21). */
+  projectId?: string;
 }
 
 export interface Caller {

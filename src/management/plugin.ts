@@ -14,6 +14,16 @@ import { registerRpc } from './rpc.ts';
 import { authServiceOperations } from './handlers/auth-service.ts';
 import { adminServiceOperations } from './handlers/admin-service.ts';
 import { managementServiceOperations } from './handlers/management-service.ts';
+import { projectOperations } from './handlers/projects.ts';
+import { projectGrantOperations } from './handlers/project-grants.ts';
+import { userGrantOperations } from './handlers/user-grants.ts';
+import { userMetadataOperations } from './handlers/user-metadata.ts';
+import { userOperations } from './handlers/users.ts';
+import { appOperations } from './handlers/apps.ts';
+import { memberOperationLists } from './handlers/members.ts';
+import { orgOperations } from './handlers/orgs.ts';
+import { changeOperations } from './handlers/changes.ts';
+import { accountOperations } from './handlers/account-operations.ts';
 
 export const MANAGEMENT_SERVICES = [AuthService, AdminService, ManagementService] as const;
 
@@ -23,15 +33,34 @@ export interface ManagementOptions {
   bodyLimit: number;
 }
 
-/** Serves every method of MANAGEMENT_SERVICES; those with an operation in a handler list are implemented. */
-export function registerManagement(app: FastifyInstance, deps: ManagementDeps, options: ManagementOptions): void {
-  const operations = new Map<DescMethod, Operation>();
-  for (const op of [
+/** Every implemented operation: the registry the transports serve and the README's table is generated from
+ *  (methods-table.ts). */
+export function managementOperations(deps: ManagementDeps): Operation[] {
+  return [
     ...authServiceOperations(deps),
     ...adminServiceOperations(deps),
     ...managementServiceOperations(deps),
-  ])
+    ...projectOperations(deps),
+    ...projectGrantOperations(deps),
+    ...userGrantOperations(deps),
+    ...userMetadataOperations(deps),
+    ...userOperations(deps),
+    ...appOperations(deps),
+    ...memberOperationLists(deps),
+    ...orgOperations(deps),
+    ...changeOperations(deps),
+    ...accountOperations(deps),
+  ];
+}
+
+/** Serves every method of MANAGEMENT_SERVICES; those with an operation in a handler list are implemented. */
+export function registerManagement(app: FastifyInstance, deps: ManagementDeps, options: ManagementOptions): void {
+  const operations = new Map<DescMethod, Operation>();
+  for (const op of managementOperations(deps)) {
+    // two handler lists serving one method would leave one of them silently unused
+    if (operations.has(op.method)) throw new Error(`${op.method.parent.typeName}.${op.method.name} has two operations`);
     operations.set(op.method, op);
+  }
   const invoke = createInvoke(createAuthorizer(deps.db, options.verifyAccessToken));
   registerRestGateway(app, MANAGEMENT_SERVICES, operations, invoke);
   registerRpc(app, MANAGEMENT_SERVICES, operations, invoke, options.bodyLimit);

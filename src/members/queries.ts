@@ -1,6 +1,6 @@
 import type { Queryable } from '../platform/db.ts';
 
-export type ResourceType = 'instance' | 'org';
+export type ResourceType = 'instance' | 'org' | 'project';
 
 export async function insertMembership(
   tx: Queryable,
@@ -31,12 +31,66 @@ export async function findMemberships(db: Queryable, userId: string): Promise<Me
 /** Inserts a membership that must not exist yet; false when it does. */
 export async function insertNewMembership(
   tx: Queryable,
-  m: { userId: string; resourceType: ResourceType; resourceId: string; roles: readonly string[] },
+  m: { userId: string; resourceType: ResourceType; resourceId: string; roles: readonly string[]; sequence: string },
 ): Promise<boolean> {
   const { rowCount } = await tx.query(
-    `INSERT INTO memberships (user_id, resource_type, resource_id, roles) VALUES ($1, $2, $3, $4)
+    `INSERT INTO memberships (user_id, resource_type, resource_id, roles, sequence) VALUES ($1, $2, $3, $4, $5)
      ON CONFLICT ON CONSTRAINT memberships_pkey DO NOTHING`,
-    [m.userId, m.resourceType, m.resourceId, m.roles],
+    [m.userId, m.resourceType, m.resourceId, m.roles, m.sequence],
   );
   return rowCount === 1;
+}
+
+export interface Resource {
+  type: ResourceType;
+  id: string;
+}
+
+/** The membership locked for a change; undefined when the user is no member of the resource. */
+export async function lockMembership(
+  tx: Queryable,
+  resource: Resource,
+  userId: string,
+): Promise<{ roles: string[] } | undefined> {
+  const { rows } = await tx.query<{ roles: string[] }>(
+    'SELECT roles FROM memberships WHERE user_id = $1 AND resource_type = $2 AND resource_id = $3 FOR UPDATE',
+    [userId, resource.type, resource.id],
+  );
+  return rows[0];
+}
+
+export async function updateMembershipRoles(
+  tx: Queryable,
+  resource: Resource,
+  userId: string,
+  roles: readonly string[],
+  sequence: string,
+): Promise<void> {
+  await tx.query(
+    `UPDATE memberships SET roles = $4, sequence = $5, changed_at = now()
+     WHERE user_id = $1 AND resource_type = $2 AND resource_id = $3`,
+    [userId, resource.type, resource.id, roles, sequence],
+  );
+}
+
+export async function deleteMembership(tx: Queryable, resource: Resource, userId: string): Promise<void> {
+  await tx.query('DELETE FROM memberships WHERE user_id = $1 AND resource_type = $2 AND resource_id = $3', [
+    userId,
+    resource.type,
+    resource.id,
+  ]);
+}
+
+/** Every membership on a resource that goes (RemoveOrg, RemoveProject); those of its users go with the users. */
+export async function deleteMembershipsOn(tx: Queryable, resource: Resource): Promise<void> {
+  await tx.query('DELETE FROM memberships WHERE resource_type = $1 AND resource_id = $2', [resource.type, resource.id]);
+}
+
+/** The holders of IAM_OWNER with their orgs, locked: concurrent removals of the last two wait for each other. */
+export async function lockIamOwners(tx: Queryable): Promise<{ user_id: string; org_id: string }[]> {
+  const { rows } = await tx.query<{ user_id: string; org_id: string }>(
+    `SELECT m.user_id, u.org_id FROM memberships m JOIN users u ON u.id = m.user_id
+     WHERE m.resource_type = 'instance' AND 'IAM_OWNER' = ANY(m.roles) ORDER BY m.user_id FOR UPDATE OF m`,
+  );
+  return rows;
 }

@@ -15,6 +15,14 @@ export const ORG_ROLES = [
   'ORG_PROJECT_CREATOR',
 ] as const;
 
+// ZITADEL's project member roles (its default role mapping).
+export const PROJECT_ROLES = [
+  'PROJECT_OWNER',
+  'PROJECT_OWNER_VIEWER',
+  'PROJECT_OWNER_GLOBAL',
+  'PROJECT_OWNER_VIEWER_GLOBAL',
+] as const;
+
 export const IAM_OWNER = 'IAM_OWNER';
 export const ORG_OWNER = 'ORG_OWNER';
 

@@ -3,14 +3,17 @@
 // user holds, which the management API's permission checks read (§4).
 import type { Db, Queryable } from '../platform/db.ts';
 import { appendEvent, type WrittenEvent } from '../events/log.ts';
-import { alreadyExists } from '../platform/errors.ts';
-import { findMemberships, insertNewMembership, type ResourceType } from './queries.ts';
+import { alreadyExists, failedPrecondition } from '../platform/errors.ts';
+import { findMemberships, insertNewMembership, lockIamOwners, type Resource } from './queries.ts';
+
+/** A resource members are held on, with its resource owner (the org of a project; else the resource itself). */
+export type MemberResource = Resource & { owner?: string };
 
 /** Grants the roles in the caller's transaction, with its `<resource>.member.added` event; a user who is already a
  *  member of the resource is refused (ALREADY_EXISTS). */
 export async function createMember(
   tx: Queryable,
-  resource: { type: ResourceType; id: string },
+  resource: MemberResource,
   userId: string,
   roles: readonly string[],
   creator: string,
@@ -20,10 +23,16 @@ export async function createMember(
     aggregateId: resource.id,
     eventType: `${resource.type}.member.added`,
     payload: { userId, roles },
-    resourceOwner: resource.id,
+    resourceOwner: resource.owner ?? resource.id,
     creator,
   });
-  const membership = { userId, resourceType: resource.type, resourceId: resource.id, roles: [...new Set(roles)] };
+  const membership = {
+    userId,
+    resourceType: resource.type,
+    resourceId: resource.id,
+    roles: [...new Set(roles)],
+    sequence: event.sequence,
+  };
   if (!(await insertNewMembership(tx, membership))) throw alreadyExists('Member already exists', 'IAM-sdgQ4');
   return event;
 }
@@ -41,4 +50,19 @@ export async function rolesOf(db: Db, userId: string): Promise<Roles> {
     else orgs.set(m.resource_id, new Set(m.roles));
   }
   return { instance, orgs };
+}
+
+/**
+ * Refuses a change after which no user holds IAM_OWNER (issue 21: the last one cannot be removed or demoted), so
+ * the instance always keeps an administrator. `losing` tells which holders the change takes it from.
+ */
+export async function keepAnIamOwner(
+  tx: Queryable,
+  losing: string | ((owner: { user_id: string; org_id: string }) => boolean),
+): Promise<void> {
+  const loses = typeof losing === 'string' ? (o: { user_id: string }) => o.user_id === losing : losing;
+  const owners = await lockIamOwners(tx);
+  if (owners.some(loses) && owners.every(loses)) {
+    throw failedPrecondition('The last IAM_OWNER cannot be removed or demoted', 'IAM-L4stOw');
+  }
 }

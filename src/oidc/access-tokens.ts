@@ -4,6 +4,7 @@
 // client must still exist. The token's row, its grant, its session, its client and its user come back together.
 import type { Queryable } from '../platform/db.ts';
 import { batchedStatement } from '../platform/batch.ts';
+import { isActive } from '../users/lookup.ts';
 import type { UserProfileRow } from '../users/queries.ts';
 import { usableRedirectUri } from '../apps/schema.ts';
 import { hashId, type AccessTokenPayload } from './payloads.ts';
@@ -17,7 +18,14 @@ export interface ActiveAccessToken {
    * The token's client: an app (with its project and usable redirect URIs) or, for machine grants, the machine user,
    * whose audience entry is its user ID (see activeAccessToken).
    */
-  client: { clientId: string; audienceId: string; projectId?: string; redirectUris: string[] };
+  client: {
+    clientId: string;
+    audienceId: string;
+    projectId?: string;
+    /** The project's projectRoleAssertion (issue 21): roles without being asked for. */
+    projectRoleAssertion: boolean;
+    redirectUris: string[];
+  };
 }
 
 /** A presented token's storage reference: opaque tokens are their own jti; JWTs were verified before
@@ -60,8 +68,8 @@ export function activeAccessToken(row: AccessTokenRow, ref: TokenReference): Act
     )
       return undefined;
   }
-  if (!token.accountId || row.id !== token.accountId || row.state !== 'active') return undefined;
   const user = row as UserProfileRow;
+  if (!token.accountId || row.id !== token.accountId || !isActive(user)) return undefined;
   const scopes = new Set(
     String(token.scope ?? '')
       .split(' ')
@@ -79,7 +87,7 @@ export function activeAccessToken(row: AccessTokenRow, ref: TokenReference): Act
       payload: token,
       scopes,
       user,
-      client: { clientId: token.clientId, audienceId: user.id, redirectUris: [] },
+      client: { clientId: token.clientId, audienceId: user.id, projectRoleAssertion: false, redirectUris: [] },
     };
   }
   if (!row.app_found) return undefined;
@@ -91,6 +99,7 @@ export function activeAccessToken(row: AccessTokenRow, ref: TokenReference): Act
       clientId: token.clientId,
       audienceId: token.clientId,
       projectId: row.app_project_id ?? undefined,
+      projectRoleAssertion: Boolean(row.app_project_role_assertion),
       redirectUris: (row.app_redirect_uris ?? []).filter((uri) =>
         usableRedirectUri(uri, { devMode: Boolean(row.app_dev_mode), appType: row.app_app_type ?? 'web' }),
       ),

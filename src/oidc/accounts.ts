@@ -3,6 +3,7 @@
 import type { Account, KoaContextWithOIDC } from 'oidc-provider';
 import type { Db } from '../platform/db.ts';
 import { findActiveUser, loginName, type UserProfileRow } from '../users/lookup.ts';
+import { takeReadAhead } from './read-ahead.ts';
 import { RESOURCE_OWNER_SCOPE } from './scopes.ts';
 
 export const CLAIMS = {
@@ -22,8 +23,9 @@ const GENDERS: Record<string, string> = { GENDER_FEMALE: 'female', GENDER_MALE: 
 
 export function createFindAccount(db: Db) {
   return async function findAccount(ctx: KoaContextWithOIDC, sub: string): Promise<Account | undefined> {
-    const user = await findActiveUser(db, sub);
-    if (!user) return undefined;
+    const ahead = takeReadAhead<UserProfileRow>(`user:${sub}`);
+    const user = ahead ? ahead.row : await findActiveUser(db, sub);
+    if (user?.state !== 'active') return undefined;
     return {
       accountId: user.id,
       async claims(use, scope) {

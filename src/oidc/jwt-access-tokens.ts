@@ -10,6 +10,7 @@ import type { KeySet } from './keys.ts';
 import { SIGNING_ALG } from './keys.ts';
 import { tokenAudience, type AudienceClient } from './audience.ts';
 import type { TokenReference } from './access-tokens.ts';
+import type { IssuedClaims } from './token-claims.ts';
 
 /** Marks a JWT that the edge re-encoded, because oidc-provider refuses JWT-looking values at introspect/revoke. */
 export const EDGE_PREFIX = 'jwt~';
@@ -79,9 +80,11 @@ export class JwtAccessTokens {
   accessTokenJwt(
     token: { jti: string; iat: number; exp: number; accountId?: string; clientId: string; scope?: string },
     client: AudienceClient,
+    extra: Record<string, unknown> = {},
   ): Promise<string> {
     return this.sign(
       {
+        ...extra,
         iss: this.#issuer,
         sub: token.accountId ?? token.clientId,
         client_id: token.clientId,
@@ -96,8 +99,9 @@ export class JwtAccessTokens {
     );
   }
 
-  /** Makes the provider hand out JWTs for clients whose access token type is JWT (see the file comment). */
-  install(provider: Provider): void {
+  /** Makes the provider hand out JWTs for clients whose access token type is JWT (see the file comment), with the
+   *  claims of issue 21 (accessTokenRoleAssertion) from `claims`. */
+  install(provider: Provider, claims: IssuedClaims): void {
     const tokens = this;
     // getValueAndPayload is the library's internal hook (not in its types); `this` is an AccessToken.
     type Token = InstanceType<Provider['AccessToken']>;
@@ -111,9 +115,12 @@ export class JwtAccessTokens {
       if (client?.access_token_type !== 'jwt' || !result.payload) return result;
       result.payload.gatehouseJwt = true;
       const { iat, exp } = result.payload as { iat: number; exp: number };
+      const scopes = new Set(String(this.scope ?? '').split(' '));
+      const extra = this.accountId ? await claims(this.accountId, scopes, client as never, 'access_token') : {};
       const value = await tokens.accessTokenJwt(
         { jti: this.jti, iat, exp, accountId: this.accountId, clientId: this.clientId!, scope: this.scope },
         client,
+        extra,
       );
       return { value, payload: result.payload };
     };

@@ -20,17 +20,23 @@ import { machineTokenWriter, type MachineTokenDeps } from './machine-token-issue
 import type { ProviderPages } from './pages.ts';
 import { hashId } from './payloads.ts';
 import { sweepExpired } from './queries.ts';
+import { readAhead } from './read-ahead.ts';
 import { MANAGEMENT_API_SCOPE } from './scopes.ts';
 import { AssertionReplayed, createAdapterClass } from './provider/adapter.ts';
 import { findClientMetadata } from './provider/clients.ts';
+import { ACCOUNT_CLIENT_ID, accountClientMetadata } from './account-client.ts';
 import { patchClients } from './provider/client-rules.ts';
 import { renderDocuments } from './provider/documents.ts';
 import { registerMachineGrants } from './provider/machine-grants.ts';
 import { observeProvider } from './provider/observe.ts';
 import { createProvider } from './provider/provider.ts';
+import { installIdTokenClaims } from './provider/id-token-claims.ts';
+import { issuedClaims } from './token-claims.ts';
+import { signInRefusal } from './sign-in-checks.ts';
 import { providerResponses } from './provider/responses.ts';
 import { revocationAllowed } from './provider/revocation.ts';
 import { machineTokenFastPath } from './fast/token.ts';
+import { userGrantFastPath } from './fast/user-grants.ts';
 import { mountOidcRoutes } from './edge/routes.ts';
 
 declare module 'fastify' {
@@ -46,6 +52,8 @@ export interface VerifiedAccessToken {
   /** The user's organization. */
   orgId: string;
   clientId: string;
+  /** The project of the app the token was issued to (none for machine grants): ListMyProjectOrgs. */
+  projectId?: string;
   scopes: ReadonlySet<string>;
   expiresAt: Date;
 }
@@ -86,7 +94,9 @@ export async function registerOidc(app: FastifyInstance, deps: OidcDeps): Promis
   const Adapter = createAdapterClass(
     db,
     {
-      findClient: (id) => findClientMetadata(db, id),
+      // the account page's built-in client first (account-client.ts), then apps and machine users
+      findClient: async (id) =>
+        id === ACCOUNT_CLIENT_ID ? accountClientMetadata(config.issuer) : findClientMetadata(db, id),
       resolveAccessToken: (value) => jwtAccessTokens.resolve(value),
     },
     { refreshReuseGrace: config.ttl.refreshTokenReuseGrace, interactionTtl: config.ttl.interaction },
@@ -110,6 +120,7 @@ export async function registerOidc(app: FastifyInstance, deps: OidcDeps): Promis
         ),
   };
 
+  const claimsOfIssuedTokens = issuedClaims(db);
   const clientRateLimit = createClientRateLimit(config.rateLimit.perClient, new Set(config.rateLimit.exempt));
   const build = async (keySet: KeySet) => {
     const provider = createProvider(
@@ -122,11 +133,13 @@ export async function registerOidc(app: FastifyInstance, deps: OidcDeps): Promis
         pages,
         managementScopeAllowed: (userId, clientId) =>
           scopeGrantedSilently(db, deps.instance.default_org_id, { userId, clientId, scope: MANAGEMENT_API_SCOPE }),
+        signInRefusal: (userId, client, scopes) => signInRefusal(db, userId, client, scopes),
       },
       keySet,
     );
     registerMachineGrants(provider, machineTokens);
-    jwtAccessTokens.install(provider);
+    jwtAccessTokens.install(provider, claimsOfIssuedTokens);
+    installIdTokenClaims(provider, claimsOfIssuedTokens);
     patchClients(provider, secrets);
     provider.use(providerResponses);
     provider.use(clientRateLimit.middleware);
@@ -162,12 +175,23 @@ export async function registerOidc(app: FastifyInstance, deps: OidcDeps): Promis
   const stopSweep = scheduleJob(db, log, {
     name: 'oidc-sweep',
     intervalMs: config.oidcSweepIntervalMs,
-    run: async () => deps.metrics.sweptRows.inc({ model: 'oidc' }, await sweepExpired(db)),
+    // a backlog takes the sweep up to half an interval (sweepExpired)
+    run: async () => {
+      const removed = await sweepExpired(db, { until: Date.now() + config.oidcSweepIntervalMs / 2 });
+      deps.metrics.sweptRows.inc({ model: 'oidc' }, removed);
+    },
   });
 
   const resolveToken = (value: string) => jwtAccessTokens.resolve(value);
   const findActiveAccessToken = activeAccessTokenFinder(db);
-  const fastToken = machineTokenFastPath({ ...machineTokens, db, secrets });
+  const machineGrants = machineTokenFastPath({ ...machineTokens, db, secrets });
+  const userGrants = userGrantFastPath({
+    db,
+    secrets,
+    issuer: config.issuer,
+    ttl: config.ttl,
+    signer: jwtAccessTokens,
+  });
   mountOidcRoutes(app, {
     config,
     pages,
@@ -175,7 +199,8 @@ export async function registerOidc(app: FastifyInstance, deps: OidcDeps): Promis
     documents: () => current.documents,
     clientRateLimit,
     fastToken: async (form, authorization, jwtProfileIssuer) => {
-      const served = await fastToken(form, authorization, jwtProfileIssuer);
+      const served =
+        (await userGrants(form, authorization)) ?? (await machineGrants(form, authorization, jwtProfileIssuer));
       if (served) deps.metrics.tokensIssued.inc({ grant: String(form.get('grant_type')) });
       return served;
     },
@@ -188,7 +213,8 @@ export async function registerOidc(app: FastifyInstance, deps: OidcDeps): Promis
       claimOnce: machineTokens.claimOnce,
       rateLimit: clientRateLimit,
     },
-    userinfo: { issuer: config.issuer, resolveToken, findActiveAccessToken },
+    userinfo: { db, issuer: config.issuer, resolveToken, findActiveAccessToken },
+    readAhead: readAhead(db),
   });
 
   const oidc: Oidc = {
@@ -202,6 +228,7 @@ export async function registerOidc(app: FastifyInstance, deps: OidcDeps): Promis
         userId: token.user.id,
         orgId: token.user.org_id,
         clientId: token.payload.clientId,
+        projectId: token.client.projectId,
         scopes: token.scopes,
         expiresAt: new Date(token.payload.exp * 1000),
       };

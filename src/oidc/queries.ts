@@ -22,8 +22,8 @@ import type { AccessTokenPayload } from './payloads.ts';
 export const accessTokenLookup = (storageId: string) => `
   SELECT t.payload AS token_payload, g.payload AS grant_payload, s.payload AS session_payload,
          a.project_id AS app_project_id, a.redirect_uris AS app_redirect_uris, a.dev_mode AS app_dev_mode,
-         a.app_type AS app_app_type,
-         (a.id IS NOT NULL) AS app_found,
+         a.app_type AS app_app_type, ap.project_role_assertion AS app_project_role_assertion,
+         (a.id IS NOT NULL AND ap.state = 'active') AS app_found,
          ${USER_PROFILE_COLUMNS}
   FROM oidc_payloads t
   LEFT JOIN LATERAL (
@@ -37,6 +37,7 @@ export const accessTokenLookup = (storageId: string) => `
     ORDER BY updated_at DESC LIMIT 1
   ) s ON t.payload->>'expiresWithSession' = 'true'
   LEFT JOIN apps a ON a.client_id = t.payload->>'clientId' AND a.state = 'active'
+  LEFT JOIN projects ap ON ap.id = a.project_id
   LEFT JOIN users u ON u.id = t.payload->>'accountId'
   LEFT JOIN orgs o ON o.id = u.org_id
   WHERE t.model = 'AccessToken' AND t.id = ${storageId} AND (t.expires_at IS NULL OR t.expires_at > now())
@@ -51,6 +52,7 @@ export interface AccessTokenRow extends Partial<UserProfileRow> {
   app_redirect_uris: string[] | null;
   app_dev_mode: boolean | null;
   app_app_type: AppType | null;
+  app_project_role_assertion: boolean | null;
   app_found: boolean | null;
 }
 
@@ -64,6 +66,7 @@ export interface IntrospectionRow extends AccessTokenRow {
   caller_auth_method: string | null;
   caller_secret_hash: string | null;
   caller_project_id: string | null;
+  caller_project_role_assertion: boolean | null;
   caller_keys: JSONWebKeySet['keys'] | null;
 }
 
@@ -75,12 +78,13 @@ export const INTROSPECTION_SQL = `
   LEFT JOIN LATERAL (${accessTokenLookup('r.token_id')}) AS tok ON true
   LEFT JOIN LATERAL (
     SELECT c.client_id AS caller_client_id, c.auth_method AS caller_auth_method, c.secret_hash AS caller_secret_hash,
-           c.project_id AS caller_project_id,
+           c.project_id AS caller_project_id, cp.project_role_assertion AS caller_project_role_assertion,
            CASE WHEN c.auth_method = 'private_key_jwt' THEN
              (SELECT coalesce(json_agg(k.public_jwk ORDER BY k.created_at), '[]') FROM app_keys k
                WHERE k.app_id = c.id AND k.expires_at > now())
            END AS caller_keys
-    FROM apps c WHERE c.client_id = r.caller_id AND c.state = 'active'
+    FROM apps c JOIN projects cp ON cp.id = c.project_id AND cp.state = 'active'
+    WHERE c.client_id = r.caller_id AND c.state = 'active'
     LIMIT 1 -- one row per key, looked up by index (access-tokens.ts)
   ) AS caller ON true`;
 
@@ -97,6 +101,7 @@ export const INSERT_TOKENS = `
     FROM r CROSS JOIN LATERAL (
       SELECT 1 FROM users u
       WHERE u.id = r.user_id AND u.type = 'machine' AND u.state = 'active' AND u.access_token_type = r.token_type
+        AND EXISTS (SELECT 1 FROM orgs o WHERE o.id = u.org_id AND o.state = 'active')
         AND (r.secret_hash IS NULL OR u.secret_hash = r.secret_hash)
         AND (r.key_id IS NULL OR EXISTS (
           SELECT 1 FROM machine_keys k WHERE k.id = r.key_id AND k.user_id = u.id AND k.expires_at > now()))
@@ -115,6 +120,118 @@ export type TokenRow = [
   secretHash: string | null,
   keyId: string | null,
 ];
+
+// The token endpoint's fast path for codes and refresh tokens (fast/user-grants.ts), batched (platform/batch.ts): $1
+// the model, $2 the storage id, $3 the client ID each request presents. The code or refresh token with its grant,
+// the active app of that client ID and whether the token's user is active, each by one index lookup per key.
+export const GRANT_SOURCES_SQL = `
+  SELECT r.i, src.*, app.*, (SELECT u.state = 'active' FROM users u JOIN orgs o ON o.id = u.org_id
+                               WHERE u.id = src.source_payload->>'accountId' LIMIT 1) AS user_active
+  FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS r(model, id, client_id, i)
+  LEFT JOIN LATERAL (
+    SELECT t.payload AS source_payload, t.grant_id AS source_grant_id,
+           (t.consumed_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > now())) AS source_usable,
+           (SELECT g.payload FROM oidc_payloads g
+             WHERE g.grant_id = t.grant_id AND g.model = 'Grant' AND (g.expires_at IS NULL OR g.expires_at > now())
+             LIMIT 1) AS grant_payload
+    FROM oidc_payloads t WHERE t.model = r.model AND t.id = r.id LIMIT 1
+  ) src ON true
+  LEFT JOIN LATERAL (
+    SELECT a.secret_hash AS app_secret_hash, a.auth_method AS app_auth_method, a.grant_types AS app_grant_types,
+           a.access_token_type AS app_access_token_type, a.id_token_userinfo_assertion AS app_userinfo_in_id_token,
+           a.project_id AS app_project_id
+    FROM apps a WHERE a.client_id = r.client_id AND a.state = 'active' LIMIT 1
+  ) app ON true`;
+
+export interface GrantSourceRow {
+  /** Stored without its jti (payloads.ts storedPayload). */
+  source_payload: Record<string, unknown> | null;
+  source_grant_id: string | null;
+  /** Not consumed and not expired. */
+  source_usable: boolean | null;
+  grant_payload: { accountId?: string; clientId?: string; openid?: { scope?: string }; rejected?: unknown } | null;
+  app_secret_hash: string | null;
+  app_auth_method: string | null;
+  app_grant_types: string[] | null;
+  app_access_token_type: 'opaque' | 'jwt' | null;
+  app_userinfo_in_id_token: boolean | null;
+  app_project_id: string | null;
+  user_active: boolean | null;
+}
+
+// Redeems codes and refresh tokens (fast/user-grants.ts), batched: each source is consumed at most once (security.md
+// §3; of two requests for one source in a batch the first wins) and only while its grant lives, and only a consumed
+// source's tokens are written (its new refresh token, if any, and its access token). Returns the positions redeemed.
+export const REDEEM_SQL = `
+  WITH r AS (
+    SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::jsonb[], $6::int[], $7::text[],
+                         $8::jsonb[], $9::int[])
+      WITH ORDINALITY AS r(model, id, grant_id, rt_id, rt_payload, rt_ttl, at_id, at_payload, at_ttl, i)
+  ), consumed AS (
+    UPDATE oidc_payloads t SET consumed_at = now()
+    FROM (SELECT DISTINCT ON (model, id) * FROM r ORDER BY model, id, i) f
+    WHERE t.model = f.model AND t.id = f.id AND t.consumed_at IS NULL
+      AND (t.expires_at IS NULL OR t.expires_at > now())
+      AND EXISTS (SELECT 1 FROM oidc_payloads g WHERE g.grant_id = f.grant_id AND g.model = 'Grant'
+                   AND (g.expires_at IS NULL OR g.expires_at > now()))
+    RETURNING f.*
+  ), written AS (
+    INSERT INTO oidc_payloads (model, id, payload, grant_id, expires_at)
+    SELECT 'RefreshToken', rt_id, rt_payload, grant_id, now() + make_interval(secs => rt_ttl)
+      FROM consumed WHERE rt_id IS NOT NULL
+    UNION ALL
+    SELECT 'AccessToken', at_id, at_payload, grant_id, now() + make_interval(secs => at_ttl) FROM consumed
+  )
+  SELECT i FROM consumed`;
+
+export type RedeemRow = [
+  model: string,
+  id: string,
+  grantId: string,
+  refreshTokenId: string | null,
+  refreshTokenPayload: Record<string, unknown> | null,
+  refreshTokenTtl: number | null,
+  accessTokenId: string,
+  accessTokenPayload: Record<string, unknown>,
+  accessTokenTtl: number,
+];
+
+/** A stored payload and when it was consumed, as the read-ahead returns it (JSON: the time as text). */
+export interface PayloadWithConsumption {
+  payload: AdapterPayload;
+  consumed_at: string | null;
+}
+
+// The rows an authorization request reads (read-ahead.ts): $1 the storage id of its session, $2 of its interaction
+// (resume), $3 its client ID (else the interaction's). The app and the user come whole, as JSON (their own reads
+// return the same columns); the grant is the session's for this client.
+export const READ_AHEAD_SQL = `
+  WITH s AS (
+    SELECT payload, consumed_at FROM oidc_payloads
+     WHERE model = 'Session' AND id = $1 AND (expires_at IS NULL OR expires_at > now())
+  ), i AS (
+    SELECT payload, consumed_at FROM oidc_payloads
+     WHERE model = 'Interaction' AND id = $2 AND (expires_at IS NULL OR expires_at > now())
+  ), k AS (
+    SELECT coalesce($3::text, (SELECT payload->'params'->>'client_id' FROM i)) AS client_id,
+           coalesce((SELECT payload->'result'->'login'->>'accountId' FROM i),
+                    (SELECT payload->>'accountId' FROM s)) AS account_id
+  ), r AS (
+    SELECT k.*, (SELECT payload->'authorizations'->k.client_id->>'grantId' FROM s) AS grant_id FROM k
+  )
+  SELECT r.client_id, r.account_id, r.grant_id,
+         (SELECT to_jsonb(s) FROM s) AS session_row,
+         (SELECT to_jsonb(i) FROM i) AS interaction_row,
+         (SELECT to_jsonb(g) FROM (
+            SELECT payload, consumed_at FROM oidc_payloads
+             WHERE model = 'Grant' AND grant_id = r.grant_id AND (expires_at IS NULL OR expires_at > now())
+             LIMIT 1) g) AS grant_row,
+         (SELECT to_jsonb(a) || jsonb_build_object('org_id', p.org_id)
+            FROM apps a JOIN projects p ON p.id = a.project_id WHERE a.client_id = r.client_id) AS app_row,
+         (SELECT to_jsonb(x) FROM (
+            SELECT ${USER_PROFILE_COLUMNS} FROM users u JOIN orgs o ON o.id = u.org_id WHERE u.id = r.account_id
+          ) x) AS account_row
+  FROM r`;
 
 // --- oidc-provider's storage (provider/adapter.ts) ---
 
@@ -216,17 +333,38 @@ export async function deletePayloadsOfGrant(db: Queryable, model: string, grantI
   await db.query('DELETE FROM oidc_payloads WHERE model = $1 AND grant_id = $2', [model, grantId]);
 }
 
-/** Deletes expired rows in bounded batches; returns how many went. */
-export async function sweepExpired(db: Db, batchSize = 1000, maxBatches = 10): Promise<number> {
+// One batch of the sweep: up to $2 rows expired a minute ago or more, in expiry order from $1 on, by their row
+// addresses (a TID scan, no primary-key lookup per row). A row updated since it was chosen has a new address and
+// stays; the outer condition holds the expiry against a concurrent change too.
+const SWEEP_BATCH = `
+  WITH gone AS (
+    DELETE FROM oidc_payloads
+    WHERE ctid = ANY (ARRAY(
+        SELECT ctid FROM oidc_payloads
+        WHERE expires_at >= $1::timestamptz AND expires_at < now() - interval '1 minute'
+        ORDER BY expires_at LIMIT $2))
+      AND expires_at < now() - interval '1 minute'
+    RETURNING expires_at)
+  SELECT count(*)::int AS removed, max(expires_at)::text AS last FROM gone`;
+
+/**
+ * Deletes expired rows in batches until none are left or `until` (epoch ms) has passed; returns how many went.
+ * Issue 18 "Scale": a backlog (5 million expired rows of 10 million) is worked through while requests keep their
+ * latency: after each batch the sweep pauses three times as long as the batch took, so it holds one connection at
+ * most a quarter of the time. Each batch starts where the previous one ended: deleted rows stay in the expiry index
+ * until VACUUM, and starting from the oldest every time would walk over all of them again.
+ */
+export async function sweepExpired(db: Db, options: { until: number; batchSize?: number }): Promise<number> {
+  const batchSize = options.batchSize ?? 1000;
   let total = 0;
-  for (let i = 0; i < maxBatches; i++) {
-    const { rowCount } = await db.query(
-      `DELETE FROM oidc_payloads WHERE (model, id) IN (
-         SELECT model, id FROM oidc_payloads WHERE expires_at < now() - interval '1 minute' LIMIT $1)`,
-      [batchSize],
-    );
-    total += rowCount ?? 0;
-    if ((rowCount ?? 0) < batchSize) break;
+  let from = '-infinity';
+  while (Date.now() < options.until) {
+    const started = performance.now();
+    const { rows } = await db.query<{ removed: number; last: string | null }>(SWEEP_BATCH, [from, batchSize]);
+    total += rows[0]!.removed;
+    if (rows[0]!.removed < batchSize || !rows[0]!.last) break;
+    from = rows[0]!.last;
+    await new Promise((resolve) => setTimeout(resolve, 3 * (performance.now() - started)));
   }
   return total;
 }

@@ -4,6 +4,15 @@
 export const MANAGEMENT_API_SCOPE = 'urn:zitadel:iam:org:project:id:zitadel:aud';
 /** Adds the user's organization claims. */
 export const RESOURCE_OWNER_SCOPE = 'urn:zitadel:iam:user:resourceowner';
+/** Issue 21: the roles of every project in the token's audience. */
+export const PROJECTS_ROLES_SCOPE = 'urn:zitadel:iam:org:projects:roles';
+/** Issue 21: the user's metadata (urn:zitadel:iam:user:metadata claim). */
+export const METADATA_SCOPE = 'urn:zitadel:iam:user:metadata';
+/** urn:zitadel:iam:org:project:role:{roleKey}: asks for one role (only granted ones come back). */
+export const PROJECT_ROLE_PREFIX = 'urn:zitadel:iam:org:project:role:';
+/** urn:zitadel:iam:org:id:{orgId} and urn:zitadel:iam:org:domain:primary:{domain}: only that org's users sign in. */
+export const ORG_ID_PREFIX = 'urn:zitadel:iam:org:id:';
+export const ORG_DOMAIN_PREFIX = 'urn:zitadel:iam:org:domain:primary:';
 
 export const SUPPORTED_SCOPES = [
   'openid',
@@ -14,12 +23,26 @@ export const SUPPORTED_SCOPES = [
   'offline_access',
   MANAGEMENT_API_SCOPE,
   RESOURCE_OWNER_SCOPE,
+  PROJECTS_ROLES_SCOPE,
+  METADATA_SCOPE,
 ];
 
 const PROJECT_AUDIENCE = /^urn:zitadel:iam:org:project:id:([^:\s]+):aud$/;
 
 /** urn:zitadel:iam:org:project:id:{projectId}:aud: a dynamic scope, which oidc-provider would drop. */
 export const isProjectAudience = (scope: string) => PROJECT_AUDIENCE.test(scope) && scope !== MANAGEMENT_API_SCOPE;
+
+const DYNAMIC_PREFIXES = [PROJECT_ROLE_PREFIX, ORG_ID_PREFIX, ORG_DOMAIN_PREFIX];
+
+/** A scope with a value in it (project audience, role, org), which oidc-provider would drop: kept (provider.ts). */
+export const isDynamicScope = (scope: string) =>
+  isProjectAudience(scope) ||
+  DYNAMIC_PREFIXES.some((prefix) => scope.length > prefix.length && scope.startsWith(prefix) && !/\s/.test(scope));
+
+/** The values of the scopes with the given prefix (role keys, org IDs, org domains). */
+export function scopeValues(scopes: Iterable<string>, prefix: string): string[] {
+  return [...scopes].filter((s) => s.startsWith(prefix) && s.length > prefix.length).map((s) => s.slice(prefix.length));
+}
 
 /** Project IDs requested with urn:zitadel:iam:org:project:id:{projectId}:aud (the management alias excluded). */
 export function requestedProjects(scopes: Iterable<string>): string[] {
@@ -33,7 +56,7 @@ export function requestedProjects(scopes: Iterable<string>): string[] {
 
 /** The requested scopes Gatehouse knows (the supported ones and project audiences), without duplicates. */
 function knownScopes(requested: string): string[] {
-  return [...new Set(requested.split(' ').filter((s) => SUPPORTED_SCOPES.includes(s) || PROJECT_AUDIENCE.test(s)))];
+  return [...new Set(requested.split(' ').filter((s) => SUPPORTED_SCOPES.includes(s) || isDynamicScope(s)))];
 }
 
 /** Machine grants issue no refresh tokens (compat.md §6), so offline_access is dropped too. */

@@ -1,6 +1,6 @@
 // SetUpOrg (compat.md §5): the org, its domain (given or generated), the first human user and that user's
 // membership, in one transaction with their events; plus the read that lets a client check the result.
-import type { Db } from '../platform/db.ts';
+import type { Db, Queryable } from '../platform/db.ts';
 import { createdDetails, type Details } from '../events/details.ts';
 import { invalidArgument, notFound } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
@@ -26,7 +26,7 @@ export interface SetUpOrgResult {
 /** SetUpOrg's words for a refused user name or password (ZITADEL's). */
 const SET_UP_ORG_REQUEST: HumanRequest = {
   userNameField: 'SetUpOrgRequest_Human.UserName',
-  passwordError: (problem) => invalidArgument(`Password ${problem}`, 'COMMA-HuJf6'),
+  passwordError: (problem) => invalidArgument(`Password ${problem.text}`, problem.id),
 };
 
 export async function setUpOrg(
@@ -56,7 +56,7 @@ export async function setUpOrg(
   return { orgId: created.orgId, userId: created.userId, details: createdDetails(created.event) };
 }
 
-export async function getOrgById(db: Db, id: string): Promise<OrgRow> {
+export async function getOrgById(db: Queryable, id: string): Promise<OrgRow> {
   const org = await findOrgById(db, id);
   if (!org) throw notFound('Organisation not found', 'QUERY-iTTGJ');
   return org;

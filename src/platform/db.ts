@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import { secureDataDir, tightenDataDir } from './data-dir.ts';
 import { lockDirectory } from './dir-lock.ts';
-import { fromDatabaseError } from './errors.ts';
+import { fromDatabaseError, isLostConnection } from './errors.ts';
 import { named, send, type Statement, type Submittable, TimedQuery, unnamed } from './statements.ts';
 
 // The row of a query that names no type: its columns are unknown until narrowed. A typed query names its row type,
@@ -51,9 +51,19 @@ interface Protocol {
   session: () => Promise<Session>;
 }
 
-// Serialization failures and deadlocks are safe to retry: the transaction was rolled back as a whole.
-const RETRYABLE = new Set(['40001', '40P01']);
+// What is retried (issue 24: "retry only what is safe to retry"):
+// - a transaction that failed with a serialization failure or deadlock: PostgreSQL rolled it back as a whole;
+// - once, a transaction whose connection broke before its COMMIT was sent: the server rolls back an open
+//   transaction whose connection ends, so nothing of it was applied (a pool connection that went stale in a
+//   failover is replaced by a fresh one). A connection lost during COMMIT is never retried: the commit may have
+//   happened, and running the transaction again would apply it twice. The caller answers 503 instead;
+// - once, a bare read whose connection broke: reading again changes nothing. A bare write is not retried, as it
+//   may have been applied before the answer was lost.
+// A connection that cannot be made is not retried either: the database is away, and the client is told when to
+// come back (503 with Retry-After) instead of waiting here.
+const ROLLED_BACK = new Set(['40001', '40P01']);
 const MAX_ATTEMPTS = 3;
+const READ = /^\s*SELECT\b/i;
 
 class PoolDb implements Db {
   readonly stats = { queries: 0 };
@@ -81,9 +91,18 @@ class PoolDb implements Db {
     pool.on('error', () => {});
   }
 
-  query<R extends pg.QueryResultRow = Row>(text: string, params?: readonly unknown[]): Promise<pg.QueryResult<R>> {
+  async query<R extends pg.QueryResultRow = Row>(
+    text: string,
+    params?: readonly unknown[],
+  ): Promise<pg.QueryResult<R>> {
     this.stats.queries++;
-    return send<R>(this.pool, this.#protocol.bare(text, params));
+    try {
+      return await send<R>(this.pool, this.#protocol.bare(text, params));
+    } catch (error) {
+      if (!READ.test(text) || !isLostConnection(error)) throw error;
+      // a new statement object: a submitted pg.Query is not sent twice
+      return send<R>(this.pool, this.#protocol.bare(text, params));
+    }
   }
 
   async tx<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
@@ -105,16 +124,20 @@ class PoolDb implements Db {
           return send<R>(client, inTx(text, params));
         },
       };
+      let committing = false;
       try {
         await client.query(begin);
         const result = await fn(tx);
+        committing = true;
         await client.query('COMMIT');
         return result;
       } catch (error) {
         await client.query('ROLLBACK').catch(() => {
           broken = true;
         });
-        if (attempt < MAX_ATTEMPTS && RETRYABLE.has((error as { code?: string }).code ?? '')) continue;
+        const rolledBack = ROLLED_BACK.has((error as { code?: string }).code ?? '');
+        const neverCommitted = attempt === 1 && !committing && isLostConnection(error);
+        if (attempt < MAX_ATTEMPTS && (rolledBack || neverCommitted)) continue;
         throw fromDatabaseError(error);
       } finally {
         client.removeListener('error', onLostConnection);

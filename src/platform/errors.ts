@@ -52,6 +52,13 @@ const CONSTRAINTS: Record<string, () => AppError> = {
   projects_name_unique: () => alreadyExists('Project already exists', 'PROJECT-3M9sd'),
   projects_org_fk: () => notFound('Organisation not found', 'PROJECT-2n8fS'),
   memberships_user_fk: () => notFound('User could not be found', 'IAM-GPhuz'),
+  project_roles_pkey: () => alreadyExists('Project role already exists', 'COMMAND-6Rg9W'),
+  project_roles_project_fk: () => notFound('Project not found', 'PROJECT-ggr9s'),
+  project_grants_org_unique: () => alreadyExists('Project grant already exists', 'PROJECT-3b8fs'),
+  user_grants_active_unique: () => alreadyExists('User grant already exists', 'COMMAND-4M0fs'),
+  user_grants_user_fk: () => notFound('User could not be found', 'COMMAND-m9dsK'),
+  user_grants_project_fk: () => notFound('Project not found', 'PROJECT-ggr9s'),
+  user_metadata_user_fk: () => notFound('User could not be found', 'META-ko81d'),
 };
 
 /** The error a constraint's violation is reported as, for a check made before the write (the write still relies
@@ -85,11 +92,33 @@ export function isClientAbort(error: unknown): boolean {
   return Boolean(e) && typeof e === 'object' && e.code === 'ECONNRESET' && e.message === 'aborted';
 }
 
-/** Whether an error means the database is unreachable or overloaded, which callers answer with 503. */
+/** Seconds a client is told to wait (Retry-After) while the database is unreachable: a Patroni failover with the
+ *  tested settings takes 3 to 5 s (README "Database failover"). */
+export const DATABASE_RETRY_AFTER = 5;
+
+/** The database is unreachable: 503 with Retry-After on REST, UNAVAILABLE on gRPC. */
+export class DatabaseUnavailable extends AppError {
+  override readonly retryAfter = DATABASE_RETRY_AFTER;
+  constructor(cause: unknown) {
+    super(Code.Unavailable, 'Errors.Internal.Unavailable', 'DB-unavail', { cause });
+  }
+}
+
+/** Whether an error means the database is unreachable or overloaded, which callers answer with 503. A standby
+ *  refusing a write (25006, a balancer still routing to a demoted primary) is the same: no primary reachable. */
 export function isDatabaseUnavailable(error: unknown): boolean {
   const e = error as { code?: string; message?: string };
   if (!e || typeof e !== 'object' || isClientAbort(e)) return false;
-  if (e.code && /^(08|57P0[1-3]|53300)/.test(e.code)) return true;
+  if (e.code && /^(08|57P0[1-3]|53300|25006)/.test(e.code)) return true;
   if (e.code && ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND'].includes(e.code)) return true;
   return /timeout exceeded when trying to connect|Connection terminated|Query read timeout/i.test(e.message ?? '');
+}
+
+/** Whether a connection that had been made broke under a statement (the server restarted or failed over), as opposed
+ *  to a timeout, whose statement may still be running. What was sent on it may or may not have been applied. */
+export function isLostConnection(error: unknown): boolean {
+  const e = error as { code?: string; message?: string };
+  if (!e || typeof e !== 'object' || isClientAbort(e)) return false;
+  if (e.code && /^(08|57P0[1-2])/.test(e.code)) return true;
+  return e.code === 'ECONNRESET' || e.code === 'EPIPE' || e.message === 'Connection terminated unexpectedly';
 }

@@ -25,14 +25,20 @@ export function scheduleJob(
   log: Logger,
   job: { name: string; intervalMs: number; run: () => Promise<void> },
 ): () => void {
+  let running = false; // a run longer than the interval is not joined by a second one in this process
   const timer = setInterval(() => {
+    if (running) return;
+    running = true;
     claimJob(db, job.name, job.intervalMs)
       .then(async (claimed) => {
         if (!claimed) return;
         log.debug({ job: job.name }, 'background job runs');
         await job.run();
       })
-      .catch((err) => log.warn({ err, job: job.name }, 'background job failed'));
+      .catch((err) => log.warn({ err, job: job.name }, 'background job failed'))
+      .finally(() => {
+        running = false;
+      });
   }, job.intervalMs);
   timer.unref();
   return () => clearInterval(timer);

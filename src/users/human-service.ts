@@ -6,8 +6,11 @@ import type { Db, Queryable } from '../platform/db.ts';
 import { appendEvent, type WrittenEvent } from '../events/log.ts';
 import { createdDetails, type Details } from '../events/details.ts';
 import { newId } from '../platform/ids.ts';
-import { type AppError, invalidArgument } from '../platform/errors.ts';
-import { hashPassword, passwordLengthProblem } from './passwords.ts';
+import type { AppError } from '../platform/errors.ts';
+import { hashPassword } from './passwords.ts';
+import { getPasswordPolicy } from '../passwords/current.ts';
+import { type PasswordProblem, PasswordPolicyError, passwordProblem } from '../passwords/policy.ts';
+import { setPasswordChangeRequired } from '../passwords/queries.ts';
 import { insertHuman, type NewHuman } from './queries.ts';
 import { checkUserName } from './user-name.ts';
 
@@ -19,6 +22,8 @@ export interface HumanInput extends Omit<NewHuman, 'id' | 'orgId' | 'sequence' |
 
 export interface ImportHumanInput extends HumanInput {
   orgId: string;
+  /** The user chooses a new password at the next sign-in (issue 16). */
+  passwordChangeRequired?: boolean;
 }
 
 /** How a caller hashes: the management API through its bounded queue (issue 26 §6), the CLI unbounded. */
@@ -27,7 +32,7 @@ export type HashFn = (password: string) => Promise<string>;
 /** How a request names what it refuses: its user name field, and its password error (ZITADEL's texts differ). */
 export interface HumanRequest {
   userNameField: string;
-  passwordError(problem: string): AppError;
+  passwordError(problem: PasswordProblem): AppError;
   /** The domain of an org created in the same request (user-name.ts). */
   newOrgDomain?: string;
 }
@@ -35,10 +40,10 @@ export interface HumanRequest {
 /** ImportHumanUser's words, also the CLI's. */
 export const IMPORT_REQUEST: HumanRequest = {
   userNameField: 'ImportHumanUserRequest.UserName',
-  passwordError: (problem) => invalidArgument(`invalid ImportHumanUserRequest.Password: ${problem}`, 'COMMA-HuJf6'),
+  passwordError: (problem) => new PasswordPolicyError('ImportHumanUserRequest.Password', problem),
 };
 
-/** The checks of a new human's password and user name, then the slow part (argon2id, through `hash`): before any
+/** The checks of a new human's password (the instance's policy, issue 16) and user name, then the slow part (argon2id, through `hash`): before any
  *  transaction, and only for input that passed them. The hash of the password, or null without one. */
 export async function hashNewHuman(
   db: Queryable,
@@ -46,7 +51,7 @@ export async function hashNewHuman(
   request: HumanRequest,
   hash: HashFn,
 ): Promise<string | null> {
-  const problem = human.password ? passwordLengthProblem(human.password) : undefined;
+  const problem = human.password ? passwordProblem(await getPasswordPolicy(db), human.password) : undefined;
   if (problem) throw request.passwordError(problem);
   await checkUserName(db, human.userName, request.userNameField, request.newOrgDomain);
   return human.password ? hash(human.password) : null;
@@ -80,16 +85,24 @@ export async function createHuman(
   return { userId, event };
 }
 
+/** AddHumanUser's words (issue 21): the same user as ImportHumanUser, with an initial password. */
+export const ADD_REQUEST: HumanRequest = {
+  userNameField: 'AddHumanUserRequest.UserName',
+  passwordError: (problem) => new PasswordPolicyError('AddHumanUserRequest.InitialPassword', problem),
+};
+
 export async function importHumanUser(
   db: Db,
   input: ImportHumanInput,
   creator: string,
   hash: HashFn = hashPassword,
+  request: HumanRequest = IMPORT_REQUEST,
 ): Promise<{ userId: string; details: Details }> {
-  const { password, ...human } = input;
-  const passwordHash = await hashNewHuman(db, input, IMPORT_REQUEST, hash);
+  const { password, passwordChangeRequired, ...human } = input;
+  const passwordHash = await hashNewHuman(db, input, request, hash);
   return db.tx(async (tx) => {
     const { userId, event } = await createHuman(tx, { ...human, passwordHash }, creator);
+    if (passwordChangeRequired && passwordHash) await setPasswordChangeRequired(tx, userId, true);
     return { userId, details: createdDetails(event) };
   });
 }

@@ -7,9 +7,13 @@ export type { UserProfileRow, UserRow };
 /** Login names are user_name@primary_domain (compat.md §5). */
 export const loginName = (user: UserProfileRow) => `${user.user_name}@${user.primary_domain}`;
 
+/** Whether a user may sign in and its tokens hold: it is active, and so is its org (issue 21 DeactivateOrg). */
+export const isActive = (user: Pick<UserProfileRow, 'state' | 'org_state'>) =>
+  user.state === 'active' && user.org_state === 'active';
+
 export async function findActiveUser(db: Queryable, id: string): Promise<UserRow | undefined> {
   const user = await findUserById(db, id);
-  return user?.state === 'active' ? user : undefined;
+  return user && isActive(user) ? user : undefined;
 }
 
 /** By login name (`user name@org domain`) or user name, never ambiguously (issue 13 §6). */

@@ -7,10 +7,17 @@ import { generateSecret } from '../platform/secrets.ts';
 import { appendEvent, type WrittenEvent } from '../events/log.ts';
 import { changedDetails, createdDetails, type Details } from '../events/details.ts';
 import { newId } from '../platform/ids.ts';
-import { invalidArgument, notFound } from '../platform/errors.ts';
+import { failedPrecondition, invalidArgument, notFound } from '../platform/errors.ts';
+import { Conditions, creationOrder, listPage, type ListResult, type Page } from '../platform/search.ts';
 import { name200, parseInput } from '../platform/input.ts';
 import { getOrgUser, type UserRef } from './service.ts';
-import { findActiveMachineWithKeys, insertMachine, updateMachineSecret, type UserRow } from './queries.ts';
+import {
+  deleteMachineKey,
+  findActiveMachineWithKeys,
+  insertMachine,
+  updateMachineSecret,
+  type UserRow,
+} from './queries.ts';
 import { addMachineKey, type ServiceAccountKeyFile } from './machine-keys.ts';
 import { checkUserName } from './user-name.ts';
 
@@ -104,6 +111,59 @@ export async function addMachineUserKey(
     });
     return { keyId: keyFile.keyId, keyFile, details: createdDetails(event) };
   });
+}
+
+/** Ends client_credentials for the machine user: the secret's hash goes, so the next grant fails on every
+ *  process (the token write checks the stored hash, oidc/queries.ts INSERT_TOKENS). */
+export async function removeMachineSecret(db: Db, ref: UserRef, creator: string): Promise<Details> {
+  const user = await getMachine(db, ref);
+  if (!user.secret_hash) throw failedPrecondition('The user has no secret', 'COMMAND-x0992');
+  return db.tx(async (tx) => {
+    const event = await appendEvent(tx, {
+      aggregateType: 'user',
+      aggregateId: user.id,
+      eventType: 'user.machine.secret.removed',
+      resourceOwner: user.org_id,
+      creator,
+    });
+    await updateMachineSecret(tx, user.id, null, event.sequence, event.createdAt);
+    return changedDetails(event);
+  });
+}
+
+/** Removes a key: assertions signed with it fail on the next grant (INSERT_TOKENS checks the key still exists). */
+export async function removeMachineUserKey(db: Db, ref: UserRef, keyId: string, creator: string): Promise<Details> {
+  const user = await getMachine(db, ref);
+  return db.tx(async (tx) => {
+    if (!(await deleteMachineKey(tx, user.id, keyId))) throw notFound('Key not found', 'COMMAND-4m77G');
+    const event = await appendEvent(tx, {
+      aggregateType: 'user',
+      aggregateId: user.id,
+      eventType: 'user.machine.key.removed',
+      payload: { keyId },
+      resourceOwner: user.org_id,
+      creator,
+    });
+    return changedDetails(event);
+  });
+}
+
+export async function listMachineUserKeys(
+  db: Db,
+  ref: UserRef,
+  page: Page,
+): Promise<ListResult<{ id: string; expires_at: Date; created_at: Date }>> {
+  const user = await getMachine(db, ref);
+  return listPage(
+    db,
+    {
+      select: 'id, expires_at, created_at',
+      from: 'machine_keys',
+      where: new Conditions().add('user_id = ?', user.id),
+      orderBy: ['created_at', 'id'],
+    },
+    creationOrder(page),
+  );
 }
 
 /** A machine user of the org given (a user of another org is not found, as in getOrgUser). */

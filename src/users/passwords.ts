@@ -12,15 +12,6 @@ const PARAMS = { algorithm: ARGON2ID, memoryCost: 19456, timeCost: 2, parallelis
 export const PASSWORD_MIN_LENGTH = 8;
 export const PASSWORD_MAX_LENGTH = 1024;
 
-/** The length rule for a password being set (counted in characters, not UTF-16 units), as the end of a message:
- *  undefined when it holds. The one copy of the rule for every caller that sets one (import, SetUpOrg, CLI). */
-export function passwordLengthProblem(password: string): string | undefined {
-  const length = [...password].length;
-  return length < PASSWORD_MIN_LENGTH || length > PASSWORD_MAX_LENGTH
-    ? `must be between ${PASSWORD_MIN_LENGTH} and ${PASSWORD_MAX_LENGTH} characters`
-    : undefined;
-}
-
 // How many hashes run at once: one per core, and never more than three. libuv's pool (four threads unless
 // UV_THREADPOOL_SIZE says otherwise) also runs the RS256 signatures of the token endpoint and file I/O, first come
 // first served: during a burst of logins, hashes queued there held an ID token's signature back for about 200 ms on

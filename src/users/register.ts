@@ -1,5 +1,5 @@
-// Self-registration of a human in the instance's default organization (issue 4 §2, prompt=create): the user row
-// and its event in one transaction; the password is hashed with argon2id before the transaction, and only once the
+// Self-registration of a human in the instance's default organization (issue 4 §2, prompt=create): the user row,
+// its event and, given a mailer, the verification mail of its address (issue 16) in one transaction; the password is hashed with argon2id before the transaction, and only once the
 // user name is known to be free (issue 26 §6: a taken name costs a lookup, not a hash; a name taken in between is
 // still refused by users_user_name_unique).
 import type { Db } from '../platform/db.ts';
@@ -11,26 +11,31 @@ import { createHuman } from './human-service.ts';
 import { userNameTaken } from './queries.ts';
 import type { Registration } from './schema.ts';
 import { checkUserName } from './user-name.ts';
+import { checkPasswordPolicy } from '../passwords/current.ts';
+import { type EmailDeps, queueEmailVerification } from '../emails/service.ts';
 
 export interface Registered {
   userId: string;
   details: Details;
 }
 
-/** `hash` is the caller's way to hash: the login pages pass their bounded queue's; the default is unbounded. */
+/** `hash` is the caller's way to hash: the login pages pass their bounded queue's; the default is unbounded.
+ *  The password must pass the instance's policy (PasswordPolicyError naming `password`). */
 export async function registerHuman(
   db: Db,
   orgId: string,
   input: Registration,
   preferredLanguage: string,
   hash: (password: string) => Promise<string> = hashPassword,
+  verification?: Pick<EmailDeps, 'secrets' | 'mailer'>,
 ): Promise<Registered> {
+  await checkPasswordPolicy(db, 'password', input.password);
   await checkUserName(db, input.userName, 'userName');
   if (await userNameTaken(db, input.userName)) throw constraintError('users_user_name_unique');
   const passwordHash = await hash(input.password);
   // its own creator: the user ID is known before the insert
   const userId = newId();
-  return db.tx(async (tx) => {
+  const registered = await db.tx(async (tx) => {
     const { event } = await createHuman(
       tx,
       {
@@ -54,6 +59,16 @@ export async function registerHuman(
       userId,
       'user.human.selfregistered',
     );
+    if (verification) {
+      const user = {
+        id: userId,
+        display_name: `${input.firstName} ${input.lastName}`,
+        preferred_language: preferredLanguage,
+      };
+      await queueEmailVerification(tx, verification, user, input.email);
+    }
     return { userId, details: createdDetails(event) };
   });
+  verification?.mailer.nudge();
+  return registered;
 }

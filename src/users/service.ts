@@ -1,11 +1,11 @@
 // Users' own operations (compat.md §5 UpdateMyProfile) and the reads the management API needs.
-import type { Db } from '../platform/db.ts';
+import type { Db, Queryable } from '../platform/db.ts';
 import { appendEvent } from '../events/log.ts';
 import { changedDetails, type Details } from '../events/details.ts';
 import { failedPrecondition, notFound } from '../platform/errors.ts';
 import { findUserById, updateHumanProfile, type HumanProfile, type UserRow } from './queries.ts';
 
-export async function getUserById(db: Db, id: string): Promise<UserRow> {
+export async function getUserById(db: Queryable, id: string): Promise<UserRow> {
   const user = await findUserById(db, id);
   if (!user) throw userNotFound();
   return user;
@@ -21,7 +21,7 @@ export interface UserRef {
 export const userNotFound = () => notFound('User could not be found', 'QUERY-Dfbg2');
 
 /** The user, which must belong to the org given. */
-export async function getOrgUser(db: Db, ref: UserRef): Promise<UserRow> {
+export async function getOrgUser(db: Queryable, ref: UserRef): Promise<UserRow> {
   const user = await findUserById(db, ref.userId);
   if (user?.org_id !== ref.orgId) throw userNotFound();
   return user;
@@ -47,7 +47,8 @@ export async function updateMyProfile(db: Db, userId: string, profile: HumanProf
   });
 }
 
-function changedFields(user: UserRow, p: HumanProfile): Partial<HumanProfile> {
+/** The profile fields that differ from the stored ones (an empty result: nothing to change). */
+export function changedFields(user: UserRow, p: HumanProfile): Partial<HumanProfile> {
   const current: HumanProfile = {
     firstName: user.first_name ?? '',
     lastName: user.last_name ?? '',

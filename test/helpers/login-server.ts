@@ -6,6 +6,7 @@ import { registerHuman } from '../../src/users/register.ts';
 import { registrationSchema } from '../../src/users/schema.ts';
 import { findUserByLoginName } from '../../src/users/lookup.ts';
 import type { UserRow } from '../../src/users/queries.ts';
+import type { Db } from '../../src/platform/db.ts';
 
 export interface LoginServer {
   url: string;
@@ -15,6 +16,7 @@ export interface LoginServer {
   adminPassword: string;
   /** Every log line the server wrote. */
   logs: string[];
+  db: Db;
   findUser(loginName: string): Promise<UserRow | undefined>;
   addUser(userName: string, password: string): Promise<string>;
   stop(): Promise<void>;
@@ -40,6 +42,7 @@ export async function startLoginServer(callbackUrl: string, env: Record<string, 
       adminId: admin.id,
       adminPassword: ADMIN_PASSWORD,
       logs: server.logs,
+      db: server.db,
       findUser: (loginName) => findUserByLoginName(server.db, loginName),
       async addUser(userName, password) {
         const input = registrationSchema.parse({

@@ -15,6 +15,8 @@ export interface ApiCall {
   rest: [verb: string, path: string];
   /** The request as proto JSON; REST sends it as the body (for bodiless bindings it is only used by gRPC). */
   body?: Record<string, unknown>;
+  /** DELETE bindings with `body: "*"` (e.g. BulkRemoveUserGrant) send the body too. */
+  deleteWithBody?: boolean;
 }
 
 export interface CallOptions {
@@ -87,7 +89,7 @@ export async function callRest(
   const headers: Record<string, string> = {};
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   if (options.orgId) headers['x-zitadel-orgid'] = options.orgId;
-  const hasBody = verb !== 'GET' && verb !== 'DELETE';
+  const hasBody = verb !== 'GET' && (verb !== 'DELETE' || call.deleteWithBody === true);
   if (hasBody) headers['content-type'] = 'application/json';
   const res = await fetch(baseUrl + path, {
     method: verb,

@@ -1,6 +1,6 @@
 // A real PgBouncer (Debian's `pgbouncer` package, 1.18 on Debian 12) on a free loopback port in front of the test
 // run's PostgreSQL (issue 24): its own config in a temp dir, every database name passed through, stopped by stop().
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -14,6 +14,27 @@ export interface PgBouncerOptions {
   ignoreStartupParameters?: string[];
   /** Server connections per database and user. */
   poolSize?: number;
+  /** Further [pgbouncer] settings, e.g. deployedSettings() of deploy/pgbouncer.ini; they win over the options. */
+  settings?: Record<string, string>;
+}
+
+// Where PgBouncer listens and how it authenticates are the test's own; everything else comes from the file.
+const LOCAL_SETTINGS = new Set(['listen_addr', 'listen_port', 'unix_socket_dir', 'auth_type', 'auth_file']);
+
+/** The [pgbouncer] settings of an ini file (deploy/pgbouncer.ini), without its addresses and authentication.
+ *  (PgBouncer 1.18's `%include` did not apply the included settings when tried, hence read here.) */
+export function deployedSettings(file: string): Record<string, string> {
+  const settings: Record<string, string> = {};
+  let section = '';
+  for (const raw of readFileSync(file, 'utf8').split('\n')) {
+    const line = raw.trim();
+    if (!line || line.startsWith(';') || line.startsWith('#')) continue;
+    const header = /^\[(.+)\]$/.exec(line);
+    if (header) section = header[1]!;
+    const [key, value] = line.split(/\s*=\s*(.*)/, 2);
+    if (!header && section === 'pgbouncer' && !LOCAL_SETTINGS.has(key!)) settings[key!] = value ?? '';
+  }
+  return settings;
 }
 
 export interface PgBouncer {
@@ -39,6 +60,12 @@ export async function startPgBouncer(serverUrl: string, options: PgBouncerOption
   // Trust between the test and PgBouncer; PgBouncer logs in to PostgreSQL with the user's password from the
   // auth file (plain text works with both trust and scram pg_hba setups).
   const authFile = file('users.txt', `"${user}" "${password.replace(/"/g, '""')}"\n`);
+  const settings: Record<string, string> = {
+    pool_mode: options.poolMode ?? 'transaction',
+    default_pool_size: String(options.poolSize ?? 20),
+    max_client_conn: '500',
+    ...options.settings,
+  };
   const ini = file(
     'pgbouncer.ini',
     [
@@ -50,9 +77,7 @@ export async function startPgBouncer(serverUrl: string, options: PgBouncerOption
       'unix_socket_dir =',
       'auth_type = trust',
       `auth_file = ${authFile}`,
-      `pool_mode = ${options.poolMode ?? 'transaction'}`,
-      `default_pool_size = ${options.poolSize ?? 20}`,
-      'max_client_conn = 500',
+      ...Object.entries(settings).map(([key, value]) => `${key} = ${value}`),
       ...(options.ignoreStartupParameters?.length
         ? [`ignore_startup_parameters = ${options.ignoreStartupParameters.join(',')}`]
         : []),

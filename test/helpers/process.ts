@@ -60,9 +60,9 @@ export interface ToolProcess {
 }
 
 /** Runs a system tool in the foreground (PgBouncer, HAProxy; /usr/sbin added to PATH, where Debian puts them). */
-export function spawnTool(command: string, args: string[]): ToolProcess {
+export function spawnTool(command: string, args: string[], env: Record<string, string> = {}): ToolProcess {
   const child = spawn(command, args, {
-    env: { PATH: `${process.env.PATH ?? ''}:/usr/sbin` },
+    env: { ...env, PATH: `${process.env.PATH ?? ''}:/usr/sbin` },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let log = '';

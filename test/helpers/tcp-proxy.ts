@@ -7,11 +7,17 @@ export interface TcpProxy {
   /** Drops every connection and refuses new ones. */
   cut(): void;
   restore(): void;
+  /** Drops every open connection and keeps accepting new ones, as a failover leaves a pool's connections stale. */
+  reset(): void;
+  /** The next message a client sends that contains `text` is passed on, and the server's answer to it is dropped
+   *  with that client's connection: the server did the work, the client never hears whether it did. */
+  loseAnswerTo(text: string): void;
   close(): Promise<void>;
 }
 
 export async function startTcpProxy(targetHost: string, targetPort: number): Promise<TcpProxy> {
   let open = true;
+  let trap: string | undefined;
   const sockets = new Set<net.Socket>();
   const server = net.createServer((client) => {
     if (!open) return client.destroy();
@@ -24,7 +30,17 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
         upstream.destroy();
       });
     }
-    client.pipe(upstream).pipe(client);
+    let trapped = false;
+    client.on('data', (chunk: Buffer) => {
+      if (trap && chunk.includes(trap)) [trap, trapped] = [undefined, true];
+    });
+    client.pipe(upstream);
+    upstream.on('data', (chunk: Buffer) => {
+      if (!trapped) return void client.write(chunk);
+      client.destroy();
+      upstream.destroy();
+    });
+    upstream.on('end', () => client.end());
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
@@ -35,6 +51,12 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
     },
     restore() {
       open = true;
+    },
+    reset() {
+      for (const s of sockets) s.destroy();
+    },
+    loseAnswerTo(text) {
+      trap = text;
     },
     close: () =>
       new Promise((resolve) => {

@@ -1,6 +1,7 @@
 // Database round trips of the login pages (issue 8, Performance), counted by the server's own pool: each step
 // reads its interaction once; a password check counts its attempt in one statement and a success settles it in
-// one more, whether or not there were failures (issue 13 §5).
+// one more, whether or not there were failures (issue 13 §5). The resume, a silent re-authentication and the code
+// exchange stay within their budgets (issue 18).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CookieJar, formValue } from '../helpers/cookie-jar.ts';
 import { createOidcApp } from '../helpers/oidc.ts';
@@ -67,9 +68,32 @@ describe('queries of the login pages', () => {
     expect(password.result.status).toBe(303);
     // the interaction, the user, the attempt counted, the attempt given back, the interaction's result
     expect(password.queries).toBe(5);
-    const landed = await jar.follow(password.result.location!);
-    expect(landed.url.startsWith(`${callback.url}/cb?code=`)).toBe(true);
-    expect((await rp.finish(landed.url, start)).claims.sub).toBeTruthy();
+    // the resume: the interaction, its client and user read ahead in one statement (oidc/read-ahead.ts), the
+    // interaction deleted, the grant, the session and the code written
+    const resumed = await counted(() => jar.fetch(password.result.location!));
+    expect(resumed.result.location!.startsWith(`${callback.url}/cb?code=`)).toBe(true);
+    expect(resumed.queries).toBe(5);
+    // the code exchange (oidc/fast/user-grants.ts): the code with its grant, app and user; consumed with the tokens
+    const redeemed = await counted(() => rp.finish(resumed.result.location!, start));
+    expect(redeemed.result.claims.sub).toBeTruthy();
+    expect(redeemed.queries).toBe(2);
+  });
+
+  it('a silent re-authentication (prompt=none with the session) costs three statements, its code exchange two', async () => {
+    const { jar, post } = await begin();
+    const password = await post('password', { loginName: 'admin', password: ADMIN_PASSWORD });
+    expect((await jar.follow(password.result.location!)).url.startsWith(`${callback.url}/cb?code=`)).toBe(true);
+    for (let i = 0; i < 2; i++) {
+      const start = await rp.start({ prompt: 'none' });
+      // the session, the app, the user and the grant read ahead in one statement; the session and the code
+      // written; the grant, which holds the scopes already, is not
+      const authorized = await counted(() => jar.fetch(start.url));
+      expect(authorized.result.location!.startsWith(`${callback.url}/cb?code=`)).toBe(true);
+      expect(authorized.queries).toBe(3);
+      const redeemed = await counted(() => rp.finish(authorized.result.location!, start));
+      expect(redeemed.result.claims.sub).toBeTruthy();
+      expect(redeemed.queries).toBe(2);
+    }
   });
 
   it('a successful login after a failure clears the account failures', async () => {

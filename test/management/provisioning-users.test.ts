@@ -236,7 +236,7 @@ describe('provisioning: users and members', () => {
           await call(calls.deactivateUser(userId), p.orgOwnerToken),
           encoding,
           9,
-          'User is not active (COMMAND-5M0sf)',
+          'User is already inactive (COMMAND-5M0sf)',
         );
         expectError(await call(calls.deactivateUser('404404'), p.orgOwnerToken), encoding, 5);
         expectError(await call(calls.deactivateUser(userId), p.orgOwnerToken, p.otherOrgId), encoding, 7);
@@ -265,7 +265,7 @@ describe('provisioning: users and members', () => {
           await call(calls.addIamMember(userId, ['ORG_OWNER']), p.adminToken),
           encoding,
           3,
-          'Role "ORG_OWNER" is not an instance role (IAM-4m9Fs)',
+          'invalid AddIAMMemberRequest.Roles: unknown role "ORG_OWNER" (IAM-4m9Fs)',
         );
         expectError(await call(calls.addIamMember(userId, []), p.adminToken), encoding, 3, /Roles/);
         expectError(

@@ -57,12 +57,27 @@ describe('Postgres adapter', () => {
     expect(await sessions.findByUid('u-1')).toMatchObject({ accountId: 'new' });
   });
 
+  it('sweeps a backlog of expired rows batch after batch in one run, and keeps live ones', async () => {
+    await server.db.query(
+      `INSERT INTO oidc_payloads (model, id, payload, expires_at)
+       SELECT 'AccessToken', 'backlog-' || n, '{}'::jsonb, now() - make_interval(mins => 2 + n % 7)
+       FROM generate_series(1, 25) n
+       UNION ALL
+       SELECT 'AccessToken', 'live-' || n, '{}'::jsonb, now() + interval '1 hour' FROM generate_series(1, 3) n`,
+    );
+    expect(await sweepExpired(server.db, { until: Date.now() + 10_000, batchSize: 10 })).toBeGreaterThanOrEqual(25);
+    const { rows } = await server.db.query<{ id: string }>(
+      "SELECT id FROM oidc_payloads WHERE id LIKE 'backlog-%' OR id LIKE 'live-%' ORDER BY id",
+    );
+    expect(rows.map((r) => r.id)).toEqual(['live-1', 'live-2', 'live-3']);
+  });
+
   it('hides expired rows and sweeps them', async () => {
     const tokens = new Adapter('AccessToken');
     await tokens.upsert('soon-gone', { grantId: 'g3' } as never, 1);
     await server.db.query("UPDATE oidc_payloads SET expires_at = now() - interval '2 minutes' WHERE grant_id = 'g3'");
     expect(await tokens.find('soon-gone')).toBeUndefined();
-    expect(await sweepExpired(server.db, 1, 5)).toBeGreaterThanOrEqual(1);
+    expect(await sweepExpired(server.db, { until: Date.now() + 5000, batchSize: 1 })).toBeGreaterThanOrEqual(1);
     expect(
       (await server.db.query("SELECT count(*)::int AS n FROM oidc_payloads WHERE grant_id = 'g3'")).rows[0]!.n,
     ).toBe(0);

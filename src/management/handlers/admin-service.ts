@@ -6,7 +6,6 @@ import type { StylingType } from '../../idps/queries.ts';
 import { addJwtIdp, getIdpById } from '../../idps/service.ts';
 import { getOrgById, setUpOrg } from '../../orgs/service.ts';
 import { IAM_OWNER } from '../../members/roles.ts';
-import { addIamMember } from '../../members/iam-members.ts';
 import { detailsMessage, enumName, enumNumber, storedDetails, orgMessage, humanInput } from '../convert.ts';
 import { callerHash, operation, type Operation } from '../operation.ts';
 
@@ -87,15 +86,6 @@ export function adminServiceOperations({ db, instance, hashing }: ManagementDeps
       async handle(_caller, req) {
         const org = await getOrgById(db, req.id);
         return { org: orgMessage(org) };
-      },
-    }),
-    operation({
-      method: AdminService.method.addIAMMember,
-      permission: iamOwner,
-      async handle(caller, req) {
-        return {
-          details: detailsMessage(await addIamMember(db, instance.id, req.userId, req.roles, caller.principal.userId)),
-        };
       },
     }),
   ];

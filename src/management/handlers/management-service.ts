@@ -10,7 +10,7 @@ import { addApiApp, addAppKey, addOidcApp, getApp, updateOidcAppConfig, type App
 import { getOrgUser } from '../../users/service.ts';
 import { addMachineUser, addMachineUserKey, generateMachineSecret } from '../../users/machine-service.ts';
 import { importHumanUser } from '../../users/human-service.ts';
-import { deactivateUser } from '../../users/deactivate.ts';
+import { changeUserState } from '../../users/state.ts';
 import { ORG_OWNER } from '../../members/roles.ts';
 import { detailsMessage, userMessage, humanInput, orgMessage } from '../convert.ts';
 import { API_AUTH_METHODS, appMessage, complianceMessages, oidcConfigInput, TOKEN_TYPES } from '../app-messages.ts';
@@ -184,7 +184,7 @@ export function managementServiceOperations({ db, secrets, hashing }: Management
         if (req.idps.length) throw unsupported('ImportHumanUserRequest.Idps');
         const { userId, details } = await importHumanUser(
           db,
-          { orgId: caller.orgId, ...humanInput(req) },
+          { orgId: caller.orgId, ...humanInput(req), passwordChangeRequired: req.passwordChangeRequired },
           caller.principal.userId,
           callerHash(hashing, caller),
         );
@@ -202,7 +202,8 @@ export function managementServiceOperations({ db, secrets, hashing }: Management
       method: ManagementService.method.deactivateUser,
       permission: orgOwner,
       async handle(caller, req) {
-        const details = await deactivateUser(db, { orgId: caller.orgId, userId: req.id }, caller.principal.userId);
+        const ref = { orgId: caller.orgId, userId: req.id };
+        const details = await changeUserState(db, ref, 'deactivate', caller.principal.userId);
         return { details: detailsMessage(details) };
       },
     }),

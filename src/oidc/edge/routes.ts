@@ -16,7 +16,9 @@ import { registerIntrospection, type IntrospectionDeps } from '../fast/introspec
 import { acceptFormBodies, noStore } from '../fast/oauth.ts';
 import { jwtProfileClient, type FastTokenResult } from '../fast/token.ts';
 import { registerUserinfo, type UserinfoDeps } from '../fast/userinfo.ts';
+import { within, type ReadAheadKeys } from '../read-ahead.ts';
 import { authorizationSizeCap } from './authorization-size.ts';
+import { authorizationKeys, resumeKeys } from './read-ahead-keys.ts';
 import { refuseNulCharacters } from './nul-guard.ts';
 import { limitStoringRequests } from './storing-limit.ts';
 
@@ -53,6 +55,8 @@ export interface Mount {
   ): Promise<FastTokenResult>;
   introspection: IntrospectionDeps;
   userinfo: UserinfoDeps;
+  /** The rows of an authorization request, read with one statement before the provider runs (read-ahead.ts). */
+  readAhead(keys: ReadAheadKeys): Promise<Map<string, unknown>>;
 }
 
 export function mountOidcRoutes(app: FastifyInstance, mount: Mount): void {
@@ -73,7 +77,7 @@ export function mountOidcRoutes(app: FastifyInstance, mount: Mount): void {
 /** The routes oidc-provider answers, and the token endpoint whose machine grants the fast path answers first. */
 function mountProviderRoutes(
   app: FastifyInstance,
-  { config, pages, callback, documents, clientRateLimit, fastToken }: Mount,
+  { config, pages, callback, documents, clientRateLimit, fastToken, readAhead }: Mount,
 ): void {
   const issuer = config.issuer;
   const formPostCheck = pages.sameOriginPostsOnly;
@@ -91,6 +95,11 @@ function mountProviderRoutes(
     reply.hijack();
     void callback()(request.raw, reply.raw);
   };
+  // Without its rows read ahead (a database error), the provider reads them itself, and answers for a failure.
+  const handReadAhead = async (request: FastifyRequest, reply: FastifyReply, keys: ReadAheadKeys) => {
+    const rows = await readAhead(keys).catch(() => new Map<string, unknown>());
+    within(rows, () => hand(request, reply));
+  };
 
   app.register(async (scope) => {
     // Routes the provider reads itself: handed over before Fastify parses anything.
@@ -106,10 +115,18 @@ function mountProviderRoutes(
     scope.route({
       method: 'GET',
       url: ROUTES.authorization,
-      onRequest: [authorizationCheck, async (request, reply) => hand(request, reply)],
+      onRequest: [
+        authorizationCheck,
+        async (request, reply) => handReadAhead(request, reply, authorizationKeys(request)),
+      ],
       handler: async () => {},
     });
-    passthrough('GET', `${ROUTES.authorization}/:uid`);
+    scope.route({
+      method: 'GET',
+      url: `${ROUTES.authorization}/:uid`,
+      onRequest: async (request, reply) => handReadAhead(request, reply, resumeKeys(request)),
+      handler: async () => {},
+    });
     passthrough('OPTIONS', ROUTES.jwks);
     passthrough('OPTIONS', ROUTES.userinfo);
     passthrough('GET', ROUTES.end_session);

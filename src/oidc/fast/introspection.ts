@@ -9,6 +9,7 @@ import type { SecretBox } from '../../platform/secrets.ts';
 import { tooManyRequests } from '../../platform/rate-limit.ts';
 import { loginName } from '../../users/lookup.ts';
 import { claimsForScopes, userClaims } from '../accounts.ts';
+import { tokenClaims } from '../token-claims.ts';
 import { activeAccessToken, type TokenReference } from '../access-tokens.ts';
 import { INTROSPECTION_SQL, type IntrospectionRow } from '../queries.ts';
 import { hashId } from '../payloads.ts';
@@ -50,7 +51,7 @@ export function registerIntrospection(scope: FastifyInstance, deps: Introspectio
       );
       requireParam(form, 'token');
       deps.rateLimit.hit('app', caller.clientId);
-      return reply.send(ref ? introspect(row, ref, caller.clientId, deps) : { active: false });
+      return reply.send(ref ? await introspect(row, ref, caller.clientId, deps) : { active: false });
     } catch (error) {
       return sendOAuthError(reply, error);
     }
@@ -94,12 +95,12 @@ async function authenticate(
   return row;
 }
 
-function introspect(
+async function introspect(
   row: IntrospectionRow,
   ref: TokenReference,
   callerId: string,
   deps: IntrospectionDeps,
-): Record<string, unknown> {
+): Promise<Record<string, unknown>> {
   const token = activeAccessToken(row, ref);
   if (!token) return { active: false };
   const { payload, scopes, user } = token;
@@ -125,6 +126,18 @@ function introspect(
     token_type: 'Bearer',
     username: loginName(user),
     ...claimsForScopes(userClaims(user, scopes), scopes),
+    // the roles of the caller's own project (ZITADEL's introspection: currentProjectOnly)
+    ...(await tokenClaims(
+      deps.db,
+      user,
+      scopes,
+      {
+        projectId: row.caller_project_id ?? undefined,
+        projectRoleAssertion: Boolean(row.caller_project_role_assertion),
+        currentProjectOnly: true,
+      },
+      true,
+    )),
     sub: user.id,
   };
 }

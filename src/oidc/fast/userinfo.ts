@@ -3,13 +3,16 @@
 // Authorization header or, for POST, the form body; claims by the token's scopes. Errors as RFC 6750 §3: 401 with a
 // Bearer challenge, 403 insufficient_scope.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Queryable } from '../../platform/db.ts';
 import { claimsForScopes, userClaims } from '../accounts.ts';
+import { tokenClaims } from '../token-claims.ts';
 import type { ActiveAccessTokenFinder, TokenReference } from '../access-tokens.ts';
 import { ROUTES } from '../protocol.ts';
 import { OAuthError, invalidRequest, noStore, sendOAuthError } from './oauth.ts';
 import { allowOrigin, checkClientOrigin } from './cors.ts';
 
 export interface UserinfoDeps {
+  db: Queryable;
   issuer: string;
   resolveToken(value: string): Promise<TokenReference | undefined>;
   findActiveAccessToken: ActiveAccessTokenFinder;
@@ -59,9 +62,11 @@ export function registerUserinfo(scope: FastifyInstance, deps: UserinfoDeps): vo
         checkClientOrigin(request, reply, token.client.clientId, (origin) =>
           token.client.redirectUris.some((uri) => URL.parse(uri)?.origin === origin),
         );
+        const { user, scopes, client } = token;
         return reply.send({
-          ...claimsForScopes(userClaims(token.user, token.scopes), token.scopes),
-          sub: token.user.id,
+          ...claimsForScopes(userClaims(user, scopes), scopes),
+          ...(await tokenClaims(deps.db, user, scopes, client, true)),
+          sub: user.id,
         });
       } catch (error) {
         return sendOAuthError(reply, error);

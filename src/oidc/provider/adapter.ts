@@ -6,6 +6,7 @@ import { errors, type Adapter, type AdapterPayload } from 'oidc-provider';
 import type { Db } from '../../platform/db.ts';
 import type { TokenReference } from '../access-tokens.ts';
 import { hashId, presentedPayload, storedPayload } from '../payloads.ts';
+import { forgetReadAhead, takeReadAhead } from '../read-ahead.ts';
 import {
   claimPayload,
   consumePayload,
@@ -55,6 +56,7 @@ export function createAdapterClass(db: Db, hooks: AdapterHooks, options: Adapter
     }
 
     async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
+      forgetReadAhead(`${this.model}:${hashId(id)}`);
       if (this.model === 'ReplayDetection') {
         const claimed = await claimPayload(db, this.model, hashId(id), payload, Math.max(1, Math.ceil(expiresIn)));
         if (!claimed) throw new AssertionReplayed();
@@ -83,7 +85,8 @@ export function createAdapterClass(db: Db, hooks: AdapterHooks, options: Adapter
         if (!ref) return undefined;
         ({ jti: id, jwt } = ref);
       }
-      const row = await findPayload(db, this.model, hashId(id));
+      const ahead = takeReadAhead<{ payload: AdapterPayload; consumed_at: Date | null }>(`${this.model}:${hashId(id)}`);
+      const row = ahead ? ahead.row : await findPayload(db, this.model, hashId(id));
       if (!row) return undefined;
       // The jti of a JWT access token is printed in the token and in introspection: it is not a bearer token.
       if (this.model === 'AccessToken' && Boolean(row.payload.gatehouseJwt) !== jwt) return undefined;
@@ -114,6 +117,7 @@ export function createAdapterClass(db: Db, hooks: AdapterHooks, options: Adapter
     }
 
     async destroy(id: string): Promise<void> {
+      forgetReadAhead(`${this.model}:${hashId(id)}`);
       await deletePayload(db, this.model, hashId(id));
     }
 

@@ -3,15 +3,23 @@
 // its user name for client_credentials (with the hashed secret; compareClientSecret verifies it, see provider.ts).
 import type { AdapterPayload } from 'oidc-provider';
 import type { Db } from '../../platform/db.ts';
+import type { AppRow } from '../../apps/queries.ts';
 import { findClientApp } from '../../apps/service.ts';
 import { usableRedirectUri } from '../../apps/schema.ts';
 import { findActiveMachine } from '../../users/machine-service.ts';
 import { JWT_BEARER } from '../protocol.ts';
+import { takeReadAhead } from '../read-ahead.ts';
 
 /** Client metadata oidc-provider does not know; kept on the client object under these names. */
 export const CLIENT_EXTRA_PROPERTIES = [
   'access_token_type',
   'id_token_userinfo_assertion',
+  'id_token_role_assertion',
+  'access_token_role_assertion',
+  'project_role_assertion',
+  'project_role_check',
+  'has_project_check',
+  'project_org_id',
   'dev_mode',
   'project_id',
   'machine_user_id',
@@ -26,7 +34,7 @@ const AUTH_METHODS = {
 } as const;
 
 export async function findClientMetadata(db: Db, clientId: string): Promise<AdapterPayload | undefined> {
-  const found = await findClientApp(db, clientId);
+  const found = await clientApp(db, clientId);
   if (found) {
     const { app, keys } = found;
     const usable = { devMode: app.dev_mode, appType: app.app_type };
@@ -43,6 +51,12 @@ export async function findClientMetadata(db: Db, clientId: string): Promise<Adap
       grant_types: app.grant_types,
       access_token_type: app.access_token_type,
       id_token_userinfo_assertion: app.id_token_userinfo_assertion,
+      id_token_role_assertion: app.id_token_role_assertion,
+      access_token_role_assertion: app.access_token_role_assertion,
+      project_role_assertion: app.project_role_assertion,
+      project_role_check: app.project_role_check,
+      has_project_check: app.has_project_check,
+      project_org_id: app.org_id,
       dev_mode: app.dev_mode,
       project_id: app.project_id,
       gatehouse_kind: app.kind,
@@ -77,4 +91,12 @@ export async function findClientMetadata(db: Db, clientId: string): Promise<Adap
     };
   }
   return undefined;
+}
+
+/** The active app of the client ID, read ahead with the authorization request (read-ahead.ts) unless its keys are
+ *  needed too (private_key_jwt). */
+async function clientApp(db: Db, clientId: string): ReturnType<typeof findClientApp> {
+  const ahead = takeReadAhead<AppRow>(`app:${clientId}`);
+  if (!ahead || ahead.row?.auth_method === 'private_key_jwt') return findClientApp(db, clientId);
+  return ahead.row?.state === 'active' ? { app: ahead.row, keys: [] } : undefined;
 }

@@ -3,7 +3,7 @@
 import type Provider from 'oidc-provider';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Metrics } from '../../platform/metrics.ts';
-import { isClientAbort, isDatabaseUnavailable } from '../../platform/errors.ts';
+import { DATABASE_RETRY_AFTER, isClientAbort, isDatabaseUnavailable } from '../../platform/errors.ts';
 
 export function observeProvider(provider: Provider, metrics: Metrics, log: FastifyBaseLogger): void {
   provider.on('grant.success', (ctx) => {
@@ -23,7 +23,7 @@ export function observeProvider(provider: Provider, metrics: Metrics, log: Fasti
     if (isDatabaseUnavailable(error)) {
       log.error({ err: error }, 'database unavailable');
       ctx.status = 503;
-      ctx.set('Retry-After', '5');
+      ctx.set('Retry-After', String(DATABASE_RETRY_AFTER));
       return;
     }
     log.error({ err: error }, 'oidc server error');

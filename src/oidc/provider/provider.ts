@@ -8,11 +8,15 @@ import type { KeySet } from '../keys.ts';
 import { CLAIMS } from '../accounts.ts';
 import { cookieKeys } from './cookie-keys.ts';
 import { CLIENT_EXTRA_PROPERTIES } from './clients.ts';
-import { isProjectAudience, MANAGEMENT_API_SCOPE, SUPPORTED_SCOPES } from '../scopes.ts';
+import { isDynamicScope, MANAGEMENT_API_SCOPE, SUPPORTED_SCOPES } from '../scopes.ts';
 import type { ProviderPages } from '../pages.ts';
+import { REFUSAL_DESCRIPTIONS, type CheckedClient, type SignInRefusal } from '../sign-in-checks.ts';
 import { ROUTES } from '../protocol.ts';
+import { refreshTokenTtl } from '../token-lifetimes.ts';
 
 export const INTERACTION_PATH = '/ui/login';
+/** The login session's cookie; its value is the session's id. */
+export const SESSION_COOKIE = '_gh_session';
 
 /** The longest a sign-in may take, and the lifetime of its interaction cookies. The stored interaction itself lives
  *  only GATEHOUSE_INTERACTION_TTL past its start or its user's last form post (adapter.ts, issue 26 §3). */
@@ -28,6 +32,8 @@ export interface ProviderParts {
   pages: ProviderPages;
   /** Whether the app may act with the user's permissions (the management API scope) without asking (src/consents/). */
   managementScopeAllowed(userId: string, clientId: string): Promise<boolean>;
+  /** Issue 21: an org scope, projectRoleCheck or hasProjectCheck that refuses this user (sign-in-checks.ts). */
+  signInRefusal(userId: string, client: CheckedClient, scopes: ReadonlySet<string>): Promise<SignInRefusal | undefined>;
 }
 
 export function createProvider(parts: ProviderParts, keys: KeySet): Provider {
@@ -94,10 +100,16 @@ export function createProvider(parts: ProviderParts, keys: KeySet): Provider {
       const grantId = oidc.result?.consent?.grantId ?? oidc.session!.grantIdFor(clientId);
       let grant = grantId ? await oidc.provider.Grant.find(grantId) : undefined;
       if (grant && grant.accountId !== accountId) grant = undefined;
+      // A stored grant that already holds the request's scopes is not written again (its expiry is fixed at its
+      // first save): a silent re-authentication writes only the session and the code (issue 18).
+      const stored = grant?.openid?.scope;
       grant ??= new oidc.provider.Grant({ accountId, clientId });
       const requested = String(oidc.params?.scope ?? '')
         .split(' ')
         .filter(Boolean);
+      // Every authorization, also one that reuses a session without the login pages, is checked (issue 21).
+      const refusal = await parts.signInRefusal(accountId, oidc.client as CheckedClient, new Set(requested));
+      if (refusal) throw new errors.AccessDenied(REFUSAL_DESCRIPTIONS[refusal]);
       // Except the management API scope, which acts with the user's permissions: an app of another organization
       // than the instance's own gets it only with the user's consent (issue 13 §1). Left out of the grant, it makes
       // the consent prompt's op_scopes_missing check ask on the consent page, or answer consent_required to
@@ -112,7 +124,7 @@ export function createProvider(parts: ProviderParts, keys: KeySet): Provider {
           .filter((s) => s !== MANAGEMENT_API_SCOPE)
           .join(' ');
       if (granted.length) grant.addOIDCScope(granted.join(' '));
-      await grant.save();
+      if (stored === undefined || grant.openid?.scope !== stored) await grant.save();
       return grant;
     },
     // auth_time of the user's login, which introspection reports for user sessions (compat.md §6)
@@ -131,7 +143,7 @@ export function createProvider(parts: ProviderParts, keys: KeySet): Provider {
     cookies: {
       // Signed with a key derived from the master key, so every instance verifies every other's cookies.
       keys: cookieKeys(secrets.hashSecret('cookie signing v1')),
-      names: { session: '_gh_session', interaction: '_gh_interaction', resume: '_gh_resume' },
+      names: { session: SESSION_COOKIE, interaction: '_gh_interaction', resume: '_gh_resume' },
     },
     ttl: {
       AccessToken: ttl.accessToken,
@@ -148,13 +160,7 @@ export function createProvider(parts: ProviderParts, keys: KeySet): Provider {
         return Math.max(1, Math.min(ttl.sessionIdle, absoluteEnd - now));
       },
       Interaction: INTERACTION_MAX_AGE,
-      // idle lifetime, capped by the absolute lifetime counted from the first token of the chain (iiat, compat.md §6)
-      RefreshToken: (_ctx, token) => {
-        const first = (token as { iiat?: number }).iiat ?? token.iat ?? Math.floor(Date.now() / 1000);
-        const absoluteEnd = first + ttl.refreshTokenAbsolute;
-        const remaining = absoluteEnd - Math.floor(Date.now() / 1000);
-        return Math.max(1, Math.min(ttl.refreshTokenIdle, remaining));
-      },
+      RefreshToken: (_ctx, token) => refreshTokenTtl(ttl, (token as { iiat?: number }).iiat ?? token.iat),
     },
     features: {
       devInteractions: { enabled: false },
@@ -203,7 +209,8 @@ export function createProvider(parts: ProviderParts, keys: KeySet): Provider {
 
 /**
  * oidc-provider keeps only its configured (static) scopes of a request; urn:zitadel:iam:org:project:id:{id}:aud
- * is dynamic (compat.md §6), so the request's OIDC scopes are widened by the project audiences it names.
+ * (compat.md §6), the role and the org scopes (issue 21) are dynamic, so the request's OIDC scopes are widened by
+ * those it names.
  */
 function keepProjectAudienceScopes(provider: Provider): void {
   const proto = provider.OIDCContext.prototype as object;
@@ -212,7 +219,7 @@ function keepProjectAudienceScopes(provider: Provider): void {
     configurable: true,
     get(this: { params?: { scope?: unknown } }) {
       const scopes = original.call(this) as Set<string>;
-      for (const scope of String(this.params?.scope ?? '').split(' ')) if (isProjectAudience(scope)) scopes.add(scope);
+      for (const scope of String(this.params?.scope ?? '').split(' ')) if (isDynamicScope(scope)) scopes.add(scope);
       return scopes;
     },
   });

@@ -1,0 +1,136 @@
+// CPU time per operation, by process: Gatehouse (all its threads, argon2id's included), its PostgreSQL backends and
+// the load generator. On a machine shared with other work the rates of `npm run bench` move with the load, the CPU
+// an operation costs much less: two cores divided by the sum is what this machine could do on its own (issue 18).
+//   DATABASE_URL=postgres://... node bench/cpu-cost.ts [seconds]
+import { readFileSync } from 'node:fs';
+import pg from 'pg';
+import { startGatehouse, USER, type Credentials } from './gatehouse.ts';
+import {
+  BenchBrowser,
+  codeRedemption,
+  authorizationCode,
+  passwordLogin,
+  silentReauthentication,
+} from './login-flow.ts';
+import { runFlowLoad } from './load.ts';
+
+const SECONDS = Number(process.argv[2] ?? 10);
+const CONNECTIONS = 32;
+const TICKS = 100; // USER_HZ: /proc times are in clock ticks of 10 ms
+
+/** utime + stime of a process and all its threads, ms. */
+function processCpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS;
+}
+
+async function backendPids(admin: pg.Client, database: string): Promise<number[]> {
+  const { rows } = await admin.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1', [
+    database,
+  ]);
+  return rows.map((r) => r.pid);
+}
+
+async function main() {
+  if (!process.env.DATABASE_URL) throw new Error('DATABASE_URL must name a PostgreSQL server');
+  const gh = await startGatehouse(18000 + Math.floor(Math.random() * 2000));
+  const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
+  await admin.connect();
+  const dbName = gh.databaseName!;
+  try {
+    const browsers: BenchBrowser[] = [];
+    for (let i = 0; i < CONNECTIONS; i++) {
+      const b = new BenchBrowser();
+      await passwordLogin(gh.url, gh.web, USER, 'openid', b);
+      browsers.push(b);
+    }
+    const refreshPool: string[] = [];
+    for (let i = 0; i < CONNECTIONS; i++)
+      refreshPool.push((await passwordLogin(gh.url, gh.web, USER, 'openid offline_access')).refreshToken!);
+    const pool = [...browsers];
+    const scenarios: [string, () => Promise<void>][] = [
+      ['refresh', refresh(gh.url, gh.web, refreshPool)],
+      [
+        'silent re-authentication',
+        async () => {
+          const b = pool.pop()!;
+          try {
+            await silentReauthentication(gh.url, gh.web, b);
+          } finally {
+            pool.push(b);
+          }
+        },
+      ],
+      ['code exchange', await codeExchange(gh.url, gh.web, browsers, SECONDS)],
+      ['password login', () => passwordLogin(gh.url, gh.web, USER, 'openid').then(() => {})],
+    ];
+    for (const [name, flow] of scenarios) {
+      if (name !== 'code exchange') await runFlowLoad(flow, CONNECTIONS, 2); // warm-up (codes are one per op)
+      const pids = await backendPids(admin, dbName);
+      const before = { gh: processCpuMs(gh.pid), db: pids.map(processCpuMs), load: process.cpuUsage() };
+      const result = await runFlowLoad(flow, CONNECTIONS, SECONDS);
+      const ghMs = processCpuMs(gh.pid) - before.gh;
+      const dbMs = pids.map(processCpuMs).reduce((a, b, i) => a + b - before.db[i]!, 0);
+      const load = process.cpuUsage(before.load);
+      const loadMs = (load.user + load.system) / 1000;
+      const per = (ms: number) => (ms / result.requests).toFixed(2);
+      const total = (ghMs + dbMs + loadMs) / result.requests;
+      process.stdout.write(
+        `${name}: ${result.requests} ops, ${result.rps.toFixed(0)}/s here; CPU ms per op: gatehouse ${per(ghMs)}, ` +
+          `postgres ${per(dbMs)}, load generator ${per(loadMs)}, total ${total.toFixed(2)} ` +
+          `(two cores alone: ${Math.round(2000 / total)}/s; without the load generator ` +
+          `${Math.round(2000 / (total - loadMs / result.requests))}/s)${result.errors ? ` errors ${result.errors}` : ''}\n`,
+      );
+    }
+  } finally {
+    await admin.end();
+    await gh.stop();
+  }
+}
+
+function refresh(url: string, app: Credentials, pool: string[]) {
+  return async () => {
+    const token = pool.pop()!;
+    const res = await fetch(`${url}/oauth/v2/token`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: `Basic ${Buffer.from(`${app.clientId}:${app.clientSecret}`).toString('base64')}`,
+      },
+      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: token }),
+    });
+    const json = (await res.json()) as { refresh_token?: string };
+    if (!json.refresh_token) throw new Error(`refresh: ${res.status}`);
+    pool.push(json.refresh_token);
+  };
+}
+
+/** Codes minted for at most a minute; the flow then waits out the run once they are used up (uncounted). */
+async function codeExchange(url: string, app: Credentials, browsers: BenchBrowser[], seconds: number) {
+  const codes: { code: string; verifier: string }[] = [];
+  const deadline = Date.now() + 60_000;
+  await Promise.all(
+    browsers.map(async (b) => {
+      while (Date.now() < deadline && codes.length < 20_000)
+        codes.push(await authorizationCode(url, app, b, undefined, { scope: 'openid', prompt: 'none' }));
+    }),
+  );
+  return async () => {
+    const next = codes.pop();
+    if (!next) {
+      await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+      throw new Error('no codes left');
+    }
+    const res = await fetch(`${url}/oauth/v2/token`, codeRedemption(app, next.code, next.verifier));
+    if (res.status !== 200) throw new Error(`code exchange: ${res.status}`);
+    await res.arrayBuffer();
+  };
+}
+
+main().then(
+  () => process.exit(0),
+  (error: Error) => {
+    process.stderr.write(`cpu-cost failed: ${error.stack}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,39 @@
+// Database time per request (README "Running in production", capacity): the CPU that PostgreSQL's backends for the
+// bench's database spent, read from /proc like the Gatehouse process's memory, so it works only with PostgreSQL on
+// this machine (the bench runs on loopback). Background work shared by all databases (WAL writer, checkpointer,
+// autovacuum) is not counted; a backend that ends during a scenario takes its time with it (the pool keeps them).
+import { readFileSync } from 'node:fs';
+import pg from 'pg';
+
+const TICKS_PER_SECOND = 100; // USER_HZ on Linux
+
+/** CPU milliseconds spent so far by each backend connected to the database of `databaseUrl`, by process id, or
+ *  undefined when they cannot be read (PostgreSQL on another machine). */
+export async function databaseCpu(databaseUrl: string): Promise<Map<number, number> | undefined> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ pid: number }>(
+      "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend' " +
+        'AND pid <> pg_backend_pid()',
+    );
+    const cpu = new Map<number, number>();
+    for (const { pid } of rows) {
+      // utime and stime: fields 14 and 15 of /proc/<pid>/stat, counted after the command name's closing paren
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      cpu.set(pid, ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND);
+    }
+    return cpu;
+  } catch {
+    return undefined;
+  } finally {
+    await client.end();
+  }
+}
+
+/** The CPU milliseconds the backends spent between two readings (a backend that started in between counts whole). */
+export function cpuBetween(before: Map<number, number>, after: Map<number, number>): number {
+  let ms = 0;
+  for (const [pid, spent] of after) ms += spent - (before.get(pid) ?? 0);
+  return ms;
+}

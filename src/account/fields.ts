@@ -1,0 +1,45 @@
+// Form fields of the account pages (views/account-field.html): every field with its <label>.
+import type { Texts } from '../login/i18n.ts';
+
+export interface Field {
+  id: string;
+  name: string;
+  label: string;
+  type: 'text' | 'email' | 'password';
+  autocomplete: string;
+  maxLength: number;
+  value: string;
+  required: boolean;
+  error?: string;
+}
+
+export function field(
+  t: Texts,
+  name: string,
+  labelKey: string,
+  options: Partial<Pick<Field, 'type' | 'autocomplete' | 'maxLength' | 'value' | 'error' | 'required' | 'id'>> = {},
+): Field {
+  return {
+    id: options.id ?? name,
+    name,
+    label: t[labelKey] ?? labelKey,
+    type: options.type ?? 'text',
+    autocomplete: options.autocomplete ?? 'off',
+    maxLength: options.maxLength ?? 200,
+    // a password is never sent back into a page
+    value: options.type === 'password' ? '' : (options.value ?? ''),
+    required: options.required ?? true,
+    error: options.error,
+  };
+}
+
+export const codeField = (t: Texts, value = '', error?: string) =>
+  field(t, 'code', 'codeLabel', { autocomplete: 'one-time-code', maxLength: 32, value, error });
+
+export const newPasswordField = (t: Texts, error?: string) =>
+  field(t, 'newPassword', 'newPasswordLabel', {
+    type: 'password',
+    autocomplete: 'new-password',
+    maxLength: 1024,
+    error,
+  });

@@ -1,0 +1,60 @@
+// The account pages' routes (issue 16), registered in the login pages' plugin scope (login/routes.ts): the same
+// cookies, form parser, NUL check, security headers and error pages. Also the small home page at `/`.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { LoginDeps } from '../login/interaction.ts';
+import { RateLimiter } from '../platform/rate-limit.ts';
+import { format } from '../login/i18n.ts';
+import { ACCOUNT_CALLBACK_PATH } from '../oidc/account-client.ts';
+import { type AccountDeps, type AccountHandler, pageBasics } from './deps.ts';
+import {
+  accountCallback,
+  showAccount,
+  submitEmail,
+  submitEmailCode,
+  submitPassword,
+  submitProfile,
+  submitResend,
+} from './account-page.ts';
+import {
+  showForgotPassword,
+  showPasswordReset,
+  showVerifyEmail,
+  submitForgotPassword,
+  submitPasswordReset,
+  submitVerifyEmail,
+} from './recovery.ts';
+import { ACCOUNT_PATH } from './urls.ts';
+
+// issue 16: a script asking resets for many accounts from one address is stopped here; each account has its own
+// hourly limit on top (codes/service.ts)
+const RESETS_PER_ADDRESS_AND_HOUR = 10;
+
+const showHome: AccountHandler = async (deps, request, reply) => {
+  const { locale } = pageBasics(deps, request, reply);
+  const t = deps.pages.texts(locale);
+  const page = { lead: format(t.homeLead!, { instance: deps.pages.instanceName }) };
+  return deps.pages.send(reply, deps.pages.render(200, locale, 'home', 'homeAccount', page));
+};
+
+export function registerAccountRoutes(ui: FastifyInstance, login: LoginDeps): void {
+  const deps: AccountDeps = {
+    ...login,
+    resets: new RateLimiter({ limit: RESETS_PER_ADDRESS_AND_HOUR, windowSeconds: 3600 }),
+  };
+  const route = (handler: AccountHandler) => (request: FastifyRequest, reply: FastifyReply) =>
+    handler(deps, request, reply);
+  ui.get('/', route(showHome));
+  ui.get(ACCOUNT_PATH, route(showAccount));
+  ui.get(ACCOUNT_CALLBACK_PATH, route(accountCallback));
+  ui.post(`${ACCOUNT_PATH}/profile`, route(submitProfile));
+  ui.post(`${ACCOUNT_PATH}/email`, route(submitEmail));
+  ui.post(`${ACCOUNT_PATH}/email/verify`, route(submitEmailCode));
+  ui.post(`${ACCOUNT_PATH}/email/resend`, route(submitResend));
+  ui.post(`${ACCOUNT_PATH}/password`, route(submitPassword));
+  ui.get(`${ACCOUNT_PATH}/verify-email`, route(showVerifyEmail));
+  ui.post(`${ACCOUNT_PATH}/verify-email`, route(submitVerifyEmail));
+  ui.get(`${ACCOUNT_PATH}/forgot-password`, route(showForgotPassword));
+  ui.post(`${ACCOUNT_PATH}/forgot-password`, route(submitForgotPassword));
+  ui.get(`${ACCOUNT_PATH}/password-reset`, route(showPasswordReset));
+  ui.post(`${ACCOUNT_PATH}/password-reset`, route(submitPasswordReset));
+}

@@ -1,0 +1,199 @@
+// Project grants (issue 21, the B2B case): the org that owns a project lends it, with a subset of its roles, to
+// another org, whose owners may then grant their own users only the lent roles (user grants with projectGrantId).
+// The owner manages the grant; the granted org sees it in ListGrantedProjects. Another org's ids are 404.
+import { z } from 'zod';
+import type { Db, Queryable } from '../platform/db.ts';
+import { appendEvent } from '../events/log.ts';
+import { changedDetails, createdDetails, type Details } from '../events/details.ts';
+import { failedPrecondition, invalidArgument, notFound } from '../platform/errors.ts';
+import { parseInput } from '../platform/input.ts';
+import { newId } from '../platform/ids.ts';
+import { listPage, Conditions, type ListResult, type Page, type TextFilter } from '../platform/search.ts';
+import { getProject, lockOrgProject } from '../projects/service.ts';
+import { checkRoleKeys } from '../projects/roles.ts';
+import { getOrgById } from '../orgs/service.ts';
+import {
+  deleteProjectGrant,
+  findProjectGrant,
+  holdsProjectGrant,
+  insertProjectGrant,
+  PROJECT_GRANT_COLUMNS,
+  PROJECT_GRANT_TABLES,
+  updateProjectGrant,
+  type ProjectGrantRow,
+} from './project-grant-queries.ts';
+
+export type { ProjectGrantRow };
+
+export const projectGrantNotFound = () => notFound('Project grant not found', 'PROJECT-D8JxR');
+
+const roleKeys = z.array(z.string().min(1, 'value length must be at least 1 runes').max(200)).max(1000);
+
+/** A project grant as its owner names it: the owner org in context, the project and the grant. */
+export interface ProjectGrantRef {
+  orgId: string;
+  projectId: string;
+  grantId: string;
+}
+
+export async function addProjectGrant(
+  db: Db,
+  input: { orgId: string; projectId: string; grantedOrgId: string; roleKeys: string[] },
+  creator: string,
+): Promise<{ grantId: string; details: Details }> {
+  const keys = [...new Set(parseInput(roleKeys, input.roleKeys, 'AddProjectGrantRequest', 'PROJECT-1m9fS'))];
+  if (input.grantedOrgId === input.orgId)
+    throw invalidArgument(
+      'invalid AddProjectGrantRequest.GrantedOrgId: the project is already the org own',
+      'PROJECT-3m9gg',
+    );
+  const grantId = newId();
+  return db.tx(async (tx) => {
+    const project = await lockOrgProject(tx, input.orgId, input.projectId);
+    await getOrgById(tx, input.grantedOrgId);
+    await checkRoleKeys(tx, project.id, keys, 'AddProjectGrantRequest.RoleKeys');
+    const event = await appendEvent(tx, {
+      aggregateType: 'project',
+      aggregateId: project.id,
+      eventType: 'project.grant.added',
+      payload: { grantId, grantedOrgId: input.grantedOrgId, roleKeys: keys },
+      resourceOwner: project.org_id,
+      creator,
+    });
+    await insertProjectGrant(tx, {
+      id: grantId,
+      projectId: project.id,
+      grantedOrgId: input.grantedOrgId,
+      roleKeys: keys,
+      sequence: event.sequence,
+    });
+    return { grantId, details: createdDetails(event) };
+  });
+}
+
+/** The grant of the owner's project named: any other is not found. */
+export async function getProjectGrant(db: Queryable, ref: ProjectGrantRef, lock = false): Promise<ProjectGrantRow> {
+  const grant = await findProjectGrant(db, ref.grantId, lock);
+  if (grant?.project_owner_id !== ref.orgId || grant.project_id !== ref.projectId) throw projectGrantNotFound();
+  return grant;
+}
+
+/** The grant as the org it was granted to uses it (AddUserGrant with projectGrantId). */
+export async function receivedProjectGrant(
+  db: Queryable,
+  grantedOrgId: string,
+  grantId: string,
+): Promise<ProjectGrantRow> {
+  const grant = await findProjectGrant(db, grantId);
+  if (grant?.granted_org_id !== grantedOrgId) throw projectGrantNotFound();
+  return grant;
+}
+
+export async function updateProjectGrantRoles(
+  db: Db,
+  ref: ProjectGrantRef,
+  input: { roleKeys: string[] },
+  creator: string,
+): Promise<Details> {
+  const keys = [...new Set(parseInput(roleKeys, input.roleKeys, 'UpdateProjectGrantRequest', 'PROJECT-1m9fS'))];
+  return changeProjectGrant(db, ref, creator, async (grant, tx) => {
+    if (keys.length === grant.role_keys.length && keys.every((k) => grant.role_keys.includes(k)))
+      throw failedPrecondition('Project grant has not been changed', 'PROJECT-0o0pL');
+    await checkRoleKeys(tx, grant.project_id, keys, 'UpdateProjectGrantRequest.RoleKeys');
+    return { eventType: 'project.grant.changed', roleKeys: keys, state: grant.state };
+  });
+}
+
+export async function setProjectGrantState(
+  db: Db,
+  ref: ProjectGrantRef,
+  state: 'active' | 'inactive',
+  creator: string,
+): Promise<Details> {
+  return changeProjectGrant(db, ref, creator, async (grant) => {
+    if (grant.state === state)
+      throw state === 'inactive'
+        ? failedPrecondition('Project grant is not active', 'PROJECT-47fu8')
+        : failedPrecondition('Project grant is not inactive', 'PROJECT-47fu9');
+    const eventType = state === 'inactive' ? 'project.grant.deactivated' : 'project.grant.reactivated';
+    return { eventType, roleKeys: grant.role_keys, state };
+  });
+}
+
+async function changeProjectGrant(
+  db: Db,
+  ref: ProjectGrantRef,
+  creator: string,
+  decide: (
+    grant: ProjectGrantRow,
+    tx: Queryable,
+  ) => Promise<{ eventType: string; roleKeys: string[]; state: 'active' | 'inactive' }>,
+): Promise<Details> {
+  return db.tx(async (tx) => {
+    const grant = await getProjectGrant(tx, ref, true);
+    const change = await decide(grant, tx);
+    const event = await appendEvent(tx, {
+      aggregateType: 'project',
+      aggregateId: grant.project_id,
+      eventType: change.eventType,
+      payload: { grantId: grant.id, roleKeys: change.roleKeys },
+      resourceOwner: grant.project_owner_id,
+      creator,
+    });
+    await updateProjectGrant(tx, grant.id, { ...change, sequence: event.sequence, changedAt: event.createdAt });
+    return changedDetails(event);
+  });
+}
+
+/** RemoveProjectGrant: the user grants made under it go with it. */
+export async function removeProjectGrant(db: Db, ref: ProjectGrantRef, creator: string): Promise<Details> {
+  return db.tx(async (tx) => {
+    const grant = await getProjectGrant(tx, ref, true);
+    const event = await appendEvent(tx, {
+      aggregateType: 'project',
+      aggregateId: grant.project_id,
+      eventType: 'project.grant.removed',
+      payload: { grantId: grant.id },
+      resourceOwner: grant.project_owner_id,
+      creator,
+    });
+    await deleteProjectGrant(tx, grant.id);
+    return changedDetails(event);
+  });
+}
+
+function grantPage(db: Db, where: Conditions, page: Page): Promise<ListResult<ProjectGrantRow>> {
+  return listPage<ProjectGrantRow>(
+    db,
+    { select: PROJECT_GRANT_COLUMNS, from: PROJECT_GRANT_TABLES, where, orderBy: ['pg.created_at', 'pg.id'] },
+    page,
+  );
+}
+
+/** ListProjectGrants: the grants of one of the owner's projects. */
+export async function listProjectGrants(
+  db: Db,
+  orgId: string,
+  projectId: string,
+  page: Page,
+): Promise<ListResult<ProjectGrantRow>> {
+  const project = await getProject(db, orgId, projectId);
+  return grantPage(db, new Conditions().add('pg.project_id = ?', project.id), page);
+}
+
+/** ListGrantedProjects: the projects lent to the org in context, by project name. */
+export function listGrantedProjects(
+  db: Db,
+  orgId: string,
+  names: TextFilter[],
+  page: Page,
+): Promise<ListResult<ProjectGrantRow>> {
+  const where = new Conditions().add('pg.granted_org_id = ?', orgId);
+  for (const name of names) where.text('p.name', name);
+  return grantPage(db, where, page);
+}
+
+/** Whether the org holds an active grant of the project (hasProjectCheck at sign-in). */
+export function orgHoldsProjectGrant(db: Queryable, projectId: string, orgId: string): Promise<boolean> {
+  return holdsProjectGrant(db, projectId, orgId);
+}

@@ -1,0 +1,31 @@
+// The page of a refused sign-in (issue 21): an org scope, projectRoleCheck or hasProjectCheck does not admit the
+// user. It says why in the login's look; its button completes the authorization with access_denied to the app.
+import type { FastifyReply } from 'fastify';
+import { REFUSAL_DESCRIPTIONS, signInRefusal } from '../oidc/sign-in-checks.ts';
+import { saveResult, type Interaction, type LoginDeps } from './interaction.ts';
+
+const TEXT_KEYS = { org: 'refusedOrg', project_role: 'refusedProjectRole', has_project: 'refusedHasProject' } as const;
+
+/** The refusal page, or undefined when the user may sign in to the interaction's app. */
+export async function refuseSignIn(
+  deps: LoginDeps,
+  interaction: Interaction,
+  reply: FastifyReply,
+  userId: string,
+): Promise<FastifyReply | undefined> {
+  const { params } = interaction.details;
+  const client = await deps.oidc.provider().Client.find(String(params.client_id));
+  if (!client) return undefined; // the provider answers an unknown client itself
+  const scopes = new Set(String(params.scope ?? '').split(' '));
+  const refusal = await signInRefusal(deps.db, userId, client as never, scopes);
+  if (!refusal) return undefined;
+  await saveResult(interaction, { error: 'access_denied', error_description: REFUSAL_DESCRIPTIONS[refusal] });
+  const t = deps.pages.texts(interaction.locale);
+  return deps.pages.send(
+    reply,
+    deps.pages.render(403, interaction.locale, 'refused', 'refusedTitle', {
+      message: t[TEXT_KEYS[refusal]],
+      continueUrl: interaction.details.returnTo,
+    }),
+  );
+}

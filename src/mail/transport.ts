@@ -1,0 +1,51 @@
+// How a message leaves (issue 16): over SMTP with nodemailer when GATEHOUSE_SMTP_URL is set (smtp:// with STARTTLS
+// when the server offers it, smtps:// for TLS from the start; credentials in the URL), else as an .eml file under
+// GATEHOUSE_DATA_DIR/mail/ for the operator to pick up (the embedded default).
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import nodemailer from 'nodemailer';
+import type { Config } from '../config.ts';
+import type { MailMessage } from './messages.ts';
+
+/** Where a sent message went: the SMTP server's answer, or the file written. */
+export interface Delivery {
+  file?: string;
+  response?: string;
+}
+
+export type SendMail = (id: string, message: MailMessage) => Promise<Delivery>;
+
+// Shorter than the sender's lease (sender.ts), so an attempt ends before another instance may claim the message.
+const SMTP_TIMEOUT_MS = 20_000;
+
+export function createSendMail(config: Config['mail'], dataDir: string): { send: SendMail; close(): void } {
+  const from = config.from;
+  if (config.smtpUrl) {
+    const smtp = nodemailer.createTransport({
+      url: config.smtpUrl,
+      connectionTimeout: SMTP_TIMEOUT_MS,
+      greetingTimeout: SMTP_TIMEOUT_MS,
+      socketTimeout: SMTP_TIMEOUT_MS,
+    });
+    return {
+      async send(_id, message) {
+        const info = await smtp.sendMail({ ...message, from });
+        return { response: String(info.response ?? '') };
+      },
+      close: () => smtp.close(),
+    };
+  }
+  const directory = join(dataDir, 'mail');
+  const stream = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  return {
+    async send(id, message) {
+      const info = await stream.sendMail({ ...message, from });
+      mkdirSync(directory, { recursive: true, mode: 0o700 });
+      const file = join(directory, `${new Date().toISOString().replace(/[:.]/g, '-')}-${id}.eml`);
+      // the message carries one-time codes: readable by the service's user only
+      writeFileSync(file, info.message as Buffer, { mode: 0o600 });
+      return { file };
+    },
+    close: () => stream.close(),
+  };
+}

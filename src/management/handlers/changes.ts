@@ -1,0 +1,71 @@
+// The history methods (issue 21): ListUserChanges, ListAppChanges, ListOrgChanges, ListProjectChanges, read from the
+// event log, for objects of the org in context (others are 404 like every read).
+import type { MessageInitShape } from '@bufbuild/protobuf';
+import { timestampFromDate } from '@bufbuild/protobuf/wkt';
+import type { ChangeSchema } from '@zitadel/proto/zitadel/change_pb.js';
+import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
+import type { ManagementDeps } from '../deps.ts';
+import { getApp } from '../../apps/service.ts';
+import { listChanges, type ChangeRow } from '../../events/changes.ts';
+import { ORG_OWNER } from '../../members/roles.ts';
+import { getProject } from '../../projects/service.ts';
+import { getOrgUser } from '../../users/service.ts';
+import { changePageOf } from '../list-query.ts';
+import { operation, type Operation } from '../operation.ts';
+
+const orgOwner = { kind: 'org', role: ORG_OWNER } as const;
+const M = ManagementService.method;
+
+function changeMessage(c: ChangeRow): MessageInitShape<typeof ChangeSchema> {
+  return {
+    changeDate: timestampFromDate(c.created_at),
+    // ZITADEL's translation key of the event type; the type itself stands in for the translation
+    eventType: { key: `EventTypes.${c.event_type}`, localizedMessage: c.event_type },
+    sequence: BigInt(c.sequence),
+    editorId: c.creator,
+    editorDisplayName: c.editor_name ?? '',
+    editorPreferredLoginName: c.editor_login_name ?? '',
+    resourceOwnerId: c.resource_owner,
+  };
+}
+
+export function changeOperations({ db }: ManagementDeps): Operation[] {
+  return [
+    operation({
+      method: M.listUserChanges,
+      permission: orgOwner,
+      async handle(caller, req) {
+        const page = changePageOf(req.query, 'ListUserChangesRequest');
+        const user = await getOrgUser(db, { orgId: caller.orgId, userId: req.userId });
+        return { result: (await listChanges(db, { type: 'user', id: user.id }, page)).map(changeMessage) };
+      },
+    }),
+    operation({
+      method: M.listAppChanges,
+      permission: orgOwner,
+      async handle(caller, req) {
+        const page = changePageOf(req.query, 'ListAppChangesRequest');
+        const app = await getApp(db, { orgId: caller.orgId, projectId: req.projectId, appId: req.appId });
+        const aggregate = { type: 'project', id: app.project_id, appId: app.id };
+        return { result: (await listChanges(db, aggregate, page)).map(changeMessage) };
+      },
+    }),
+    operation({
+      method: M.listOrgChanges,
+      permission: orgOwner,
+      async handle(caller, req) {
+        const page = changePageOf(req.query, 'ListOrgChangesRequest');
+        return { result: (await listChanges(db, { type: 'org', id: caller.orgId }, page)).map(changeMessage) };
+      },
+    }),
+    operation({
+      method: M.listProjectChanges,
+      permission: orgOwner,
+      async handle(caller, req) {
+        const page = changePageOf(req.query, 'ListProjectChangesRequest');
+        const project = await getProject(db, caller.orgId, req.projectId);
+        return { result: (await listChanges(db, { type: 'project', id: project.id }, page)).map(changeMessage) };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,121 @@
+// Project grants (issue 21, the B2B case): the owner org lends a project with some of its roles to another org
+// (ManagementService *ProjectGrant*), which lists what it received with ListGrantedProjects.
+import type { MessageInitShape } from '@bufbuild/protobuf';
+import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
+import { ProjectGrantState, type GrantedProjectSchema } from '@zitadel/proto/zitadel/project_pb.js';
+import type { ManagementDeps } from '../deps.ts';
+import { ORG_OWNER } from '../../members/roles.ts';
+import {
+  addProjectGrant,
+  getProjectGrant,
+  listGrantedProjects,
+  listProjectGrants,
+  removeProjectGrant,
+  setProjectGrantState,
+  updateProjectGrantRoles,
+  type ProjectGrantRow,
+} from '../../grants/project-grants.ts';
+import { detailsMessage, storedDetails } from '../convert.ts';
+import { listDetailsMessage, pageOf, textFilter } from '../list-query.ts';
+import { operation, type Caller, type Operation } from '../operation.ts';
+
+const orgOwner = { kind: 'org', role: ORG_OWNER } as const;
+
+function grantedProjectMessage(g: ProjectGrantRow): MessageInitShape<typeof GrantedProjectSchema> {
+  return {
+    grantId: g.id,
+    grantedOrgId: g.granted_org_id,
+    grantedOrgName: g.granted_org_name,
+    grantedRoleKeys: g.role_keys,
+    state: g.state === 'active' ? ProjectGrantState.ACTIVE : ProjectGrantState.INACTIVE,
+    projectId: g.project_id,
+    projectName: g.project_name,
+    projectOwnerId: g.project_owner_id,
+    projectOwnerName: g.project_owner_name,
+    details: storedDetails(g, g.project_owner_id),
+  };
+}
+
+const ref = (caller: Caller, req: { projectId: string; grantId: string }) => ({
+  orgId: caller.orgId,
+  projectId: req.projectId,
+  grantId: req.grantId,
+});
+
+export function projectGrantOperations({ db }: ManagementDeps): Operation[] {
+  const state = (s: 'active' | 'inactive') => async (caller: Caller, req: { projectId: string; grantId: string }) => ({
+    details: detailsMessage(await setProjectGrantState(db, ref(caller, req), s, caller.principal.userId)),
+  });
+  return [
+    operation({
+      method: ManagementService.method.addProjectGrant,
+      permission: orgOwner,
+      async handle(caller, req) {
+        const { grantId, details } = await addProjectGrant(
+          db,
+          { orgId: caller.orgId, projectId: req.projectId, grantedOrgId: req.grantedOrgId, roleKeys: req.roleKeys },
+          caller.principal.userId,
+        );
+        return { grantId, details: detailsMessage(details) };
+      },
+    }),
+    operation({
+      method: ManagementService.method.getProjectGrantByID,
+      permission: orgOwner,
+      async handle(caller, req) {
+        return { projectGrant: grantedProjectMessage(await getProjectGrant(db, ref(caller, req))) };
+      },
+    }),
+    operation({
+      method: ManagementService.method.listProjectGrants,
+      permission: orgOwner,
+      async handle(caller, req) {
+        const page = pageOf(req.query, 'ListProjectGrantsRequest');
+        const result = await listProjectGrants(db, caller.orgId, req.projectId, page);
+        return { details: listDetailsMessage(result), result: result.rows.map(grantedProjectMessage) };
+      },
+    }),
+    operation({
+      method: ManagementService.method.updateProjectGrant,
+      permission: orgOwner,
+      async handle(caller, req) {
+        const details = await updateProjectGrantRoles(
+          db,
+          ref(caller, req),
+          { roleKeys: req.roleKeys },
+          caller.principal.userId,
+        );
+        return { details: detailsMessage(details) };
+      },
+    }),
+    operation({
+      method: ManagementService.method.deactivateProjectGrant,
+      permission: orgOwner,
+      handle: state('inactive'),
+    }),
+    operation({
+      method: ManagementService.method.reactivateProjectGrant,
+      permission: orgOwner,
+      handle: state('active'),
+    }),
+    operation({
+      method: ManagementService.method.removeProjectGrant,
+      permission: orgOwner,
+      async handle(caller, req) {
+        return { details: detailsMessage(await removeProjectGrant(db, ref(caller, req), caller.principal.userId)) };
+      },
+    }),
+    operation({
+      method: ManagementService.method.listGrantedProjects,
+      permission: orgOwner,
+      async handle(caller, req) {
+        const names = req.queries.flatMap((q) =>
+          q.query.case === 'nameQuery' ? [textFilter(q.query.value.name, q.query.value.method)] : [],
+        );
+        const page = pageOf(req.query, 'ListGrantedProjectsRequest');
+        const result = await listGrantedProjects(db, caller.orgId, names, page);
+        return { details: listDetailsMessage(result), result: result.rows.map(grantedProjectMessage) };
+      },
+    }),
+  ];
+}

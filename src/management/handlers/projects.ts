@@ -1,0 +1,168 @@
+// zitadel.management.v1.ManagementService, issue 21 "Project settings" and project roles: the org in context's
+// projects (ORG_OWNER of it, IAM_OWNER everywhere; auth.ts).
+import type { MessageInitShape } from '@bufbuild/protobuf';
+import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
+import { ProjectState, type ProjectSchema, type RoleSchema } from '@zitadel/proto/zitadel/project_pb.js';
+import type { ManagementDeps } from '../deps.ts';
+import { ORG_OWNER } from '../../members/roles.ts';
+import {
+  getProject,
+  listProjects,
+  removeProject,
+  setProjectState,
+  updateProject,
+  type ProjectRow,
+} from '../../projects/service.ts';
+import { addProjectRoles, listProjectRoles, removeProjectRole, updateProjectRole } from '../../projects/roles.ts';
+import type { RoleRow } from '../../projects/queries.ts';
+import { detailsMessage, storedDetails } from '../convert.ts';
+import { listDetailsMessage, pageOf, textFilter } from '../list-query.ts';
+import { operation, type Operation } from '../operation.ts';
+
+const orgOwner = { kind: 'org', role: ORG_OWNER } as const;
+
+function projectMessage(p: ProjectRow): MessageInitShape<typeof ProjectSchema> {
+  return {
+    id: p.id,
+    details: storedDetails(p, p.org_id),
+    name: p.name,
+    state: p.state === 'active' ? ProjectState.ACTIVE : ProjectState.INACTIVE,
+    projectRoleAssertion: p.project_role_assertion,
+    projectRoleCheck: p.project_role_check,
+    hasProjectCheck: p.has_project_check,
+  };
+}
+
+const roleMessage = (r: RoleRow, orgId: string): MessageInitShape<typeof RoleSchema> => ({
+  key: r.role_key,
+  details: storedDetails(r, orgId),
+  displayName: r.display_name,
+  group: r.role_group,
+});
+
+export function projectOperations({ db }: ManagementDeps): Operation[] {
+  const state =
+    (s: 'active' | 'inactive') =>
+    async (caller: { orgId: string; principal: { userId: string } }, req: { id: string }) => ({
+      details: detailsMessage(
+        await setProjectState(db, { orgId: caller.orgId, projectId: req.id }, s, caller.principal.userId),
+      ),
+    });
+  return [
+    operation({
+      method: ManagementService.method.getProjectByID,
+      permission: orgOwner,
+      async handle(caller, req) {
+        return { project: projectMessage(await getProject(db, caller.orgId, req.id)) };
+      },
+    }),
+    operation({
+      method: ManagementService.method.listProjects,
+      permission: orgOwner,
+      async handle(caller, req) {
+        const names = req.queries.flatMap((q) =>
+          q.query.case === 'nameQuery' ? [textFilter(q.query.value.name, q.query.value.method)] : [],
+        );
+        const result = await listProjects(db, caller.orgId, names, pageOf(req.query, 'ListProjectsRequest'));
+        return { details: listDetailsMessage(result), result: result.rows.map(projectMessage) };
+      },
+    }),
+    operation({
+      method: ManagementService.method.updateProject,
+      permission: orgOwner,
+      async handle(caller, req) {
+        const details = await updateProject(
+          db,
+          { orgId: caller.orgId, projectId: req.id },
+          {
+            name: req.name,
+            projectRoleAssertion: req.projectRoleAssertion,
+            projectRoleCheck: req.projectRoleCheck,
+            hasProjectCheck: req.hasProjectCheck,
+          },
+          caller.principal.userId,
+        );
+        return { details: detailsMessage(details) };
+      },
+    }),
+    operation({ method: ManagementService.method.deactivateProject, permission: orgOwner, handle: state('inactive') }),
+    operation({ method: ManagementService.method.reactivateProject, permission: orgOwner, handle: state('active') }),
+    operation({
+      method: ManagementService.method.removeProject,
+      permission: orgOwner,
+      async handle(caller, req) {
+        const ref = { orgId: caller.orgId, projectId: req.id };
+        return { details: detailsMessage(await removeProject(db, ref, caller.principal.userId)) };
+      },
+    }),
+    operation({
+      method: ManagementService.method.addProjectRole,
+      permission: orgOwner,
+      async handle(caller, req) {
+        const details = await addProjectRoles(
+          db,
+          { orgId: caller.orgId, projectId: req.projectId },
+          { roles: [{ key: req.roleKey, displayName: req.displayName, group: req.group }] },
+          'AddProjectRoleRequest',
+          caller.principal.userId,
+        );
+        return { details: detailsMessage(details) };
+      },
+    }),
+    operation({
+      method: ManagementService.method.bulkAddProjectRoles,
+      permission: orgOwner,
+      async handle(caller, req) {
+        const details = await addProjectRoles(
+          db,
+          { orgId: caller.orgId, projectId: req.projectId },
+          { roles: req.roles },
+          'BulkAddProjectRolesRequest',
+          caller.principal.userId,
+        );
+        return { details: detailsMessage(details) };
+      },
+    }),
+    operation({
+      method: ManagementService.method.listProjectRoles,
+      permission: orgOwner,
+      async handle(caller, req) {
+        const filters = req.queries.map((q) =>
+          q.query.case === 'keyQuery'
+            ? { key: textFilter(q.query.value.key, q.query.value.method) }
+            : q.query.case === 'displayNameQuery'
+              ? { displayName: textFilter(q.query.value.displayName, q.query.value.method) }
+              : {},
+        );
+        const result = await listProjectRoles(
+          db,
+          { orgId: caller.orgId, projectId: req.projectId },
+          filters,
+          pageOf(req.query, 'ListProjectRolesRequest'),
+        );
+        return { details: listDetailsMessage(result), result: result.rows.map((r) => roleMessage(r, caller.orgId)) };
+      },
+    }),
+    operation({
+      method: ManagementService.method.updateProjectRole,
+      permission: orgOwner,
+      async handle(caller, req) {
+        const details = await updateProjectRole(
+          db,
+          { orgId: caller.orgId, projectId: req.projectId },
+          { key: req.roleKey, displayName: req.displayName, group: req.group },
+          caller.principal.userId,
+        );
+        return { details: detailsMessage(details) };
+      },
+    }),
+    operation({
+      method: ManagementService.method.removeProjectRole,
+      permission: orgOwner,
+      async handle(caller, req) {
+        const ref = { orgId: caller.orgId, projectId: req.projectId };
+        return { details: detailsMessage(await removeProjectRole(db, ref, req.roleKey, caller.principal.userId)) };
+      },
+    }),
+  ];
+}

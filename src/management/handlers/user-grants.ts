@@ -1,0 +1,205 @@
+// User grants (issue 21 "Project roles and grants"): ManagementService's grant operations on the org in context, and
+// AuthService's ListMyUserGrants / ListMyProjectOrgs for the caller's own grants.
+import type { MessageInitShape } from '@bufbuild/protobuf';
+import { AuthService, type UserGrantSchema as MyUserGrantSchema } from '@zitadel/proto/zitadel/auth_pb.js';
+import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
+import { Type, UserGrantState, type UserGrantSchema } from '@zitadel/proto/zitadel/user_pb.js';
+import type { ManagementDeps } from '../deps.ts';
+import { ORG_OWNER } from '../../members/roles.ts';
+import {
+  addUserGrant,
+  getUserGrant,
+  removeUserGrants,
+  setUserGrantState,
+  updateUserGrant,
+  type UserGrantRow,
+} from '../../grants/service.ts';
+import {
+  listMyUserGrants,
+  listProjectOrgs,
+  listUserGrants,
+  type GrantFilters,
+  type ProjectOrgsOf,
+} from '../../grants/list.ts';
+import { IAM_OWNER } from '../../members/roles.ts';
+import { detailsMessage, orgMessage, storedDetails } from '../convert.ts';
+import { listDetailsMessage, pageOf, textFilter } from '../list-query.ts';
+import { operation, type Caller, type Operation } from '../operation.ts';
+
+const orgOwner = { kind: 'org', role: ORG_OWNER } as const;
+const authenticated = { kind: 'authenticated' } as const;
+
+const grantState = (g: UserGrantRow) => (g.state === 'active' ? UserGrantState.ACTIVE : UserGrantState.INACTIVE);
+const userType = (g: UserGrantRow) => (g.user_type === 'human' ? Type.HUMAN : Type.MACHINE);
+
+function grantMessage(g: UserGrantRow): MessageInitShape<typeof UserGrantSchema> {
+  return {
+    id: g.id,
+    details: storedDetails(g, g.org_id),
+    roleKeys: g.role_keys,
+    state: grantState(g),
+    userId: g.user_id,
+    userName: g.user_name,
+    firstName: g.first_name ?? '',
+    lastName: g.last_name ?? '',
+    email: g.email ?? '',
+    displayName: g.display_name ?? '',
+    orgId: g.org_id,
+    orgName: g.org_name,
+    orgDomain: g.org_domain,
+    projectId: g.project_id,
+    projectName: g.project_name,
+    projectGrantId: g.project_grant_id ?? '',
+    preferredLoginName: `${g.user_name}@${g.user_domain}`,
+    userType: userType(g),
+  };
+}
+
+function myGrantMessage(g: UserGrantRow): MessageInitShape<typeof MyUserGrantSchema> {
+  return {
+    orgId: g.org_id,
+    projectId: g.project_id,
+    userId: g.user_id,
+    roles: g.role_keys,
+    roleKeys: g.role_keys,
+    orgName: g.org_name,
+    orgDomain: g.org_domain,
+    grantId: g.id,
+    projectName: g.project_name,
+    projectGrantId: g.project_grant_id ?? '',
+    details: storedDetails(g, g.org_id),
+    userType: userType(g),
+    state: grantState(g),
+  };
+}
+
+const ref = (caller: Caller, req: { userId: string; grantId: string }) => ({
+  orgId: caller.orgId,
+  userId: req.userId,
+  grantId: req.grantId,
+});
+
+export function userGrantOperations({ db }: ManagementDeps): Operation[] {
+  const state = (s: 'active' | 'inactive') => async (caller: Caller, req: { userId: string; grantId: string }) => ({
+    details: detailsMessage(await setUserGrantState(db, ref(caller, req), s, caller.principal.userId)),
+  });
+  return [
+    operation({
+      method: ManagementService.method.addUserGrant,
+      permission: orgOwner,
+      async handle(caller, req) {
+        const { grantId, details } = await addUserGrant(
+          db,
+          {
+            orgId: caller.orgId,
+            userId: req.userId,
+            projectId: req.projectId,
+            projectGrantId: req.projectGrantId || undefined,
+            roleKeys: req.roleKeys,
+          },
+          caller.principal.userId,
+        );
+        return { userGrantId: grantId, details: detailsMessage(details) };
+      },
+    }),
+    operation({
+      method: ManagementService.method.getUserGrantByID,
+      permission: orgOwner,
+      async handle(caller, req) {
+        return { userGrant: grantMessage(await getUserGrant(db, ref(caller, req))) };
+      },
+    }),
+    operation({
+      method: ManagementService.method.listUserGrants,
+      permission: orgOwner,
+      async handle(caller, req) {
+        const filters: GrantFilters[] = req.queries.map(({ query: q }) => {
+          switch (q.case) {
+            case 'userIdQuery':
+              return { userId: q.value.userId };
+            case 'projectIdQuery':
+              return { projectId: q.value.projectId };
+            case 'roleKeyQuery':
+              return { roleKey: q.value.roleKey };
+            case 'userNameQuery':
+              return { userName: textFilter(q.value.userName, q.value.method) };
+            default:
+              return {};
+          }
+        });
+        const result = await listUserGrants(db, caller.orgId, filters, pageOf(req.query, 'ListUserGrantRequest'));
+        return { details: listDetailsMessage(result), result: result.rows.map(grantMessage) };
+      },
+    }),
+    operation({
+      method: ManagementService.method.updateUserGrant,
+      permission: orgOwner,
+      async handle(caller, req) {
+        const details = await updateUserGrant(
+          db,
+          ref(caller, req),
+          { roleKeys: req.roleKeys },
+          caller.principal.userId,
+        );
+        return { details: detailsMessage(details) };
+      },
+    }),
+    operation({
+      method: ManagementService.method.deactivateUserGrant,
+      permission: orgOwner,
+      handle: state('inactive'),
+    }),
+    operation({ method: ManagementService.method.reactivateUserGrant, permission: orgOwner, handle: state('active') }),
+    operation({
+      method: ManagementService.method.removeUserGrant,
+      permission: orgOwner,
+      async handle(caller, req) {
+        const details = await removeUserGrants(
+          db,
+          { orgId: caller.orgId, userId: req.userId },
+          [req.grantId],
+          caller.principal.userId,
+        );
+        return { details: detailsMessage(details!) };
+      },
+    }),
+    operation({
+      method: ManagementService.method.bulkRemoveUserGrant,
+      permission: orgOwner,
+      async handle(caller, req) {
+        await removeUserGrants(db, { orgId: caller.orgId }, req.grantId, caller.principal.userId);
+        return {};
+      },
+    }),
+    operation({
+      method: AuthService.method.listMyProjectOrgs,
+      permission: authenticated,
+      async handle(caller, req) {
+        const { principal } = caller;
+        const of: ProjectOrgsOf = principal.projectId
+          ? { userId: principal.userId, projectId: principal.projectId }
+          : principal.roles.instance.has(IAM_OWNER)
+            ? { allOrgs: true }
+            : { memberOf: [...principal.roles.orgs.keys()] };
+        const filters = req.queries.map(({ query: q }) =>
+          q.case === 'nameQuery'
+            ? { name: textFilter(q.value.name, q.value.method) }
+            : q.case === 'domainQuery'
+              ? { domain: textFilter(q.value.domain, q.value.method) }
+              : {},
+        );
+        const result = await listProjectOrgs(db, of, filters, pageOf(req.query, 'ListMyProjectOrgsRequest'));
+        return { details: listDetailsMessage(result), result: result.rows.map(orgMessage) };
+      },
+    }),
+    operation({
+      method: AuthService.method.listMyUserGrants,
+      permission: authenticated,
+      async handle(caller, req) {
+        const page = pageOf(req.query, 'ListMyUserGrantsRequest');
+        const result = await listMyUserGrants(db, caller.principal.userId, page);
+        return { details: listDetailsMessage(result), result: result.rows.map(myGrantMessage) };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,134 @@
+// Project roles (issue 21 "Project roles and grants"): keys a project defines and user grants hand out. A duplicate
+// key is ALREADY_EXISTS; removing a role takes it out of every grant at once, and the key is free again.
+import { z } from 'zod';
+import type { Db, Queryable } from '../platform/db.ts';
+import { appendEvent } from '../events/log.ts';
+import { changedDetails, createdDetails, type Details } from '../events/details.ts';
+import { failedPrecondition, invalidArgument, notFound } from '../platform/errors.ts';
+import { parseInput } from '../platform/input.ts';
+import { listPage, Conditions, type ListResult, type Page, type TextFilter } from '../platform/search.ts';
+import {
+  deleteRole,
+  findRole,
+  insertRoles,
+  missingRoleKeys,
+  updateRole,
+  type NewRole,
+  type RoleRow,
+} from './queries.ts';
+import { getProject, lockOrgProject, type ProjectRef } from './service.ts';
+
+// ZITADEL's limits (AddProjectRoleRequest): key and display name 1..200, group at most 200.
+const LENGTH = 'value length must be between 1 and 200 runes, inclusive';
+const roleSchema = z.object({
+  key: z.string().trim().min(1, LENGTH).max(200, LENGTH),
+  displayName: z.string().trim().min(1, LENGTH).max(200, LENGTH),
+  group: z.string().trim().max(200, 'value length must be at most 200 runes').default(''),
+});
+const rolesSchema = z.object({ roles: z.array(roleSchema).min(1, 'value must contain at least 1 item(s)').max(1000) });
+
+export const roleNotFound = () => notFound('Project role not found', 'COMMAND-DlHa1');
+
+/** AddProjectRole and BulkAddProjectRoles: all roles or none (one transaction; a duplicate key is 409). */
+export async function addProjectRoles(
+  db: Db,
+  ref: ProjectRef,
+  input: { roles: { key: string; displayName: string; group?: string }[] },
+  request: string,
+  creator: string,
+): Promise<Details> {
+  const { roles } = parseInput(rolesSchema, input, request, 'PROJECT-Inv4l');
+  const keys = new Set<string>();
+  for (const [i, role] of roles.entries()) {
+    if (keys.has(role.key)) throw invalidArgument(`invalid ${request}.Roles[${i}].Key: key given twice`, 'PROJECT-2x');
+    keys.add(role.key);
+  }
+  return db.tx(async (tx) => {
+    const project = await lockOrgProject(tx, ref.orgId, ref.projectId);
+    const event = await appendEvent(tx, {
+      aggregateType: 'project',
+      aggregateId: project.id,
+      eventType: 'project.role.added',
+      payload: { roles },
+      resourceOwner: project.org_id,
+      creator,
+    });
+    await insertRoles(tx, project.id, roles as NewRole[], event.sequence);
+    return createdDetails(event);
+  });
+}
+
+export async function updateProjectRole(
+  db: Db,
+  ref: ProjectRef,
+  input: { key: string; displayName: string; group: string },
+  creator: string,
+): Promise<Details> {
+  const role = parseInput(roleSchema, input, 'UpdateProjectRoleRequest', 'PROJECT-Inv4l');
+  return db.tx(async (tx) => {
+    const project = await lockOrgProject(tx, ref.orgId, ref.projectId);
+    const stored = await findRole(tx, project.id, role.key);
+    if (!stored) throw roleNotFound();
+    if (stored.display_name === role.displayName && stored.role_group === role.group)
+      throw failedPrecondition('Project role has not been changed', 'COMMAND-eG2wm');
+    const event = await appendEvent(tx, {
+      aggregateType: 'project',
+      aggregateId: project.id,
+      eventType: 'project.role.changed',
+      payload: role,
+      resourceOwner: project.org_id,
+      creator,
+    });
+    await updateRole(tx, { projectId: project.id, ...role, sequence: event.sequence, changedAt: event.createdAt });
+    return changedDetails(event);
+  });
+}
+
+export async function removeProjectRole(db: Db, ref: ProjectRef, key: string, creator: string): Promise<Details> {
+  return db.tx(async (tx) => {
+    const project = await lockOrgProject(tx, ref.orgId, ref.projectId);
+    if (!(await findRole(tx, project.id, key))) throw roleNotFound();
+    const event = await appendEvent(tx, {
+      aggregateType: 'project',
+      aggregateId: project.id,
+      eventType: 'project.role.removed',
+      payload: { key },
+      resourceOwner: project.org_id,
+      creator,
+    });
+    await deleteRole(tx, project.id, key);
+    return changedDetails(event);
+  });
+}
+
+/** Role keys a grant hands out must exist on the project: else INVALID_ARGUMENT naming the field (issue 21). */
+export async function checkRoleKeys(db: Queryable, projectId: string, keys: string[], field: string): Promise<void> {
+  const [missing] = await missingRoleKeys(db, projectId, keys);
+  if (missing !== undefined)
+    throw invalidArgument(`invalid ${field}: role key "${missing}" does not exist on the project`, 'USER-4m9fS');
+}
+
+/** ListProjectRoles with keyQuery / displayNameQuery (issue 21), by the primary key's project prefix. */
+export async function listProjectRoles(
+  db: Db,
+  ref: ProjectRef,
+  filters: { key?: TextFilter; displayName?: TextFilter }[],
+  page: Page,
+): Promise<ListResult<RoleRow>> {
+  const project = await getProject(db, ref.orgId, ref.projectId);
+  const where = new Conditions().add('r.project_id = ?', project.id);
+  for (const f of filters) {
+    if (f.key) where.text('r.role_key', f.key);
+    if (f.displayName) where.text('r.display_name', f.displayName);
+  }
+  return listPage<RoleRow>(
+    db,
+    {
+      select: 'r.project_id, r.role_key, r.display_name, r.role_group, r.created_at, r.changed_at, r.sequence',
+      from: 'project_roles r',
+      where,
+      orderBy: ['r.role_key'],
+    },
+    page,
+  );
+}

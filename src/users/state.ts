@@ -1,0 +1,88 @@
+// A user's state (compat.md §1, issue 21): DeactivateUser / ReactivateUser, LockUser / UnlockUser. A user who is
+// not active can no longer sign in, and its sessions, grants and tokens end in the same transaction, so the next
+// request on any process sharing the database sees them inactive. The hot paths need no query of their own for it:
+// every token lookup and machine grant already requires state = 'active' (oidc/queries.ts).
+import type { Db, Queryable } from '../platform/db.ts';
+import { appendEvent } from '../events/log.ts';
+import { changedDetails, type Details } from '../events/details.ts';
+import { failedPrecondition } from '../platform/errors.ts';
+import {
+  deleteOidcArtifactsOfOrgUsers,
+  deleteOidcArtifactsOfUser,
+  lockUser,
+  setUserState,
+  type UserRow,
+} from './queries.ts';
+import { userNotFound, type UserRef } from './service.ts';
+
+type State = UserRow['state'];
+
+interface Transition {
+  /** The states the user may be in, else FAILED_PRECONDITION with ZITADEL's error. */
+  from: readonly State[];
+  refused: () => Error;
+  to: State;
+  eventType: string;
+}
+
+// ZITADEL's preconditions and error IDs (command/user.go).
+const TRANSITIONS = {
+  deactivate: {
+    from: ['active', 'locked'],
+    refused: () => failedPrecondition('User is already inactive', 'COMMAND-5M0sf'),
+    to: 'inactive',
+    eventType: 'user.deactivated',
+  },
+  reactivate: {
+    from: ['inactive'],
+    refused: () => failedPrecondition('User is not inactive', 'COMMAND-6M0sf'),
+    to: 'active',
+    eventType: 'user.reactivated',
+  },
+  lock: {
+    from: ['active'],
+    refused: () => failedPrecondition('User should be active', 'COMMAND-3NN8v'),
+    to: 'locked',
+    eventType: 'user.locked',
+  },
+  unlock: {
+    from: ['locked'],
+    refused: () => failedPrecondition('User is not locked', 'COMMAND-4M0ds'),
+    to: 'active',
+    eventType: 'user.unlocked',
+  },
+} satisfies Record<string, Transition>;
+
+export type UserStateChange = keyof typeof TRANSITIONS;
+
+/** `ref.orgId`: the org in context; a user of another org is not found (getOrgUser). */
+export async function changeUserState(
+  db: Db,
+  ref: UserRef,
+  change: UserStateChange,
+  creator: string,
+): Promise<Details> {
+  const t: Transition = TRANSITIONS[change];
+  const { userId } = ref;
+  return db.tx(async (tx) => {
+    const user = await lockUser(tx, userId);
+    if (user?.org_id !== ref.orgId) throw userNotFound();
+    if (!t.from.includes(user.state)) throw t.refused();
+    const event = await appendEvent(tx, {
+      aggregateType: 'user',
+      aggregateId: userId,
+      eventType: t.eventType,
+      resourceOwner: user.org_id,
+      creator,
+    });
+    await setUserState(tx, userId, t.to, event.sequence, event.createdAt);
+    if (t.to !== 'active') await deleteOidcArtifactsOfUser(tx, userId);
+    return changedDetails(event);
+  });
+}
+
+/** Ends the sessions, grants and tokens of every user of an org (DeactivateOrg, RemoveOrg), in the caller's
+ *  transaction. */
+export function endSessionsOfOrgUsers(tx: Queryable, orgId: string): Promise<number> {
+  return deleteOidcArtifactsOfOrgUsers(tx, orgId);
+}
