@@ -55,14 +55,15 @@ function verdict(r: ScenarioResult): string {
 
 export function toMarkdown(run: Run): string {
   const head =
-    '| scenario | conns | req/s | p50 ms | p99 ms | errors | queries/req | db ms/req | peak RSS MB | baseline req/s | ' +
-    'ratio | target |\n|---|---|---|---|---|---|---|---|---|---|---|---|';
+    '| scenario | conns | req/s | p50 ms | p99 ms | errors | queries/req | db ms/req | peak RSS MB | ' +
+    'baseline req/s | ratio | target |\n|---|---|---|---|---|---|---|---|---|---|---|---|';
   const rows = run.results.map((r) => {
     const g = r.gatehouse;
     const ratio = r.baseline ? (g.rps / r.baseline.rps).toFixed(2) : '';
     return (
       `| ${r.scenario} | ${r.connections} | ${Math.round(g.rps)} | ${g.p50} | ${g.p99} | ` +
-      `${g.errors + g.unexpected} | ${printedQueries(r) ?? ''} | ${printedDatabaseMs(r) ?? ''} | ${g.peakRssMb ?? ''} | ` +
+      `${g.errors + g.unexpected} | ${printedQueries(r) ?? ''} | ${printedDatabaseMs(r) ?? ''} | ` +
+      `${g.peakRssMb ?? ''} | ` +
       `${r.baseline ? Math.round(r.baseline.rps) : ''} | ` +
       `${ratio} | ${verdict(r)} |`
     );
