@@ -119,7 +119,8 @@ export function comparison(runs: Run[]): string {
     const cell = (x: ScenarioResult) =>
       `${Math.round(x.gatehouse.rps)} (${(x.rounds ?? [x.gatehouse.rps]).map(Math.round).join(' / ')})`;
     const ratios = rates.slice(1).map((x) => (x.gatehouse.rps / r.gatehouse.rps).toFixed(2));
-    return `| ${r.scenario} | ${rates.map(cell).join(' | ')} | ${ratios.join(' | ')} | ${(r.baselineRounds ?? []).map(Math.round).join(' / ')} |`;
+    const baseline = (r.baselineRounds ?? []).map(Math.round).join(' / ');
+    return `| ${r.scenario} | ${rates.map(cell).join(' | ')} | ${ratios.join(' | ')} | ${baseline} |`;
   });
   return `${head}\n${rows.join('\n')}\n`;
 }
