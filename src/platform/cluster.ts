@@ -54,8 +54,9 @@ export function shareMetrics(registry: Registry): () => Promise<string> {
 }
 
 /** The primary: forks config.workers workers, replaces one that dies, and on SIGTERM/SIGINT lets every worker drain
- *  (its own shutdown: readiness 503, in-flight requests finished) before exiting. Resolves when all are ready;
- *  exits the process with 1 if a first worker fails to start (as a single process does) and when stopped. */
+ *  (its own shutdown: readiness 503, in-flight requests finished). Resolves when all are ready. Exits the process
+ *  when every worker has exited after a stop: 0 if all exited cleanly, else 1 (also when one of the first workers
+ *  fails to start, as a single process does). */
 export function runPrimary(config: Config, log: Logger): Promise<void> {
   const aggregator = new AggregatorRegistry();
   const started = new Map<Worker, number>();
