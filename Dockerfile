@@ -9,6 +9,8 @@ FROM node:24-bookworm-slim
 # so V8 commits a 128 MB young generation and, with a heap limit above 2 GB, lets the old generation grow to 4x
 # its live size between full collections. 16 MB semi-spaces and a 1 GB old-space limit (which also lowers that
 # factor to about 1.6) took the bench's peak RSS from 484 to 281 MB for about 1.5% more CPU in GC (issue 8).
+# The flags apply to each process: with DATABASE_URL the image runs one worker per CPU of the container's limit
+# (GATEHOUSE_WORKERS, README "Worker processes"), each inheriting them; size the memory limit per worker (~300 MB).
 ENV NODE_OPTIONS="--max-semi-space-size=16 --max-old-space-size=1024"
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \

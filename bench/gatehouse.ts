@@ -62,6 +62,8 @@ export interface StartOptions {
   /** PostgreSQL only: migrate and seed the new database like a large deployment before Gatehouse starts on it. */
   seed?: { size: ScaleSize; progress: (what: string) => void };
   env?: Record<string, string>;
+  /** GATEHOUSE_WORKERS (issue 24), 1 unless given. */
+  workers?: number;
 }
 
 /** Starts Gatehouse on a fresh database: PostgreSQL when DATABASE_URL is set (a new database there), else embedded. */
@@ -83,6 +85,7 @@ export async function startGatehouse(port: number, options: StartOptions = {}): 
     // would shed them, and the account's attempts in flight count against its lockout budget (issue 13 §5).
     GATEHOUSE_HASH_PER_ADDRESS: '1000',
     GATEHOUSE_LOCKOUT_MAX_ATTEMPTS: '1000',
+    GATEHOUSE_WORKERS: String(options.workers ?? 1),
     ...options.env,
     // The code exchange scenario redeems codes minted up to a minute or two before (the default lifetime is 60 s).
     GATEHOUSE_AUTH_CODE_TTL: '600',
@@ -99,7 +102,7 @@ export async function startGatehouse(port: number, options: StartOptions = {}): 
     target.pathname = `/${name}`;
     env.DATABASE_URL = target.toString();
     // 8 connections: with PostgreSQL on the same two cores, more backends only contend (measured with 4, 6, 8, 16
-    // and 32 on introspection, userinfo and client_credentials: 8 was best or level)
+    // and 32 on introspection, userinfo and client_credentials: 8 was best or level). The budget of all workers.
     env.DATABASE_POOL_SIZE = process.env.DATABASE_POOL_SIZE ?? '8';
     dropDatabase = async () => {
       const c = new pg.Client({ connectionString: server.toString() });

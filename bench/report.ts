@@ -6,17 +6,22 @@ import type { LoadResult } from './load.ts';
 export interface ScenarioResult {
   scenario: string;
   connections: number;
-  /** peakRssMb: the Gatehouse process's peak resident memory during the scenario (warm-up included). */
+  /** peakRssMb: the Gatehouse processes' peak resident memory during the scenario (warm-up included), summed. */
   /** databaseMsPerRequest: CPU of the database's PostgreSQL backends per request (bench/database-time.ts). */
   gatehouse: LoadResult & { queriesPerRequest?: number; databaseMsPerRequest?: number; peakRssMb?: number };
   baseline?: LoadResult;
   target?: { rps?: number; p99?: number; queries?: number; ratio?: number };
+  /** req/s of each round when the run measured several (`--rounds`); the figures above are the median round's. */
+  rounds?: number[];
+  baselineRounds?: number[];
 }
 
 export interface Run {
   startedAt: string;
   database: 'postgres' | 'embedded';
   machine: { cpus: number; node: string };
+  /** GATEHOUSE_WORKERS of the run (absent in runs before issue 24: 1). */
+  workers?: number;
   durationSeconds: number;
   peakRssMb: number;
   results: ScenarioResult[];
@@ -64,16 +69,56 @@ export function toMarkdown(run: Run): string {
   return (
     `# Gatehouse benchmark, ${run.startedAt}\n\nDatabase: ${run.database}; ${run.machine.cpus} vCPU; ` +
     `Node ${run.machine.node}; ${run.durationSeconds} s per scenario after warm-up; ` +
-    `peak RSS of the Gatehouse process ${run.peakRssMb} MB (start-up, fixtures and every scenario). ` +
+    `${run.workers ?? 1} worker process(es); ` +
+    `peak RSS of the Gatehouse processes ${run.peakRssMb} MB (start-up, fixtures and every scenario). ` +
     `Load generator, database and server share the machine.\n\n${head}\n${rows.join('\n')}\n`
   );
 }
 
 export function writeRun(run: Run): string {
-  mkdirSync(RESULTS_DIR, { recursive: true });
-  const stamp = run.startedAt.replace(/[:.]/g, '-');
-  const base = `${RESULTS_DIR}${stamp}-${run.database}`;
+  const base = resultsBase(run, (run.workers ?? 1) > 1 ? `-${run.workers}-workers` : '');
   writeFileSync(`${base}.json`, `${JSON.stringify(run, null, 2)}\n`);
   writeFileSync(`${base}.md`, toMarkdown(run));
   return base;
+}
+
+/** The comparison of runs with different worker counts, next to their own files. */
+export function writeComparison(runs: Run[]): string {
+  const first = runs[0]!;
+  const path = `${resultsBase(first, `-workers-${runs.map((r) => r.workers ?? 1).join('-')}`)}.md`;
+  const rounds = first.results[0]?.rounds?.length ?? 1;
+  writeFileSync(
+    path,
+    `# Gatehouse with ${runs.map((r) => r.workers ?? 1).join(' and ')} worker processes, ${first.startedAt}\n\n` +
+      `Database: ${first.database}; ${first.machine.cpus} vCPU; Node ${first.machine.node}; ${rounds} round(s) of ` +
+      `${first.durationSeconds} s per scenario and worker count, measured in turn. Load generator, database and ` +
+      `servers share the machine.\n\n${comparison(runs)}`,
+  );
+  return path;
+}
+
+function resultsBase(run: Run, suffix: string): string {
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  return `${RESULTS_DIR}${run.startedAt.replace(/[:.]/g, '-')}-${run.database}${suffix}`;
+}
+
+/** Runs of one invocation with different GATEHOUSE_WORKERS side by side (`--workers 1,2`): each count's median
+ *  req/s, its rounds, and the ratio to the first count. */
+export function comparison(runs: Run[]): string {
+  const first = runs[0]!;
+  const head =
+    `| scenario | ${runs.map((r) => `${r.workers ?? 1} worker(s): req/s (rounds)`).join(' | ')} | ` +
+    `${runs
+      .slice(1)
+      .map((r) => `${r.workers} vs ${first.workers ?? 1}`)
+      .join(' | ')} | baseline req/s, each round |\n|${'---|'.repeat(2 * runs.length + 1)}`;
+  const rows = first.results.map((r, i) => {
+    const rates = runs.map((run) => run.results[i]!);
+    const cell = (x: ScenarioResult) =>
+      `${Math.round(x.gatehouse.rps)} (${(x.rounds ?? [x.gatehouse.rps]).map(Math.round).join(' / ')})`;
+    const ratios = rates.slice(1).map((x) => (x.gatehouse.rps / r.gatehouse.rps).toFixed(2));
+    const baseline = (r.baselineRounds ?? []).map(Math.round).join(' / ');
+    return `| ${r.scenario} | ${rates.map(cell).join(' | ')} | ${ratios.join(' | ')} | ${baseline} |`;
+  });
+  return `${head}\n${rows.join('\n')}\n`;
 }

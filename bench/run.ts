@@ -20,7 +20,16 @@ import {
   silentReauthentication,
 } from './login-flow.ts';
 import { cpuBetween, databaseCpu } from './database-time.ts';
-import { printedDatabaseMs, printedQueries, toMarkdown, writeRun, type Run, type ScenarioResult } from './report.ts';
+import {
+  comparison,
+  printedDatabaseMs,
+  printedQueries,
+  toMarkdown,
+  writeComparison,
+  writeRun,
+  type Run,
+  type ScenarioResult,
+} from './report.ts';
 import {
   type ScalePhase,
   scaleReport,
@@ -36,6 +45,11 @@ const smoke = args.includes('--smoke');
 const DURATION = smoke ? 1 : Number(args[args.indexOf('--duration') + 1] || 0) || 10;
 const WARMUP = smoke ? 0 : 2;
 const CONNECTIONS = smoke ? 4 : 32;
+// `--workers 1,2` (issue 24): one Gatehouse per GATEHOUSE_WORKERS count, measured in turn, scenario by scenario,
+// `--rounds R` times each, so that the machine's noise hits every count alike. `--workers 2` alone: the usual bench
+// against two workers.
+const WORKERS = (args.includes('--workers') ? args[args.indexOf('--workers') + 1]! : '1').split(',').map(Number);
+const ROUNDS = args.includes('--rounds') ? Number(args[args.indexOf('--rounds') + 1]) : 1;
 const basic = (c: { clientId: string; clientSecret: string }) =>
   `Basic ${Buffer.from(`${encodeURIComponent(c.clientId)}:${encodeURIComponent(c.clientSecret)}`).toString('base64')}`;
 const FORM = 'application/x-www-form-urlencoded';
@@ -92,14 +106,23 @@ async function queries(url: string): Promise<number> {
   return Number(/^gatehouse_db_queries_total (\d+)/m.exec(text)?.[1] ?? 0);
 }
 
+/** The Gatehouse process and, with workers, the worker processes it forked (proc(5) task/<tid>/children). */
+function processes(pid: number): number[] {
+  const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
+  return [pid, ...(children ? children.split(' ').map(Number) : [])];
+}
+
+/** The sum of the peaks of every Gatehouse process: what the deployment needs at most. */
 function peakRssMb(pid: number): number {
-  const kb = Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
+  const kb = processes(pid)
+    .map((p) => Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${p}/status`, 'utf8'))?.[1] ?? 0))
+    .reduce((a, b) => a + b, 0);
   return Math.round(kb / 1024);
 }
 
-/** Starts a new peak (VmHWM) for the process, so each scenario reports its own (proc(5), clear_refs value 5). */
+/** Starts a new peak (VmHWM) for each process, so each scenario reports its own (proc(5), clear_refs value 5). */
 function resetPeakRss(pid: number): void {
-  writeFileSync(`/proc/${pid}/clear_refs`, '5');
+  for (const p of processes(pid)) writeFileSync(`/proc/${p}/clear_refs`, '5');
 }
 
 async function clientCredentialsToken(
@@ -441,11 +464,12 @@ const step = (what: string) => process.stderr.write(`bench: ${what}\n`);
 
 async function main(): Promise<void> {
   if (args.includes('--scale')) return benchAtScale();
+  if (WORKERS.length > 1) return benchWorkers();
   step('starting gatehouse and its fixtures');
   const cpuProfileDir = args.includes('--cpu-prof')
     ? fileURLToPath(new URL('./results/profiles/', import.meta.url))
     : undefined;
-  const gh: GatehouseTarget = await startGatehouse(randomPort(), { cpuProfileDir });
+  const gh: GatehouseTarget = await startGatehouse(randomPort(), { cpuProfileDir, workers: WORKERS[0] });
   step('starting the baseline');
   const bl = await startBaseline();
   const results: ScenarioResult[] = [];
@@ -465,6 +489,7 @@ async function main(): Promise<void> {
       startedAt: new Date().toISOString(),
       database: gh.database,
       machine: { cpus: availableParallelism(), node: process.version },
+      workers: WORKERS[0],
       durationSeconds: DURATION,
       peakRssMb: runPeakRssMb,
       results,
@@ -488,6 +513,57 @@ async function main(): Promise<void> {
       process.stdout.write(
         `\nCPU profile of the Gatehouse process in ${cpuProfileDir} (summary: node bench/profile-summary.ts <file>)\n`,
       );
+  }
+}
+
+/** `--workers 1,2`: each scenario against every worker count in turn, ROUNDS times, and the baseline once a round;
+ *  a count's figure is its round of median req/s. Writes each count's run and their comparison. */
+async function benchWorkers(): Promise<void> {
+  const targets: GatehouseTarget[] = [];
+  const bl = await startBaseline();
+  try {
+    for (const workers of WORKERS) targets.push(await startGatehouse(randomPort(), { workers }));
+    const blPrepared = { ...bl, token: await clientCredentialsToken(bl.url, bl.clientCredentials) };
+    const lists: Scenario[][] = [];
+    for (const gh of targets) lists.push(selected(scenarioList(await prepare(gh, step), blPrepared)));
+    const results: ScenarioResult[][] = targets.map(() => []);
+    for (const [i, s] of lists[0]!.entries()) {
+      const rounds: ScenarioResult[][] = targets.map(() => []);
+      for (let round = 1; round <= ROUNDS; round++) {
+        for (const [t, gh] of targets.entries()) {
+          // when each measurement ran, to match with CPU samples taken beside the bench
+          step(`${new Date().toISOString()} ${s.name}, ${WORKERS[t]} worker(s), round ${round}`);
+          rounds[t]!.push(await runScenario(lists[t]![i]!, gh, t === 0 ? bl : undefined));
+        }
+      }
+      for (const [t, measured] of rounds.entries()) {
+        const byRate = [...measured].sort((a, b) => a.gatehouse.rps - b.gatehouse.rps);
+        results[t]!.push({
+          ...byRate[Math.floor(byRate.length / 2)]!,
+          baseline: rounds[0]!.find((r) => r.baseline)?.baseline,
+          rounds: measured.map((r) => r.gatehouse.rps),
+          baselineRounds: s.baseline ? rounds[0]!.map((r) => r.baseline!.rps) : undefined,
+        });
+      }
+    }
+    const startedAt = new Date().toISOString();
+    const runs: Run[] = targets.map((gh, t) => ({
+      startedAt,
+      database: gh.database,
+      machine: { cpus: availableParallelism(), node: process.version },
+      workers: WORKERS[t],
+      durationSeconds: DURATION,
+      peakRssMb: Math.max(...results[t]!.map((r) => r.gatehouse.peakRssMb ?? 0)),
+      results: results[t]!,
+    }));
+    process.stdout.write(`\n${comparison(runs)}`);
+    if (!smoke) {
+      for (const run of runs) process.stdout.write(`\nwritten to ${writeRun(run)}.{json,md}\n`);
+      process.stdout.write(`comparison written to ${writeComparison(runs)}\n`);
+    }
+  } finally {
+    bl.stop();
+    for (const gh of targets) await gh.stop();
   }
 }
 

@@ -1,4 +1,5 @@
 // The one place that reads process.env (architecture.md §7). Everything else receives the frozen Config.
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 
 const boolean = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
@@ -12,6 +13,7 @@ const schema = z
     GATEHOUSE_ISSUER: z.url({ protocol: /^https?$/ }).optional(),
     DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
     DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(500).default(10),
+    GATEHOUSE_WORKERS: z.coerce.number().int().min(1).max(256).optional(),
     DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().positive().default(5000),
     DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().positive().default(10000),
     GATEHOUSE_DB_POOLING: z.enum(['session', 'transaction']).default('session'),
@@ -86,6 +88,23 @@ const schema = z
     if (env.DATABASE_URL && !env.GATEHOUSE_MASTER_KEY) {
       ctx.addIssue({ code: 'custom', path: ['GATEHOUSE_MASTER_KEY'], message: 'is required when DATABASE_URL is set' });
     }
+    // Issue 24: the embedded database is one process's (its directory lock refuses a second one), and every worker
+    // needs a connection of the pool budget.
+    if (env.GATEHOUSE_WORKERS !== undefined && env.GATEHOUSE_WORKERS > 1) {
+      if (!env.DATABASE_URL) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['GATEHOUSE_WORKERS'],
+          message: 'must be 1 with the embedded database (one process owns it); set DATABASE_URL for more workers',
+        });
+      } else if (env.GATEHOUSE_WORKERS > env.DATABASE_POOL_SIZE) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['GATEHOUSE_WORKERS'],
+          message: `must be at most DATABASE_POOL_SIZE (${env.DATABASE_POOL_SIZE}): each worker needs a connection`,
+        });
+      }
+    }
     if (Boolean(env.GATEHOUSE_TLS_CERT_FILE) !== Boolean(env.GATEHOUSE_TLS_KEY_FILE)) {
       const missing = env.GATEHOUSE_TLS_CERT_FILE ? 'GATEHOUSE_TLS_KEY_FILE' : 'GATEHOUSE_TLS_CERT_FILE';
       ctx.addIssue({ code: 'custom', path: [missing], message: 'is required when the other TLS file is set' });
@@ -109,10 +128,14 @@ export interface Config {
   readonly issuer: string;
   /** Host of the issuer: the instance domain that generated org domains end with (compat.md §5). */
   readonly instanceDomain: string;
+  /** Worker processes serving the port (issue 24): GATEHOUSE_WORKERS, or the cores available on PostgreSQL (at
+   *  most DATABASE_POOL_SIZE) and 1 on the embedded database. */
+  readonly workers: number;
   readonly database:
     | {
         readonly kind: 'postgres';
         readonly url: string;
+        /** Connections of this process's pool: DATABASE_POOL_SIZE is the budget of all workers together. */
         readonly poolSize: number;
         readonly connectTimeoutMs: number;
         readonly statementTimeoutMs: number;
@@ -203,16 +226,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const e = parsed.data;
   const scheme = e.GATEHOUSE_TLS_CERT_FILE ? 'https' : 'http';
   const issuer = (e.GATEHOUSE_ISSUER ?? `${scheme}://localhost:${e.PORT}`).replace(/\/$/, '');
+  const workers = e.DATABASE_URL ? (e.GATEHOUSE_WORKERS ?? Math.min(availableParallelism(), e.DATABASE_POOL_SIZE)) : 1;
   return deepFreeze({
     port: e.PORT,
     host: e.HOST,
     issuer,
     instanceDomain: new URL(issuer).hostname,
+    workers,
     database: e.DATABASE_URL
       ? {
           kind: 'postgres',
           url: e.DATABASE_URL,
-          poolSize: e.DATABASE_POOL_SIZE,
+          poolSize: Math.floor(e.DATABASE_POOL_SIZE / workers),
           connectTimeoutMs: e.DATABASE_CONNECT_TIMEOUT_MS,
           statementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
           pooling: e.GATEHOUSE_DB_POOLING,

@@ -1,12 +1,14 @@
-// `npm start`: read the configuration, start, and shut down gracefully on SIGTERM/SIGINT.
+// `npm start`: read the configuration, start, and shut down gracefully on SIGTERM/SIGINT. With several workers
+// (GATEHOUSE_WORKERS, issue 24) this process is the primary that runs them (platform/cluster.ts), and each worker
+// runs this file again as a server of its own.
+import cluster from 'node:cluster';
 import { loadConfig, ConfigError, type Config } from './config.ts';
+import { announceReady, runPrimary } from './platform/cluster.ts';
 import { createLogger } from './platform/logger.ts';
-import { startServer } from './server.ts';
 
-async function main(): Promise<void> {
-  let config: Config;
+function readConfig(): Config {
   try {
-    config = loadConfig();
+    return loadConfig();
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`gatehouse: ${error.message}\n`);
@@ -14,12 +16,19 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const log = createLogger(config.logLevel);
+}
+
+async function serve(config: Config): Promise<void> {
+  const base = createLogger(config.logLevel);
+  const log = cluster.isWorker ? base.child({ pid: process.pid }) : base;
+  // Loaded here, not at the top: the primary of several workers never serves, and stays small without it.
+  const { startServer } = await import('./server.ts');
   const server = await startServer(config, log).catch((error: Error) => {
     log.fatal({ err: error }, `start failed: ${error.message}`);
     process.exit(1);
   });
   log.info({ url: server.url, issuer: config.issuer, database: config.database.kind }, 'gatehouse is ready');
+  announceReady();
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
@@ -37,4 +46,11 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => stop('SIGINT'));
 }
 
-await main();
+const config = readConfig();
+if (config.workers > 1 && cluster.isPrimary) {
+  const log = createLogger(config.logLevel);
+  await runPrimary(config, log);
+  log.info({ workers: config.workers, issuer: config.issuer }, 'all workers are ready');
+} else {
+  await serve(config);
+}

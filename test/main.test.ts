@@ -31,6 +31,27 @@ describe('the gatehouse process', () => {
     expect(proc.output()).toMatch(/GATEHOUSE_MASTER_KEY: must be at least 32 characters/);
   });
 
+  it('refuses several workers on the embedded database, which one process owns (issue 24)', async () => {
+    const proc = spawnGatehouse({ GATEHOUSE_WORKERS: '2', GATEHOUSE_DATA_DIR: '/nonexistent/gatehouse' });
+    expect(await proc.exited()).toBe(2);
+    expect(proc.output()).toMatch(/GATEHOUSE_WORKERS: must be 1 with the embedded database/);
+  });
+
+  it('with several workers, stops with exit code 1 when the first workers cannot start', async () => {
+    const port = await freePort();
+    const closed = await freePort();
+    const proc = spawnGatehouse({
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATABASE_URL: `postgres://gatehouse@127.0.0.1:${closed}/gatehouse`,
+      GATEHOUSE_MASTER_KEY: 'k'.repeat(32),
+      GATEHOUSE_WORKERS: '2',
+    });
+    expect(await proc.exited(30_000)).toBe(1);
+    expect(proc.output()).toContain('a worker failed to start; stopping');
+    expect(proc.output()).toContain('ECONNREFUSED');
+  });
+
   it('refuses to open an embedded data directory that another process holds', async () => {
     const database = await createTestDatabase();
     databases.push(database);

@@ -6,6 +6,7 @@ import type Provider from 'oidc-provider';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { Db } from '../platform/db.ts';
+import { scheduleJob } from '../platform/jobs.ts';
 import type { SecretBox } from '../platform/secrets.ts';
 import type { Metrics } from '../platform/metrics.ts';
 import type { InstanceRow } from '../instance/queries.ts';
@@ -165,25 +166,21 @@ export async function registerOidc(app: FastifyInstance, deps: OidcDeps): Promis
       'signing keys changed; provider rebuilt',
     );
   };
-  let sweeping = false;
-  const timers = [
-    setInterval(() => {
-      reloadKeys().catch((err) => log.error({ err }, 'signing key reload failed'));
-    }, config.keys.reloadIntervalMs),
-    setInterval(() => {
-      if (sweeping) return; // a backlog takes the sweep up to half an interval (sweepExpired)
-      sweeping = true;
-      sweepExpired(db, { until: Date.now() + config.oidcSweepIntervalMs / 2 })
-        .then(
-          (removed) => deps.metrics.sweptRows.inc({ model: 'oidc' }, removed),
-          (err) => log.warn({ err }, 'oidc sweep failed'),
-        )
-        .finally(() => {
-          sweeping = false;
-        });
-    }, config.oidcSweepIntervalMs),
-  ];
-  for (const timer of timers) timer.unref();
+  // Every worker process reloads the keys it signs with; a rotation that falls due is added once (keys.ts: a
+  // transaction's advisory lock and a second look). The sweep runs once per deployment (issue 24).
+  const reloadTimer = setInterval(() => {
+    reloadKeys().catch((err) => log.error({ err }, 'signing key reload failed'));
+  }, config.keys.reloadIntervalMs);
+  reloadTimer.unref();
+  const stopSweep = scheduleJob(db, log, {
+    name: 'oidc-sweep',
+    intervalMs: config.oidcSweepIntervalMs,
+    // a backlog takes the sweep up to half an interval (sweepExpired)
+    run: async () => {
+      const removed = await sweepExpired(db, { until: Date.now() + config.oidcSweepIntervalMs / 2 });
+      deps.metrics.sweptRows.inc({ model: 'oidc' }, removed);
+    },
+  });
 
   const resolveToken = (value: string) => jwtAccessTokens.resolve(value);
   const findActiveAccessToken = activeAccessTokenFinder(db);
@@ -237,7 +234,8 @@ export async function registerOidc(app: FastifyInstance, deps: OidcDeps): Promis
       };
     },
     async close() {
-      timers.forEach(clearInterval);
+      clearInterval(reloadTimer);
+      stopSweep();
     },
   };
   app.decorate('oidc', oidc);

@@ -4,10 +4,13 @@ import { createServer, type Server } from 'node:http';
 import { once } from 'node:events';
 import type { FastifyInstance } from 'fastify';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { isWorker, shareMetrics } from './cluster.ts';
 import type { Db } from './db.ts';
 
 export interface Metrics {
   registry: Registry;
+  /** The exposition text: this process's, or in a worker every worker's, summed (cluster.ts). */
+  text(): Promise<string>;
   /** Tokens issued at the token and authorization endpoints, by grant type. */
   tokensIssued: Counter<'grant'>;
   /** Password logins, by result (success, failure, locked, busy: shed by the hashing queue). */
@@ -44,6 +47,7 @@ export function createMetrics(db: Db, hashing: { stats: { hashed: number; shed: 
     name: 'gatehouse_event_log_sequence',
     help: 'Latest position of the event log',
     registers: [registry],
+    aggregator: 'max',
     async collect() {
       // Out of band, like readiness: a scrape must not queue behind business requests.
       const sequence = await db.ping('SELECT coalesce(max(sequence), 0)::text AS v FROM events').catch(() => undefined);
@@ -64,6 +68,7 @@ export function createMetrics(db: Db, hashing: { stats: { hashed: number; shed: 
   });
   return {
     registry,
+    text: isWorker() ? shareMetrics(registry) : () => registry.metrics(),
     tokensIssued: new Counter({
       name: 'gatehouse_tokens_issued_total',
       help: 'Tokens issued, by grant type',
@@ -125,7 +130,7 @@ export function registerMetricsRoutes(
   }
   app.get('/metrics', { logLevel: 'warn' }, async (_request, reply) => {
     reply.type(metrics.registry.contentType);
-    return metrics.registry.metrics();
+    return metrics.text();
   });
 }
 
@@ -138,7 +143,7 @@ function serveMetricsAt(app: FastifyInstance, metrics: Metrics, address: { host:
       response.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
       return;
     }
-    metrics.registry.metrics().then(
+    metrics.text().then(
       (body) => response.writeHead(200, { 'content-type': metrics.registry.contentType }).end(body),
       (err: Error) => {
         app.log.error({ err }, 'metrics collection failed');

@@ -43,6 +43,8 @@ export function testEnv(
     LOG_LEVEL: 'info',
     // Rate limits are off for loopback in tests unless a test asks for them (issue "Reliability" §5).
     GATEHOUSE_RATE_LIMIT_EXEMPT: '127.0.0.1,::1,::ffff:127.0.0.1',
+    // One process unless a test asks for workers (test/production/workers.test.ts): the default follows the cores.
+    GATEHOUSE_WORKERS: '1',
     ...database.env,
     ...overrides,
   };

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 
@@ -23,8 +24,38 @@ describe('loadConfig', () => {
       DATABASE_URL: 'postgres://u@127.0.0.1/db',
       GATEHOUSE_MASTER_KEY: 'k'.repeat(32),
       DATABASE_POOL_SIZE: '7',
+      GATEHOUSE_WORKERS: '1',
     });
     expect(config.database).toMatchObject({ kind: 'postgres', poolSize: 7 });
+  });
+
+  describe('GATEHOUSE_WORKERS (issue 24)', () => {
+    const postgres = { DATABASE_URL: 'postgres://u@127.0.0.1/db', GATEHOUSE_MASTER_KEY: 'k'.repeat(32) };
+
+    it('defaults to the cores on PostgreSQL, at most the pool budget, and to 1 on the embedded database', () => {
+      expect(loadConfig(postgres).workers).toBe(Math.min(availableParallelism(), 10));
+      expect(loadConfig({ ...postgres, DATABASE_POOL_SIZE: '1' }).workers).toBe(1);
+      expect(loadConfig({}).workers).toBe(1);
+    });
+
+    it('divides DATABASE_POOL_SIZE among the workers: the budget of all of them together', () => {
+      const config = loadConfig({ ...postgres, DATABASE_POOL_SIZE: '10', GATEHOUSE_WORKERS: '3' });
+      expect(config.workers).toBe(3);
+      expect(config.database).toMatchObject({ poolSize: 3 });
+    });
+
+    it.each([
+      [{ GATEHOUSE_WORKERS: '2' }, /GATEHOUSE_WORKERS: must be 1 with the embedded database/],
+      [{ ...postgres, GATEHOUSE_WORKERS: '11' }, /GATEHOUSE_WORKERS: must be at most DATABASE_POOL_SIZE \(10\)/],
+      [{ ...postgres, GATEHOUSE_WORKERS: '0' }, /GATEHOUSE_WORKERS: /],
+      [{ ...postgres, GATEHOUSE_WORKERS: 'all' }, /GATEHOUSE_WORKERS: /],
+    ])('refuses %j', (env, message) => {
+      expect(() => loadConfig(env)).toThrow(message);
+    });
+
+    it('takes 1 on the embedded database', () => {
+      expect(loadConfig({ GATEHOUSE_WORKERS: '1' }).workers).toBe(1);
+    });
   });
 
   it('reads the pooling mode and the direct URL (issue 24), session pooling by default', () => {
