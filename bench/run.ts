@@ -216,6 +216,9 @@ async function measure(
     : runHttpLoad(url, scenario, connections, seconds);
 }
 
+// Numbers the orgs SetUpOrg creates, across every prepare() of the run: a restarted Gatehouse keeps its database.
+let org = 0;
+
 /** What the scenarios of one Gatehouse need, made before the first of them. */
 interface Prepared {
   gh: GatehouseTarget;
@@ -238,7 +241,6 @@ async function prepare(gh: GatehouseTarget, step: (what: string) => void): Promi
     const logins = await Promise.all([0, 1, 2, 3].map(() => passwordLogin(gh.url, gh.web, USER)));
     refreshPool.push(...logins.map((l) => l.refreshToken!));
   }
-  let org = 0;
   const size = gh.seed?.size;
   return {
     gh,

@@ -65,10 +65,12 @@ export async function storePasswordHash(
  *  their refresh tokens (issue 16): whoever knew the old password is signed out everywhere else. The rows are
  *  oidc_payloads (src/oidc/payloads.ts), by the account they belong to. */
 export async function endOtherSessions(tx: Queryable, userId: string, keepSessionUid?: string): Promise<number> {
-  const { rowCount } = await tx.query(
-    `DELETE FROM oidc_payloads WHERE payload ? 'accountId' AND payload->>'accountId' = $1
-       AND (model = 'RefreshToken' OR (model = 'Session' AND uid IS DISTINCT FROM $2))`,
-    [userId, keepSessionUid ?? null],
-  );
+  const { rowCount } = await tx.query(END_OTHER_SESSIONS, [userId, keepSessionUid ?? null]);
   return rowCount ?? 0;
 }
+
+/** Reads only the user's rows by index (oidc_payloads_account_idx, whose predicate it repeats), issue 24:
+ *  test/users/artifact-plans.test.ts. */
+export const END_OTHER_SESSIONS = `
+  DELETE FROM oidc_payloads WHERE payload ? 'accountId' AND payload->>'accountId' = $1
+    AND (model = 'RefreshToken' OR (model = 'Session' AND uid IS DISTINCT FROM $2))`;

@@ -3,12 +3,36 @@
 // database) and the slow one at 1M users and 10M stored tokens (test/production/user-artifacts-at-scale.test.ts).
 import { type ScaleSize, seedScale } from '../../bench/scale-seed.ts';
 import { openDb, type Db } from '../../src/platform/db.ts';
+import { END_OTHER_SESSIONS } from '../../src/passwords/queries.ts';
 import { DELETE_OIDC_ARTIFACTS_OF_USER } from '../../src/users/queries.ts';
 import { createTestDatabase } from './database.ts';
 
-/** Every statement in src/ that removes or lists a user's artifacts, with its one parameter, the user ID. A new
- *  lifecycle statement (lock, remove, password change, logout everywhere) belongs here. */
-export const USER_ARTIFACT_STATEMENTS = [{ name: 'deleteOidcArtifactsOfUser', sql: DELETE_OIDC_ARTIFACTS_OF_USER }];
+/** Every statement in src/ that removes or lists one user's artifacts, with its parameters for a user ID. A new
+ *  lifecycle statement belongs here. Deactivate, lock and remove run deleteOidcArtifactsOfUser (users/state.ts,
+ *  users/remove.ts); a password change ends the other sessions (passwords/service.ts). */
+export const USER_ARTIFACT_STATEMENTS: {
+  name: string;
+  sql: string;
+  params: (userId: string) => (string | null)[];
+  /** The indexes its plan reads. */
+  indexes: string[];
+}[] = [
+  {
+    name: 'deleteOidcArtifactsOfUser',
+    sql: DELETE_OIDC_ARTIFACTS_OF_USER,
+    params: (userId) => [userId],
+    indexes: ['oidc_payloads_account_idx', 'oidc_payloads_grant_idx'],
+  },
+  {
+    name: 'endOtherSessions',
+    sql: END_OTHER_SESSIONS,
+    params: (userId) => [userId, 'kept-session-uid'],
+    indexes: ['oidc_payloads_account_idx'],
+  },
+];
+
+/** A parameter as an SQL literal, for EXPLAIN EXECUTE and EXPLAIN ANALYZE. */
+const literal = (value: string | null) => (value === null ? 'NULL' : `'${value.replace(/'/g, "''")}'`);
 
 /** The tables that grow with a deployment: a scan of any of them whole is what these statements must never do. */
 const BIG_TABLES = ['oidc_payloads', 'users', 'events'];
@@ -42,14 +66,14 @@ export interface Plan {
 export async function planOf(
   db: Db,
   sql: string,
-  userId: string,
+  params: (string | null)[],
   mode: 'force_generic_plan' | 'force_custom_plan',
 ): Promise<Plan> {
   return db.tx(async (tx) => {
     await tx.query(`SET LOCAL plan_cache_mode = ${mode}`);
     await tx.query(`PREPARE artifacts AS ${sql}`);
     const { rows } = await tx.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
-      `EXPLAIN (FORMAT JSON) EXECUTE artifacts('${userId.replace(/'/g, "''")}')`,
+      `EXPLAIN (FORMAT JSON) EXECUTE artifacts(${params.map(literal).join(', ')})`,
     );
     await tx.query('DEALLOCATE artifacts');
     const scans: Scan[] = [];
@@ -69,12 +93,12 @@ export async function planOf(
  * The buffers (8 kB pages, cached or read) the statement touches when it runs for this user, rolled back: what it
  * reads, whatever else the machine does meanwhile (its time is at the mercy of the shared cores, this is not).
  */
-export async function pagesTouched(db: Db, sql: string, userId: string): Promise<number> {
+export async function pagesTouched(db: Db, sql: string, params: (string | null)[]): Promise<number> {
   const session = await db.session();
   try {
     await session.query('BEGIN');
     const { rows } = await session.query<{ 'QUERY PLAN': [{ Plan: Record<string, number> }] }>(
-      `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${sql.replaceAll('$1', `'${userId.replace(/'/g, "''")}'`)}`,
+      `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${sql.replace(/\$(\d)/g, (_, n: string) => literal(params[Number(n) - 1]!))}`,
     );
     const plan = rows[0]!['QUERY PLAN'][0].Plan;
     return plan['Shared Hit Blocks']! + plan['Shared Read Blocks']!;
