@@ -81,11 +81,14 @@ export async function tokenClaims(
   roles: boolean,
 ): Promise<Record<string, unknown>> {
   const claims: Record<string, unknown> = {};
+  // Only the user's own org is ever claimed: sign-in admits no one else (sign-in-checks.ts), and a machine grant,
+  // which signs no one in, must not make a token claim an org its user does not belong to.
   const [orgId] = scopeValues(scopes, ORG_ID_PREFIX);
   const [orgDomain] = scopeValues(scopes, ORG_DOMAIN_PREFIX);
-  if (orgDomain) claims['urn:zitadel:iam:org:domain:primary'] = orgDomain;
-  if (orgId) {
-    // ZITADEL adds the resource owner claims with the org ID scope (sign-in restricted it to this org: login/).
+  if (orgDomain && orgDomain.toLowerCase() === user.primary_domain.toLowerCase())
+    claims['urn:zitadel:iam:org:domain:primary'] = user.primary_domain;
+  if (orgId === user.org_id) {
+    // ZITADEL adds the resource owner claims with the org ID scope.
     claims['urn:zitadel:iam:org:id'] = orgId;
     claims[`${RESOURCE_OWNER_SCOPE}:id`] = user.org_id;
     claims[`${RESOURCE_OWNER_SCOPE}:name`] = user.org_name;

@@ -10,8 +10,11 @@ import {
   CALLBACK,
   createApiApp,
   createOidcApp,
+  basic,
+  createMachine,
   createOrg,
   defaultOrgId,
+  postForm,
   rpConfig,
   type TestApp,
 } from '../helpers/oidc.ts';
@@ -266,5 +269,23 @@ describe('roles and org claims in tokens', () => {
     );
     const { tokens } = await signIn(app, scope, userName, 'Partner-Password-1');
     expect(tokens.claims()![ROLES]).toEqual({ reader: { [partner.orgId]: rows[0]!.primary_domain } });
+  });
+
+  it('a machine token never claims an org its user does not belong to', async () => {
+    const machine = await createMachine(server);
+    const other = await createOrg(server);
+    const claimsOf = async (org: string) => {
+      const token = await postForm(
+        `${server.url}/oauth/v2/token`,
+        { grant_type: 'client_credentials', scope: `openid urn:zitadel:iam:org:id:${org}` },
+        { authorization: basic(machine.userName, machine.clientSecret) },
+      );
+      const info = await fetch(`${server.url}/oidc/v1/userinfo`, {
+        headers: { authorization: `Bearer ${token.json.access_token}` },
+      });
+      return (await info.json()) as Record<string, unknown>;
+    };
+    expect((await claimsOf(other))['urn:zitadel:iam:org:id']).toBeUndefined();
+    expect((await claimsOf(orgId))['urn:zitadel:iam:org:id']).toBe(orgId);
   });
 });
