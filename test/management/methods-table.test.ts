@@ -20,9 +20,8 @@ describe('README methods table', () => {
       .split('\n')
       .filter((line) => line.startsWith('| `'));
     expect(rows).toHaveLength(operations.length);
-    expect(rows).toContain(
-      '| `ManagementService/ListUsers` | `POST /management/v1/users/_search` | ORG_OWNER of the org in context, or IAM_OWNER |',
-    );
+    const who = 'ORG_OWNER of the org in context, or IAM_OWNER';
+    expect(rows).toContain(`| \`ManagementService/ListUsers\` | \`POST /management/v1/users/_search\` | ${who} |`);
     expect(rows).toContain('| `AdminService/ListOrgs` | `POST /admin/v1/orgs/_search` | IAM_OWNER |');
   });
 });
