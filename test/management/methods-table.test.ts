@@ -20,8 +20,8 @@ describe('README methods table', () => {
       .split('\n')
       .filter((line) => line.startsWith('| `'));
     expect(rows).toHaveLength(operations.length);
-    const owner = 'ORG_OWNER of the org in context, or IAM_OWNER';
-    expect(rows).toContain(`| \`ManagementService/ListUsers\` | \`POST /management/v1/users/_search\` | ${owner} |`);
+    const who = 'ORG_OWNER of the org in context, or IAM_OWNER';
+    expect(rows).toContain(`| \`ManagementService/ListUsers\` | \`POST /management/v1/users/_search\` | ${who} |`);
     expect(rows).toContain('| `AdminService/ListOrgs` | `POST /admin/v1/orgs/_search` | IAM_OWNER |');
   });
 });
