@@ -39,6 +39,13 @@ function openTicket(deps: LoginDeps, uid: string, sealed: string | undefined): s
   }
 }
 
+/** A ticket that is not this interaction's, or too old: the sign-in starts over. */
+function expired(deps: LoginDeps, i: InteractionPage, reply: FastifyReply): FastifyReply {
+  const t = deps.pages.texts(i.locale);
+  const page = { title: t.errorTitle, message: t.errorExpired, code: 'invalid_request' };
+  return deps.pages.send(reply, deps.pages.render(400, i.locale, 'error', 'errorTitle', page));
+}
+
 export async function showRequiredChange(
   deps: LoginDeps,
   i: InteractionPage,
@@ -70,7 +77,7 @@ export async function submitRequiredChange(
     const page = interactionPageOf(deps, request);
     reply.header('retry-after', String(HASHING_RETRY_AFTER));
     const userId = openTicket(deps, page.uid, formField(request, 'ticket'));
-    if (!userId) return reply.code(503).send();
+    if (!userId) return expired(deps, page, reply);
     return showRequiredChange(deps, page, reply, userId, 503, { alert: deps.pages.texts(page.locale).errorBusy });
   }
   try {
@@ -84,16 +91,7 @@ async function change(deps: LoginDeps, request: FastifyRequest, reply: FastifyRe
   const interaction = await loadPostedInteraction(deps, request, reply);
   const t = deps.pages.texts(interaction.locale);
   const userId = openTicket(deps, interaction.uid, formField(request, 'ticket'));
-  if (!userId) {
-    return deps.pages.send(
-      reply,
-      deps.pages.render(400, interaction.locale, 'error', 'errorTitle', {
-        title: t.errorTitle,
-        message: t.errorExpired,
-        code: 'invalid_request',
-      }),
-    );
-  }
+  if (!userId) return expired(deps, interaction, reply);
   const password = formField(request, 'newPassword') ?? '';
   try {
     await checkPasswordPolicy(deps.db, 'newPassword', password);

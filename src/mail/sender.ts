@@ -34,8 +34,9 @@ export class MailSender {
     this.#pollMs = deps.pollMs;
   }
 
+  /** The first poll comes after one interval, like the key reload's: a start does no database work of its own. */
   start(): void {
-    this.#schedule(0);
+    this.#schedule(this.#pollMs);
   }
 
   /** Sends what is due now (a new message was accepted in this process). */

@@ -120,6 +120,13 @@ describe('accounts in a browser (issue 16)', () => {
     expect(await page.textContent('#account-login-name')).toBe(`linus@${server.primaryDomain}`);
     await other.goto(`${server.url}/ui/account`);
     expect(other.url()).toContain('/ui/login/');
+    // sign-out: the logout confirmation, then the home page; the account page asks to sign in again
+    await page.click('#sign-out');
+    await page.click('#logout');
+    await page.waitForURL(`${server.url}/`);
+    expect(await page.getAttribute('#home-discovery', 'href')).toBe('/.well-known/openid-configuration');
+    await page.goto(`${server.url}/ui/account`);
+    expect(page.url()).toContain('/ui/login/');
     await page.context().close();
     await other.context().close();
   });
