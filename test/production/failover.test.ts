@@ -32,11 +32,11 @@ interface Answer {
 describe.runIf(isPostgres)('database failover (Patroni, synchronous replication, HAProxy)', () => {
   let cluster: PatroniCluster | undefined;
   let server: TestServer | undefined;
-  const keyDir = mkdtempSync(join(tmpdir(), 'gatehouse-failover-'));
+  let keyDir: string | undefined;
   afterAll(async () => {
     await server?.close();
     await cluster?.stop();
-    rmSync(keyDir, { recursive: true, force: true });
+    if (keyDir) rmSync(keyDir, { recursive: true, force: true });
   });
 
   it('loses no acknowledged write, answers 503 while no primary is reachable, and recovers by itself', async () => {
@@ -46,6 +46,7 @@ describe.runIf(isPostgres)('database failover (Patroni, synchronous replication,
     await admin.connect();
     await admin.query('CREATE DATABASE gatehouse');
     await admin.end();
+    keyDir = mkdtempSync(join(tmpdir(), 'gatehouse-failover-'));
     const keyPath = join(keyDir, 'admin.json');
     server = await startTestServer({
       database: {
