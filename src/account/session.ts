@@ -40,4 +40,7 @@ export function signInRedirect(issuer: string, reply: FastifyReply): FastifyRepl
 
 /** RP-initiated logout back to the home page. */
 export const signOutUrl = (issuer: string) =>
-  `${ROUTES.end_session}?${new URLSearchParams({ client_id: ACCOUNT_CLIENT_ID, post_logout_redirect_uri: `${issuer}/` })}`;
+  `${ROUTES.end_session}?${new URLSearchParams({
+    client_id: ACCOUNT_CLIENT_ID,
+    post_logout_redirect_uri: `${issuer}/`,
+  })}`;

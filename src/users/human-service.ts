@@ -43,8 +43,9 @@ export const IMPORT_REQUEST: HumanRequest = {
   passwordError: (problem) => new PasswordPolicyError('ImportHumanUserRequest.Password', problem),
 };
 
-/** The checks of a new human's password (the instance's policy, issue 16) and user name, then the slow part (argon2id, through `hash`): before any
- *  transaction, and only for input that passed them. The hash of the password, or null without one. */
+/** The checks of a new human's password (the instance's policy, issue 16) and user name, then the slow part
+ *  (argon2id, through `hash`): before any transaction, and only for input that passed them. The hash of the
+ *  password, or null without one. */
 export async function hashNewHuman(
   db: Queryable,
   human: { userName: string; password: string },
