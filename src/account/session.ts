@@ -39,7 +39,8 @@ export function signInRedirect(issuer: string, reply: FastifyReply): FastifyRepl
 }
 
 /** RP-initiated logout back to the home page. */
-export const signOutUrl = (issuer: string) => {
-  const query = new URLSearchParams({ client_id: ACCOUNT_CLIENT_ID, post_logout_redirect_uri: `${issuer}/` });
-  return `${ROUTES.end_session}?${query}`;
-};
+export const signOutUrl = (issuer: string) =>
+  `${ROUTES.end_session}?${new URLSearchParams({
+    client_id: ACCOUNT_CLIENT_ID,
+    post_logout_redirect_uri: `${issuer}/`,
+  })}`;

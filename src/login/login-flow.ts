@@ -19,7 +19,6 @@ import { showRegistration } from './register-flow.ts';
 import { showConsent } from './consent-flow.ts';
 import { refuseSignIn } from './refused.ts';
 import { HASHING_RETRY_AFTER, type HashSlot } from '../users/passwords.ts';
-import { passwordChangeRequired } from '../passwords/queries.ts';
 import { showRequiredChange } from './password-change-flow.ts';
 import { forgotPasswordUrl } from '../account/urls.ts';
 
@@ -123,8 +122,8 @@ async function checkPassword(
   if (outcome.kind === 'invalid')
     return renderPassword(deps, interaction, reply, 401, loginName, { alert: t.errorCredentials });
   // issue 16: a password set by an administrator or imported as temporary is replaced before the flow goes on
-  if (await passwordChangeRequired(deps.db, outcome.user.id))
-    return showRequiredChange(deps, interaction, reply, outcome.user.id);
+  // (read with the user by the sign-in: no statement of its own)
+  if (outcome.user.password_change_required) return showRequiredChange(deps, interaction, reply, outcome.user.id);
   return signedIn(deps, request, reply, interaction, outcome.user.id);
 }
 

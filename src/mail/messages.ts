@@ -68,8 +68,8 @@ function compose(
     '',
   ].join('\n');
   const p = (key: string) => `<p>${escapeHtml(line(key))}</p>`;
-  const title = `<title>${escapeHtml(line(parts.subject))}</title>`;
-  const html = `<!doctype html><html lang="${locale}"><head><meta charset="utf-8">${title}</head><body>
+  const head = `<head><meta charset="utf-8"><title>${escapeHtml(line(parts.subject))}</title></head>`;
+  const html = `<!doctype html><html lang="${locale}">${head}<body>
 ${p('greeting')}
 ${p(parts.lead)}
 <p><a href="${escapeHtml(values.link)}">${escapeHtml(line(parts.button))}</a></p>

@@ -1,4 +1,5 @@
-// SQL of passwords/: the policy row, the "change required" flag, and ending a user's other sessions.
+// SQL of passwords/: the policy row, the "change required" flag (read with the user, users/queries.ts), and ending
+// a user's other sessions.
 import type { Queryable } from '../platform/db.ts';
 import type { PasswordPolicy } from './policy.ts';
 
@@ -32,14 +33,6 @@ export async function upsertPasswordPolicy(
        has_number = $4, has_symbol = $5, changed_at = $6, sequence = $7`,
     [policy.minLength, policy.hasUppercase, policy.hasLowercase, policy.hasNumber, policy.hasSymbol, at, sequence],
   );
-}
-
-export async function passwordChangeRequired(db: Queryable, userId: string): Promise<boolean> {
-  const { rows } = await db.query<{ required: boolean }>(
-    'SELECT password_change_required AS required FROM users WHERE id = $1',
-    [userId],
-  );
-  return rows[0]?.required ?? false;
 }
 
 export async function setPasswordChangeRequired(tx: Queryable, userId: string, required: boolean): Promise<void> {

@@ -32,6 +32,8 @@ export interface UserRow {
   machine_description: string | null;
   access_token_type: 'opaque' | 'jwt';
   secret_hash: string | null;
+  /** The user must choose a new password at the next sign-in (issue 16). */
+  password_change_required: boolean;
   created_at: Date;
   changed_at: Date;
   sequence: string;
@@ -44,7 +46,7 @@ export interface UserRow {
 }
 
 /** A user without its credential hashes: what a token stands for, and what claims are made of. */
-export type UserProfileRow = Omit<UserRow, 'password_hash' | 'secret_hash'>;
+export type UserProfileRow = Omit<UserRow, 'password_hash' | 'secret_hash' | 'password_change_required'>;
 
 /**
  * The columns of a UserProfileRow (users u JOIN orgs o), for reads that join a user to other rows: token lookups
@@ -58,7 +60,7 @@ export const USER_PROFILE_COLUMNS =
   u.machine_description, u.access_token_type, u.created_at, u.changed_at, u.sequence, o.primary_domain, ` +
   `o.name AS org_name, o.state AS org_state`;
 
-const USER_COLUMNS = `${USER_PROFILE_COLUMNS}, u.password_hash, u.secret_hash`;
+const USER_COLUMNS = `${USER_PROFILE_COLUMNS}, u.password_hash, u.secret_hash, u.password_change_required`;
 
 const SELECT_USER = `SELECT ${USER_COLUMNS} FROM users u JOIN orgs o ON o.id = u.org_id`;
 

@@ -120,7 +120,7 @@ describe('e-mail verification on the management API (issue 16)', () => {
         expect(resend.ok || resend.message).toBe('Email is already verified (COMMAND-3M9ds)');
       });
 
-      it('UpdateHumanEmail and ResendHumanEmailVerification by an org owner; users of other orgs are not found', async () => {
+      it('UpdateHumanEmail and ResendHumanEmailVerification by an org owner; hidden from other orgs', async () => {
         const { userId, orgId, token } = await setUpUser(`managed-${encoding}`);
         const address = `managed-new-${encoding}@example.com`;
         const update = (id: string, body: Record<string, unknown>): ApiCall => ({
@@ -171,7 +171,7 @@ describe('e-mail verification on the management API (issue 16)', () => {
         expect(foreign).toMatchObject({ ok: false, code: 5 });
       });
 
-      it('SetHumanPassword: the new password works, the policy applies, noChangeRequired decides the next sign-in', async () => {
+      it('SetHumanPassword: works, follows the policy, noChangeRequired decides the next sign-in', async () => {
         const { userId, orgId } = await setUpUser(`setpw-${encoding}`);
         const set = (password: string, noChangeRequired: boolean): ApiCall => ({
           service: ManagementService,

@@ -131,7 +131,7 @@ describe('accounts in a browser (issue 16)', () => {
     await other.context().close();
   });
 
-  it('a password set by an administrator is changed at the next sign-in, before the authorization completes', async () => {
+  it('a password set by an administrator is changed at the next sign-in, before the authorization ends', async () => {
     const userId = await server.addUser('edsger', 'Edsger-Password-1');
     const orgId = (await server.findUser('edsger'))!.org_id;
     await setHumanPassword(server.db, { userId, orgId }, 'Temporary-Pass-1', true, 'test', hashPassword);

@@ -19,7 +19,11 @@ describe('queries of the login pages', () => {
     callback = await startCallbackServer();
     // no background jobs during the counts
     server = await startTestServer({
-      env: { GATEHOUSE_KEY_RELOAD_INTERVAL_MS: '3600000', GATEHOUSE_OIDC_SWEEP_INTERVAL_MS: '3600000' },
+      env: {
+        GATEHOUSE_KEY_RELOAD_INTERVAL_MS: '3600000',
+        GATEHOUSE_OIDC_SWEEP_INTERVAL_MS: '3600000',
+        GATEHOUSE_MAIL_POLL_MS: '3600000',
+      },
     });
     const app = await createOidcApp(server, {
       appType: 'user_agent',
