@@ -5,6 +5,7 @@ import { keysList, keysRotate } from './keys.ts';
 import { adminCreate, appCreate, serviceUserCreate, userImport } from './provision.ts';
 import { doctor } from './doctor.ts';
 import { grantAdd, grantList, grantRemove, roleAdd, roleList, roleRemove } from './roles.ts';
+import { appList, appRegenerateSecret, appRemove, userList, userLock, userRemove, userUnlock } from './lifecycle.ts';
 
 export { UsageError, type Command } from './command.ts';
 
@@ -38,6 +39,13 @@ export const COMMANDS: Record<string, Command> = {
   'grant add': grantAdd,
   'grant list': grantList,
   'grant remove': grantRemove,
+  'user list': userList,
+  'user lock': userLock,
+  'user unlock': userUnlock,
+  'user remove': userRemove,
+  'app list': appList,
+  'app remove': appRemove,
+  'app regenerate-secret': appRegenerateSecret,
   doctor,
 };
 

@@ -33,7 +33,7 @@ export interface ManagementOptions {
 }
 
 /** Every implemented operation: the registry the transports serve and the README's table is generated from
- *  (scripts/methods-table.ts). */
+ *  (methods-table.ts). */
 export function managementOperations(deps: ManagementDeps): Operation[] {
   return [
     ...authServiceOperations(deps),

@@ -1,7 +1,13 @@
 // ZITADEL's own Node SDK against Gatehouse: its service-account helper gets a token with the admin key file of the
-// first start (JWT-profile grant, discovery at the issuer), and its admin client calls SetUpOrg over native gRPC
-// (@grpc/grpc-js through nice-grpc, HTTP/2 cleartext).
-import { createAdminClient, createServiceAccountInterceptor } from '@zitadel/node/dist/api/index.js';
+// first start (JWT-profile grant, discovery at the issuer), and its admin and management clients call SetUpOrg and
+// the lifecycle methods over native gRPC (@grpc/grpc-js through nice-grpc, HTTP/2 cleartext).
+import {
+  createAdminClient,
+  createManagementClient,
+  createServiceAccountInterceptor,
+} from '@zitadel/node/dist/api/index.js';
+import { TextQueryMethod } from '@zitadel/node/dist/api/generated/zitadel/object.js';
+import { UserState } from '@zitadel/node/dist/api/generated/zitadel/user.js';
 import { ServiceAccount } from '@zitadel/node/dist/credentials/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.ts';
@@ -50,7 +56,47 @@ describe('@zitadel/node', () => {
     // a ZITADEL error as the SDK reports it: gRPC status and message
     const error = await client.setUpOrg({ org: { name: 'SDK Org', domain: '' }, roles: [] }).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 3, details: 'invalid SetUpOrgRequest.User: value is required' });
-    const unimplemented = await client.removeOrg({ orgId: response.orgId! }).catch((e: unknown) => e);
+    const unimplemented = await client.removeIDP({ idpId: '1' }).catch((e: unknown) => e);
     expect(unimplemented).toMatchObject({ code: 12 });
+  });
+
+  it('the lifecycle (issue 21) over gRPC: ListUsers, LockUser, RemoveUser, ListApps, ListOrgs, RemoveOrg', async () => {
+    const interceptor = createServiceAccountInterceptor(server.config.issuer, ServiceAccount.fromJson(adminKey), {
+      apiAccess: true,
+    });
+    const management = createManagementClient(server.url, interceptor);
+    const admin = createAdminClient(server.url, interceptor);
+    const { userId } = await management.addHumanUser({
+      userName: 'sdk-life',
+      profile: { firstName: 'Sdk', lastName: 'Life' },
+      email: { email: 'sdk-life@example.com', isEmailVerified: true },
+      initialPassword: 'Sdk-Life-Password-1',
+    });
+    const listed = await management.listUsers({
+      query: { limit: 10, asc: true },
+      queries: [
+        { userNameQuery: { userName: 'SDK-LI', method: TextQueryMethod.TEXT_QUERY_METHOD_STARTS_WITH_IGNORE_CASE } },
+      ],
+    });
+    expect(listed.result?.map((u) => u.id)).toEqual([userId]);
+    expect(Number(listed.details?.totalResult)).toBe(1);
+    await management.lockUser({ id: userId! });
+    expect((await management.getUserByID({ id: userId! })).user?.state).toBe(UserState.USER_STATE_LOCKED);
+    await management.removeUser({ id: userId! });
+    expect((await management.isUserUnique({ userName: 'sdk-life', email: '' })).isUnique).toBe(true);
+    const gone = await management.getUserByID({ id: userId! }).catch((e: unknown) => e);
+    expect(gone).toMatchObject({ code: 5 });
+
+    const { id: projectId } = await management.addProject({ name: 'SDK Life' });
+    const { appId } = await management.addAPIApp({ projectId: projectId!, name: 'sdk-api' });
+    const apps = await management.listApps({ projectId: projectId! });
+    expect(apps.result?.map((a) => a.id)).toEqual([appId]);
+
+    const orgs = await admin.listOrgs({
+      queries: [{ nameQuery: { name: 'SDK Org', method: TextQueryMethod.TEXT_QUERY_METHOD_EQUALS } }],
+    });
+    expect(orgs.result).toHaveLength(1);
+    await admin.removeOrg({ orgId: orgs.result![0]!.id! });
+    expect(await admin.getOrgByID({ id: orgs.result![0]!.id! }).catch((e: unknown) => e)).toMatchObject({ code: 5 });
   });
 });

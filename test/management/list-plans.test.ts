@@ -1,0 +1,196 @@
+// Every list and lookup of issue 21 is index-backed: on a seeded, ANALYZEd database (100,000 users in one org, as
+// many events, half as many OIDC rows; 200 members, a realistic count), the statements the services send are
+// planned with index scans, never a scan of a whole large table (a table of 200 rows is rightly read whole). The
+// statements are recorded from the real service functions, then EXPLAINed with their parameters.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { listChanges } from '../../src/events/changes.ts';
+import { listMembers } from '../../src/members/manage.ts';
+import { listOrgs } from '../../src/orgs/lifecycle.ts';
+import type { Db, Queryable } from '../../src/platform/db.ts';
+import type { Page, TextMethod } from '../../src/platform/search.ts';
+import { listUsers, type UserFilter } from '../../src/users/list.ts';
+import { deleteOidcArtifactsOfOrgUsers, deleteOidcArtifactsOfUser, isUserUnique } from '../../src/users/queries.ts';
+import { getOrgUser } from '../../src/users/service.ts';
+import { useTestDb } from '../helpers/database.ts';
+
+const USERS = 100_000;
+const BIG_TABLES = ['users', 'events', 'oidc_payloads'];
+const ORG = '900000000000000001';
+const page: Page = { offset: 0n, limit: 100, asc: true };
+
+class RolledBack extends Error {}
+
+describe('list and lookup plans at scale', () => {
+  const db = useTestDb();
+
+  beforeAll(async () => {
+    await db.query(
+      `INSERT INTO orgs (id, name, primary_domain, sequence) VALUES ($1, 'Big', 'big.example.test', 1),
+         ('900000000000000002', 'Small', 'small.example.test', 1)`,
+      [ORG],
+    );
+    await db.query(
+      `INSERT INTO users (id, org_id, type, user_name, first_name, last_name, display_name, email, sequence)
+       SELECT (800000000000000000 + n)::text, CASE WHEN n % 100 = 0 THEN '900000000000000002' ELSE $1 END, 'human',
+              'user' || n, 'First' || n, 'Last' || n, 'User ' || n, 'user' || n || '@example.test', n
+       FROM generate_series(1, ${USERS}) AS n`,
+      [ORG],
+    );
+    await db.query(
+      `INSERT INTO events (aggregate_type, aggregate_id, event_type, resource_owner, creator)
+       SELECT 'user', (800000000000000000 + n % ${USERS})::text, 'user.human.added', $1, 'seed'
+       FROM generate_series(1, ${USERS}) AS n`,
+      [ORG],
+    );
+    await db.query(
+      `INSERT INTO memberships (user_id, resource_type, resource_id, roles)
+       SELECT (800000000000000000 + n)::text, 'org', $1, '{ORG_OWNER}' FROM generate_series(1, ${USERS}, 500) AS n`,
+      [ORG],
+    );
+    await db.query(
+      `INSERT INTO oidc_payloads (model, id, payload, grant_id, expires_at)
+       SELECT 'AccessToken', 'tok-' || n, jsonb_build_object('accountId', (800000000000000000 + n)::text),
+              'grant-' || n, now() + interval '1 hour'
+       FROM generate_series(1, ${USERS / 2}) AS n`,
+    );
+    await db.query('ANALYZE');
+  }, 240_000);
+
+  /** A statement a service function sent, and whether it was planned for its values (listPage asks for that). */
+  interface Sent {
+    text: string;
+    params: unknown[];
+    custom: boolean;
+  }
+
+  /** The statements a service function sends, recorded on their way to the database. */
+  async function statements(run: (db: Db) => Promise<unknown>): Promise<Sent[]> {
+    const sent: Sent[] = [];
+    const record = (q: Queryable): Queryable => {
+      let custom = false;
+      return {
+        query: (text, params) => {
+          if (/^SET LOCAL plan_cache_mode = force_custom_plan$/.test(text)) custom = true;
+          else sent.push({ text, params: [...(params ?? [])], custom });
+          return q.query(text, params);
+        },
+      };
+    };
+    const recorder = new Proxy(db, {
+      get(target, key) {
+        if (key === 'query') return record(target).query;
+        if (key === 'tx') return (fn: (tx: Queryable) => Promise<unknown>) => target.tx((tx) => fn(record(tx)));
+        return Reflect.get(target, key);
+      },
+    });
+    await run(recorder);
+    return sent;
+  }
+
+  interface PlanNode {
+    'Node Type': string;
+    'Relation Name'?: string;
+    'Actual Rows': number;
+    'Actual Loops': number;
+    'Rows Removed by Filter'?: number;
+    'Rows Removed by Index Recheck'?: number;
+    Plans?: PlanNode[];
+  }
+
+  /** The plans PostgreSQL makes for a statement, run (EXPLAIN ANALYZE, rolled back): for its values, and (on
+   *  PostgreSQL, where statements are prepared under a name and may get a generic plan after five runs) for any
+   *  values, unless it asked for custom plans. */
+  async function plans({ text, params, custom }: Sent): Promise<PlanNode[]> {
+    const modes =
+      db.kind === 'postgres' && !custom ? ['force_custom_plan', 'force_generic_plan'] : ['force_custom_plan'];
+    const found: PlanNode[] = [];
+    for (const mode of modes) {
+      await db
+        .tx(async (tx) => {
+          await tx.query(`SET LOCAL plan_cache_mode = ${mode}`);
+          const { rows } = await tx.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
+            `EXPLAIN (ANALYZE, FORMAT JSON) ${text}`,
+            params,
+          );
+          found.push(rows[0]!['QUERY PLAN'][0].Plan);
+          throw new RolledBack();
+        })
+        .catch((e: unknown) => {
+          if (!(e instanceof RolledBack)) throw e;
+        });
+    }
+    return found;
+  }
+
+  /** The rows a plan reads from the large tables: scanned rows, with those a filter dropped, times the loops. */
+  function rowsRead(node: PlanNode, scans: string[] = []): number {
+    let read = 0;
+    if (node['Relation Name'] && BIG_TABLES.includes(node['Relation Name'])) {
+      scans.push(`${node['Node Type']} on ${node['Relation Name']}`);
+      const per =
+        node['Actual Rows'] + (node['Rows Removed by Filter'] ?? 0) + (node['Rows Removed by Index Recheck'] ?? 0);
+      read += per * node['Actual Loops'];
+    }
+    for (const child of node.Plans ?? []) read += rowsRead(child, scans);
+    return read;
+  }
+
+  /** No sequential scan of a large table, and at most `maxRows` rows read from them (a listing that counts a
+   *  whole org reads the org's rows through its index, by definition). */
+  async function expectIndexBacked(run: (db: Db) => Promise<unknown>, maxRows = 1000): Promise<void> {
+    const sent = await statements(run);
+    expect(sent.length).toBeGreaterThan(0);
+    for (const statement of sent) {
+      for (const plan of await plans(statement)) {
+        const scans: string[] = [];
+        const read = rowsRead(plan, scans);
+        const what = `${statement.text}\n${scans.join(', ')}: ${read} rows`;
+        expect(
+          scans.filter((s) => s.startsWith('Seq Scan')),
+          what,
+        ).toEqual([]);
+        expect(read, what).toBeLessThanOrEqual(maxRows);
+      }
+    }
+  }
+
+  const byUserName = (value: string, method: TextMethod): UserFilter => ({
+    field: 'userName',
+    text: { value, method },
+  });
+
+  it.each([
+    ['startsWith', 'user1234'],
+    ['startsWithIgnoreCase', 'USER1234'],
+    ['equals', 'user12345'],
+    ['equalsIgnoreCase', 'USER12345'],
+  ] as const)('ListUsers by user name, %s', async (method, value) => {
+    await expectIndexBacked((d) => listUsers(d, ORG, [byUserName(value, method)], page, 'userName'));
+    const result = await listUsers(db, ORG, [byUserName(value, method)], page, 'userName');
+    expect(result.rows.length).toBeGreaterThan(0);
+  });
+
+  it('ListUsers by e-mail and display name prefix, and the plain first page in creation order', async () => {
+    await expectIndexBacked((d) =>
+      listUsers(d, ORG, [{ field: 'email', text: { value: 'USER777', method: 'startsWithIgnoreCase' } }], page),
+    );
+    await expectIndexBacked((d) =>
+      listUsers(d, ORG, [{ field: 'displayName', text: { value: 'user 4242', method: 'equalsIgnoreCase' } }], page),
+    );
+    await expectIndexBacked((d) => listUsers(d, ORG, [], page), USERS);
+  });
+
+  it('GetUserByID, IsUserUnique, the members, orgs and history lists, and ending a user or org session', async () => {
+    await expectIndexBacked((d) => getOrgUser(d, { orgId: ORG, userId: '800000000000004242' }));
+    await expectIndexBacked((d) => isUserUnique(d, ORG, 'user4242', 'user4242@example.test'));
+    await expectIndexBacked((d) => listMembers(d, { type: 'org', id: ORG }, [], page));
+    await expectIndexBacked((d) =>
+      listOrgs(d, [{ field: 'name', text: { value: 'bi', method: 'startsWithIgnoreCase' } }], page, true),
+    );
+    await expectIndexBacked((d) =>
+      listChanges(d, { type: 'user', id: '800000000000004242' }, { sequence: 0n, limit: 100, asc: false }),
+    );
+    await expectIndexBacked((d) => d.tx((tx) => deleteOidcArtifactsOfUser(tx, '800000000000004242')));
+    await expectIndexBacked((d) => d.tx((tx) => deleteOidcArtifactsOfOrgUsers(tx, '900000000000000002')));
+  });
+});

@@ -1,0 +1,27 @@
+// The README's table of served v1 methods is generated from the operation registry (issue 21): this keeps the
+// committed copy equal to what the server serves, so CI fails when an operation is added without `npm run
+// readme:methods`.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { methodsTable, withMethodsTable } from '../../src/management/methods-table.ts';
+import { managementOperations } from '../../src/management/plugin.ts';
+import type { ManagementDeps } from '../../src/management/deps.ts';
+
+const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+
+describe('README methods table', () => {
+  it('is the one generated from the operation registry', () => {
+    expect(withMethodsTable(README), 'run `npm run readme:methods`').toBe(README);
+  });
+
+  it('has one row per operation, with its REST binding', () => {
+    const operations = managementOperations({} as ManagementDeps);
+    const rows = methodsTable(operations)
+      .split('\n')
+      .filter((line) => line.startsWith('| `'));
+    expect(rows).toHaveLength(operations.length);
+    const who = 'ORG_OWNER of the org in context, or IAM_OWNER';
+    expect(rows).toContain(`| \`ManagementService/ListUsers\` | \`POST /management/v1/users/_search\` | ${who} |`);
+    expect(rows).toContain('| `AdminService/ListOrgs` | `POST /admin/v1/orgs/_search` | IAM_OWNER |');
+  });
+});
