@@ -1,7 +1,12 @@
 // The page of a refused sign-in (issue 21): an org scope, projectRoleCheck or hasProjectCheck does not admit the
 // user. It says why in the login's look; its button completes the authorization with access_denied to the app.
 import type { FastifyReply } from 'fastify';
-import { REFUSAL_DESCRIPTIONS, signInRefusal } from '../oidc/sign-in-checks.ts';
+import {
+  REFUSAL_DESCRIPTIONS,
+  SIGN_IN_CHECKS_PARAM,
+  signInRefusal,
+  type CheckedClient,
+} from '../oidc/sign-in-checks.ts';
 import { saveResult, type Interaction, type LoginDeps } from './interaction.ts';
 
 const TEXT_KEYS = { org: 'refusedOrg', project_role: 'refusedProjectRole', has_project: 'refusedHasProject' } as const;
@@ -14,10 +19,12 @@ export async function refuseSignIn(
   userId: string,
 ): Promise<FastifyReply | undefined> {
   const { params } = interaction.details;
-  const client = await deps.oidc.provider().Client.find(String(params.client_id));
-  if (!client) return undefined; // the provider answers an unknown client itself
   const scopes = new Set(String(params.scope ?? '').split(' '));
-  const refusal = await signInRefusal(deps.db, userId, client as never, scopes);
+  // The client is read only when its project checks who signs in (provider.ts notes it in the parameters); the
+  // provider checks every authorization again, whatever this page did.
+  const client =
+    params[SIGN_IN_CHECKS_PARAM] === 'project' ? await deps.oidc.provider().Client.find(String(params.client_id)) : {};
+  const refusal = client && (await signInRefusal(deps.db, userId, client as CheckedClient, scopes));
   if (!refusal) return undefined;
   await saveResult(interaction, { error: 'access_denied', error_description: REFUSAL_DESCRIPTIONS[refusal] });
   const t = deps.pages.texts(interaction.locale);

@@ -9,6 +9,9 @@ import { orgHoldsProjectGrant } from '../grants/project-grants.ts';
 import { findActiveUser } from '../users/lookup.ts';
 import { ORG_DOMAIN_PREFIX, ORG_ID_PREFIX, scopeValues } from './scopes.ts';
 
+/** The authorization parameter the provider sets when the client's project checks who signs in (provider.ts). */
+export const SIGN_IN_CHECKS_PARAM = 'gatehouse_sign_in_checks';
+
 export type SignInRefusal = 'org' | 'project_role' | 'has_project';
 
 /** Said to the app with access_denied (the page says it in the user's language). */

@@ -64,8 +64,8 @@ describe('management transport', () => {
     it(`${encoding}: a method without an implementation answers UNIMPLEMENTED`, async () => {
       const outcome = await callApi(server.url, encoding, {
         service: ManagementService,
-        method: 'ListProjects',
-        rest: ['POST', '/management/v1/projects/_search'],
+        method: 'ListActions',
+        rest: ['POST', '/management/v1/actions/_search'],
       });
       expect(outcome).toMatchObject({ ok: false, code: 12 });
       if (encoding === 'rest') expect(outcome.status).toBe(501);

@@ -10,7 +10,12 @@ import { cookieKeys } from './cookie-keys.ts';
 import { CLIENT_EXTRA_PROPERTIES } from './clients.ts';
 import { isDynamicScope, MANAGEMENT_API_SCOPE, SUPPORTED_SCOPES } from '../scopes.ts';
 import type { ProviderPages } from '../pages.ts';
-import { REFUSAL_DESCRIPTIONS, type CheckedClient, type SignInRefusal } from '../sign-in-checks.ts';
+import {
+  REFUSAL_DESCRIPTIONS,
+  SIGN_IN_CHECKS_PARAM,
+  type CheckedClient,
+  type SignInRefusal,
+} from '../sign-in-checks.ts';
 import { ROUTES } from '../protocol.ts';
 import { refreshTokenTtl } from '../token-lifetimes.ts';
 
@@ -90,7 +95,12 @@ export function createProvider(parts: ProviderParts, keys: KeySet): Provider {
         ) {
           params.scope = [...scope, 'offline_access'].join(' ');
         }
+        // Whether the login pages must check who may sign in (issue 21), noted where the client is at hand, so a
+        // sign-in to an app without checks costs the login no query; a value the client sent is overwritten.
+        const checked = client?.['project_role_check' as never] || client?.['has_project_check' as never];
+        params[SIGN_IN_CHECKS_PARAM] = checked ? 'project' : undefined;
       },
+      [SIGN_IN_CHECKS_PARAM]() {}, // set above
     },
     async loadExistingGrant(ctx) {
       // First-party apps: the user's login is their consent; the grant covers what the app asked for.
