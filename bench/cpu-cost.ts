@@ -79,7 +79,8 @@ async function main() {
         `${name}: ${result.requests} ops, ${result.rps.toFixed(0)}/s here; CPU ms per op: gatehouse ${per(ghMs)}, ` +
           `postgres ${per(dbMs)}, load generator ${per(loadMs)}, total ${total.toFixed(2)} ` +
           `(two cores alone: ${Math.round(2000 / total)}/s; without the load generator ` +
-          `${Math.round(2000 / (total - loadMs / result.requests))}/s)${result.errors ? ` errors ${result.errors}` : ''}\n`,
+          `${Math.round(2000 / (total - loadMs / result.requests))}/s)` +
+          `${result.errors ? ` errors ${result.errors}` : ''}\n`,
       );
     }
   } finally {
