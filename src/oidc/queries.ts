@@ -6,7 +6,7 @@
 // hashId); payloads are stored payloads (storedPayload). The signing keys keep their own statements (keys.ts).
 import type { JSONWebKeySet } from 'jose';
 import type { AdapterPayload } from 'oidc-provider';
-import type { AppType } from '../apps/queries.ts';
+import { APP_COLUMNS, APPS_FROM, type AppType } from '../apps/queries.ts';
 import type { Db, Queryable } from '../platform/db.ts';
 import { USER_PROFILE_COLUMNS, type UserProfileRow } from '../users/queries.ts';
 import type { AccessTokenPayload } from './payloads.ts';
@@ -139,7 +139,8 @@ export const GRANT_SOURCES_SQL = `
   LEFT JOIN LATERAL (
     SELECT a.secret_hash AS app_secret_hash, a.auth_method AS app_auth_method, a.grant_types AS app_grant_types,
            a.access_token_type AS app_access_token_type, a.id_token_userinfo_assertion AS app_userinfo_in_id_token,
-           a.project_id AS app_project_id
+           a.project_id AS app_project_id,
+           (a.id_token_role_assertion OR a.access_token_role_assertion) AS app_role_assertion
     FROM apps a WHERE a.client_id = r.client_id AND a.state = 'active' LIMIT 1
   ) app ON true`;
 
@@ -156,6 +157,8 @@ export interface GrantSourceRow {
   app_access_token_type: 'opaque' | 'jwt' | null;
   app_userinfo_in_id_token: boolean | null;
   app_project_id: string | null;
+  /** idTokenRoleAssertion or accessTokenRoleAssertion: its tokens may carry roles (token-claims.ts). */
+  app_role_assertion: boolean | null;
   user_active: boolean | null;
 }
 
@@ -226,8 +229,9 @@ export const READ_AHEAD_SQL = `
             SELECT payload, consumed_at FROM oidc_payloads
              WHERE model = 'Grant' AND grant_id = r.grant_id AND (expires_at IS NULL OR expires_at > now())
              LIMIT 1) g) AS grant_row,
-         (SELECT to_jsonb(a) || jsonb_build_object('org_id', p.org_id)
-            FROM apps a JOIN projects p ON p.id = a.project_id WHERE a.client_id = r.client_id) AS app_row,
+         (SELECT to_jsonb(x) FROM (
+            SELECT ${APP_COLUMNS} FROM ${APPS_FROM} WHERE a.client_id = r.client_id
+          ) x) AS app_row,
          (SELECT to_jsonb(x) FROM (
             SELECT ${USER_PROFILE_COLUMNS} FROM users u JOIN orgs o ON o.id = u.org_id WHERE u.id = r.account_id
           ) x) AS account_row

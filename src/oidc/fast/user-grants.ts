@@ -134,11 +134,19 @@ function usableSource(
   if (source.clientId !== client.clientId || grant.clientId !== client.clientId) return undefined;
   if (!source.accountId || grant.accountId !== source.accountId || !source.grantId || typeof source.scope !== 'string')
     return undefined;
+  if (carriesZitadelClaims(row, source.scope)) return undefined;
   if (grantType === 'authorization_code') {
     if (form.get('redirect_uri') !== source.redirectUri) return undefined;
     if (!pkceHolds(form.get('code_verifier'), source)) return undefined;
   }
   return source;
+}
+
+/** Tokens whose claims this path does not build (issue 21, token-claims.ts): roles, metadata, org claims and
+ *  project audiences are asked for with `urn:zitadel:iam:` scopes, and roles may come with the app's role
+ *  assertions; those go to oidc-provider. */
+function carriesZitadelClaims(row: GrantSourceRow, scope: string): boolean {
+  return row.app_role_assertion === true || scope.split(' ').some((s) => s.startsWith('urn:zitadel:iam:'));
 }
 
 /** The app's registered method: a secret (Basic or in the body: oidc-provider accepts either) or none at all. */
