@@ -98,7 +98,7 @@ export async function pagesTouched(db: Db, sql: string, params: (string | null)[
   try {
     await session.query('BEGIN');
     const { rows } = await session.query<{ 'QUERY PLAN': [{ Plan: Record<string, number> }] }>(
-      `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${sql.replace(/\$(\d)/g, (_, n: string) => literal(params[Number(n) - 1]!))}`,
+      `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${sql.replace(/\$(\d)/g, (_, n) => literal(params[Number(n) - 1]!))}`,
     );
     const plan = rows[0]!['QUERY PLAN'][0].Plan;
     return plan['Shared Hit Blocks']! + plan['Shared Read Blocks']!;
