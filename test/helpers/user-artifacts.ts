@@ -97,9 +97,8 @@ export async function pagesTouched(db: Db, sql: string, params: (string | null)[
   const session = await db.session();
   try {
     await session.query('BEGIN');
-    const inlined = sql.replace(/\$(\d)/g, (_, n: string) => literal(params[Number(n) - 1]!));
     const { rows } = await session.query<{ 'QUERY PLAN': [{ Plan: Record<string, number> }] }>(
-      `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${inlined}`,
+      `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${sql.replace(/\$(\d)/g, (_, n) => literal(params[Number(n) - 1]!))}`,
     );
     const plan = rows[0]!['QUERY PLAN'][0].Plan;
     return plan['Shared Hit Blocks']! + plan['Shared Read Blocks']!;
