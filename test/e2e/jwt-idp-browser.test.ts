@@ -264,24 +264,21 @@ describe('sign-in with a JWT identity provider in a browser', () => {
     const idpId = await addIdp();
     await linkedUser('victor', idpId, 'ext-victor');
     proxy.setHeader(HEADER, await issuer.sign({ sub: 'ext-victor' }));
-    // the attacker starts an authorization and stops where the browser would go to the IdP
+    // the attacker starts an authorization and stops at the proxy, which would ask the attacker to sign in
+    proxy.hold(true);
     const attacker = await freshPage();
-    await attacker.page.route(`${proxy.url}/**`, (route) => route.abort());
     const attackStart = await rp.start({ scope: `openid urn:zitadel:iam:org:idp:id:${idpId}` });
-    const toIdp = attacker.page.waitForRequest((r) => r.url().startsWith(proxy.url));
-    await attacker.page.goto(attackStart.url.href).catch(() => undefined);
-    const attackUrl = (await toIdp).url();
-    // the victim, signed in at the proxy, is made to open the attacker's URL, also while having its own flow
+    await attacker.page.goto(attackStart.url.href);
+    const attackUrl = attacker.page.url();
+    expect(attackUrl.startsWith(proxy.url)).toBe(true);
+    // the victim, signed in at the proxy, is made to open the attacker's URL while having a flow of its own
     const victim = await freshPage();
-    await victim.page.route(`${proxy.url}/**`, (route) => route.abort());
-    const own = await rp.start({ scope: `openid urn:zitadel:iam:org:idp:id:${idpId}` });
-    await victim.page.goto(own.url.href).catch(() => undefined);
-    await victim.page.unroute(`${proxy.url}/**`);
+    await victim.page.goto((await rp.start({ scope: `openid urn:zitadel:iam:org:idp:id:${idpId}` })).url.href);
+    proxy.hold(false);
     const response = await victim.page.goto(attackUrl);
     expect(response!.status()).toBe(403);
     expect(await victim.page.locator('#error-message').textContent()).toMatch(/not started in this browser/);
     // the attacker's interaction was not completed: resuming it still leads to the IdP, not to a code
-    await attacker.page.unroute(`${proxy.url}/**`);
     proxy.setHeader(HEADER, undefined);
     await Promise.all([landed(attacker.page), attacker.page.goto(attackUrl)]);
     expect(new URL(attacker.page.url()).searchParams.get('code')).toBeNull();

@@ -8,13 +8,20 @@ export interface HeaderProxy {
   url: string;
   /** The header to add to the next requests (undefined: none). */
   setHeader(name: string, value: string | undefined): void;
+  /** While held, requests are answered by the proxy itself (its own sign-in page) and not forwarded. */
+  hold(held: boolean): void;
   close(): Promise<void>;
 }
 
 export async function startHeaderProxy(upstream: string): Promise<HeaderProxy> {
   const target = new URL(upstream);
   let added: { name: string; value: string } | undefined;
+  let held = false;
   const server = createServer((req, res) => {
+    if (held) {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      return res.end('<!doctype html><title>Proxy</title><h1 id="proxy">Sign in at the proxy</h1>');
+    }
     const headers: IncomingHttpHeaders = { ...req.headers, host: target.host };
     if (added) headers[added.name.toLowerCase()] = added.value;
     const forward = httpRequest(
@@ -32,6 +39,9 @@ export async function startHeaderProxy(upstream: string): Promise<HeaderProxy> {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     setHeader(name, value) {
       added = value === undefined ? undefined : { name, value };
+    },
+    hold(value) {
+      held = value;
     },
     close: () =>
       new Promise<void>((resolve) => {
