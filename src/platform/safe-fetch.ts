@@ -107,7 +107,8 @@ function getOnce(url: URL, options: SafeFetchOptions): Promise<{ body: string; l
         response.on('data', (chunk: Buffer) => {
           size += chunk.length;
           if (size > options.maxBytes) {
-            request.destroy(new FetchRefused(`body larger than ${options.maxBytes} bytes`));
+            reject(new FetchRefused(`body larger than ${options.maxBytes} bytes`));
+            request.destroy();
             return;
           }
           chunks.push(chunk);

@@ -44,10 +44,9 @@ export async function startJwtIssuer(): Promise<JwtIssuer> {
     keyFetches: () => fetches,
     sign(claims, options = {}) {
       const key = options.key === 'unpublished' ? unpublished : current;
-      return new SignJWT(claims)
+      return new SignJWT({ iat: Math.floor(Date.now() / 1000), ...claims })
         .setProtectedHeader({ alg: 'ES256', kid: key.kid })
         .setIssuer(`${base}/issuer`)
-        .setIssuedAt()
         .setExpirationTime(options.expiresIn ?? '5m')
         .sign(key.privateKey);
     },
