@@ -7,6 +7,8 @@ import { createHuman } from '../users/human-service.ts';
 import { userNameTaken } from '../users/queries.ts';
 import { checkUserName } from '../users/user-name.ts';
 import { appendEvent } from '../events/log.ts';
+import { listPage, Conditions, type ListResult, type Page } from '../platform/search.ts';
+import { getOrgUser, type UserRef } from '../users/service.ts';
 
 export interface ExternalIdentity {
   idpId: string;
@@ -102,4 +104,27 @@ export async function registerFromIdentity(
     await linkIdentity(tx, userId, orgId, identity);
   });
   return userId;
+}
+
+export interface LinkRow {
+  user_id: string;
+  idp_id: string;
+  idp_name: string;
+  external_user_id: string;
+  display_name: string;
+}
+
+/** ListHumanLinkedIDPs: the links of a user of the caller's org, by IdP name. */
+export async function listUserLinks(db: Db, ref: UserRef, page: Page): Promise<ListResult<LinkRow>> {
+  const user = await getOrgUser(db, ref);
+  return listPage<LinkRow>(
+    db,
+    {
+      select: 'l.user_id, l.idp_id, i.name AS idp_name, l.external_user_id, l.display_name',
+      from: 'user_idp_links l JOIN idps i ON i.id = l.idp_id',
+      where: new Conditions().add('l.user_id = ?', user.id),
+      orderBy: ['i.name', 'l.idp_id'],
+    },
+    page,
+  );
 }

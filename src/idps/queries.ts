@@ -56,8 +56,10 @@ export async function insertJwtIdp(
   );
 }
 
-export async function findIdpById(db: Queryable, id: string): Promise<IdpRow | undefined> {
-  const { rows } = await db.query<IdpRow>(`SELECT ${COLUMNS} FROM idps WHERE id = $1`, [id]);
+/** `forUpdate`: locked for a change in the caller's transaction. */
+export async function findIdpById(db: Queryable, id: string, forUpdate = false): Promise<IdpRow | undefined> {
+  const lock = forUpdate ? ' FOR UPDATE' : '';
+  const { rows } = await db.query<IdpRow>(`SELECT ${COLUMNS} FROM idps WHERE id = $1${lock}`, [id]);
   return rows[0];
 }
 
