@@ -250,6 +250,22 @@ describe('sign-in with a JWT identity provider in a browser', () => {
     const response = await page.goto(start.url.href);
     expect(response!.status()).toBe(400);
     expect(await page.locator('#error-message').textContent()).toMatch(/not available/);
+    // a finished authRequestID, even with its binding cookie put back
+    await server.db.query("UPDATE users SET state = 'active' WHERE user_name = 'fred'");
+    proxy.hold(true);
+    const done = await rp.start({ scope: `openid urn:zitadel:iam:org:idp:id:${idpId}` });
+    await page.goto(done.url.href);
+    const atProxy = page.url();
+    const binding = (await context.cookies()).filter((c) => c.name === 'gatehouse_jwt_idp');
+    expect(binding).toHaveLength(1);
+    proxy.hold(false);
+    proxy.setHeader(HEADER, await issuer.sign({ sub: 'ext-fred' }));
+    await Promise.all([landed(page), page.goto(atProxy)]);
+    expect(new URL(page.url()).searchParams.get('code')).toBeTruthy();
+    await context.addCookies(binding);
+    const replay = await page.goto(atProxy);
+    expect(replay!.status()).toBe(400);
+    expect(await page.locator('#error-message').textContent()).toMatch(/expired or was already completed/);
     // an unknown authRequestID
     const bogus = await page.goto(`${proxy.url}/ui/login/login/jwt/authorize?authRequestID=bogus&userAgentID=x`);
     expect(bogus!.status()).toBe(403);
