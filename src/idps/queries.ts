@@ -56,7 +56,18 @@ export async function insertJwtIdp(
   );
 }
 
-export async function findIdpById(db: Queryable, id: string): Promise<IdpRow | undefined> {
-  const { rows } = await db.query<IdpRow>(`SELECT ${COLUMNS} FROM idps WHERE id = $1`, [id]);
+/** `forUpdate`: locked for a change in the caller's transaction. */
+export async function findIdpById(db: Queryable, id: string, forUpdate = false): Promise<IdpRow | undefined> {
+  const lock = forUpdate ? ' FOR UPDATE' : '';
+  const { rows } = await db.query<IdpRow>(`SELECT ${COLUMNS} FROM idps WHERE id = $1${lock}`, [id]);
   return rows[0];
+}
+
+/** The active IdPs of the instance, oldest first: the login page's "Continue with" buttons (issue 15 §1). */
+export async function listActiveIdps(db: Queryable, instanceId: string): Promise<IdpRow[]> {
+  const { rows } = await db.query<IdpRow>(
+    `SELECT ${COLUMNS} FROM idps WHERE instance_id = $1 AND state = 'active' ORDER BY created_at, id`,
+    [instanceId],
+  );
+  return rows;
 }

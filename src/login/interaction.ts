@@ -11,6 +11,7 @@ import { csrfToken, sameOriginPost, validCsrfToken } from './security.ts';
 import type { LoginPages, PagesDeps } from './pages.ts';
 import type { SharedRateLimiter } from '../platform/shared-rate-limit.ts';
 import type { Mailer } from '../mail/mailer.ts';
+import type { IdpKeyCache } from '../idps/jwt-token.ts';
 
 export type InteractionDetails = Awaited<ReturnType<Provider['interactionDetails']>>;
 
@@ -35,6 +36,8 @@ export interface LoginDeps extends LoginAppDeps {
   pages: LoginPages;
   /** Self-registrations per client address (issue 26 §5). */
   registrations: SharedRateLimiter;
+  /** The JWT IdPs' signing keys (issue 15). */
+  idpKeys: IdpKeyCache;
 }
 
 export interface Interaction {
@@ -70,6 +73,18 @@ export async function loadInteraction(
   reply: FastifyReply,
 ): Promise<Interaction> {
   const details = await deps.oidc.provider().interactionDetails(request.raw, reply.raw);
+  return { details, ...pageOf(deps, request, details.uid, details.params.ui_locales) };
+}
+
+/** An unexpired interaction by its ID, without its cookie: for the JWT IdP's return (jwt-idp-flow.ts), which binds
+ *  the ID to the browser with a cookie of its own. */
+export async function interactionById(
+  deps: LoginDeps,
+  request: FastifyRequest,
+  uid: string,
+): Promise<Interaction | undefined> {
+  const details = uid ? await deps.oidc.provider().Interaction.find(uid) : undefined;
+  if (!details || details.exp <= Math.floor(Date.now() / 1000)) return undefined;
   return { details, ...pageOf(deps, request, details.uid, details.params.ui_locales) };
 }
 

@@ -21,6 +21,9 @@ import { refuseSignIn } from './refused.ts';
 import { HASHING_RETRY_AFTER, type HashSlot } from '../users/passwords.ts';
 import { showRequiredChange } from './password-change-flow.ts';
 import { forgotPasswordUrl } from '../account/urls.ts';
+import { goToIdp, requestedIdpId } from './jwt-idp-flow.ts';
+import { completePendingLink } from './jwt-idp-link.ts';
+import { listActiveIdps } from '../idps/queries.ts';
 
 const LOGIN_NAME_MAX = 400;
 
@@ -33,6 +36,8 @@ export const showStart: Handler = async (deps, request, reply) => {
   const { prompt, params } = interaction.details;
   if (prompt.name === 'create') return showRegistration(deps, interaction, reply);
   if (prompt.name === 'consent') return showConsent(deps, interaction, reply);
+  const idpId = requestedIdpId(interaction);
+  if (idpId) return goToIdp(deps, interaction, reply, idpId);
   const accounts = await describeAccounts(deps.db, knownAccountIds(deps, request));
   // prompt=select_account, or a plain request on a browser that knows several accounts (interface.md "prompt").
   const choose =
@@ -122,6 +127,7 @@ async function checkPassword(
   if (outcome.kind === 'invalid')
     return renderPassword(deps, interaction, reply, 401, loginName, { alert: t.errorCredentials });
   // issue 16: a password set by an administrator or imported as temporary is replaced before the flow goes on
+  await completePendingLink(deps, request, reply, interaction.uid, outcome.user.id);
   // (read with the user by the sign-in: no statement of its own)
   if (outcome.user.password_change_required) return showRequiredChange(deps, interaction, reply, outcome.user.id);
   return signedIn(deps, request, reply, interaction, outcome.user.id);
@@ -155,14 +161,20 @@ export const submitSelect: Handler = async (deps, request, reply) => {
   return renderPassword(deps, interaction, reply, 200, account.loginName);
 };
 
-function renderLoginName(
+async function renderLoginName(
   deps: LoginDeps,
   i: InteractionPage,
   reply: FastifyReply,
   status: number,
   loginName: string,
   error?: string,
-): FastifyReply {
+): Promise<FastifyReply> {
+  // Issue 15: until login policies list their IdPs, every active IdP of the instance is offered.
+  const idps = (await listActiveIdps(deps.db, deps.instance.id)).map((idp) => ({
+    id: idp.id,
+    name: idp.name,
+    href: `/ui/login/${encodeURIComponent(i.uid)}/idp/${encodeURIComponent(idp.id)}`,
+  }));
   return deps.pages.send(
     reply,
     deps.pages.render(status, i.locale, 'login-name', 'loginTitle', {
@@ -171,6 +183,7 @@ function renderLoginName(
       loginName,
       error,
       registerUrl: i.urls.register,
+      idps,
     }),
   );
 }

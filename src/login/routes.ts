@@ -21,6 +21,8 @@ import { showLoginName, showStart, submitLoginName, submitPassword, submitSelect
 import { showRegister, submitRegister } from './register-flow.ts';
 import { submitConsent } from './consent-flow.ts';
 import { submitRequiredChange } from './password-change-flow.ts';
+import { continueWithIdp, JWT_AUTHORIZE_PATH, receiveJwt } from './jwt-idp-flow.ts';
+import { IdpKeyCache } from '../idps/jwt-token.ts';
 import { isClientAbort, requestErrorStatus } from '../platform/errors.ts';
 
 const STATIC: Record<string, { type: string; body: Buffer }> = {
@@ -46,6 +48,7 @@ export async function registerLogin(
     pages,
     hashing: deps.hashing,
     mailer: deps.mailer,
+    idpKeys: new IdpKeyCache(deps.config.allowPrivateFetch),
     // Counted in the database, so N instances behind a balancer admit no more than one (issue 24)
     registrations: new SharedRateLimiter(deps.db, 'registration-ip', {
       limit: deps.config.registrationPerIp,
@@ -91,6 +94,8 @@ export async function registerLogin(
     ui.post('/ui/login/:uid/register', route(submitRegister));
     ui.post('/ui/login/:uid/consent', route(submitConsent));
     ui.post('/ui/login/:uid/password-change', route(submitRequiredChange));
+    ui.get('/ui/login/:uid/idp/:idpId', route(continueWithIdp));
+    ui.get(JWT_AUTHORIZE_PATH, route(receiveJwt));
     more?.(ui, login);
 
     ui.setErrorHandler((error: Error & { statusCode?: number; error?: string }, request, reply) => {

@@ -27,6 +27,7 @@ export async function signedIn(
   reply: FastifyReply,
   interaction: Interaction,
   userId: string,
+  amr: string[] = ['pwd'],
 ): Promise<FastifyReply> {
   const cookie = withKnownAccount(deps.secrets, knownAccountIds(deps, request), userId);
   reply.setCookie(
@@ -38,7 +39,7 @@ export async function signedIn(
   if (refused) return refused;
   const prompts = requestedPrompts(interaction.details);
   return finish(interaction, reply, {
-    login: { accountId: userId, amr: ['pwd'] },
+    login: { accountId: userId, amr },
     ...(prompts.has('select_account') || interaction.details.prompt.name === 'select_account'
       ? { select_account: {} }
       : {}),

@@ -1,5 +1,6 @@
 // The management API (compat.md §1-§5): the v1 Auth, Admin and Management services from @zitadel/proto, served
 // as REST JSON, gRPC and gRPC-Web through one pipeline (auth.ts → validate.ts → handlers).
+import { idpOperations } from './handlers/idps.ts';
 import type { DescMethod } from '@bufbuild/protobuf';
 import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
 import { AuthService } from '@zitadel/proto/zitadel/auth_pb.js';
@@ -50,6 +51,7 @@ export function managementOperations(deps: ManagementDeps): Operation[] {
     ...orgOperations(deps),
     ...changeOperations(deps),
     ...accountOperations(deps),
+    ...idpOperations(deps),
   ];
 }
 

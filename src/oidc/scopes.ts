@@ -13,6 +13,8 @@ export const PROJECT_ROLE_PREFIX = 'urn:zitadel:iam:org:project:role:';
 /** urn:zitadel:iam:org:id:{orgId} and urn:zitadel:iam:org:domain:primary:{domain}: only that org's users sign in. */
 export const ORG_ID_PREFIX = 'urn:zitadel:iam:org:id:';
 export const ORG_DOMAIN_PREFIX = 'urn:zitadel:iam:org:domain:primary:';
+/** urn:zitadel:iam:org:idp:id:{idpId}: sign in with that identity provider straight away (issue 15 §1). */
+export const IDP_ID_PREFIX = 'urn:zitadel:iam:org:idp:id:';
 
 export const SUPPORTED_SCOPES = [
   'openid',
@@ -32,7 +34,7 @@ const PROJECT_AUDIENCE = /^urn:zitadel:iam:org:project:id:([^:\s]+):aud$/;
 /** urn:zitadel:iam:org:project:id:{projectId}:aud: a dynamic scope, which oidc-provider would drop. */
 export const isProjectAudience = (scope: string) => PROJECT_AUDIENCE.test(scope) && scope !== MANAGEMENT_API_SCOPE;
 
-const DYNAMIC_PREFIXES = [PROJECT_ROLE_PREFIX, ORG_ID_PREFIX, ORG_DOMAIN_PREFIX];
+const DYNAMIC_PREFIXES = [PROJECT_ROLE_PREFIX, ORG_ID_PREFIX, ORG_DOMAIN_PREFIX, IDP_ID_PREFIX];
 
 /** A scope with a value in it (project audience, role, org), which oidc-provider would drop: kept (provider.ts). */
 export const isDynamicScope = (scope: string) =>
