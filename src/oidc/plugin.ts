@@ -19,7 +19,7 @@ import { loadKeySet, type KeySet } from './keys.ts';
 import { machineTokenWriter, type MachineTokenDeps } from './machine-token-issuer.ts';
 import type { ProviderPages } from './pages.ts';
 import { hashId } from './payloads.ts';
-import { sweepExpired } from './queries.ts';
+import { sweepExpired } from './payload-store.ts';
 import { readAhead } from './read-ahead.ts';
 import { MANAGEMENT_API_SCOPE } from './scopes.ts';
 import { AssertionReplayed, createAdapterClass } from './provider/adapter.ts';

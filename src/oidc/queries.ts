@@ -1,13 +1,13 @@
-// The SQL of the OIDC layer over oidc_payloads (issue 14 §2): oidc-provider's storage (provider/adapter.ts) and the
-// fast path, whose statements introspection, userinfo, the management API's bearer check and the machine grants run
-// on every request. Hot paths, so each of those joins what it needs from users, orgs and apps in one statement rather
-// than reading those domains through their services (one round trip per request, shared by concurrent requests:
-// platform/batch.ts); test/oidc/lookup-plans.test.ts holds each to index lookups. Ids are storage ids (payloads.ts
-// hashId); payloads are stored payloads (storedPayload). The signing keys keep their own statements (keys.ts).
+// The SQL of the OIDC layer's hot paths over oidc_payloads (issue 14 §2; oidc-provider's own storage and the sweep
+// are in payload-store.ts): the statements that introspection, userinfo, the management API's bearer check, the
+// machine grants, the code and refresh fast path and the authorization read-ahead run on every request. Each joins
+// what it needs from users, orgs and apps in one statement rather than reading those domains through their services
+// (one round trip per request, shared by concurrent requests: platform/batch.ts); test/oidc/lookup-plans.test.ts
+// holds each to index lookups. Ids are storage ids (payloads.ts hashId); payloads are stored payloads
+// (storedPayload). The signing keys keep their own statements (keys.ts).
 import type { JSONWebKeySet } from 'jose';
 import type { AdapterPayload } from 'oidc-provider';
 import { APP_COLUMNS, APPS_FROM, type AppType } from '../apps/queries.ts';
-import type { Db, Queryable } from '../platform/db.ts';
 import { USER_PROFILE_COLUMNS, type UserProfileRow } from '../users/queries.ts';
 import type { AccessTokenPayload } from './payloads.ts';
 
@@ -236,139 +236,3 @@ export const READ_AHEAD_SQL = `
             SELECT ${USER_PROFILE_COLUMNS} FROM users u JOIN orgs o ON o.id = u.org_id WHERE u.id = r.account_id
           ) x) AS account_row
   FROM r`;
-
-// --- oidc-provider's storage (provider/adapter.ts) ---
-
-/** A one-time id (ReplayDetection): inserted, or taken over once expired, atomically; false when it is still used. */
-export async function claimPayload(
-  db: Queryable,
-  model: string,
-  id: string,
-  payload: AdapterPayload,
-  ttl: number,
-): Promise<boolean> {
-  const { rowCount } = await db.query(
-    `INSERT INTO oidc_payloads (model, id, payload, expires_at)
-     VALUES ($1, $2, $3, now() + make_interval(secs => $4::int))
-     ON CONFLICT ON CONSTRAINT oidc_payloads_pkey DO UPDATE
-       SET payload = EXCLUDED.payload, expires_at = EXCLUDED.expires_at
-       WHERE oidc_payloads.expires_at <= now()`,
-    [model, id, payload, ttl],
-  );
-  return rowCount === 1;
-}
-
-export interface PayloadRow {
-  model: string;
-  id: string;
-  payload: unknown;
-  grantId: string | null;
-  uid: string | null;
-  /** Seconds from now; null never expires. */
-  ttl: number | null;
-}
-
-export async function upsertPayload(db: Queryable, row: PayloadRow): Promise<void> {
-  await db.query(
-    `INSERT INTO oidc_payloads (model, id, payload, grant_id, uid, expires_at)
-     VALUES ($1, $2, $3, $4, $5, CASE WHEN $6::int IS NULL THEN NULL ELSE now() + make_interval(secs => $6::int) END)
-     ON CONFLICT ON CONSTRAINT oidc_payloads_pkey DO UPDATE
-       SET payload = EXCLUDED.payload, grant_id = EXCLUDED.grant_id, uid = EXCLUDED.uid,
-           expires_at = EXCLUDED.expires_at, updated_at = clock_timestamp()`,
-    [row.model, row.id, row.payload, row.grantId, row.uid, row.ttl],
-  );
-}
-
-export async function findPayload(
-  db: Queryable,
-  model: string,
-  id: string,
-): Promise<{ payload: AdapterPayload; consumed_at: Date | null } | undefined> {
-  const { rows } = await db.query<{ payload: AdapterPayload; consumed_at: Date | null }>(
-    `SELECT payload, consumed_at FROM oidc_payloads
-     WHERE model = $1 AND id = $2 AND (expires_at IS NULL OR expires_at > now())`,
-    [model, id],
-  );
-  return rows[0];
-}
-
-/** The newest unexpired row with this uid (a session id rotation writes a new row with the same uid). */
-export async function findPayloadByUid(db: Queryable, model: string, uid: string): Promise<AdapterPayload | undefined> {
-  const { rows } = await db.query<{ payload: AdapterPayload }>(
-    `SELECT payload FROM oidc_payloads
-     WHERE model = $1 AND uid = $2 AND (expires_at IS NULL OR expires_at > now())
-     ORDER BY updated_at DESC LIMIT 1`,
-    [model, uid],
-  );
-  return rows[0]?.payload;
-}
-
-/** Marks the row consumed; false when it was consumed before (or is gone). Atomic (security.md §3). */
-export async function consumePayload(db: Queryable, model: string, id: string): Promise<boolean> {
-  const { rowCount } = await db.query(
-    'UPDATE oidc_payloads SET consumed_at = now() WHERE model = $1 AND id = $2 AND consumed_at IS NULL',
-    [model, id],
-  );
-  return rowCount === 1;
-}
-
-export async function findConsumption(
-  db: Queryable,
-  model: string,
-  id: string,
-): Promise<{ grant_id: string | null; consumed_at: Date | null } | undefined> {
-  const { rows } = await db.query<{ grant_id: string | null; consumed_at: Date | null }>(
-    'SELECT grant_id, consumed_at FROM oidc_payloads WHERE model = $1 AND id = $2',
-    [model, id],
-  );
-  return rows[0];
-}
-
-/** Every row of a grant except those of one model (a replayed code's tokens and the grant itself). */
-export async function deleteGrantRowsExcept(db: Queryable, grantId: string, model: string): Promise<void> {
-  await db.query('DELETE FROM oidc_payloads WHERE grant_id = $1 AND model <> $2', [grantId, model]);
-}
-
-export async function deletePayload(db: Queryable, model: string, id: string): Promise<void> {
-  await db.query('DELETE FROM oidc_payloads WHERE model = $1 AND id = $2', [model, id]);
-}
-
-export async function deletePayloadsOfGrant(db: Queryable, model: string, grantId: string): Promise<void> {
-  await db.query('DELETE FROM oidc_payloads WHERE model = $1 AND grant_id = $2', [model, grantId]);
-}
-
-// One batch of the sweep: up to $2 rows expired a minute ago or more, in expiry order from $1 on, by their row
-// addresses (a TID scan, no primary-key lookup per row). A row updated since it was chosen has a new address and
-// stays; the outer condition holds the expiry against a concurrent change too.
-const SWEEP_BATCH = `
-  WITH gone AS (
-    DELETE FROM oidc_payloads
-    WHERE ctid = ANY (ARRAY(
-        SELECT ctid FROM oidc_payloads
-        WHERE expires_at >= $1::timestamptz AND expires_at < now() - interval '1 minute'
-        ORDER BY expires_at LIMIT $2))
-      AND expires_at < now() - interval '1 minute'
-    RETURNING expires_at)
-  SELECT count(*)::int AS removed, max(expires_at)::text AS last FROM gone`;
-
-/**
- * Deletes expired rows in batches until none are left or `until` (epoch ms) has passed; returns how many went.
- * Issue 18 "Scale": a backlog (5 million expired rows of 10 million) is worked through while requests keep their
- * latency: after each batch the sweep pauses three times as long as the batch took, so it holds one connection at
- * most a quarter of the time. Each batch starts where the previous one ended: deleted rows stay in the expiry index
- * until VACUUM, and starting from the oldest every time would walk over all of them again.
- */
-export async function sweepExpired(db: Db, options: { until: number; batchSize?: number }): Promise<number> {
-  const batchSize = options.batchSize ?? 1000;
-  let total = 0;
-  let from = '-infinity';
-  while (Date.now() < options.until) {
-    const started = performance.now();
-    const { rows } = await db.query<{ removed: number; last: string | null }>(SWEEP_BATCH, [from, batchSize]);
-    total += rows[0]!.removed;
-    if (rows[0]!.removed < batchSize || !rows[0]!.last) break;
-    from = rows[0]!.last;
-    await new Promise((resolve) => setTimeout(resolve, 3 * (performance.now() - started)));
-  }
-  return total;
-}

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { createAdapterClass } from '../../src/oidc/provider/adapter.ts';
-import { sweepExpired } from '../../src/oidc/queries.ts';
+import { sweepExpired } from '../../src/oidc/payload-store.ts';
 
 describe('Postgres adapter', () => {
   let server: TestServer;

@@ -17,7 +17,7 @@ import {
   findPayload,
   findPayloadByUid,
   upsertPayload,
-} from '../queries.ts';
+} from '../payload-store.ts';
 
 export interface AdapterHooks {
   findClient(clientId: string): Promise<AdapterPayload | undefined>;
