@@ -34,6 +34,8 @@ export interface UserRow {
   secret_hash: string | null;
   /** The user must choose a new password at the next sign-in (issue 16). */
   password_change_required: boolean;
+  /** The kinds of second factor the user has ready (issue 17, factors/registry.ts). */
+  factor_kinds: string[];
   created_at: Date;
   changed_at: Date;
   sequence: string;
@@ -46,7 +48,10 @@ export interface UserRow {
 }
 
 /** A user without its credential hashes: what a token stands for, and what claims are made of. */
-export type UserProfileRow = Omit<UserRow, 'password_hash' | 'secret_hash' | 'password_change_required'>;
+export type UserProfileRow = Omit<
+  UserRow,
+  'password_hash' | 'secret_hash' | 'password_change_required' | 'factor_kinds'
+>;
 
 /**
  * The columns of a UserProfileRow (users u JOIN orgs o), for reads that join a user to other rows: token lookups
@@ -60,7 +65,7 @@ export const USER_PROFILE_COLUMNS =
   u.machine_description, u.access_token_type, u.created_at, u.changed_at, u.sequence, o.primary_domain, ` +
   `o.name AS org_name, o.state AS org_state`;
 
-const USER_COLUMNS = `${USER_PROFILE_COLUMNS}, u.password_hash, u.secret_hash, u.password_change_required`;
+const USER_COLUMNS = `${USER_PROFILE_COLUMNS}, u.password_hash, u.secret_hash, u.password_change_required, u.factor_kinds`;
 
 const SELECT_USER = `SELECT ${USER_COLUMNS} FROM users u JOIN orgs o ON o.id = u.org_id`;
 
