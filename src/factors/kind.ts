@@ -29,13 +29,12 @@ export interface FactorEntry {
   name?: string;
 }
 
-/** A page's part that asks for the factor: a view of views/ and its data. `state` rides, sealed, in the step's
- *  ticket to verify() (a WebAuthn challenge, say); `script` names the one first-party script the view needs. */
+/** The page that asks for the factor: a view of views/ and its data. `state` rides, sealed, in the step's ticket
+ *  to verify() (a WebAuthn challenge, say). */
 export interface FactorPrompt {
   view: string;
   data: object;
   state?: Record<string, unknown>;
-  script?: string;
 }
 
 export type FactorCheck = { ok: true } | { ok: false; retryAfter?: number };

@@ -47,10 +47,9 @@ export class OtpCheckLocked extends AppError {
 }
 const invalidCode = () => invalidArgument('OTP code is invalid', 'EVENT-8isk2');
 
-/** A new secret with its otpauth:// URI, labelled with the instance's name and the user's login name. */
-export function newOtp(deps: OtpDeps, user: UserRow, issuer: string): NewOtp {
-  const secret = newTotpSecret();
-  return { secret, url: otpauthUri(secret, issuer, loginName(user)) };
+/** The otpauth:// URI of a secret, labelled with the issuer's host and the user's login name. */
+export function otpUrl(config: Config, user: UserRow, secret: string): string {
+  return otpauthUri(secret, new URL(config.issuer).host, loginName(user));
 }
 
 async function human(db: Queryable, userId: string): Promise<UserRow> {
@@ -60,9 +59,10 @@ async function human(db: Queryable, userId: string): Promise<UserRow> {
 }
 
 /** AddMyAuthFactorOTP: a new unconfirmed authenticator (replacing an unconfirmed one). */
-export async function addMyOtp(deps: OtpDeps, userId: string, issuer: string): Promise<NewOtp & { details: Details }> {
+export async function addMyOtp(deps: OtpDeps, userId: string): Promise<NewOtp & { details: Details }> {
   const user = await human(deps.db, userId);
-  const otp = newOtp(deps, user, issuer);
+  const secret = newTotpSecret();
+  const otp = { secret, url: otpUrl(deps.config, user, secret) };
   return deps.db.tx(async (tx) => {
     if (!(await insertPendingTotp(tx, userId, deps.secrets.encrypt(otp.secret))))
       throw alreadyExists('Multifactor OTP is already set up', 'COMMAND-do9se');

@@ -74,6 +74,12 @@ export async function findUserById(db: Queryable, id: string): Promise<UserRow |
   return rows[0];
 }
 
+/** What the password sign-in needs of the login policy (issue 17), read with the user rather than in a statement of
+ *  its own (login-queries.test.ts); the defaults when no policy was set (login-policy/policy.ts). */
+const LOGIN_POLICY_COLUMNS =
+  'coalesce((SELECT force_mfa FROM login_policy), false) AS policy_force_mfa, ' +
+  'coalesce((SELECT allow_username_password FROM login_policy), true) AS policy_allow_password';
+
 /**
  * The user a login name denotes (compat.md §5), never ambiguously (issue 13 §6): when the part after the last `@`
  * is an organization's domain, the name is `user name@org domain` and only that org's user of that user name
@@ -83,14 +89,19 @@ export async function findUserById(db: Queryable, id: string): Promise<UserRow |
  */
 const FIND_BY_LOGIN_NAME = `
   WITH d AS (SELECT org_id FROM org_domains WHERE lower(domain) = lower($3) LIMIT 1)
-  ${SELECT_USER}
+  SELECT ${USER_COLUMNS}, ${LOGIN_POLICY_COLUMNS} FROM users u JOIN orgs o ON o.id = u.org_id
   WHERE lower(u.user_name) = lower(CASE WHEN EXISTS (SELECT 1 FROM d) THEN $2 ELSE $1 END)
     AND (NOT EXISTS (SELECT 1 FROM d) OR u.org_id = (SELECT org_id FROM d))`;
 
-export async function findUserByLoginName(db: Queryable, loginName: string): Promise<UserRow | undefined> {
+export interface SignInUserRow extends UserRow {
+  policy_force_mfa: boolean;
+  policy_allow_password: boolean;
+}
+
+export async function findUserByLoginName(db: Queryable, loginName: string): Promise<SignInUserRow | undefined> {
   const at = loginName.lastIndexOf('@');
   const [local, domain] = at < 0 ? [loginName, ''] : [loginName.slice(0, at), loginName.slice(at + 1)];
-  const { rows } = await db.query<UserRow>(FIND_BY_LOGIN_NAME, [loginName, local, domain]);
+  const { rows } = await db.query<SignInUserRow>(FIND_BY_LOGIN_NAME, [loginName, local, domain]);
   return rows[0];
 }
 
