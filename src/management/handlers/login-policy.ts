@@ -25,7 +25,8 @@ const LIFETIMES = [
 ] as const;
 
 export function loginPolicyOperations({ db, instance, config }: ManagementDeps): Operation[] {
-  const lifetime = { seconds: BigInt(config.ttl.sessionAbsolute), nanos: 0 };
+  // (config is read per call: the README's methods table lists the operations without one)
+  const sessionLifetime = () => ({ seconds: BigInt(config.ttl.sessionAbsolute), nanos: 0 });
   const policyMessage = (p: StoredLoginPolicy) => ({
     details: detailsMessage({ ...p.details, resourceOwner: instance.id }),
     allowUsernamePassword: p.allowUsernamePassword,
@@ -36,11 +37,12 @@ export function loginPolicyOperations({ db, instance, config }: ManagementDeps):
     isDefault: true,
     // ZITADEL's IDs for unknown names are never revealed here (security.md §17)
     ignoreUnknownUsernames: true,
-    ...Object.fromEntries(LIFETIMES.map(([name]) => [name, lifetime])),
+    ...Object.fromEntries(LIFETIMES.map(([name]) => [name, sessionLifetime()])),
     secondFactors: [SecondFactorType.OTP],
   });
   const read = async () => ({ policy: policyMessage(await getLoginPolicy(db)) });
   const checkLifetimes = (req: UpdateLoginPolicyRequest) => {
+    const lifetime = sessionLifetime();
     for (const [name, field] of LIFETIMES) {
       const value: Duration | undefined = req[name];
       if (value && (value.seconds !== 0n || value.nanos !== 0) && value.seconds !== lifetime.seconds)
