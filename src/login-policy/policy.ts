@@ -1,7 +1,5 @@
 // The instance's login policy (issue 17, ZITADEL's LoginPolicy): which ways of signing in the login offers, and
 // whether a second factor is required. Organizations have none of their own: the instance's applies to all.
-import type { Queryable } from '../platform/db.ts';
-import { findLoginPolicy } from './queries.ts';
 
 export interface LoginPolicy {
   allowUsernamePassword: boolean;
@@ -21,15 +19,3 @@ export const DEFAULT_LOGIN_POLICY: LoginPolicy = Object.freeze({
   forceMfa: false,
   passwordlessAllowed: true,
 });
-
-export interface StoredLoginPolicy extends LoginPolicy {
-  isDefault: boolean;
-  details: { sequence: string; creationDate?: Date; changeDate?: Date };
-}
-
-export async function getLoginPolicy(db: Queryable): Promise<StoredLoginPolicy> {
-  const row = await findLoginPolicy(db);
-  if (!row) return { ...DEFAULT_LOGIN_POLICY, isDefault: true, details: { sequence: '0' } };
-  const { createdAt, changedAt, sequence, ...policy } = row;
-  return { ...policy, isDefault: false, details: { sequence, creationDate: createdAt, changeDate: changedAt } };
-}

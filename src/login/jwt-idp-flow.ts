@@ -11,7 +11,7 @@ import { findActiveUser } from '../users/lookup.ts';
 import { IDP_ID_PREFIX, ORG_ID_PREFIX, scopeValues } from '../oidc/scopes.ts';
 import { interactionById, loadInteraction, saveResult, type Interaction, type LoginDeps } from './interaction.ts';
 import { afterFirstFactorOf } from './second-factor-flow.ts';
-import { getLoginPolicy } from '../login-policy/policy.ts';
+import { getLoginPolicy } from '../login-policy/current.ts';
 import { chooseLocale, type Locale } from './i18n.ts';
 import { rememberPendingLink } from './jwt-idp-link.ts';
 

@@ -25,7 +25,7 @@ import { forgotPasswordUrl } from '../account/urls.ts';
 import { goToIdp, requestedIdpId } from './jwt-idp-flow.ts';
 import { completePendingLink } from './jwt-idp-link.ts';
 import { listActiveIdps } from '../idps/queries.ts';
-import { getLoginPolicy } from '../login-policy/policy.ts';
+import { getLoginPolicy } from '../login-policy/current.ts';
 
 const LOGIN_NAME_MAX = 400;
 

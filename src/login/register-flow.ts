@@ -16,7 +16,7 @@ import {
   type LoginDeps,
 } from './interaction.ts';
 import { afterFirstFactorOf } from './second-factor-flow.ts';
-import { getLoginPolicy } from '../login-policy/policy.ts';
+import { getLoginPolicy } from '../login-policy/current.ts';
 import { policyRefusal } from './password-rules.ts';
 
 const FIELDS = [

@@ -9,7 +9,7 @@ import { recoveryKind } from '../factors/recovery-kind.ts';
 import { enrollOtp, otpUrl } from '../factors/otp.ts';
 import { newTotpSecret } from '../factors/totp.ts';
 import { qrPath } from '../factors/qr.ts';
-import { getLoginPolicy } from '../login-policy/policy.ts';
+import { getLoginPolicy } from '../login-policy/current.ts';
 import { getUserById } from '../users/service.ts';
 import { format } from './i18n.ts';
 import { formField, loadPostedInteraction, type Interaction, type LoginDeps } from './interaction.ts';

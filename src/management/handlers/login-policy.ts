@@ -11,7 +11,7 @@ import { PasswordlessType, SecondFactorType } from '@zitadel/proto/zitadel/polic
 import type { Duration } from '@bufbuild/protobuf/wkt';
 import type { ManagementDeps } from '../deps.ts';
 import { IAM_OWNER, ORG_OWNER } from '../../members/roles.ts';
-import { getLoginPolicy, type StoredLoginPolicy } from '../../login-policy/policy.ts';
+import { getLoginPolicy, type StoredLoginPolicy } from '../../login-policy/current.ts';
 import { updateLoginPolicy } from '../../login-policy/service.ts';
 import { invalidArgument } from '../../platform/errors.ts';
 import { detailsMessage } from '../convert.ts';
