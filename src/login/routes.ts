@@ -24,6 +24,7 @@ import { submitRequiredChange } from './password-change-flow.ts';
 import { continueWithIdp, JWT_AUTHORIZE_PATH, receiveJwt } from './jwt-idp-flow.ts';
 import { IdpKeyCache } from '../idps/jwt-token.ts';
 import { isClientAbort, requestErrorStatus } from '../platform/errors.ts';
+import { unitOfWork, writeQueued } from '../oidc/write-behind.ts';
 
 const STATIC: Record<string, { type: string; body: Buffer }> = {
   'style.css': { type: 'text/css; charset=utf-8', body: readFileSync(new URL('static/style.css', VIEWS_DIR)) },
@@ -58,12 +59,15 @@ export async function registerLogin(
   const route =
     (handler: (d: LoginDeps, req: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>) =>
     (request: FastifyRequest, reply: FastifyReply) =>
-      handler(login, request, reply);
+      unitOfWork(login.db, () => handler(login, request, reply));
 
   await app.register(async (ui) => {
     await ui.register(cookie);
     // Login forms are small; anything bigger is refused before parsing (security.md §19).
     await ui.register(formbody, { bodyLimit: 16 * 1024 });
+    // A step's saves (the interaction, the lockout's settlement) are written as one statement before its answer
+    // leaves: the next step, maybe on another node, reads them (oidc/write-behind.ts).
+    ui.addHook('onSend', async () => writeQueued(login.db));
 
     // Issue 13 §11: every field of every login and registration form, and the path and query, in one check.
     ui.addHook('preValidation', async (request) => {

@@ -6,12 +6,14 @@
 // your writes). Operations that must happen in place (consume, revoke by grant, the replay claim, a read by uid)
 // write the queue first, so rows reach the database in the order the library meant. Statements of our own that
 // settle with the request (the lockout's attempt given back after a success: lockout/queries.ts) ride along in the
-// same statement as extra CTEs. Without a unit (the login pages' own saves outside one) every write goes at once.
+// same statement as extra CTEs. The login pages run in units too (login/routes.ts), written before their answer is
+// sent. Without a unit every write goes at once.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Queryable } from '../platform/db.ts';
 import type { PayloadRow } from './payload-store.ts';
 
-/** A data-modifying CTE of our own, written with the unit: `sql(param)` places each value as a parameter. */
+/** Data-modifying CTEs of our own (`name AS (...)`, comma-separated), written with the unit: `sql(param)` places
+ *  each value as a parameter. Their names must differ from those of the unit's other writes. */
 export type SideWrite = (param: (value: unknown) => string) => string;
 
 interface Unit {
@@ -86,7 +88,7 @@ async function write(db: Queryable, unit: Unit): Promise<void> {
     saved.map((r) => r.ttl),
   ];
   const param = (value: unknown) => `$${params.push(value)}`;
-  const extra = side.map((sql, i) => `side${i} AS (${sql(param)}),\n`).join('');
+  const extra = side.map((sql) => `${sql(param)},\n`).join('');
   await db.query(`WITH ${extra}${WRITE_SQL}`, params);
 }
 
