@@ -25,6 +25,7 @@ import { continueWithIdp, JWT_AUTHORIZE_PATH, receiveJwt } from './jwt-idp-flow.
 import { IdpKeyCache } from '../idps/jwt-token.ts';
 import { isClientAbort, requestErrorStatus } from '../platform/errors.ts';
 import { unitOfWork, writeQueued } from '../oidc/write-behind.ts';
+import { withLoginPageRows } from './page-read-ahead.ts';
 
 const STATIC: Record<string, { type: string; body: Buffer }> = {
   'style.css': { type: 'text/css; charset=utf-8', body: readFileSync(new URL('static/style.css', VIEWS_DIR)) },
@@ -60,6 +61,11 @@ export async function registerLogin(
     (handler: (d: LoginDeps, req: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>) =>
     (request: FastifyRequest, reply: FastifyReply) =>
       unitOfWork(login.db, () => handler(login, request, reply));
+  // The pages that show the login name form: their interaction and IdPs read with one statement.
+  const pageRoute =
+    (handler: (d: LoginDeps, req: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>) =>
+    (request: FastifyRequest<{ Params: { uid: string } }>, reply: FastifyReply) =>
+      withLoginPageRows(login.db, request.params.uid, login.instance.id, () => route(handler)(request, reply));
 
   await app.register(async (ui) => {
     await ui.register(cookie);
@@ -89,8 +95,8 @@ export async function registerLogin(
         .send(asset.body);
     });
 
-    ui.get('/ui/login/:uid', route(showStart));
-    ui.get('/ui/login/:uid/login-name', route(showLoginName));
+    ui.get('/ui/login/:uid', pageRoute(showStart));
+    ui.get('/ui/login/:uid/login-name', pageRoute(showLoginName));
     ui.post('/ui/login/:uid/login-name', route(submitLoginName));
     ui.post('/ui/login/:uid/password', route(submitPassword));
     ui.post('/ui/login/:uid/select', route(submitSelect));
