@@ -42,9 +42,19 @@ export async function reserveAttempt(
   return rows;
 }
 
+/** A row an attempt depends on, read by the same statement: `sql` selects it with its parameter `$9`. Without the
+ *  row nothing is counted. */
+export interface AttemptGate {
+  sql: string;
+  param: unknown;
+}
+
+export type NamedReservation = Reservation & Partial<UserRow> & { gate_row?: unknown };
+
 /**
  * reserveAttempt on the user a login name denotes, read by the same statement (issue 18): the account key is the
- * user's ID, else the lower-cased name ($1). Each row carries the user's columns too (null: no such user).
+ * user's ID, else the lower-cased name ($1). Each row carries the user's columns too (null: no such user), and
+ * with a gate its row as `gate_row` (JSON, null: none, and nothing was counted).
  */
 export async function reserveAttemptOfLoginName(
   db: Queryable,
@@ -52,22 +62,37 @@ export async function reserveAttemptOfLoginName(
   ip: string,
   max: { account: number; ip: number },
   seconds: number,
-): Promise<(Reservation & Partial<UserRow>)[]> {
-  const { rows } = await db.query<Reservation & Partial<UserRow>>(
-    `WITH named AS (${userByLoginName('$6', '$7', '$8')} LIMIT 1),
-     ${reserveSql('coalesce((SELECT id FROM named), $1::text)', 'named.*')}`,
-    [loginName.toLowerCase(), ip, max.account, max.ip, seconds, ...loginNameParts(loginName)],
+  gate?: AttemptGate,
+): Promise<NamedReservation[]> {
+  const { rows } = await db.query<NamedReservation>(
+    `WITH named AS (${userByLoginName('$6', '$7', '$8')} LIMIT 1), ${gate ? `gate AS (${gate.sql}),` : ''}
+     ${reserveSql(
+       'coalesce((SELECT id FROM named), $1::text)',
+       gate
+         ? { columns: 'named.*, (SELECT to_jsonb(gate) FROM gate) AS gate_row', when: 'EXISTS (SELECT 1 FROM gate)' }
+         : { columns: 'named.*' },
+     )}`,
+    [
+      loginName.toLowerCase(),
+      ip,
+      max.account,
+      max.ip,
+      seconds,
+      ...loginNameParts(loginName),
+      ...(gate ? [gate.param] : []),
+    ],
   );
   return rows;
 }
 
 // The CTEs and the answer of reserveAttempt: `account` is the SQL of the account key; $2 the address, $3 and $4 the
-// maximum attempts of the account and the address, $5 the window in seconds; `alongside` more columns from `named`.
-const reserveSql = (account: string, alongside?: string) => `
+// maximum attempts of the account and the address, $5 the window in seconds. `more` adds columns (from `named`)
+// and a condition for counting.
+const reserveSql = (account: string, more?: { columns: string; when?: string }) => `
   k (scope, key, ord) AS (VALUES ('account', ${account}, 1), ('ip', $2::text, 2)),
   counted AS (
     INSERT INTO login_failures AS f (scope, key, failures, window_started_at)
-    SELECT scope, key, 1, now() FROM k ORDER BY ord
+    SELECT scope, key, 1, now() FROM k ${more?.when ? `WHERE ${more.when}` : ''} ORDER BY ord
     ON CONFLICT (scope, key) DO UPDATE SET
       failures = CASE WHEN ${FRESH} THEN 1 ELSE f.failures + 1 END,
       locked_until = CASE WHEN ${FRESH} THEN NULL ELSE f.locked_until END,
@@ -76,9 +101,9 @@ const reserveSql = (account: string, alongside?: string) => `
     RETURNING f.scope, f.key)
   SELECT k.scope, k.key, c.key IS NOT NULL AS reserved,
          coalesce(greatest(0, ceil(extract(epoch FROM old.locked_until - now()))), 0)::int AS seconds
-         ${alongside ? `, ${alongside}` : ''}
+         ${more ? `, ${more.columns}` : ''}
     FROM k LEFT JOIN counted c USING (scope, key) LEFT JOIN login_failures old USING (scope, key)
-    ${alongside ? 'LEFT JOIN named ON true' : ''}`;
+    ${more ? 'LEFT JOIN named ON true' : ''}`;
 
 /**
  * Gives an attempt back on the keys given (null: not that key): the account's row is deleted when `clearAccount`

@@ -17,6 +17,7 @@ import {
   releaseSql,
   reserveAttempt,
   reserveAttemptOfLoginName,
+  type AttemptGate,
   type Reservation,
 } from './queries.ts';
 
@@ -34,17 +35,29 @@ export async function reserveLoginAttempt(db: Db, policy: Config['lockout'], sub
 }
 
 /** reserveLoginAttempt for the user a login name denotes (the account key is its ID, else the lower-cased name),
- *  with the user read by the same statement (issue 18); the user is returned whatever its state. */
+ *  with the user read by the same statement (issue 18); the user is returned whatever its state. With a gate
+ *  (queries.ts AttemptGate) its row comes back too; without the row nothing was counted (undefined). */
 export async function reserveLoginAttemptOfName(
   db: Db,
   policy: Config['lockout'],
   loginName: string,
   ip: string,
-): Promise<{ user: UserRow | undefined; subject: LoginSubject; wait: number }> {
-  const keys = await reserveAttemptOfLoginName(db, loginName, ip, maxAttempts(policy), policy.seconds);
-  const { scope: _scope, key: _key, reserved: _reserved, seconds: _seconds, ...user } = keys[0]!;
+  gate?: AttemptGate,
+): Promise<NamedAttempt | undefined> {
+  const keys = await reserveAttemptOfLoginName(db, loginName, ip, maxAttempts(policy), policy.seconds, gate);
+  const { scope: _scope, key: _key, reserved: _reserved, seconds: _seconds, gate_row: gateRow, ...user } = keys[0]!;
+  if (gate && !gateRow) return undefined;
   const subject: LoginSubject = { account: keys.find((k) => k.scope === 'account')!.key, ip };
-  return { user: user.id ? (user as UserRow) : undefined, subject, wait: await settle(db, policy, subject, keys) };
+  const wait = await settle(db, policy, subject, keys);
+  return { user: user.id ? (user as UserRow) : undefined, subject, wait, gateRow };
+}
+
+export interface NamedAttempt {
+  user: UserRow | undefined;
+  subject: LoginSubject;
+  /** 0: the attempt is counted and may be checked; else the seconds the subject must wait (nothing counted). */
+  wait: number;
+  gateRow?: unknown;
 }
 
 const maxAttempts = (policy: Config['lockout']) => ({ account: policy.maxAttempts, ip: policy.ipMaxAttempts });

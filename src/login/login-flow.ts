@@ -2,6 +2,7 @@
 // the password; the account chooser lists the accounts of this browser.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { signInWithPassword } from './sign-in.ts';
+import { withPasswordCheckAhead } from './password-read-ahead.ts';
 import { describeAccounts, type AccountSummary } from '../users/accounts.ts';
 import { format } from './i18n.ts';
 import {
@@ -95,7 +96,9 @@ export const submitPassword: Handler = async (deps, request, reply) => {
     return renderPassword(deps, page, reply, 503, loginName, { alert: deps.pages.texts(page.locale).errorBusy });
   }
   try {
-    return await checkPassword(deps, request, reply, loginName, slot);
+    return await withPasswordCheckAhead(deps, request, loginName, () =>
+      checkPassword(deps, request, reply, loginName, slot),
+    );
   } finally {
     slot.release();
   }

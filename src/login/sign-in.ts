@@ -6,6 +6,7 @@ import type { Config } from '../config.ts';
 import type { Db } from '../platform/db.ts';
 import { recordFailure, recordSuccess, reserveLoginAttemptOfName, successWrite } from '../lockout/service.ts';
 import { queueSideWrite } from '../oidc/write-behind.ts';
+import { takeCountedAttempt } from './password-read-ahead.ts';
 import { isActive } from '../users/lookup.ts';
 import type { HashSlot } from '../users/passwords.ts';
 import type { UserRow } from '../users/queries.ts';
@@ -18,7 +19,12 @@ export async function signInWithPassword(
   lockout: Config['lockout'],
   input: { loginName: string; password: string; ip: string },
 ): Promise<SignInResult> {
-  const { user: found, subject, wait } = await reserveLoginAttemptOfName(db, lockout, input.loginName, input.ip);
+  const {
+    user: found,
+    subject,
+    wait,
+  } = takeCountedAttempt(input.loginName, input.ip) ??
+  (await reserveLoginAttemptOfName(db, lockout, input.loginName, input.ip))!;
   const user = found && found.type === 'human' && isActive(found) && found.password_hash ? found : undefined;
   if (wait > 0) return { kind: 'locked', retryAfter: wait };
   const valid = user ? await slot.verify(input.password, user.password_hash!) : await slot.verifyDecoy(input.password);
