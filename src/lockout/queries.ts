@@ -97,7 +97,8 @@ const reserveSql = (account: string, more?: { columns: string; when?: string }) 
       failures = CASE WHEN ${FRESH} THEN 1 ELSE f.failures + 1 END,
       locked_until = CASE WHEN ${FRESH} THEN NULL ELSE f.locked_until END,
       window_started_at = CASE WHEN ${FRESH} THEN now() ELSE f.window_started_at END
-    WHERE ${FRESH} OR (f.locked_until IS NULL AND f.failures < CASE f.scope WHEN 'account' THEN $3::int ELSE $4::int END)
+    WHERE ${FRESH}
+       OR (f.locked_until IS NULL AND f.failures < CASE f.scope WHEN 'account' THEN $3::int ELSE $4::int END)
     RETURNING f.scope, f.key)
   SELECT k.scope, k.key, c.key IS NOT NULL AS reserved,
          coalesce(greatest(0, ceil(extract(epoch FROM old.locked_until - now()))), 0)::int AS seconds
