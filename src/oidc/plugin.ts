@@ -38,6 +38,7 @@ import { revocationAllowed } from './provider/revocation.ts';
 import { machineTokenFastPath } from './fast/token.ts';
 import { userGrantFastPath } from './fast/user-grants.ts';
 import { mountOidcRoutes } from './edge/routes.ts';
+import { unitOfWork } from './write-behind.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -141,6 +142,8 @@ export async function registerOidc(app: FastifyInstance, deps: OidcDeps): Promis
     jwtAccessTokens.install(provider, claimsOfIssuedTokens);
     installIdTokenClaims(provider, claimsOfIssuedTokens);
     patchClients(provider, secrets);
+    // outermost: the rows the request saved are written before any response leaves (write-behind.ts)
+    provider.use((_ctx, next) => unitOfWork(db, next));
     provider.use(providerResponses);
     provider.use(clientRateLimit.middleware);
     observeProvider(provider, deps.metrics, log);
