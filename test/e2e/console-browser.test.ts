@@ -1,0 +1,206 @@
+// Issue 22 in a real browser (Chromium): the admin console signs in through the login pages, creates a project, a
+// role and an app through the API's operations (checked through the REST API), shows the client secret once, and
+// works with JavaScript off; a user without a management role sees no data; a cross-site post changes nothing; a
+// hostile name stays text; axe-core finds no serious or critical violation. Screenshots go to docs/screenshots/.
+import { createRequire } from 'node:module';
+import { mkdirSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
+import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
+import { launchBrowser, signIn } from '../helpers/browser.ts';
+import { callRest, okJson } from '../helpers/management.ts';
+import { defaultOrgId } from '../helpers/oidc.ts';
+import { ADMIN_PASSWORD, type TestServer } from '../helpers/server.ts';
+import { startServerWithAdminKey } from '../helpers/tokens.ts';
+import { registerHuman } from '../../src/users/register.ts';
+import { registrationSchema } from '../../src/users/schema.ts';
+
+const DOCS_SCREENSHOTS = new URL('../../docs/screenshots/', import.meta.url);
+const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+
+describe('admin console in a browser (issue 22)', () => {
+  let server: TestServer;
+  let adminToken: string;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    ({ server, adminToken } = await startServerWithAdminKey());
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  const api = (method: string, rest: [string, string], body?: Record<string, unknown>) =>
+    callRest(server.url, { service: ManagementService, method, rest, body }, { token: adminToken });
+
+  async function consolePage(options: BrowserContextOptions = {}): Promise<Page> {
+    const context = await browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 900 }, ...options });
+    return context.newPage();
+  }
+
+  /** Opens a console page, signs in on the login pages and comes back to it. */
+  async function signedIn(page: Page, path: string, loginName = 'admin', password = ADMIN_PASSWORD) {
+    await page.goto(`${server.url}${path}`);
+    await signIn(page, loginName, password);
+    await page.waitForURL((url) => url.pathname === path.split('?')[0], { timeout: 15_000 });
+  }
+
+  async function shot(page: Page, name: string) {
+    mkdirSync(DOCS_SCREENSHOTS, { recursive: true });
+    await page.screenshot({ path: new URL(`${name}.png`, DOCS_SCREENSHOTS).pathname, fullPage: true });
+  }
+
+  async function projectByName(name: string) {
+    const list = okJson<{ result?: { id: string; name: string }[] }>(
+      await api('ListProjects', ['POST', '/management/v1/projects/_search'], {}),
+    );
+    return list.result?.find((p) => p.name === name);
+  }
+
+  it('the admin signs in, creates a project, a role and an app; the secret is shown once and matches the API', async () => {
+    const page = await consolePage();
+    await signedIn(page, '/ui/console/projects');
+    await page.getByRole('textbox', { name: 'Name', exact: true }).fill('Shop');
+    await page.getByRole('button', { name: 'Create project' }).click();
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Shop');
+    const project = await projectByName('Shop');
+    expect(project).toBeDefined();
+
+    await page.getByLabel('Key', { exact: true }).fill('admin');
+    await page.getByRole('button', { name: 'Add role' }).click();
+    const roles = okJson<{ result?: { key: string }[] }>(
+      await api('ListProjectRoles', ['POST', `/management/v1/projects/${project!.id}/roles/_search`], {}),
+    );
+    expect(roles.result?.map((r) => r.key)).toEqual(['admin']);
+    await page.getByRole('checkbox', { name: 'Assert roles on authentication' }).check();
+    await page.getByRole('button', { name: 'Save' }).first().click();
+    await expect.poll(() => page.locator('#notice').textContent()).toBe('Saved.');
+    const got = okJson<{ project: { projectRoleAssertion?: boolean } }>(
+      await api('GetProjectByID', ['GET', `/management/v1/projects/${project!.id}`]),
+    );
+    expect(got.project.projectRoleAssertion).toBe(true);
+
+    await page.getByRole('link', { name: 'New app' }).click();
+    await page.getByRole('textbox', { name: 'Name', exact: true }).fill('Shop web');
+    await page.getByLabel('Redirect URIs').fill('https://shop.example.com/callback');
+    await page.getByRole('button', { name: 'Create app' }).click();
+    const clientId = await page.locator('#client-id').inputValue();
+    const secret = await page.locator('#client-secret').inputValue();
+    expect(secret.length).toBeGreaterThan(20);
+    await expect.poll(() => page.getByRole('button', { name: 'Copy' }).count()).toBe(2);
+    await shot(page, 'console-app-created');
+    const apps = okJson<{ result?: { id: string; oidcConfig?: { clientId: string; redirectUris: string[] } }[] }>(
+      await api('ListApps', ['POST', `/management/v1/projects/${project!.id}/apps/_search`], {}),
+    );
+    expect(apps.result?.[0]?.oidcConfig?.clientId).toBe(clientId);
+    expect(apps.result?.[0]?.oidcConfig?.redirectUris).toEqual(['https://shop.example.com/callback']);
+    // the app's page never shows the secret again
+    await page.getByRole('link', { name: 'Continue to the app' }).click();
+    expect(await page.locator('#client-id').textContent()).toBe(clientId);
+    expect(await page.content()).not.toContain(secret);
+    await page.getByRole('link', { name: 'Projects' }).first().click();
+    await shot(page, 'console-project');
+    await page.getByRole('link', { name: 'Overview' }).click();
+    await shot(page, 'console-overview');
+    await page.context().close();
+  });
+
+  it('works with JavaScript off: forms post, removal asks on its own page', async () => {
+    const page = await consolePage({ javaScriptEnabled: false });
+    await signedIn(page, '/ui/console/projects');
+    await page.getByRole('textbox', { name: 'Name', exact: true }).fill('NoScript');
+    await page.getByRole('button', { name: 'Create project' }).click();
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('NoScript');
+    expect(await projectByName('NoScript')).toBeDefined();
+    await page.getByRole('button', { name: 'Remove' }).last().click();
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Remove NoScript?');
+    expect(await projectByName('NoScript')).toBeDefined();
+    await page.getByRole('button', { name: 'Remove for good' }).click();
+    await page.waitForURL((url) => url.pathname === '/ui/console/projects');
+    expect(await projectByName('NoScript')).toBeUndefined();
+    await page.context().close();
+  });
+
+  it('a user without a management role gets the "no access" page and no data', async () => {
+    const input = registrationSchema.parse({
+      firstName: 'Plain',
+      lastName: 'User',
+      email: 'plain@example.com',
+      userName: 'plain',
+      password: 'Plain-Password-1',
+    });
+    await registerHuman(server.db, await defaultOrgId(server), input, 'en');
+    const page = await consolePage();
+    await page.goto(`${server.url}/ui/console/projects`);
+    await signIn(page, 'plain', 'Plain-Password-1');
+    await page.waitForURL((url) => url.pathname === '/ui/console/projects');
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('No access');
+    expect(await page.getByRole('link', { name: 'Go to your account' }).getAttribute('href')).toBe('/ui/account');
+    const html = await page.content();
+    expect(html).not.toContain('Shop');
+    expect(await page.getByRole('navigation').count()).toBe(0);
+    await shot(page, 'console-no-access');
+    await page.context().close();
+  });
+
+  it('a form posted from another origin changes nothing and is not a 5xx', async () => {
+    const page = await consolePage();
+    await signedIn(page, '/ui/console/projects');
+    const csrf = await page.locator('input[name=csrf]').first().inputValue();
+    await page.goto('about:blank');
+    await page.setContent(
+      `<form method="post" action="${server.url}/ui/console/projects">` +
+        `<input name="name" value="Evil"><input name="csrf" value="${csrf}"></form>`,
+    );
+    const [response] = await Promise.all([page.waitForNavigation(), page.evaluate(() => document.forms[0]!.submit())]);
+    expect(response?.status()).toBe(403);
+    expect(await projectByName('Evil')).toBeUndefined();
+    await page.context().close();
+  });
+
+  it('shows a hostile project name as text', async () => {
+    const name = '<img src=x onerror=alert(1)>';
+    const page = await consolePage();
+    let dialogs = 0;
+    page.on('dialog', (dialog) => {
+      dialogs++;
+      void dialog.dismiss();
+    });
+    await signedIn(page, '/ui/console/projects');
+    await page.getByRole('textbox', { name: 'Name', exact: true }).fill(name);
+    await page.getByRole('button', { name: 'Create project' }).click();
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe(name);
+    await page.getByRole('link', { name: 'Projects' }).click();
+    expect(await page.getByRole('link', { name }).count()).toBe(1);
+    expect(await page.locator('img[src=x]').count()).toBe(0);
+    expect(dialogs).toBe(0);
+    await page.context().close();
+  });
+
+  it('axe-core finds no serious or critical violation on the main pages', async () => {
+    // the CSP allows no injected script; axe runs in the page only in this test's context
+    const page = await consolePage({ bypassCSP: true });
+    const project = await projectByName('Shop');
+    await signedIn(page, '/ui/console');
+    for (const path of [
+      '/ui/console',
+      '/ui/console/projects',
+      `/ui/console/projects/${project!.id}`,
+      `/ui/console/projects/${project!.id}/apps/new`,
+      '/ui/console/orgs',
+    ]) {
+      await page.goto(`${server.url}${path}`);
+      await page.addScriptTag({ path: AXE });
+      const violations = await page.evaluate(async () => {
+        const axe = (
+          globalThis as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string }[] }> } }
+        ).axe;
+        return (await axe.run()).violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+      });
+      expect(violations.map((v) => `${path}: ${v.id}`)).toEqual([]);
+    }
+    await page.context().close();
+  });
+});
