@@ -160,12 +160,15 @@ const clientIdOf = (config: { case: string | undefined; value?: unknown } | unde
 
 async function showApp(page: ConsolePage, flash: { notice?: string; error?: string; status?: number } = {}) {
   const { t } = page;
-  const { app } = await page.run(M.method.getAppByID, { projectId: ids(page).id, appId: appIdOf(page) });
+  const [{ app }, { project }] = await Promise.all([
+    page.run(M.method.getAppByID, { projectId: ids(page).id, appId: appIdOf(page) }),
+    page.run(M.method.getProjectByID, { id: ids(page).id }),
+  ]);
   const active = app?.state === AppState.ACTIVE;
   const oidc = app?.config.case === 'oidcConfig' ? app.config.value : undefined;
   const clientId = clientIdOf(app?.config);
   const hasSecret = oidc ? oidc.authMethodType !== OIDCAuthMethodType.OIDC_AUTH_METHOD_TYPE_NONE : true;
-  const body = html`<p><a href=${projectUrl(page)}>${t.navProjects}</a></p>
+  const body = html`<p><a href=${projectUrl(page)}>${project?.name}</a></p>
     <${Flash} notice=${flash.notice} error=${flash.error} />
     <p><${StateBadge} t=${t} active=${active} /></p>
     <dl class="facts">

@@ -6,6 +6,7 @@ import { createRequire } from 'node:module';
 import { mkdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
+import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
 import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
 import { launchBrowser, signIn } from '../helpers/browser.ts';
 import { callRest, okJson } from '../helpers/management.ts';
@@ -84,7 +85,7 @@ describe('admin console in a browser (issue 22)', () => {
 
     await page.getByRole('link', { name: 'New app' }).click();
     await page.getByRole('textbox', { name: 'Name', exact: true }).fill('Shop web');
-    await page.getByLabel('Redirect URIs').fill('https://shop.example.com/callback');
+    await page.getByLabel('Redirect URIs', { exact: true }).fill('https://shop.example.com/callback');
     await page.getByRole('button', { name: 'Create app' }).click();
     const clientId = await page.locator('#client-id').inputValue();
     const secret = await page.locator('#client-secret').inputValue();
@@ -100,10 +101,54 @@ describe('admin console in a browser (issue 22)', () => {
     await page.getByRole('link', { name: 'Continue to the app' }).click();
     expect(await page.locator('#client-id').textContent()).toBe(clientId);
     expect(await page.content()).not.toContain(secret);
-    await page.getByRole('link', { name: 'Projects' }).first().click();
+    await page.getByRole('main').getByRole('link', { name: 'Shop' }).click();
+    expect(await page.getByRole('link', { name: 'Shop web' }).count()).toBe(1);
     await shot(page, 'console-project');
     await page.getByRole('link', { name: 'Overview' }).click();
     await shot(page, 'console-overview');
+    await page.context().close();
+  });
+
+  it('an IAM_OWNER creates an organization with its first owner (SetUpOrg) and deactivates it, in German', async () => {
+    const page = await consolePage({ locale: 'de-DE' });
+    await signedIn(page, '/ui/console/orgs');
+    expect(await page.getByRole('navigation').getByRole('link').allTextContents()).toEqual([
+      'Übersicht',
+      'Organisationen',
+      'Projekte',
+      'Benutzer',
+      'Identitätsanbieter',
+      'Richtlinien',
+      'Protokoll',
+    ]);
+    await page.getByRole('textbox', { name: 'Name', exact: true }).fill('Acme');
+    await page.getByLabel('Benutzername').fill('acme-owner');
+    await page.getByLabel('E-Mail').fill('owner@acme.example.com');
+    await page.getByLabel('Vorname').fill('Ada');
+    await page.getByLabel('Nachname').fill('Owner');
+    await page.getByLabel('Passwort').fill('Acme-Owner-Password-1');
+    await page.getByRole('button', { name: 'Organisation erstellen' }).click();
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Acme');
+    const orgs = okJson<{ result?: { id: string; name: string; state: string }[] }>(
+      await callRest(
+        server.url,
+        { service: AdminService, method: 'ListOrgs', rest: ['POST', '/admin/v1/orgs/_search'], body: {} },
+        { token: adminToken },
+      ),
+    );
+    const acme = orgs.result?.find((o) => o.name === 'Acme');
+    expect(acme?.state).toBe('ORG_STATE_ACTIVE');
+    expect(await page.getByRole('cell', { name: 'Ada Owner' }).count()).toBe(1);
+    await page.getByRole('button', { name: 'Deaktivieren' }).click();
+    await expect.poll(() => page.getByRole('button', { name: 'Reaktivieren' }).count()).toBe(1);
+    const after = okJson<{ org: { state: string } }>(
+      await callRest(
+        server.url,
+        { service: ManagementService, method: 'GetMyOrg', rest: ['GET', '/management/v1/orgs/me'] },
+        { token: adminToken, orgId: acme!.id },
+      ),
+    );
+    expect(after.org.state).toBe('ORG_STATE_INACTIVE');
     await page.context().close();
   });
 
