@@ -192,15 +192,13 @@ async function showApp(page: ConsolePage, flash: { notice?: string; error?: stri
           value=${oidc.postLogoutRedirectUris.join('\n')}
           help=${t.urisHelp}
         />
-        <${Checkbox} name="devMode" label=${t.devMode} checked=${oidc.devMode} />
-        <${Checkbox} name="jwt" label=${t.accessTokenJwt} checked=${oidc.accessTokenType === OIDCTokenType.OIDC_TOKEN_TYPE_JWT} />
-        <${Checkbox} name="accessTokenRoleAssertion" label=${t.accessTokenRoleAssertion} checked=${oidc.accessTokenRoleAssertion} />
-        <${Checkbox} name="idTokenRoleAssertion" label=${t.idTokenRoleAssertion} checked=${oidc.idTokenRoleAssertion} />
-        <${Checkbox}
-          name="idTokenUserinfoAssertion"
-          label=${t.idTokenUserinfoAssertion}
-          checked=${oidc.idTokenUserinfoAssertion}
-        />
+        ${Object.entries({
+          devMode: oidc.devMode,
+          accessTokenJwt: oidc.accessTokenType === OIDCTokenType.OIDC_TOKEN_TYPE_JWT,
+          accessTokenRoleAssertion: oidc.accessTokenRoleAssertion,
+          idTokenRoleAssertion: oidc.idTokenRoleAssertion,
+          idTokenUserinfoAssertion: oidc.idTokenUserinfoAssertion,
+        }).map(([name, checked]) => html`<${Checkbox} name=${name} label=${t[name]} checked=${checked} />`)}
         <${Submit} label=${t.save} />
       <//>
     </section>`
@@ -216,7 +214,12 @@ async function showApp(page: ConsolePage, flash: { notice?: string; error?: stri
         <input type="hidden" name="active" value=${active ? 'no' : 'yes'} />
         <${Submit} label=${active ? t.deactivate : t.reactivate} kind="secondary" />
       <//>
-      <${PostForm} action=${appUrl(page, appIdOf(page), '/remove')} csrf=${page.csrf} class="inline" confirm=${t.confirmLead}>
+      <${PostForm}
+        action=${appUrl(page, appIdOf(page), '/remove')}
+        csrf=${page.csrf}
+        class="inline"
+        confirm=${t.confirmLead}
+      >
         <${Submit} label=${t.remove} kind="secondary" />
       <//>
     </section>`;
@@ -239,7 +242,9 @@ async function updateConfig(page: ConsolePage) {
       authMethodType: oidc.authMethodType,
       devMode: page.field('devMode') === 'on',
       accessTokenType:
-        page.field('jwt') === 'on' ? OIDCTokenType.OIDC_TOKEN_TYPE_JWT : OIDCTokenType.OIDC_TOKEN_TYPE_BEARER,
+        page.field('accessTokenJwt') === 'on'
+          ? OIDCTokenType.OIDC_TOKEN_TYPE_JWT
+          : OIDCTokenType.OIDC_TOKEN_TYPE_BEARER,
       accessTokenRoleAssertion: page.field('accessTokenRoleAssertion') === 'on',
       idTokenRoleAssertion: page.field('idTokenRoleAssertion') === 'on',
       idTokenUserinfoAssertion: page.field('idTokenUserinfoAssertion') === 'on',

@@ -103,9 +103,9 @@ async function showProject(page: ConsolePage, flash: { notice?: string; error?: 
       <h2 id="settings">${t.settingsTitle}</h2>
       <${PostForm} action=${act('')} csrf=${page.csrf}>
         <${Input} name="name" label=${t.name} value=${project?.name} required=${true} />
-        <${Checkbox} name="projectRoleAssertion" label=${t.projectRoleAssertion} checked=${project?.projectRoleAssertion} />
-        <${Checkbox} name="projectRoleCheck" label=${t.projectRoleCheck} checked=${project?.projectRoleCheck} />
-        <${Checkbox} name="hasProjectCheck" label=${t.hasProjectCheck} checked=${project?.hasProjectCheck} />
+        ${(['projectRoleAssertion', 'projectRoleCheck', 'hasProjectCheck'] as const).map(
+          (name) => html`<${Checkbox} name=${name} label=${t[name]} checked=${project?.[name]} />`,
+        )}
         <${Submit} label=${t.save} />
       <//>
     </section>

@@ -115,5 +115,7 @@ export async function finishSignIn(
 }
 
 /** RP-initiated logout of the browser's login session, back to the home page. */
-export const signOutUrl = (issuer: string) =>
-  `${ROUTES.end_session}?${new URLSearchParams({ client_id: CONSOLE_CLIENT_ID, post_logout_redirect_uri: `${issuer}/` })}`;
+export function signOutUrl(issuer: string): string {
+  const query = new URLSearchParams({ client_id: CONSOLE_CLIENT_ID, post_logout_redirect_uri: `${issuer}/` });
+  return `${ROUTES.end_session}?${query}`;
+}

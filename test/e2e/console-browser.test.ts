@@ -3,7 +3,7 @@
 // works with JavaScript off; a user without a management role sees no data; a cross-site post changes nothing; a
 // hostile name stays text; axe-core finds no serious or critical violation. Screenshots go to docs/screenshots/.
 import { createRequire } from 'node:module';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
 import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
@@ -14,6 +14,9 @@ import { defaultOrgId } from '../helpers/oidc.ts';
 import { ADMIN_PASSWORD, type TestServer } from '../helpers/server.ts';
 import { startServerWithAdminKey } from '../helpers/tokens.ts';
 import { registerHuman } from '../../src/users/register.ts';
+import { findUserByLoginName } from '../../src/users/lookup.ts';
+import { createSecretBox } from '../../src/platform/secrets.ts';
+import { resolveMasterKey } from '../../src/platform/master-key.ts';
 import { registrationSchema } from '../../src/users/schema.ts';
 
 const DOCS_SCREENSHOTS = new URL('../../docs/screenshots/', import.meta.url);
@@ -68,6 +71,14 @@ describe('admin console in a browser (issue 22)', () => {
     await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Shop');
     const project = await projectByName('Shop');
     expect(project).toBeDefined();
+    await page.getByRole('link', { name: 'Projects' }).click();
+    await page.getByLabel('Search by name').fill('HOP');
+    await page.getByRole('button', { name: 'Search' }).click();
+    expect(await page.getByRole('main').getByRole('link').allTextContents()).toEqual(['Shop']);
+    await page.getByLabel('Search by name').fill('nothing like it');
+    await page.getByRole('button', { name: 'Search' }).click();
+    expect(await page.getByText('Nothing here yet.').count()).toBe(1);
+    await page.goto(`${server.url}/ui/console/projects/${project!.id}`);
 
     await page.getByLabel('Key', { exact: true }).fill('admin');
     await page.getByRole('button', { name: 'Add role' }).click();
@@ -92,6 +103,9 @@ describe('admin console in a browser (issue 22)', () => {
     expect(secret.length).toBeGreaterThan(20);
     await expect.poll(() => page.getByRole('button', { name: 'Copy' }).count()).toBe(2);
     await shot(page, 'console-app-created');
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByText('Download as a file').click()]);
+    const keyFile = JSON.parse(readFileSync((await download.path())!, 'utf8')) as Record<string, string>;
+    expect([keyFile.clientId, keyFile.clientSecret]).toEqual([clientId, secret]);
     const apps = okJson<{ result?: { id: string; oidcConfig?: { clientId: string; redirectUris: string[] } }[] }>(
       await api('ListApps', ['POST', `/management/v1/projects/${project!.id}/apps/_search`], {}),
     );
@@ -158,7 +172,22 @@ describe('admin console in a browser (issue 22)', () => {
     await page.getByRole('textbox', { name: 'Name', exact: true }).fill('NoScript');
     await page.getByRole('button', { name: 'Create project' }).click();
     await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('NoScript');
-    expect(await projectByName('NoScript')).toBeDefined();
+    const noScript = await projectByName('NoScript');
+    expect(noScript).toBeDefined();
+    // an API app: the secret is on the page without the script, its copy buttons stay hidden
+    await page.getByRole('link', { name: 'New app' }).click();
+    await page.getByRole('textbox', { name: 'Name', exact: true }).fill('Billing API');
+    await page.getByLabel('API (calls introspection with a client secret)').check();
+    await page.getByRole('button', { name: 'Create app' }).click();
+    const clientId = await page.locator('#client-id').inputValue();
+    expect(await page.locator('#client-secret').inputValue()).not.toBe('');
+    expect(await page.getByRole('button', { name: 'Copy' }).count()).toBe(0);
+    const apps = okJson<{ result?: { apiConfig?: { clientId: string } }[] }>(
+      await api('ListApps', ['POST', `/management/v1/projects/${noScript!.id}/apps/_search`], {}),
+    );
+    expect(apps.result?.map((a) => a.apiConfig?.clientId)).toEqual([clientId]);
+    await page.getByRole('link', { name: 'Continue to the app' }).click();
+    await page.getByRole('main').getByRole('link', { name: 'NoScript' }).click();
     await page.getByRole('button', { name: 'Remove' }).last().click();
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Remove NoScript?');
     expect(await projectByName('NoScript')).toBeDefined();
@@ -222,6 +251,28 @@ describe('admin console in a browser (issue 22)', () => {
     expect(await page.locator('img[src=x]').count()).toBe(0);
     expect(dialogs).toBe(0);
     await page.context().close();
+  });
+
+  it('a console session is sealed, and ends when idle (GATEHOUSE_CONSOLE_IDLE_TTL) or after 12 hours', async () => {
+    const secrets = createSecretBox(resolveMasterKey(server.config));
+    const admin = (await findUserByLoginName(server.db, 'admin'))!;
+    const now = Math.floor(Date.now() / 1000);
+    const idle = server.config.ttl.consoleIdle;
+    const open = (cookie: string) =>
+      fetch(`${server.url}/ui/console`, { redirect: 'manual', headers: { cookie: `gatehouse_console=${cookie}` } });
+    const sealed = (issuedAt: number, seenAt: number) =>
+      encodeURIComponent(secrets.encrypt(JSON.stringify({ userId: admin.id, issuedAt, seenAt })));
+    expect((await open(sealed(now, now))).status).toBe(200);
+    for (const cookie of [
+      sealed(now - idle - 5, now - idle - 5),
+      sealed(now - 12 * 3600 - 5, now),
+      `x${sealed(now, now).slice(1)}`,
+      encodeURIComponent(JSON.stringify({ userId: admin.id, issuedAt: now, seenAt: now })),
+    ]) {
+      const res = await open(cookie);
+      expect(res.status).toBe(303);
+      expect(new URL(res.headers.get('location')!).pathname).toBe('/oauth/v2/authorize');
+    }
   });
 
   it('axe-core finds no serious or critical violation on the main pages', async () => {

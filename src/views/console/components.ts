@@ -21,7 +21,7 @@ export function Table({ caption, head, rows, t }: { caption: string; head: strin
 export function Pager(p: { t: Texts; total: number; offset: number; limit: number; href: (offset: number) => string }) {
   if (p.total <= p.limit && p.offset === 0) return null;
   const to = Math.min(p.offset + p.limit, p.total);
-  return html`<nav class="pager" aria-label=${p.t.pageOf}>
+  return html`<nav class="pager" aria-label=${p.t.pages}>
     ${p.offset > 0 && html`<a href=${p.href(Math.max(0, p.offset - p.limit))} rel="prev">${p.t.previous}</a>`}
     <span>${format(p.t.pageOf!, { from: p.total ? p.offset + 1 : 0, to, total: p.total })}</span>
     ${to < p.total && html`<a href=${p.href(to)} rel="next">${p.t.next}</a>`}
@@ -97,7 +97,7 @@ export const Flash = ({ notice, error }: { notice?: string | undefined; error?: 
   ${error && html`<p class="alert" role="alert" id="form-error">${error}</p>`}`;
 
 /** A value the server never shows again (a client secret): to copy (console.js) or to download as a file. */
-export function ShownOnce(p: { t: Texts; id: string; label: string | undefined; value: string; fileName: string }) {
+export function ShownOnce(p: { t: Texts; id: string; label: string | undefined; value: string }) {
   return html`<div class="field shown-once">
     <label for=${p.id}>${p.label}</label>
     <div class="copy-row">

@@ -77,7 +77,9 @@ export function ConsoleLayout({ frame, title, children }: { frame: ConsoleFrame;
           ${NAV.map(
             ([area, path, key]) =>
               html`<li>
-                <a href=${withOrg(path, org.current)} aria-current=${area === frame.area ? 'page' : undefined}>${t[key]}</a>
+                <a href=${withOrg(path, org.current)} aria-current=${area === frame.area ? 'page' : undefined}>
+                  ${t[key]}
+                </a>
               </li>`,
           )}
         </ul>
