@@ -17,7 +17,12 @@ import {
   Submit,
   Table,
 } from '../views/console/components.ts';
+import { invalidArgument } from '../platform/errors.ts';
+import type { Texts } from '../login/i18n.ts';
 import { type ConsolePage, type ConsoleRouter, inputError } from './page.ts';
+
+/** A user name that names no user of the org: the form's error, not a missing page. */
+const notFoundInput = (t: Texts) => invalidArgument(t.errorNoSuchUser!, 'CONSOLE-nouser');
 
 const PAGE_SIZE = 20;
 const path = (projectId: string, rest = '') => `/projects/${encodeURIComponent(projectId)}${rest}`;
@@ -160,9 +165,29 @@ async function showProject(page: ConsolePage, flash: { notice?: string; error?: 
       <${Table}
         t=${t}
         caption=${t.grantsTitle}
-        head=${[t.user, t.roles]}
-        rows=${grants.result.map((g) => [g.userName, g.roleKeys.join(', ')])}
+        head=${[t.user, t.roles, t.actions]}
+        rows=${grants.result.map((g) => [
+          g.userName,
+          g.roleKeys.join(', '),
+          html`<${PostForm}
+            action=${act(`/grants/${encodeURIComponent(g.id)}/remove?${new URLSearchParams({ user: g.userId })}`)}
+            csrf=${page.csrf}
+            confirm=${t.confirmLead}
+          >
+            <${Submit} label=${t.remove} kind="secondary" />
+          <//>`,
+        ])}
       />
+      <${PostForm} action=${act('/grants')} csrf=${page.csrf}>
+        <${Input} name="userName" idPrefix="grant-" label=${t.userName} required=${true} />
+        <fieldset>
+          <legend>${t.roles}</legend>
+          ${roles.result.map(
+            (r) => html`<${Checkbox} name=${`role:${r.key}`} label=${r.displayName || r.key} checked=${false} />`,
+          )}
+        </fieldset>
+        <${Submit} label=${t.grantUser} kind="secondary" />
+      <//>
     </section>
     <section aria-labelledby="project-grants">
       <h2 id="project-grants">${t.projectGrantsTitle}</h2>
@@ -277,6 +302,42 @@ export function registerProjects(router: ConsoleRouter): void {
         displayName: page.field('displayName'),
         group: page.field('group'),
       }),
+    ),
+  );
+  router.post(
+    '/projects/:id/grants',
+    change(async (page, projectId) => {
+      const users = await page.run(M.method.listUsers, {
+        query: { limit: 1 },
+        queries: [
+          {
+            query: {
+              case: 'userNameQuery',
+              value: { userName: page.field('userName'), method: TextQueryMethod.EQUALS_IGNORE_CASE },
+            },
+          },
+        ],
+      });
+      const user = users.result[0];
+      if (!user) throw notFoundInput(page.t);
+      const body = page.request.body as Record<string, unknown>;
+      const roleKeys = Object.keys(body)
+        .filter((k) => k.startsWith('role:') && body[k] === 'on')
+        .map((k) => k.slice(5));
+      return page.run(M.method.addUserGrant, { userId: user.id, projectId, roleKeys });
+    }),
+  );
+  router.post(
+    '/projects/:id/grants/:grantId/remove',
+    removal(
+      async (page) => String((page.request.query as { user?: unknown }).user ?? ''),
+      (page) =>
+        page.run(M.method.removeUserGrant, {
+          userId: String((page.request.query as { user?: unknown }).user ?? ''),
+          grantId: (page.request.params as { grantId: string }).grantId,
+        }),
+      (page) => url(page, path(projectId(page))),
+      (page) => url(page, path(projectId(page))),
     ),
   );
   router.post(

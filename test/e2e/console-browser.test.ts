@@ -86,6 +86,19 @@ describe('admin console in a browser (issue 22)', () => {
       await api('ListProjectRoles', ['POST', `/management/v1/projects/${project!.id}/roles/_search`], {}),
     );
     expect(roles.result?.map((r) => r.key)).toEqual(['admin']);
+    await page.getByLabel('User name').fill('nobody');
+    await page.getByRole('button', { name: 'Grant roles' }).click();
+    expect(await page.locator('#form-error').textContent()).toMatch(/no user with this user name/);
+    await page.getByLabel('User name').fill('admin');
+    await page.getByRole('checkbox', { name: 'admin' }).check();
+    await page.getByRole('button', { name: 'Grant roles' }).click();
+    await expect.poll(() => page.locator('#notice').textContent()).toBe('Saved.');
+    const grants = okJson<{ result?: { roleKeys: string[]; userName: string }[] }>(
+      await api('ListUserGrants', ['POST', '/management/v1/users/grants/_search'], {
+        queries: [{ projectIdQuery: { projectId: project!.id } }],
+      }),
+    );
+    expect(grants.result?.map((g) => [g.userName, g.roleKeys])).toEqual([['admin', ['admin']]]);
     await page.getByRole('checkbox', { name: 'Assert roles on authentication' }).check();
     await page.getByRole('button', { name: 'Save' }).first().click();
     await expect.poll(() => page.locator('#notice').textContent()).toBe('Saved.');
