@@ -8,6 +8,7 @@ import { html } from '../views/html.ts';
 import { Flash, Input, PostForm, StateBadge, Submit, Table } from '../views/console/components.ts';
 import { type ConsolePage, type ConsoleRouter, inputError } from './page.ts';
 import { removal } from './projects.ts';
+import { checkedValues, MembersSection, userIdByName } from './members.ts';
 
 const orgUrl = (id: string, rest = '') =>
   `/ui/console/orgs/${encodeURIComponent(id)}${rest}?${new URLSearchParams({ org: id })}`;
@@ -89,15 +90,17 @@ async function create(page: ConsolePage) {
 
 const orgIdOf = (page: ConsolePage) => (page.request.params as { orgId: string }).orgId;
 
-async function showOrg(page: ConsolePage) {
+async function showOrg(page: ConsolePage, flash: { error?: string; status?: number } = {}) {
   const { t } = page;
   const id = orgIdOf(page);
-  const [{ org }, members] = await Promise.all([
+  const [{ org }, members, memberRoles] = await Promise.all([
     page.run(M.method.getMyOrg, {}, id),
     page.run(M.method.listOrgMembers, { query: { limit: 100 } }, id),
+    page.run(M.method.listOrgMemberRoles, {}, id),
   ]);
   const active = org?.state === OrgState.ACTIVE;
-  const body = html`<p><${StateBadge} t=${t} active=${active} /></p>
+  const body = html`<${Flash} error=${flash.error} />
+    <p><${StateBadge} t=${t} active=${active} /></p>
     <section aria-labelledby="domains">
       <h2 id="domains">${t.domainsTitle}</h2>
       <${Table}
@@ -107,15 +110,12 @@ async function showOrg(page: ConsolePage) {
         rows=${org?.primaryDomain ? [[org.primaryDomain, t.yes]] : []}
       />
     </section>
-    <section aria-labelledby="members">
-      <h2 id="members">${t.membersTitle}</h2>
-      <${Table}
-        t=${t}
-        caption=${t.membersTitle}
-        head=${[t.user, t.roles]}
-        rows=${members.result.map((m) => [m.displayName || m.userId, m.roles.join(', ')])}
-      />
-    </section>
+    <${MembersSection}
+      page=${page}
+      members=${members.result}
+      roles=${memberRoles.result}
+      action=${orgUrl(id, '/members')}
+    />
     <section class="actions">
       <${PostForm} action=${orgUrl(id, '/state')} csrf=${page.csrf} class="inline">
         <input type="hidden" name="active" value=${active ? 'no' : 'yes'} />
@@ -125,13 +125,13 @@ async function showOrg(page: ConsolePage) {
         <${Submit} label=${t.remove} kind="secondary" />
       <//>
     </section>`;
-  return page.render('orgs', org?.name ?? id, body);
+  return page.render('orgs', org?.name ?? id, body, flash.status);
 }
 
 export function registerOrgs(router: ConsoleRouter): void {
   router.get('/orgs', (page) => showList(page));
   router.post('/orgs', create);
-  router.get('/orgs/:orgId', showOrg);
+  router.get('/orgs/:orgId', (page) => showOrg(page));
   router.post('/orgs/:orgId/state', async (page) => {
     const id = orgIdOf(page);
     await (page.field('active') === 'yes'
@@ -139,6 +139,33 @@ export function registerOrgs(router: ConsoleRouter): void {
       : page.run(M.method.deactivateOrg, {}, id));
     return page.reply.redirect(orgUrl(id), 303);
   });
+  router.post('/orgs/:orgId/members', async (page) => {
+    const id = orgIdOf(page);
+    try {
+      await page.run(
+        M.method.addOrgMember,
+        { userId: await userIdByName(page, page.field('userName')), roles: checkedValues(page, 'member:') },
+        id,
+      );
+    } catch (error) {
+      return showOrg(page, { error: inputError(error), status: 400 });
+    }
+    return page.reply.redirect(orgUrl(id), 303);
+  });
+  router.post(
+    '/orgs/:orgId/members/:userId/remove',
+    removal(
+      async (page) => (page.request.params as { userId: string }).userId,
+      (page) =>
+        page.run(
+          M.method.removeOrgMember,
+          { userId: (page.request.params as { userId: string }).userId },
+          orgIdOf(page),
+        ),
+      (page) => orgUrl(orgIdOf(page)),
+      (page) => orgUrl(orgIdOf(page)),
+    ),
+  );
   router.post(
     '/orgs/:orgId/remove',
     removal(

@@ -4,6 +4,7 @@
 import { ManagementService as M } from '@zitadel/proto/zitadel/management_pb.js';
 import { ProjectState } from '@zitadel/proto/zitadel/project_pb.js';
 import { TextQueryMethod } from '@zitadel/proto/zitadel/object_pb.js';
+import { checkedValues, MembersSection, userIdByName } from './members.ts';
 import { AppState } from '@zitadel/proto/zitadel/app_pb.js';
 import { html } from '../views/html.ts';
 import {
@@ -17,12 +18,7 @@ import {
   Submit,
   Table,
 } from '../views/console/components.ts';
-import { invalidArgument } from '../platform/errors.ts';
-import type { Texts } from '../login/i18n.ts';
 import { type ConsolePage, type ConsoleRouter, inputError } from './page.ts';
-
-/** A user name that names no user of the org: the form's error, not a missing page. */
-const notFoundInput = (t: Texts) => invalidArgument(t.errorNoSuchUser!, 'CONSOLE-nouser');
 
 const PAGE_SIZE = 20;
 const path = (projectId: string, rest = '') => `/projects/${encodeURIComponent(projectId)}${rest}`;
@@ -100,6 +96,7 @@ async function showProject(page: ConsolePage, flash: { notice?: string; error?: 
     page.run(M.method.listProjectGrants, { projectId: id, query: { limit: 50 } }),
     page.run(M.method.listProjectMembers, { projectId: id, query: { limit: 50 } }),
   ]);
+  const memberRoles = await page.run(M.method.listProjectMemberRoles, {});
   const active = project?.state === ProjectState.ACTIVE;
   const act = (rest: string) => url(page, path(id, rest));
   const body = html`<${Flash} notice=${flash.notice} error=${flash.error} />
@@ -198,15 +195,12 @@ async function showProject(page: ConsolePage, flash: { notice?: string; error?: 
         rows=${projectGrants.result.map((g) => [g.grantedOrgName, g.grantedRoleKeys.join(', ')])}
       />
     </section>
-    <section aria-labelledby="members">
-      <h2 id="members">${t.membersTitle}</h2>
-      <${Table}
-        t=${t}
-        caption=${t.membersTitle}
-        head=${[t.user, t.roles]}
-        rows=${members.result.map((m) => [m.displayName || m.userId, m.roles.join(', ')])}
-      />
-    </section>
+    <${MembersSection}
+      page=${page}
+      members=${members.result}
+      roles=${memberRoles.result}
+      action=${act('/members')}
+    />
     <section class="actions">
       <${PostForm} action=${act('/state')} csrf=${page.csrf} class="inline">
         <input type="hidden" name="active" value=${active ? 'no' : 'yes'} />
@@ -307,24 +301,9 @@ export function registerProjects(router: ConsoleRouter): void {
   router.post(
     '/projects/:id/grants',
     change(async (page, projectId) => {
-      const users = await page.run(M.method.listUsers, {
-        query: { limit: 1 },
-        queries: [
-          {
-            query: {
-              case: 'userNameQuery',
-              value: { userName: page.field('userName'), method: TextQueryMethod.EQUALS_IGNORE_CASE },
-            },
-          },
-        ],
-      });
-      const user = users.result[0];
-      if (!user) throw notFoundInput(page.t);
-      const body = page.request.body as Record<string, unknown>;
-      const roleKeys = Object.keys(body)
-        .filter((k) => k.startsWith('role:') && body[k] === 'on')
-        .map((k) => k.slice(5));
-      return page.run(M.method.addUserGrant, { userId: user.id, projectId, roleKeys });
+      const userId = await userIdByName(page, page.field('userName'));
+      const roleKeys = checkedValues(page, 'role:');
+      return page.run(M.method.addUserGrant, { userId, projectId, roleKeys });
     }),
   );
   router.post(
@@ -335,6 +314,29 @@ export function registerProjects(router: ConsoleRouter): void {
         page.run(M.method.removeUserGrant, {
           userId: String((page.request.query as { user?: unknown }).user ?? ''),
           grantId: (page.request.params as { grantId: string }).grantId,
+        }),
+      (page) => url(page, path(projectId(page))),
+      (page) => url(page, path(projectId(page))),
+    ),
+  );
+  router.post(
+    '/projects/:id/members',
+    change(async (page, projectId) =>
+      page.run(M.method.addProjectMember, {
+        projectId,
+        userId: await userIdByName(page, page.field('userName')),
+        roles: checkedValues(page, 'member:'),
+      }),
+    ),
+  );
+  router.post(
+    '/projects/:id/members/:userId/remove',
+    removal(
+      async (page) => (page.request.params as { userId: string }).userId,
+      (page) =>
+        page.run(M.method.removeProjectMember, {
+          projectId: projectId(page),
+          userId: (page.request.params as { userId: string }).userId,
         }),
       (page) => url(page, path(projectId(page))),
       (page) => url(page, path(projectId(page))),

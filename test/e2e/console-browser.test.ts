@@ -86,10 +86,10 @@ describe('admin console in a browser (issue 22)', () => {
       await api('ListProjectRoles', ['POST', `/management/v1/projects/${project!.id}/roles/_search`], {}),
     );
     expect(roles.result?.map((r) => r.key)).toEqual(['admin']);
-    await page.getByLabel('User name').fill('nobody');
+    await page.getByRole('region', { name: 'User grants' }).getByLabel('User name').fill('nobody');
     await page.getByRole('button', { name: 'Grant roles' }).click();
     expect(await page.locator('#form-error').textContent()).toMatch(/no user with this user name/);
-    await page.getByLabel('User name').fill('admin');
+    await page.getByRole('region', { name: 'User grants' }).getByLabel('User name').fill('admin');
     await page.getByRole('checkbox', { name: 'admin' }).check();
     await page.getByRole('button', { name: 'Grant roles' }).click();
     await expect.poll(() => page.locator('#notice').textContent()).toBe('Saved.');
@@ -99,6 +99,14 @@ describe('admin console in a browser (issue 22)', () => {
       }),
     );
     expect(grants.result?.map((g) => [g.userName, g.roleKeys])).toEqual([['admin', ['admin']]]);
+    await page.getByRole('region', { name: 'Members' }).getByLabel('User name').fill('admin');
+    await page.getByRole('checkbox', { name: 'PROJECT_OWNER', exact: true }).check();
+    await page.getByRole('button', { name: 'Add member' }).click();
+    await expect.poll(() => page.locator('#notice').textContent()).toBe('Saved.');
+    const members = okJson<{ result?: { roles: string[] }[] }>(
+      await api('ListProjectMembers', ['POST', `/management/v1/projects/${project!.id}/members/_search`], {}),
+    );
+    expect(members.result?.map((m) => m.roles)).toEqual([['PROJECT_OWNER']]);
     await page.getByRole('checkbox', { name: 'Assert roles on authentication' }).check();
     await page.getByRole('button', { name: 'Save' }).first().click();
     await expect.poll(() => page.locator('#notice').textContent()).toBe('Saved.');
@@ -166,6 +174,24 @@ describe('admin console in a browser (issue 22)', () => {
     const acme = orgs.result?.find((o) => o.name === 'Acme');
     expect(acme?.state).toBe('ORG_STATE_ACTIVE');
     expect(await page.getByRole('cell', { name: 'Ada Owner' }).count()).toBe(1);
+    await page.getByLabel('Benutzername').fill('acme-owner');
+    await page.getByRole('checkbox', { name: 'ORG_USER_MANAGER' }).check();
+    await page.getByRole('button', { name: 'Mitglied hinzufügen' }).click();
+    // already a member: the API's refusal above the form, nothing changed
+    expect(await page.locator('#form-error').textContent()).not.toBe('');
+    const members = okJson<{ result?: { userId: string; roles: string[] }[] }>(
+      await callRest(
+        server.url,
+        {
+          service: ManagementService,
+          method: 'ListOrgMembers',
+          rest: ['POST', '/management/v1/orgs/me/members/_search'],
+          body: {},
+        },
+        { token: adminToken, orgId: acme!.id },
+      ),
+    );
+    expect(members.result?.map((m) => m.roles)).toEqual([['ORG_OWNER']]);
     await page.getByRole('button', { name: 'Deaktivieren' }).click();
     await expect.poll(() => page.getByRole('button', { name: 'Reaktivieren' }).count()).toBe(1);
     const after = okJson<{ org: { state: string } }>(
