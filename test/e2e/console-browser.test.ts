@@ -107,6 +107,25 @@ describe('admin console in a browser (issue 22)', () => {
       await api('ListProjectMembers', ['POST', `/management/v1/projects/${project!.id}/members/_search`], {}),
     );
     expect(members.result?.map((m) => m.roles)).toEqual([['PROJECT_OWNER']]);
+    // roles: edit a display name; remove one after the script's confirmation
+    await page.getByRole('button', { name: 'Add role' }).scrollIntoViewIfNeeded();
+    await page.getByLabel('Key', { exact: true }).fill('reader');
+    await page.getByRole('button', { name: 'Add role' }).click();
+    await page.locator('#role-admin-displayName').fill('Administrators');
+    await page
+      .getByRole('row', { name: /^admin/ })
+      .getByRole('button', { name: 'Save' })
+      .click();
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page
+      .getByRole('row', { name: /^reader/ })
+      .getByRole('button', { name: 'Remove' })
+      .click();
+    await expect.poll(() => page.getByRole('row', { name: /^reader/ }).count()).toBe(0);
+    const editedRoles = okJson<{ result?: { key: string; displayName: string }[] }>(
+      await api('ListProjectRoles', ['POST', `/management/v1/projects/${project!.id}/roles/_search`], {}),
+    );
+    expect(editedRoles.result?.map((r) => [r.key, r.displayName])).toEqual([['admin', 'Administrators']]);
     await page.getByRole('checkbox', { name: 'Assert roles on authentication' }).check();
     await page.getByRole('button', { name: 'Save' }).first().click();
     await expect.poll(() => page.locator('#notice').textContent()).toBe('Saved.');
@@ -136,6 +155,27 @@ describe('admin console in a browser (issue 22)', () => {
     await page.getByRole('link', { name: 'Continue to the app' }).click();
     expect(await page.locator('#client-id').textContent()).toBe(clientId);
     expect(await page.content()).not.toContain(secret);
+    await page
+      .getByLabel('Redirect URIs', { exact: true })
+      .fill('https://shop.example.com/cb\nhttps://shop.example.com/cb2');
+    await page.getByRole('checkbox', { name: 'JWT access tokens' }).check();
+    await page.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => page.locator('#notice').textContent()).toBe('Saved.');
+    const appPath = `/management/v1/projects/${project!.id}/apps/${apps.result![0]!.id}`;
+    const edited = okJson<{ app: { oidcConfig: { redirectUris: string[]; accessTokenType?: string } } }>(
+      await api('GetAppByID', ['GET', appPath]),
+    );
+    expect(edited.app.oidcConfig.redirectUris).toEqual(['https://shop.example.com/cb', 'https://shop.example.com/cb2']);
+    expect(edited.app.oidcConfig.accessTokenType).toBe('OIDC_TOKEN_TYPE_JWT');
+    await page.getByRole('button', { name: 'Regenerate secret' }).click();
+    const newSecret = await page.locator('#client-secret').inputValue();
+    expect(newSecret).not.toBe(secret);
+    expect(await page.locator('#client-id').inputValue()).toBe(clientId);
+    await page.getByRole('link', { name: 'Continue to the app' }).click();
+    await page.getByRole('button', { name: 'Deactivate' }).click();
+    await expect.poll(() => page.getByRole('button', { name: 'Reactivate' }).count()).toBe(1);
+    const deactivated = okJson<{ app: { state: string } }>(await api('GetAppByID', ['GET', appPath]));
+    expect(deactivated.app.state).toBe('APP_STATE_INACTIVE');
     await page.getByRole('main').getByRole('link', { name: 'Shop' }).click();
     expect(await page.getByRole('link', { name: 'Shop web' }).count()).toBe(1);
     await shot(page, 'console-project');
