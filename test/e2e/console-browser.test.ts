@@ -354,6 +354,17 @@ describe('admin console in a browser (issue 22)', () => {
     }
   });
 
+  it('"Sign out" ends the console session and the login session', async () => {
+    const page = await consolePage();
+    await signedIn(page, '/ui/console');
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.locator('#logout').click();
+    await page.waitForURL((url) => url.pathname === '/');
+    await page.goto(`${server.url}/ui/console`);
+    expect(await page.locator('#loginName').count()).toBe(1);
+    await page.context().close();
+  });
+
   it('axe-core finds no serious or critical violation on the main pages', async () => {
     // the CSP allows no injected script; axe runs in the page only in this test's context
     const page = await consolePage({ bypassCSP: true });
