@@ -32,6 +32,9 @@ import { withLoginPageRows } from './page-read-ahead.ts';
 const STATIC: Record<string, { type: string; body: Buffer }> = {
   'style.css': { type: 'text/css; charset=utf-8', body: readFileSync(new URL('static/style.css', VIEWS_DIR)) },
   'logo.svg': { type: 'image/svg+xml', body: readFileSync(new URL('static/logo.svg', VIEWS_DIR)) },
+  // the admin console's (issue 22): its layout, and the one optional script (copy buttons, confirmations)
+  'console.css': { type: 'text/css; charset=utf-8', body: readFileSync(new URL('static/console.css', VIEWS_DIR)) },
+  'console.js': { type: 'text/javascript; charset=utf-8', body: readFileSync(new URL('static/console.js', VIEWS_DIR)) },
 };
 
 /** `more` adds routes to the pages' scope (the account pages, issue 16), with the login pages' dependencies. */
