@@ -4,6 +4,8 @@
 import type { Config } from '../config.ts';
 import type { Db } from '../platform/db.ts';
 import type { SecretBox } from '../platform/secrets.ts';
+import type { View } from '../views/layout.ts';
+import type { FactorStepProps } from '../views/factors.ts';
 
 /** What a kind may use. */
 export interface FactorDeps {
@@ -29,11 +31,11 @@ export interface FactorEntry {
   name?: string;
 }
 
-/** The page that asks for the factor: a view of views/ and its data. `state` rides, sealed, in the step's ticket
- *  to verify() (a WebAuthn challenge, say). */
+/** The page that asks for the factor: a view given the step's form (views/factors.ts FactorStep frames it), with
+ *  whatever else it shows closed over. `state` rides, sealed, in the step's ticket to verify() (a WebAuthn
+ *  challenge, say). */
 export interface FactorPrompt {
-  view: string;
-  data: object;
+  view: View<FactorStepProps>;
   state?: Record<string, unknown>;
 }
 

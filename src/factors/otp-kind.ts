@@ -2,6 +2,7 @@
 import type { FactorKind } from './kind.ts';
 import { checkOtp, OTP_KIND } from './otp.ts';
 import { findTotp } from './queries.ts';
+import { OtpPromptPage } from '../views/factors.ts';
 
 export const otpKind: FactorKind = {
   kind: OTP_KIND,
@@ -12,7 +13,7 @@ export const otpKind: FactorKind = {
     return row ? [{ kind: OTP_KIND, ready: row.confirmed_at !== null }] : [];
   },
   async prompt() {
-    return { view: 'factor-otp', data: {} };
+    return { view: OtpPromptPage };
   },
   verify(deps, attempt, field) {
     return checkOtp(deps, attempt, field('code') ?? '');

@@ -5,6 +5,7 @@ import type { FactorKind } from './kind.ts';
 import { countedCheck } from './attempts.ts';
 import { countRecoveryCodes } from './queries.ts';
 import { useRecoveryCode } from './recovery-codes.ts';
+import { RecoveryPromptPage } from '../views/factors.ts';
 
 export const recoveryKind: FactorKind = {
   kind: 'recovery',
@@ -14,7 +15,7 @@ export const recoveryKind: FactorKind = {
     return (await countRecoveryCodes(deps.db, userId)) ? [{ kind: 'recovery', ready: true }] : [];
   },
   async prompt() {
-    return { view: 'factor-recovery', data: {} };
+    return { view: RecoveryPromptPage };
   },
   verify(deps, attempt, field) {
     const code = field('code') ?? '';

@@ -17,6 +17,7 @@ import {
 import { afterFirstFactorOf } from './second-factor-flow.ts';
 import { policyRefusal } from './password-rules.ts';
 import { openTicket, sealTicket, ticketExpired } from './ticket.ts';
+import { PasswordChangePage } from '../views/login.ts';
 
 const PURPOSE = 'password-change';
 
@@ -34,7 +35,7 @@ export async function showRequiredChange(
   const [account] = await describeAccounts(deps.db, [userId]);
   return deps.pages.send(
     reply,
-    deps.pages.render(status, i.locale, 'password-change', 'passwordChangeTitle', {
+    deps.pages.render(status, i.locale, PasswordChangePage, 'passwordChangeTitle', {
       action: `/ui/login/${encodeURIComponent(i.uid)}/password-change`,
       csrf: i.csrf,
       ticket: sealTicket(deps, PURPOSE, i.uid, { userId }),

@@ -14,6 +14,7 @@ import { getUserById } from '../users/service.ts';
 import { format } from './i18n.ts';
 import { formField, loadPostedInteraction, type Interaction, type LoginDeps } from './interaction.ts';
 import { signedIn } from './signed-in.ts';
+import { FactorSetupPage, RecoveryCodesPage } from '../views/factors.ts';
 import { openTicket, sealTicket, ticketExpired } from './ticket.ts';
 
 const STEP = 'second-factor';
@@ -101,7 +102,6 @@ async function askFactor(
   return deps.pages.send(
     reply,
     deps.pages.render(status, i.locale, prompt.view, 'factorTitle', {
-      ...prompt.data,
       action: stepUrl(i, STEP),
       csrf: i.csrf,
       ticket: sealTicket(deps, STEP, i.uid, ticket),
@@ -151,7 +151,7 @@ async function showSetup(
   const qr = qrPath(url);
   return deps.pages.send(
     reply,
-    deps.pages.render(status, i.locale, 'factor-setup', 'factorSetupTitle', {
+    deps.pages.render(status, i.locale, FactorSetupPage, 'factorSetupTitle', {
       action: stepUrl(i, SETUP),
       csrf: i.csrf,
       ticket: sealTicket(deps, SETUP, i.uid, { ...who, secret }),
@@ -186,7 +186,7 @@ export const submitFactorSetup: Handler = async (deps, request, reply) => {
   }
   return deps.pages.send(
     reply,
-    deps.pages.render(200, interaction.locale, 'factor-codes', 'recoveryCodesTitle', {
+    deps.pages.render(200, interaction.locale, RecoveryCodesPage, 'recoveryCodesTitle', {
       action: stepUrl(interaction, DONE),
       csrf: interaction.csrf,
       ticket: sealTicket(deps, DONE, interaction.uid, {

@@ -3,6 +3,7 @@
 // lifetime, so a later step needs no storage of its own and cannot be entered from another interaction.
 import type { FastifyReply } from 'fastify';
 import type { InteractionPage, LoginDeps } from './interaction.ts';
+import { ErrorPage } from '../views/messages.ts';
 
 const MAX_SEALED = 4096;
 
@@ -32,5 +33,5 @@ export function openTicket<T extends object>(
 export function ticketExpired(deps: LoginDeps, i: InteractionPage, reply: FastifyReply): FastifyReply {
   const t = deps.pages.texts(i.locale);
   const page = { title: t.errorTitle, message: t.errorExpired, code: 'invalid_request' };
-  return deps.pages.send(reply, deps.pages.render(400, i.locale, 'error', 'errorTitle', page));
+  return deps.pages.send(reply, deps.pages.render(400, i.locale, ErrorPage, 'errorTitle', page));
 }
