@@ -7,8 +7,8 @@ import type { PageProps, View } from './layout.ts';
 interface StepForm {
   action: string;
   csrf: string;
-  /** The step's sealed ticket (login/ticket.ts). */
-  ticket: string;
+  /** The login step's sealed ticket (login/ticket.ts); the account pages have none. */
+  ticket?: string | undefined;
 }
 
 /** What every kind's prompt page is given. */
@@ -19,7 +19,7 @@ export interface FactorStepProps extends StepForm {
 }
 
 const StepHidden = ({ csrf, ticket }: StepForm) =>
-  html`<${Csrf} token=${csrf} /><input type="hidden" name="ticket" value=${ticket} />`;
+  html`<${Csrf} token=${csrf} />${ticket && html`<input type="hidden" name="ticket" value=${ticket} />`}`;
 
 /** The frame of a kind's prompt: title, lead, the kind's fields in a form, and the other ways. */
 export function FactorStep(p: FactorStepProps & PageProps & { lead: string | undefined; children: Markup }) {
@@ -113,6 +113,8 @@ export const FactorSetupPage: View<FactorSetupProps> = (p) =>
 
 export interface RecoveryCodesProps extends StepForm {
   codes: string[];
+  /** The account page goes on with a link rather than a form. */
+  continueUrl?: string | undefined;
 }
 
 export const RecoveryCodesPage: View<RecoveryCodesProps> = (p) =>
@@ -121,7 +123,11 @@ export const RecoveryCodesPage: View<RecoveryCodesProps> = (p) =>
     <ul class="codes" id="recovery-codes">
       ${p.codes.map((code) => html`<li><code>${code}</code></li>`)}
     </ul>
-    <form method="post" action=${p.action}>
-      <${StepHidden} ...${p} />
-      <button type="submit" class="primary" id="submit">${p.t.continue}</button>
-    </form>`;
+    ${
+      p.continueUrl
+        ? html`<nav class="links"><a href=${p.continueUrl} id="continue">${p.t.continue}</a></nav>`
+        : html`<form method="post" action=${p.action}>
+            <${StepHidden} ...${p} />
+            <button type="submit" class="primary" id="submit">${p.t.continue}</button>
+          </form>`
+    }`;
