@@ -24,6 +24,7 @@ import {
   submitVerifyEmail,
 } from './recovery.ts';
 import { ACCOUNT_PATH } from './urls.ts';
+import { submitNewPasskey, submitPasskey, submitRemovePasskey } from './passkeys.ts';
 
 // issue 16: a script asking resets for many accounts from one address is stopped here; each account has its own
 // hourly limit on top (codes/service.ts)
@@ -51,6 +52,9 @@ export function registerAccountRoutes(ui: FastifyInstance, login: LoginDeps): vo
   ui.post(`${ACCOUNT_PATH}/email/verify`, route(submitEmailCode));
   ui.post(`${ACCOUNT_PATH}/email/resend`, route(submitResend));
   ui.post(`${ACCOUNT_PATH}/password`, route(submitPassword));
+  ui.post(`${ACCOUNT_PATH}/passkeys/new`, route(submitNewPasskey));
+  ui.post(`${ACCOUNT_PATH}/passkeys`, route(submitPasskey));
+  ui.post(`${ACCOUNT_PATH}/passkeys/remove`, route(submitRemovePasskey));
   ui.get(`${ACCOUNT_PATH}/verify-email`, route(showVerifyEmail));
   ui.post(`${ACCOUNT_PATH}/verify-email`, route(submitVerifyEmail));
   ui.get(`${ACCOUNT_PATH}/forgot-password`, route(showForgotPassword));

@@ -24,6 +24,7 @@ import { forgotPasswordUrl } from '../account/urls.ts';
 import { goToIdp, requestedIdpId } from './jwt-idp-flow.ts';
 import { completePendingLink } from './jwt-idp-link.ts';
 import { listActiveIdps } from '../idps/queries.ts';
+import { passwordlessAllowed } from '../passkeys/policy.ts';
 
 const LOGIN_NAME_MAX = 400;
 
@@ -184,6 +185,7 @@ async function renderLoginName(
       error,
       registerUrl: i.urls.register,
       idps,
+      passkeyUrl: (await passwordlessAllowed(deps.db)) ? i.urls.passkey : undefined,
     }),
   );
 }

@@ -21,6 +21,7 @@ import { showLoginName, showStart, submitLoginName, submitPassword, submitSelect
 import { showRegister, submitRegister } from './register-flow.ts';
 import { submitConsent } from './consent-flow.ts';
 import { submitRequiredChange } from './password-change-flow.ts';
+import { showPasskey, submitPasskey } from './passkey-flow.ts';
 import { continueWithIdp, JWT_AUTHORIZE_PATH, receiveJwt } from './jwt-idp-flow.ts';
 import { IdpKeyCache } from '../idps/jwt-token.ts';
 import { isClientAbort, requestErrorStatus } from '../platform/errors.ts';
@@ -28,6 +29,8 @@ import { isClientAbort, requestErrorStatus } from '../platform/errors.ts';
 const STATIC: Record<string, { type: string; body: Buffer }> = {
   'style.css': { type: 'text/css; charset=utf-8', body: readFileSync(new URL('static/style.css', VIEWS_DIR)) },
   'logo.svg': { type: 'image/svg+xml', body: readFileSync(new URL('static/logo.svg', VIEWS_DIR)) },
+  // issue 17: loaded by the passkey pages only
+  'passkey.js': { type: 'text/javascript; charset=utf-8', body: readFileSync(new URL('static/passkey.js', VIEWS_DIR)) },
 };
 
 /** `more` adds routes to the pages' scope (the account pages, issue 16), with the login pages' dependencies. */
@@ -94,6 +97,8 @@ export async function registerLogin(
     ui.post('/ui/login/:uid/register', route(submitRegister));
     ui.post('/ui/login/:uid/consent', route(submitConsent));
     ui.post('/ui/login/:uid/password-change', route(submitRequiredChange));
+    ui.get('/ui/login/:uid/passkey', route(showPasskey));
+    ui.post('/ui/login/:uid/passkey', route(submitPasskey));
     ui.get('/ui/login/:uid/idp/:idpId', route(continueWithIdp));
     ui.get(JWT_AUTHORIZE_PATH, route(receiveJwt));
     more?.(ui, login);

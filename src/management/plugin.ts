@@ -25,6 +25,7 @@ import { memberOperationLists } from './handlers/members.ts';
 import { orgOperations } from './handlers/orgs.ts';
 import { changeOperations } from './handlers/changes.ts';
 import { accountOperations } from './handlers/account-operations.ts';
+import { passkeyOperations } from './handlers/passkeys.ts';
 
 export const MANAGEMENT_SERVICES = [AuthService, AdminService, ManagementService] as const;
 
@@ -51,6 +52,7 @@ export function managementOperations(deps: ManagementDeps): Operation[] {
     ...orgOperations(deps),
     ...changeOperations(deps),
     ...accountOperations(deps),
+    ...passkeyOperations(deps),
     ...idpOperations(deps),
   ];
 }
