@@ -280,6 +280,8 @@ async function respond(
           sub: source.accountId,
           nonce: source.nonce,
           sid: source.sid,
+          // issue 17: how the user signed in (RFC 8176), as oidc-provider's own ID tokens carry it (accounts.ts)
+          amr: source.amr?.length ? source.amr : undefined,
           aud: clientId,
           exp: iat + deps.ttl.idToken,
           iat,
