@@ -13,6 +13,7 @@ import { finishRegistration, PASSKEY_NAME_MAX, removePasskey, startRegistration 
 import { accountPost, done, renderAccount } from './account-page.ts';
 import { type AccountDeps, pageBasics } from './deps.ts';
 import { ACCOUNT_PATH } from './urls.ts';
+import { PasskeyPage } from '../views/passkeys.ts';
 
 const invalid = (error: unknown) => error instanceof AppError && error.code === Code.InvalidArgument;
 
@@ -87,7 +88,7 @@ function passkeyPage(
   const t = deps.pages.texts(locale);
   return deps.pages.send(
     reply,
-    deps.pages.renderWithScript(200, locale, 'passkey', 'passkeyAddTitle', {
+    deps.pages.renderWithScript(200, locale, PasskeyPage, 'passkeyAddTitle', {
       heading: t.passkeyAddTitle,
       lead: t.passkeyAddLead,
       button: t.passkeyCreate,

@@ -9,6 +9,8 @@ import { passwordlessAllowed } from '../passkeys/policy.ts';
 import { formField, loadInteraction, loadPostedInteraction, type Interaction, type LoginDeps } from './interaction.ts';
 import { signedIn } from './signed-in.ts';
 import { completePendingLink } from './jwt-idp-link.ts';
+import { PasskeyPage } from '../views/passkeys.ts';
+import { ErrorPage } from '../views/messages.ts';
 
 type Handler = (deps: LoginDeps, request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>;
 
@@ -58,7 +60,7 @@ async function renderPasskey(
   const options = await startPasswordless(deps.db, rpOf(deps), { binding: interaction.uid });
   return deps.pages.send(
     reply,
-    deps.pages.renderWithScript(status, interaction.locale, 'passkey', 'passkeyTitle', {
+    deps.pages.renderWithScript(status, interaction.locale, PasskeyPage, 'passkeyTitle', {
       heading: t.passkeyTitle,
       lead: t.passkeyLead,
       button: t.passkeyUse,
@@ -75,5 +77,5 @@ async function renderPasskey(
 function notAllowed(deps: LoginDeps, interaction: Interaction, reply: FastifyReply): FastifyReply {
   const t = deps.pages.texts(interaction.locale);
   const page = { title: t.errorTitle, message: t.passkeyNotAllowed, code: 'invalid_request' };
-  return deps.pages.send(reply, deps.pages.render(403, interaction.locale, 'error', 'errorTitle', page));
+  return deps.pages.send(reply, deps.pages.render(403, interaction.locale, ErrorPage, 'errorTitle', page));
 }

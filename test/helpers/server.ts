@@ -56,7 +56,9 @@ export async function startTestServer(
   const database = options.database ?? (await createTestDatabase());
   const port = await freePort();
   // `localhost` for WebAuthn, whose RP ID must be a domain, not an IP address (issue 17)
-  const issuer = options.issuerHost ? { GATEHOUSE_ISSUER: `http://${options.issuerHost}:${port}` } : {};
+  const issuer: Record<string, string> = options.issuerHost
+    ? { GATEHOUSE_ISSUER: `http://${options.issuerHost}:${port}` }
+    : {};
   const config = loadConfig(testEnv(port, database, { ...issuer, ...options.env }));
   const logs: string[] = [];
   const sink = new Writable({
