@@ -70,7 +70,9 @@ describe('passkeys in a browser (issue 17)', () => {
     await page.goto((await rp.start()).url.toString());
     await signIn(page, 'ada', 'Ada-Password-1');
     await landed(page);
-    await page.goto(`${base}/ui/account`);
+    const response = await page.goto(`${base}/ui/account`);
+    // the account page itself stays script-free
+    expect(response?.headers()['content-security-policy']).not.toContain('script');
   }
 
   async function addPasskey(page: Page, name: string): Promise<void> {
@@ -175,6 +177,22 @@ describe('passkeys in a browser (issue 17)', () => {
     expect(stolen.status()).toBeGreaterThanOrEqual(400);
     expect(stolen.status()).toBeLessThan(500);
     await other.context().close();
+    await page.context().close();
+  });
+
+  it('an expired challenge is refused', async () => {
+    const page = await newPage();
+    await accountPage(page);
+    await addPasskey(page, 'Slow key');
+    await page.context().clearCookies();
+    await passkeyPage(page);
+    await server.db.query("UPDATE webauthn_challenges SET expires_at = now() - interval '1 second'");
+    await page.click('#passkey-start');
+    await page.waitForSelector('#form-error');
+    expect(await page.textContent('#form-error')).toContain('The passkey could not be used');
+    // the page came back with a fresh challenge, which works
+    await page.click('#passkey-start');
+    await landed(page);
     await page.context().close();
   });
 
