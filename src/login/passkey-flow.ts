@@ -5,7 +5,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, Code } from '../platform/errors.ts';
 import { findActiveUser } from '../users/lookup.ts';
 import { finishPasswordless, relyingParty, startPasswordless } from '../passkeys/service.ts';
-import { passwordlessAllowed } from '../passkeys/policy.ts';
+import { getLoginPolicy } from '../login-policy/current.ts';
 import { formField, loadInteraction, loadPostedInteraction, type Interaction, type LoginDeps } from './interaction.ts';
 import { signedIn } from './signed-in.ts';
 import { completePendingLink } from './jwt-idp-link.ts';
@@ -21,7 +21,7 @@ export const showPasskey: Handler = async (deps, request, reply) => {
 
 export const submitPasskey: Handler = async (deps, request, reply) => {
   const interaction = await loadPostedInteraction(deps, request, reply);
-  if (!(await passwordlessAllowed(deps.db))) return notAllowed(deps, interaction, reply);
+  if (!(await passwordlessAllowed(deps))) return notAllowed(deps, interaction, reply);
   const t = deps.pages.texts(interaction.locale);
   let outcome: { userId: string; amr: string[] };
   try {
@@ -43,6 +43,9 @@ export const submitPasskey: Handler = async (deps, request, reply) => {
   return signedIn(deps, request, reply, interaction, user.id, [...outcome.amr, 'mfa']);
 };
 
+/** The login policy's passwordlessType (ZITADEL's PASSWORDLESS_TYPE_ALLOWED). */
+const passwordlessAllowed = async (deps: LoginDeps) => (await getLoginPolicy(deps.db)).passwordlessAllowed;
+
 /** The posted credential; a missing one is a credential nobody can verify (400, not 500). */
 export const credentialOf = (request: FastifyRequest) => formField(request, 'credential') ?? '';
 
@@ -55,7 +58,7 @@ async function renderPasskey(
   status: number,
   alert?: string,
 ): Promise<FastifyReply> {
-  if (!(await passwordlessAllowed(deps.db))) return notAllowed(deps, interaction, reply);
+  if (!(await passwordlessAllowed(deps))) return notAllowed(deps, interaction, reply);
   const t = deps.pages.texts(interaction.locale);
   const options = await startPasswordless(deps.db, rpOf(deps), { binding: interaction.uid });
   return deps.pages.send(

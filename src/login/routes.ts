@@ -22,6 +22,7 @@ import { showRegister, submitRegister } from './register-flow.ts';
 import { submitConsent } from './consent-flow.ts';
 import { submitRequiredChange } from './password-change-flow.ts';
 import { showPasskey, submitPasskey } from './passkey-flow.ts';
+import { submitFactorDone, submitFactorSetup, submitSecondFactor } from './second-factor-flow.ts';
 import { continueWithIdp, JWT_AUTHORIZE_PATH, receiveJwt } from './jwt-idp-flow.ts';
 import { IdpKeyCache } from '../idps/jwt-token.ts';
 import { isClientAbort, requestErrorStatus } from '../platform/errors.ts';
@@ -100,6 +101,9 @@ export async function registerLogin(
     ui.post('/ui/login/:uid/password-change', route(submitRequiredChange));
     ui.get('/ui/login/:uid/passkey', route(showPasskey));
     ui.post('/ui/login/:uid/passkey', route(submitPasskey));
+    ui.post('/ui/login/:uid/second-factor', route(submitSecondFactor));
+    ui.post('/ui/login/:uid/factor-setup', route(submitFactorSetup));
+    ui.post('/ui/login/:uid/factor-done', route(submitFactorDone));
     ui.get('/ui/login/:uid/idp/:idpId', route(continueWithIdp));
     ui.get(JWT_AUTHORIZE_PATH, route(receiveJwt));
     more?.(ui, login);

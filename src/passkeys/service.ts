@@ -18,6 +18,7 @@ import { changedDetails, type Details } from '../events/details.ts';
 import { invalidArgument, notFound } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import type { UserRow } from '../users/queries.ts';
+import { setFactorKind } from '../factors/queries.ts';
 import {
   deleteCredential,
   findCredentialByCredentialId,
@@ -39,7 +40,8 @@ export interface RelyingParty {
   name: string;
 }
 
-export function relyingParty(issuer: string, name: string): RelyingParty {
+/** `name` is what authenticators show at registration; sign-in needs none. */
+export function relyingParty(issuer: string, name = ''): RelyingParty {
   const url = new URL(issuer);
   return { id: url.hostname, origin: url.origin, name };
 }
@@ -47,6 +49,8 @@ export function relyingParty(issuer: string, name: string): RelyingParty {
 /** How long a ceremony may take: the browser's timeout, and the life of its challenge. */
 const CEREMONY_SECONDS = 300;
 export const PASSKEY_NAME_MAX = 200;
+/** The kind in users.factor_kinds (factors/registry.ts) while the user has a passkey: ZITADEL's `u2f`. */
+export const WEBAUTHN_KIND = 'u2f';
 
 /** What the user used, for the session's amr (RFC 8176): a synced (backup-eligible) passkey is a software-secured
  *  key (`swk`), one bound to its device hardware-secured (`hwk`); `user` as ZITADEL reports WebAuthn. */
@@ -125,6 +129,7 @@ export async function finishRegistration(
       transports: info.credential.transports ?? [],
       name,
     });
+    await setFactorKind(tx, user.id, WEBAUTHN_KIND, true);
     return { id, details: changedDetails(event) };
   });
 }
@@ -144,9 +149,8 @@ export async function startSecondFactor(
   rp: RelyingParty,
   userId: string,
   ceremony: Ceremony,
-): Promise<PublicKeyCredentialRequestOptionsJSON | undefined> {
+): Promise<PublicKeyCredentialRequestOptionsJSON> {
   const credentials = await listCredentialsOfUser(db, userId);
-  if (!credentials.length) return undefined;
   return startAssertion(db, rp, 'second_factor', ceremony, userId, credentials);
 }
 
@@ -233,6 +237,8 @@ export async function removePasskey(db: Db, user: UserRow, tokenId: string, crea
   return db.tx(async (tx) => {
     if (!(await deleteCredential(tx, user.id, tokenId)))
       throw notFound('Passwordless token not found', 'COMMAND-2M9ds');
+    const remaining = await listCredentialsOfUser(tx, user.id);
+    await setFactorKind(tx, user.id, WEBAUTHN_KIND, remaining.length > 0);
     const event = await appendEvent(tx, {
       aggregateType: 'user',
       aggregateId: user.id,

@@ -12,25 +12,22 @@ interface Form {
 export interface LoginNameProps extends Form {
   loginName: string;
   error?: string | undefined;
-  registerUrl: string;
+  /** Absent when the login policy does not allow registration. */
+  registerUrl: string | undefined;
+  /** The login policy's allowUsernamePassword: without it only the IdP buttons are shown. */
+  allowPassword: boolean;
   idps: { id: string; name: string; href: string }[];
   /** "Sign in with a passkey", while the login policy allows passwordless (issue 17). */
   passkeyUrl?: string | undefined;
 }
 
-export const LoginNamePage: View<LoginNameProps> = ({
-  t,
-  action,
-  csrf,
-  loginName,
-  error,
-  registerUrl,
-  idps,
-  passkeyUrl,
-}) =>
-  html`<h1>${t.loginTitle}</h1>
+export const LoginNamePage: View<LoginNameProps> = (p) => {
+  const { t, action, csrf, loginName, error, registerUrl, idps } = p;
+  return html`<h1>${t.loginTitle}</h1>
     <p class="lead">${t.loginLead}</p>
-    <form method="post" action=${action}>
+    ${
+      p.allowPassword &&
+      html`<form method="post" action=${action}>
       <${Csrf} token=${csrf} />
       <div class="field">
         <label for="loginName">${t.loginNameLabel}</label>
@@ -53,10 +50,11 @@ export const LoginNamePage: View<LoginNameProps> = ({
         ${error && html`<p class="error" id="loginName-error" role="alert">${error}</p>`}
       </div>
       <button type="submit" class="primary" id="submit">${t.next}</button>
-    </form>
+    </form>`
+    }
     ${
-      passkeyUrl &&
-      html`<p class="idp"><a class="button" href=${passkeyUrl} id="passkey-link">${t.passkeySignIn}</a></p>`
+      p.passkeyUrl &&
+      html`<p class="idp"><a class="button" href=${p.passkeyUrl} id="passkey-link">${t.passkeySignIn}</a></p>`
     }
     ${idps.map(
       (idp) =>
@@ -64,7 +62,8 @@ export const LoginNamePage: View<LoginNameProps> = ({
           <a class="button" href=${idp.href} id=${`idp-${idp.id}`}>${t.continueWith} ${idp.name}</a>
         </p>`,
     )}
-    <nav class="links"><a href=${registerUrl} id="register-link">${t.createAccount}</a></nav>`;
+    ${registerUrl && html`<nav class="links"><a href=${registerUrl} id="register-link">${t.createAccount}</a></nav>`}`;
+};
 
 export interface PasswordProps extends Form {
   loginName: string;

@@ -1,8 +1,28 @@
 // Passkeys (issue 17): the ceremony page, the only page with a script (Gatehouse's own /ui/static/passkey.js, which
 // reads the form's data-options), and the account page's section listing them.
 import { Alert, Csrf, Field, type FieldProps } from './fields.ts';
-import { html } from './html.ts';
+import { type FactorStepProps, OtherFactors, StepHidden } from './factors.ts';
+import { html, type Markup } from './html.ts';
 import type { View } from './layout.ts';
+
+/** The form the script drives: the options in data-options; the answer goes back in `credential`. */
+function CeremonyForm(p: {
+  action: string;
+  ceremony: 'create' | 'get';
+  options: string;
+  button: string | undefined;
+  children: Markup;
+}) {
+  return html`<form method="post" action=${p.action} id="passkey-form" data-ceremony=${p.ceremony} data-options=${p.options}>
+      ${p.children}
+      <input type="hidden" name="credential" value="" />
+      <button type="button" class="primary" id="passkey-start">${p.button}</button>
+    </form>`;
+}
+
+const PasskeyScript = () => html`<script src="/ui/static/passkey.js" defer></script>`;
+const PasskeyError = ({ text }: { text: string | undefined }) =>
+  html`<p class="alert" role="alert" id="passkey-error" hidden>${text}</p>`;
 
 export interface PasskeyProps {
   heading: string | undefined;
@@ -24,15 +44,27 @@ export const PasskeyPage: View<PasskeyProps> = (p) =>
   html`<h1>${p.heading}</h1>
     <p class="lead">${p.lead}</p>
     <${Alert} text=${p.alert} id="form-error" />
-    <p class="alert" role="alert" id="passkey-error" hidden>${p.t.passkeyFailed}</p>
-    <form method="post" action=${p.action} id="passkey-form" data-ceremony=${p.ceremony} data-options=${p.options}>
+    <${PasskeyError} text=${p.t.passkeyFailed} />
+    <${CeremonyForm} action=${p.action} ceremony=${p.ceremony} options=${p.options} button=${p.button}>
       <${Csrf} token=${p.csrf} />
       ${p.name && html`<input type="hidden" name="name" value=${p.name} />`}
-      <input type="hidden" name="credential" value="" />
-      <button type="button" class="primary" id="passkey-start">${p.button}</button>
-    </form>
+    <//>
     <nav class="links"><a href=${p.backUrl} id="passkey-back">${p.t.passkeyBack}</a></nav>
-    <script src="/ui/static/passkey.js" defer></script>`;
+    <${PasskeyScript} />`;
+
+/** The second-factor step with a passkey (factors/kind.ts): the user's own credentials, after the password. */
+export const PasskeyFactorPage = (options: string): View<FactorStepProps> =>
+  function PasskeyFactor(p) {
+    return html`<h1>${p.t.factorTitle}</h1>
+      <p class="lead">${p.t.factorPasskeyLead}</p>
+      <${Alert} text=${p.alert} id="form-error" />
+      <${PasskeyError} text=${p.t.passkeyFailed} />
+      <${CeremonyForm} action=${p.action} ceremony="get" options=${options} button=${p.t.passkeyUse}>
+        <${StepHidden} csrf=${p.csrf} ticket=${p.ticket} />
+      <//>
+      <${OtherFactors} ...${p} />
+      <${PasskeyScript} />`;
+  };
 
 export interface PasskeysSectionProps {
   t: Record<string, string | undefined>;
