@@ -85,6 +85,23 @@ describe('passkey management (issue 17)', () => {
         const id = await addKey(`Laptop ${encoding}`);
         const mine = okJson<{ result: unknown[] }>(await callApi(server.url, encoding, listMine, { token: userToken }));
         expect(mine.result).toContainEqual({ id, name: `Laptop ${encoding}`, state: 'AUTH_FACTOR_STATE_READY' });
+        // ListMyAuthFactors (the factors seam) shows each passkey as a U2F factor
+        const factors = okJson<{ result: unknown[] }>(
+          await callApi(
+            server.url,
+            encoding,
+            {
+              service: AuthService,
+              method: 'ListMyAuthFactors',
+              rest: ['POST', '/auth/v1/users/me/auth_factors/_search'],
+            },
+            { token: userToken },
+          ),
+        );
+        expect(factors.result).toContainEqual({
+          state: 'AUTH_FACTOR_STATE_READY',
+          u2f: { id, name: `Laptop ${encoding}` },
+        });
         const removed = okJson<{ details: { sequence: string; resourceOwner: string } }>(
           await callApi(server.url, encoding, removeMine(id), { token: userToken }),
         );
