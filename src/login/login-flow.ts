@@ -23,7 +23,7 @@ import { showRequiredChange } from './password-change-flow.ts';
 import { forgotPasswordUrl } from '../account/urls.ts';
 import { goToIdp, requestedIdpId } from './jwt-idp-flow.ts';
 import { completePendingLink } from './jwt-idp-link.ts';
-import { listActiveIdps } from '../idps/queries.ts';
+import { listLoginIdps } from '../idps/queries.ts';
 
 const LOGIN_NAME_MAX = 400;
 
@@ -169,8 +169,8 @@ async function renderLoginName(
   loginName: string,
   error?: string,
 ): Promise<FastifyReply> {
-  // Issue 15: until login policies list their IdPs, every active IdP of the instance is offered.
-  const idps = (await listActiveIdps(deps.db, deps.instance.id)).map((idp) => ({
+  // Issue 15: the active IdPs on the login policy
+  const idps = (await listLoginIdps(deps.db, deps.instance.id)).map((idp) => ({
     id: idp.id,
     name: idp.name,
     href: `/ui/login/${encodeURIComponent(i.uid)}/idp/${encodeURIComponent(idp.id)}`,
