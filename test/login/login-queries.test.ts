@@ -64,7 +64,7 @@ describe('queries of the login pages', () => {
 
   it('a password login reads the interaction once per page and takes two statements for the lockout', async () => {
     const { jar, start, page, post } = await begin();
-    expect(page.queries).toBe(2); // the interaction, the instance's active JWT IdPs for their buttons (issue 15)
+    expect(page.queries).toBe(2); // the interaction, the login policy's active JWT IdPs for their buttons (issue 15)
     const name = await post('login-name', { loginName: 'admin' });
     expect(name.result.status).toBe(200);
     expect(name.queries).toBe(1);
