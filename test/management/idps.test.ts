@@ -1,8 +1,8 @@
 // Issue 15's management operations on REST, gRPC and gRPC-Web: the instance's IdPs (ListIDPs, UpdateIDP,
 // UpdateIDPJWTConfig, DeactivateIDP / ReactivateIDP, RemoveIDP), the login policy's IdPs (AddIDPToLoginPolicy,
-// ListLoginPolicyIDPs, RemoveIDPFromLoginPolicy) and users' links (ListHumanLinkedIDPs, RemoveHumanLinkedIDP): IAM_OWNER
-// only for the instance (an org owner gets 403), the user's org for links (another org's user is 404), ZITADEL's
-// errors, 400 naming the field, Details of the event.
+// ListLoginPolicyIDPs, RemoveIDPFromLoginPolicy) and users' links (ListHumanLinkedIDPs, RemoveHumanLinkedIDP):
+// IAM_OWNER only for the instance (an org owner gets 403), the user's org for links (another org's user is 404),
+// ZITADEL's errors, 400 naming the field, Details of the event.
 import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
 import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
