@@ -15,6 +15,7 @@ import { addJwtIdp } from '../../src/idps/service.ts';
 import { findLinkedUserId, linkIdentity, removeUserLink } from '../../src/idps/links.ts';
 import { removeIdp, updateIdpJwtConfig } from '../../src/idps/lifecycle.ts';
 import { addIdpToLoginPolicy, removeIdpFromLoginPolicy } from '../../src/idps/login-policy.ts';
+import { setIdpState } from '../../src/idps/state.ts';
 
 const HEADER = 'x-auth-jwt';
 const PASSWORD = 'Jwt-Idp-Password-1';
@@ -338,19 +339,25 @@ describe('sign-in with a JWT identity provider in a browser', () => {
     await context.close();
   });
 
-  it('taken off the login policy while the user is at the proxy: the sign-in does not finish', async () => {
-    const idpId = await addIdp();
-    await linkedUser('quentin', idpId, 'ext-quentin');
-    proxy.setHeader(HEADER, await issuer.sign({ sub: 'ext-quentin' }));
-    proxy.hold(true);
-    const { context, page } = await freshPage();
-    await page.goto((await rp.start({ scope: `openid urn:zitadel:iam:org:idp:id:${idpId}` })).url.href);
-    const atProxy = page.url();
-    await removeIdpFromLoginPolicy(server.db, ref(idpId));
-    proxy.hold(false);
-    await Promise.all([landed(page), page.goto(atProxy)]);
-    expect(new URL(page.url()).searchParams.get('error')).toBe('access_denied');
-    await context.close();
+  it('taken off the login policy or deactivated while the user is at the proxy: the sign-in does not finish', async () => {
+    const changes = {
+      'off the policy': (idpId: string) => removeIdpFromLoginPolicy(server.db, ref(idpId)),
+      deactivated: (idpId: string) => setIdpState(server.db, instanceId, idpId, 'inactive', 'test'),
+    };
+    for (const [name, change] of Object.entries(changes)) {
+      const idpId = await addIdp();
+      await linkedUser(`quentin-${name.replace(/ /g, '-')}`, idpId, `ext-quentin-${name}`);
+      proxy.setHeader(HEADER, await issuer.sign({ sub: `ext-quentin-${name}` }));
+      proxy.hold(true);
+      const { context, page } = await freshPage();
+      await page.goto((await rp.start({ scope: `openid urn:zitadel:iam:org:idp:id:${idpId}` })).url.href);
+      const atProxy = page.url();
+      await change(idpId);
+      proxy.hold(false);
+      await Promise.all([landed(page), page.goto(atProxy)]);
+      expect(new URL(page.url()).searchParams.get('error'), name).toBe('access_denied');
+      await context.close();
+    }
   });
 
   it('after UpdateIDPJWTConfig the next sign-in uses the new keys endpoint and issuer, never the old keys', async () => {

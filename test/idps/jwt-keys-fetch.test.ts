@@ -61,7 +61,7 @@ describe('fetching a JWT IdP keys endpoint', () => {
     expect((await new IdpKeyCache(true).verify(idp, token)).sub).toBe('someone');
   });
 
-  it('accepts only asymmetric algorithms, the configured issuer and a sane iat', async () => {
+  it('accepts only asymmetric algorithms, the configured issuer, a sane iat and a passed nbf', async () => {
     const cache = new IdpKeyCache(true);
     const idp = { id: 'idp-1', sequence: '1', issuer: issuer.issuer, keys_endpoint: issuer.keysUrl };
     const [, payload] = (await issuer.sign({ sub: 'x' })).split('.');
@@ -74,6 +74,8 @@ describe('fetching a JWT IdP keys endpoint', () => {
     ).rejects.toThrow(/iss/);
     const future = await issuer.sign({ sub: 'x', iat: Math.floor(Date.now() / 1000) + 3600 });
     await expect(cache.verify(idp, future)).rejects.toThrow(/iat/);
+    const notYet = await issuer.sign({ sub: 'x', nbf: Math.floor(Date.now() / 1000) + 3600 });
+    await expect(cache.verify(idp, notYet)).rejects.toThrow(/nbf/);
   });
 
   it('after a change of the IdP (a new sequence) the keys are fetched anew; before it they are cached', async () => {
