@@ -13,6 +13,7 @@ import { interactionById, loadInteraction, saveResult, type Interaction, type Lo
 import { signedIn } from './signed-in.ts';
 import { chooseLocale, type Locale } from './i18n.ts';
 import { rememberPendingLink } from './jwt-idp-link.ts';
+import { ErrorPage, MessagePage } from '../views/messages.ts';
 
 export const JWT_AUTHORIZE_PATH = '/ui/login/login/jwt/authorize';
 const BINDING_COOKIE = 'gatehouse_jwt_idp';
@@ -120,7 +121,7 @@ export const receiveJwt: Handler = async (deps, request, reply) => {
   rememberPendingLink(deps, reply, interaction.uid, identity);
   return deps.pages.send(
     reply,
-    deps.pages.render(200, interaction.locale, 'message', 'idpNotLinkedTitle', {
+    deps.pages.render(200, interaction.locale, MessagePage, 'idpNotLinkedTitle', {
       title: deps.pages.texts(interaction.locale).idpNotLinkedTitle,
       message: deps.pages.texts(interaction.locale).idpNotLinked,
       link: { href: interaction.urls.loginName, label: deps.pages.texts(interaction.locale).idpLinkExisting },
@@ -154,7 +155,7 @@ function errorPage(deps: LoginDeps, locale: Locale, reply: FastifyReply, status:
   const t = deps.pages.texts(locale);
   return deps.pages.send(
     reply,
-    deps.pages.render(status, locale, 'error', 'errorTitle', {
+    deps.pages.render(status, locale, ErrorPage, 'errorTitle', {
       title: t.errorTitle,
       message: t[key],
       code: status === 403 ? 'access_denied' : 'invalid_request',

@@ -24,6 +24,7 @@ import { forgotPasswordUrl } from '../account/urls.ts';
 import { goToIdp, requestedIdpId } from './jwt-idp-flow.ts';
 import { completePendingLink } from './jwt-idp-link.ts';
 import { listLoginIdps } from '../idps/queries.ts';
+import { LoginNamePage, PasswordPage, SelectAccountPage } from '../views/login.ts';
 
 const LOGIN_NAME_MAX = 400;
 
@@ -177,7 +178,7 @@ async function renderLoginName(
   }));
   return deps.pages.send(
     reply,
-    deps.pages.render(status, i.locale, 'login-name', 'loginTitle', {
+    deps.pages.render(status, i.locale, LoginNamePage, 'loginTitle', {
       action: i.urls.loginName,
       csrf: i.csrf,
       loginName,
@@ -198,7 +199,7 @@ function renderPassword(
 ): FastifyReply {
   return deps.pages.send(
     reply,
-    deps.pages.render(status, i.locale, 'password', 'passwordTitle', {
+    deps.pages.render(status, i.locale, PasswordPage, 'passwordTitle', {
       action: i.urls.password,
       csrf: i.csrf,
       loginName,
@@ -225,7 +226,7 @@ function renderChooser(
   const ordered = [...accounts.filter(hinted), ...accounts.filter((a) => !hinted(a))];
   return deps.pages.send(
     reply,
-    deps.pages.render(200, i.locale, 'select-account', 'selectTitle', {
+    deps.pages.render(200, i.locale, SelectAccountPage, 'selectTitle', {
       action: i.urls.select,
       csrf: i.csrf,
       otherUrl: i.urls.loginName,

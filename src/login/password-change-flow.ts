@@ -16,6 +16,8 @@ import {
 } from './interaction.ts';
 import { signedIn } from './signed-in.ts';
 import { policyRefusal } from './password-rules.ts';
+import { ErrorPage } from '../views/messages.ts';
+import { PasswordChangePage } from '../views/login.ts';
 
 interface Ticket {
   uid: string;
@@ -43,7 +45,7 @@ function openTicket(deps: LoginDeps, uid: string, sealed: string | undefined): s
 function expired(deps: LoginDeps, i: InteractionPage, reply: FastifyReply): FastifyReply {
   const t = deps.pages.texts(i.locale);
   const page = { title: t.errorTitle, message: t.errorExpired, code: 'invalid_request' };
-  return deps.pages.send(reply, deps.pages.render(400, i.locale, 'error', 'errorTitle', page));
+  return deps.pages.send(reply, deps.pages.render(400, i.locale, ErrorPage, 'errorTitle', page));
 }
 
 export async function showRequiredChange(
@@ -57,7 +59,7 @@ export async function showRequiredChange(
   const [account] = await describeAccounts(deps.db, [userId]);
   return deps.pages.send(
     reply,
-    deps.pages.render(status, i.locale, 'password-change', 'passwordChangeTitle', {
+    deps.pages.render(status, i.locale, PasswordChangePage, 'passwordChangeTitle', {
       action: `/ui/login/${encodeURIComponent(i.uid)}/password-change`,
       csrf: i.csrf,
       ticket: sealTicket(deps, i.uid, userId),

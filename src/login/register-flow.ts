@@ -17,6 +17,8 @@ import {
 } from './interaction.ts';
 import { signedIn } from './signed-in.ts';
 import { policyRefusal } from './password-rules.ts';
+import type { FieldProps } from '../views/fields.ts';
+import { RegisterPage, type RegisterProps } from '../views/login.ts';
 
 const FIELDS = [
   { name: 'firstName', label: 'firstNameLabel', type: 'text', autocomplete: 'given-name', maxLength: NAME_MAX_LENGTH },
@@ -47,11 +49,13 @@ export function showRegistration(
   const t = deps.pages.texts(i.locale);
   const firstInvalid = FIELDS.find((f) => errors[f.name])?.name ?? 'firstName';
   const fields = Object.fromEntries(
-    FIELDS.map((f) => [
+    FIELDS.map((f): [FieldName, FieldProps] => [
       f.name,
       {
         ...f,
-        label: t[f.label],
+        id: f.name,
+        required: true,
+        label: t[f.label] ?? f.label,
         // A password is never sent back into the page.
         value: f.name === 'password' ? '' : (values[f.name] ?? ''),
         help: f.name === 'password' ? t.newPasswordHelp : undefined,
@@ -59,10 +63,10 @@ export function showRegistration(
         autofocus: f.name === firstInvalid,
       },
     ]),
-  );
+  ) as RegisterProps['fields'];
   return deps.pages.send(
     reply,
-    deps.pages.render(status, i.locale, 'register', 'registerTitle', {
+    deps.pages.render(status, i.locale, RegisterPage, 'registerTitle', {
       action: i.urls.register,
       csrf: i.csrf,
       fields,

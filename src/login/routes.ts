@@ -24,6 +24,7 @@ import { submitRequiredChange } from './password-change-flow.ts';
 import { continueWithIdp, JWT_AUTHORIZE_PATH, receiveJwt } from './jwt-idp-flow.ts';
 import { IdpKeyCache } from '../idps/jwt-token.ts';
 import { isClientAbort, requestErrorStatus } from '../platform/errors.ts';
+import { ErrorPage } from '../views/messages.ts';
 
 const STATIC: Record<string, { type: string; body: Buffer }> = {
   'style.css': { type: 'text/css; charset=utf-8', body: readFileSync(new URL('static/style.css', VIEWS_DIR)) },
@@ -105,7 +106,7 @@ export async function registerLogin(
       if (error instanceof InvalidCharacter) {
         return pages.send(
           reply,
-          pages.render(400, locale, 'error', 'errorTitle', {
+          pages.render(400, locale, ErrorPage, 'errorTitle', {
             title: t.errorTitle,
             message: format(t.errorInvalidCharacter!, { field: error.field }),
             code: 'invalid_request',
@@ -118,7 +119,7 @@ export async function registerLogin(
       if (error.name === 'SessionNotFound') {
         return pages.send(
           reply,
-          pages.render(400, locale, 'error', 'errorTitle', {
+          pages.render(400, locale, ErrorPage, 'errorTitle', {
             title: t.errorTitle,
             message: t.errorExpired,
             code: 'invalid_request',
@@ -129,7 +130,7 @@ export async function registerLogin(
       if (status === 500) request.log.error({ err: error }, 'login page failed');
       return pages.send(
         reply,
-        pages.render(status, locale, 'error', 'errorTitle', {
+        pages.render(status, locale, ErrorPage, 'errorTitle', {
           title: t.errorTitle,
           message: t.errorGeneric,
           code: status === 500 ? 'server_error' : 'invalid_request',
@@ -145,7 +146,7 @@ function refuse(pages: LoginPages, request: FastifyRequest, reply: FastifyReply,
   const t = pages.texts(locale);
   return pages.send(
     reply,
-    pages.render(403, locale, 'error', 'errorForbiddenTitle', {
+    pages.render(403, locale, ErrorPage, 'errorForbiddenTitle', {
       title: t.errorForbiddenTitle,
       message: t.errorForbidden,
       code: 'csrf_check_failed',
