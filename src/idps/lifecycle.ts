@@ -22,7 +22,7 @@ import {
   type JwtIdpConfig,
 } from './queries.ts';
 import { checkJwtIdpConfig } from './schema.ts';
-import { lockInstanceIdp } from './service.ts';
+import { lockInstanceIdp, type IdpRef } from './service.ts';
 import { deleteLoginPolicyIdp } from './login-policy.ts';
 import { linksOfIdp } from './links.ts';
 
@@ -68,7 +68,7 @@ const JWT_FIELDS = {
  *  changed events); nothing to change is FAILED_PRECONDITION. */
 function changeIdp(
   db: Db,
-  ref: { instanceId: string; idpId: string; editor: string },
+  ref: IdpRef,
   fields: FieldColumns,
   values: Record<string, string | boolean>,
   eventType: string,
@@ -94,7 +94,7 @@ function changeIdp(
 /** UpdateIDP: name, styling and autoRegister. */
 export function updateIdp(
   db: Db,
-  ref: { instanceId: string; idpId: string; editor: string },
+  ref: IdpRef,
   change: Pick<JwtIdpConfig, 'name' | 'stylingType' | 'autoRegister'>,
 ): Promise<Details> {
   return changeIdp(db, ref, IDP_FIELDS, change, 'instance.idp.config.changed', ['INSTANCE-4M9vs', 'IDP not changed']);
@@ -104,7 +104,7 @@ export function updateIdp(
  *  (jwt-token.ts) to fetch the keys from the new keysEndpoint: keys of the old one are never used again. */
 export function updateIdpJwtConfig(
   db: Db,
-  ref: { instanceId: string; idpId: string; editor: string },
+  ref: IdpRef,
   config: Pick<JwtIdpConfig, 'jwtEndpoint' | 'issuer' | 'keysEndpoint' | 'headerName'>,
 ): Promise<Details> {
   checkJwtIdpConfig(config, 'UpdateIDPJWTConfigRequest');
@@ -113,7 +113,7 @@ export function updateIdpJwtConfig(
 }
 
 /** RemoveIDP: the IdP, its place on the login policy and its users' links (ZITADEL's cascade events). */
-export function removeIdp(db: Db, ref: { instanceId: string; idpId: string; editor: string }): Promise<Details> {
+export function removeIdp(db: Db, ref: IdpRef): Promise<Details> {
   return db.tx(async (tx) => {
     const idp = await lockInstanceIdp(tx, ref.instanceId, ref.idpId);
     const event = await appendEvent(tx, {

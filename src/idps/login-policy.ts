@@ -9,14 +9,9 @@ import { changedDetails, createdDetails, type Details } from '../events/details.
 import { alreadyExists, failedPrecondition, notFound } from '../platform/errors.ts';
 import { Conditions, creationOrder, listPage, type ListResult, type Page } from '../platform/search.ts';
 import { findIdpById } from './queries.ts';
+import type { IdpRef } from './service.ts';
 
-interface PolicyIdpRef {
-  instanceId: string;
-  idpId: string;
-  editor: string;
-}
-
-export async function addIdpToLoginPolicy(db: Db, ref: PolicyIdpRef): Promise<Details> {
+export async function addIdpToLoginPolicy(db: Db, ref: IdpRef): Promise<Details> {
   return db.tx(async (tx) => {
     // locked, so a concurrent RemoveIDP waits for this and takes the new row with it
     const idp = await findIdpById(tx, ref.idpId, true);
@@ -46,7 +41,7 @@ export async function addIdpToLoginPolicy(db: Db, ref: PolicyIdpRef): Promise<De
 /** Takes the IdP off the list with its event; `cascade` when its removal does it. Undefined when not listed. */
 export async function deleteLoginPolicyIdp(
   tx: Queryable,
-  ref: PolicyIdpRef & { cascade: boolean },
+  ref: IdpRef & { cascade: boolean },
 ): Promise<WrittenEvent | undefined> {
   const { rowCount } = await tx.query('DELETE FROM login_policy_idps WHERE instance_id = $1 AND idp_id = $2', [
     ref.instanceId,
@@ -63,7 +58,7 @@ export async function deleteLoginPolicyIdp(
   });
 }
 
-export async function removeIdpFromLoginPolicy(db: Db, ref: PolicyIdpRef): Promise<Details> {
+export async function removeIdpFromLoginPolicy(db: Db, ref: IdpRef): Promise<Details> {
   return db.tx(async (tx) => {
     const event = await deleteLoginPolicyIdp(tx, { ...ref, cascade: false });
     if (!event) throw notFound('IDP is not on the login policy', 'INSTANCE-39fjs');

@@ -30,6 +30,13 @@ export async function addJwtIdp(
   });
 }
 
+/** An IdP of the instance as a change names it, with who makes the change (the event's creator). */
+export interface IdpRef {
+  instanceId: string;
+  idpId: string;
+  editor: string;
+}
+
 const idpNotFound = () => notFound('IDP not found', 'IDP-4M9fs');
 
 export async function getIdpById(db: Db, id: string): Promise<IdpRow> {

@@ -16,13 +16,14 @@ import type { ManagementDeps } from '../deps.ts';
 import { IAM_OWNER, ORG_OWNER } from '../../members/roles.ts';
 import type { IdpRow, StylingType } from '../../idps/queries.ts';
 import { setIdpState } from '../../idps/state.ts';
+import type { IdpRef } from '../../idps/service.ts';
 import { listIdps, removeIdp, updateIdp, updateIdpJwtConfig, type IdpFilter } from '../../idps/lifecycle.ts';
 import { addIdpToLoginPolicy, listLoginPolicyIdps, removeIdpFromLoginPolicy } from '../../idps/login-policy.ts';
 import { listUserLinks, removeUserLink } from '../../idps/links.ts';
 import { invalidArgument } from '../../platform/errors.ts';
 import { detailsMessage, enumName, enumNumber, storedDetails } from '../convert.ts';
 import { listDetailsMessage, pageOf, textFilter } from '../list-query.ts';
-import { operation, type Operation } from '../operation.ts';
+import { operation, type Caller, type Operation } from '../operation.ts';
 
 const iamOwner = { kind: 'instance', role: IAM_OWNER } as const;
 const orgOwner = { kind: 'org', role: ORG_OWNER } as const;
@@ -63,7 +64,7 @@ function idpFilter(query: IDPQuery, i: number): IdpFilter {
 }
 
 export function idpOperations({ db, instance }: ManagementDeps): Operation[] {
-  const ref = (caller: { principal: { userId: string } }, idpId: string) => ({
+  const ref = (caller: Caller, idpId: string): IdpRef => ({
     instanceId: instance.id,
     idpId,
     editor: caller.principal.userId,
