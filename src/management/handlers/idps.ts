@@ -77,11 +77,8 @@ export function idpOperations({ db, instance }: ManagementDeps): Operation[] {
         const page = pageOf(req.query, 'ListIDPsRequest');
         const byName = req.sortingColumn === IDPFieldName.IDP_FIELD_NAME_NAME;
         const result = await listIdps(db, instance.id, req.queries.map(idpFilter), page, byName);
-        return {
-          details: listDetailsMessage(result),
-          sortingColumn: req.sortingColumn,
-          result: result.rows.map(idpMessage),
-        };
+        // (ZITADEL's ListIDPs does not echo the sorting column, unlike ListOrgs)
+        return { details: listDetailsMessage(result), result: result.rows.map(idpMessage) };
       },
     }),
     operation({
