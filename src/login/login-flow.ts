@@ -14,8 +14,9 @@ import {
   type InteractionPage,
   type LoginDeps,
 } from './interaction.ts';
-import { knownAccountIds, requestedPrompts, signedIn } from './signed-in.ts';
-import { showRegistration } from './register-flow.ts';
+import { knownAccountIds, requestedPrompts } from './signed-in.ts';
+import { afterFirstFactor } from './second-factor-flow.ts';
+import { showOpenRegistration } from './register-flow.ts';
 import { showConsent } from './consent-flow.ts';
 import { refuseSignIn } from './refused.ts';
 import { HASHING_RETRY_AFTER, type HashSlot } from '../users/passwords.ts';
@@ -25,6 +26,7 @@ import { goToIdp, requestedIdpId } from './jwt-idp-flow.ts';
 import { completePendingLink } from './jwt-idp-link.ts';
 import { listLoginIdps } from '../idps/queries.ts';
 import { LoginNamePage, PasswordPage, SelectAccountPage } from '../views/login.ts';
+import { getLoginPolicy } from '../login-policy/current.ts';
 
 const LOGIN_NAME_MAX = 400;
 
@@ -35,7 +37,7 @@ const initial = (name: string) => [...name.trim()][0]?.toUpperCase() ?? '?';
 export const showStart: Handler = async (deps, request, reply) => {
   const interaction = await loadInteraction(deps, request, reply);
   const { prompt, params } = interaction.details;
-  if (prompt.name === 'create') return showRegistration(deps, interaction, reply);
+  if (prompt.name === 'create') return showOpenRegistration(deps, interaction, reply);
   if (prompt.name === 'consent') return showConsent(deps, interaction, reply);
   const idpId = requestedIdpId(interaction);
   if (idpId) return goToIdp(deps, interaction, reply, idpId);
@@ -131,7 +133,9 @@ async function checkPassword(
   await completePendingLink(deps, request, reply, interaction.uid, outcome.user.id);
   // (read with the user by the sign-in: no statement of its own)
   if (outcome.user.password_change_required) return showRequiredChange(deps, interaction, reply, outcome.user.id);
-  return signedIn(deps, request, reply, interaction, outcome.user.id);
+  // issue 17: the second factor, or its enrollment under forceMfa (both read with the user: no statement here)
+  const { id, factor_kinds: factorKinds, policy_force_mfa: forceMfa } = outcome.user;
+  return afterFirstFactor(deps, request, reply, interaction, { id, factorKinds, forceMfa });
 }
 
 export const submitSelect: Handler = async (deps, request, reply) => {
@@ -170,8 +174,10 @@ async function renderLoginName(
   loginName: string,
   error?: string,
 ): Promise<FastifyReply> {
-  // Issue 15: the active IdPs on the login policy
-  const idps = (await listLoginIdps(deps.db, deps.instance.id)).map((idp) => ({
+  // Issue 15: the active IdPs on the login policy's list; issue 17: the login policy says whether IdPs,
+  // registration and passwords are offered at all.
+  const [policy, listed] = await Promise.all([getLoginPolicy(deps.db), listLoginIdps(deps.db, deps.instance.id)]);
+  const idps = (policy.allowExternalIdp ? listed : []).map((idp) => ({
     id: idp.id,
     name: idp.name,
     href: `/ui/login/${encodeURIComponent(i.uid)}/idp/${encodeURIComponent(idp.id)}`,
@@ -183,7 +189,8 @@ async function renderLoginName(
       csrf: i.csrf,
       loginName,
       error,
-      registerUrl: i.urls.register,
+      registerUrl: policy.allowRegister ? i.urls.register : undefined,
+      allowPassword: policy.allowUsernamePassword,
       idps,
     }),
   );

@@ -15,10 +15,12 @@ import {
   type InteractionPage,
   type LoginDeps,
 } from './interaction.ts';
-import { signedIn } from './signed-in.ts';
+import { afterFirstFactorOf } from './second-factor-flow.ts';
+import { getLoginPolicy } from '../login-policy/current.ts';
 import { policyRefusal } from './password-rules.ts';
 import type { FieldProps } from '../views/fields.ts';
 import { RegisterPage, type RegisterProps } from '../views/login.ts';
+import { ErrorPage } from '../views/messages.ts';
 
 const FIELDS = [
   { name: 'firstName', label: 'firstNameLabel', type: 'text', autocomplete: 'given-name', maxLength: NAME_MAX_LENGTH },
@@ -81,7 +83,27 @@ export async function showRegister(
   request: FastifyRequest,
   reply: FastifyReply,
 ): Promise<FastifyReply> {
-  return showRegistration(deps, await loadInteraction(deps, request, reply), reply);
+  return showOpenRegistration(deps, await loadInteraction(deps, request, reply), reply);
+}
+
+/** The form, unless the login policy's allowRegister is off (issue 17). */
+export async function showOpenRegistration(
+  deps: LoginDeps,
+  i: InteractionPage,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
+  return (await registrationClosed(deps, i, reply)) ?? showRegistration(deps, i, reply);
+}
+
+async function registrationClosed(
+  deps: LoginDeps,
+  i: InteractionPage,
+  reply: FastifyReply,
+): Promise<FastifyReply | undefined> {
+  if ((await getLoginPolicy(deps.db)).allowRegister) return undefined;
+  const t = deps.pages.texts(i.locale);
+  const page = { title: t.errorTitle, message: t.errorRegistrationClosed, code: 'access_denied' };
+  return deps.pages.send(reply, deps.pages.render(403, i.locale, ErrorPage, 'errorTitle', page));
 }
 
 export async function submitRegister(
@@ -116,6 +138,8 @@ async function register(
   slot: HashSlot,
 ): Promise<FastifyReply> {
   const interaction = await loadPostedInteraction(deps, request, reply);
+  const closed = await registrationClosed(deps, interaction, reply);
+  if (closed) return closed;
   const t = deps.pages.texts(interaction.locale);
   const parsed = registrationSchema.safeParse(values);
   if (!parsed.success) {
@@ -150,7 +174,7 @@ async function register(
       slot.hash,
       deps,
     );
-    return await signedIn(deps, request, reply, interaction, userId);
+    return await afterFirstFactorOf(deps, request, reply, interaction, userId);
   } catch (error) {
     if (error instanceof AppError && error.code === Code.AlreadyExists) {
       return showRegistration(deps, interaction, reply, 409, values, { userName: t.errorUserNameTaken });

@@ -21,6 +21,7 @@ import { showLoginName, showStart, submitLoginName, submitPassword, submitSelect
 import { showRegister, submitRegister } from './register-flow.ts';
 import { submitConsent } from './consent-flow.ts';
 import { submitRequiredChange } from './password-change-flow.ts';
+import { submitFactorDone, submitFactorSetup, submitSecondFactor } from './second-factor-flow.ts';
 import { continueWithIdp, JWT_AUTHORIZE_PATH, receiveJwt } from './jwt-idp-flow.ts';
 import { IdpKeyCache } from '../idps/jwt-token.ts';
 import { isClientAbort, requestErrorStatus } from '../platform/errors.ts';
@@ -95,6 +96,9 @@ export async function registerLogin(
     ui.post('/ui/login/:uid/register', route(submitRegister));
     ui.post('/ui/login/:uid/consent', route(submitConsent));
     ui.post('/ui/login/:uid/password-change', route(submitRequiredChange));
+    ui.post('/ui/login/:uid/second-factor', route(submitSecondFactor));
+    ui.post('/ui/login/:uid/factor-setup', route(submitFactorSetup));
+    ui.post('/ui/login/:uid/factor-done', route(submitFactorDone));
     ui.get('/ui/login/:uid/idp/:idpId', route(continueWithIdp));
     ui.get(JWT_AUTHORIZE_PATH, route(receiveJwt));
     more?.(ui, login);

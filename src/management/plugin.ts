@@ -25,6 +25,8 @@ import { memberOperationLists } from './handlers/members.ts';
 import { orgOperations } from './handlers/orgs.ts';
 import { changeOperations } from './handlers/changes.ts';
 import { accountOperations } from './handlers/account-operations.ts';
+import { authFactorOperations } from './handlers/auth-factors.ts';
+import { loginPolicyOperations } from './handlers/login-policy.ts';
 
 export const MANAGEMENT_SERVICES = [AuthService, AdminService, ManagementService] as const;
 
@@ -51,6 +53,8 @@ export function managementOperations(deps: ManagementDeps): Operation[] {
     ...orgOperations(deps),
     ...changeOperations(deps),
     ...accountOperations(deps),
+    ...authFactorOperations(deps),
+    ...loginPolicyOperations(deps),
     ...idpOperations(deps),
   ];
 }

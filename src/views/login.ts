@@ -12,14 +12,20 @@ interface Form {
 export interface LoginNameProps extends Form {
   loginName: string;
   error?: string | undefined;
-  registerUrl: string;
+  /** Absent when the login policy does not allow registration. */
+  registerUrl: string | undefined;
+  /** The login policy's allowUsernamePassword: without it only the IdP buttons are shown. */
+  allowPassword: boolean;
   idps: { id: string; name: string; href: string }[];
 }
 
-export const LoginNamePage: View<LoginNameProps> = ({ t, action, csrf, loginName, error, registerUrl, idps }) =>
-  html`<h1>${t.loginTitle}</h1>
+export const LoginNamePage: View<LoginNameProps> = (p) => {
+  const { t, action, csrf, loginName, error, registerUrl, idps } = p;
+  return html`<h1>${t.loginTitle}</h1>
     <p class="lead">${t.loginLead}</p>
-    <form method="post" action=${action}>
+    ${
+      p.allowPassword &&
+      html`<form method="post" action=${action}>
       <${Csrf} token=${csrf} />
       <div class="field">
         <label for="loginName">${t.loginNameLabel}</label>
@@ -42,14 +48,16 @@ export const LoginNamePage: View<LoginNameProps> = ({ t, action, csrf, loginName
         ${error && html`<p class="error" id="loginName-error" role="alert">${error}</p>`}
       </div>
       <button type="submit" class="primary" id="submit">${t.next}</button>
-    </form>
+    </form>`
+    }
     ${idps.map(
       (idp) =>
         html`<p class="idp">
           <a class="button" href=${idp.href} id=${`idp-${idp.id}`}>${t.continueWith} ${idp.name}</a>
         </p>`,
     )}
-    <nav class="links"><a href=${registerUrl} id="register-link">${t.createAccount}</a></nav>`;
+    ${registerUrl && html`<nav class="links"><a href=${registerUrl} id="register-link">${t.createAccount}</a></nav>`}`;
+};
 
 export interface PasswordProps extends Form {
   loginName: string;

@@ -15,6 +15,7 @@ describe('views', () => {
       loginName: HOSTILE,
       error: HOSTILE,
       registerUrl: '/r',
+      allowPassword: true,
       idps: [{ id: 'i"1', name: '<img src=x onerror=alert(1)>', href: '/i' }],
     });
     expect(page.body.startsWith('<!doctype html>\n<html lang="en">')).toBe(true);
