@@ -16,6 +16,8 @@ import { findLinkedUserId, linkIdentity, removeUserLink } from '../../src/idps/l
 import { removeIdp, updateIdpJwtConfig } from '../../src/idps/lifecycle.ts';
 import { addIdpToLoginPolicy, removeIdpFromLoginPolicy } from '../../src/idps/login-policy.ts';
 import { setIdpState } from '../../src/idps/state.ts';
+import { updateLoginPolicy } from '../../src/login-policy/service.ts';
+import { DEFAULT_LOGIN_POLICY } from '../../src/login-policy/policy.ts';
 
 const HEADER = 'x-auth-jwt';
 const PASSWORD = 'Jwt-Idp-Password-1';
@@ -336,6 +338,24 @@ describe('sign-in with a JWT identity provider in a browser', () => {
     await addIdpToLoginPolicy(server.db, ref(idpId));
     const again = await authorize(page, idpId);
     expect((await rp.finish(page.url(), again)).claims.sub).toBeTruthy();
+    await context.close();
+  });
+
+  it('allowExternalIdp false (UpdateLoginPolicy): a listed IdP is neither offered nor reached by its scope', async () => {
+    const idpId = await addIdp();
+    const { context, page } = await freshPage();
+    await updateLoginPolicy(server.db, instanceId, { ...DEFAULT_LOGIN_POLICY, allowExternalIdp: false }, 'test');
+    try {
+      await page.goto((await rp.start()).url.href);
+      expect(await page.locator('#loginName').count()).toBe(1);
+      expect(await page.locator(`#idp-${idpId}`).count()).toBe(0);
+      const start = await rp.start({ scope: `openid urn:zitadel:iam:org:idp:id:${idpId}` });
+      expect((await page.goto(start.url.href))!.status()).toBe(400);
+    } finally {
+      await updateLoginPolicy(server.db, instanceId, DEFAULT_LOGIN_POLICY, 'test');
+    }
+    await page.goto((await rp.start()).url.href);
+    expect(await page.locator(`#idp-${idpId}`).count()).toBe(1);
     await context.close();
   });
 
