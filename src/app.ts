@@ -61,6 +61,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // Forwarded headers only from configured proxies (security.md §10).
     trustProxy: config.trustedProxies.length ? [...config.trustedProxies] : false,
     bodyLimit: BODY_LIMIT,
+    // REST path parameters may hold what the proto allows (200 characters, e.g. an external user ID in
+    // RemoveHumanLinkedIDP), percent-encoded: past the router, validation answers a long one with a 400 naming the
+    // field instead of the router's bare 414 (security.md §19).
+    routerOptions: { maxParamLength: 2048 },
     // Fastify's socket timeouts reach only servers it creates itself; the request timeout of every transport is
     // applied by the server factory (platform/http.ts, issue 26 item 1).
     forceCloseConnections: 'idle',

@@ -6,6 +6,7 @@ import { adminCreate, appCreate, serviceUserCreate, userImport } from './provisi
 import { doctor } from './doctor.ts';
 import { appList, appRegenerateSecret, appRemove, userList, userLock, userRemove, userUnlock } from './lifecycle.ts';
 import { grantAdd, grantList, grantRemove, roleAdd, roleList, roleRemove } from './roles.ts';
+import { idpLinkList, idpList } from './idps.ts';
 
 export { UsageError, type Command } from './command.ts';
 
@@ -46,16 +47,21 @@ export const COMMANDS: Record<string, Command> = {
   'grant add': grantAdd,
   'grant list': grantList,
   'grant remove': grantRemove,
+  'idp list': idpList,
+  'idp link list': idpLinkList,
   doctor,
 };
 
-/** The command named by the first one or two arguments (`keys:rotate` is `keys rotate`) and its arguments. */
+/** The command named by the first one, two or three arguments (`keys:rotate` is `keys rotate`) and its arguments. */
 export function findCommand(argv: string[]): { name: string; command: Command; args: string[] } | undefined {
-  const [first = '', second = ''] = argv;
-  const [a, b] = first.includes(':') ? first.split(':', 2) : [first, second];
-  const two = `${a} ${b}`;
-  if (COMMANDS[two]) return { name: two, command: COMMANDS[two], args: argv.slice(first.includes(':') ? 1 : 2) };
-  if (COMMANDS[first]) return { name: first, command: COMMANDS[first], args: argv.slice(1) };
+  const [first = ''] = argv;
+  const words = first.includes(':') ? [...first.split(':'), ...argv.slice(1)] : argv;
+  const joined = words.length - argv.length; // the words a colon form holds in one argument, less one
+  for (const n of [3, 2, 1]) {
+    const name = words.slice(0, n).join(' ');
+    if (n > joined && words.length >= n && COMMANDS[name])
+      return { name, command: COMMANDS[name], args: argv.slice(n - joined) };
+  }
   return undefined;
 }
 

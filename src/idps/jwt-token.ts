@@ -41,43 +41,49 @@ export interface VerifiedIdentity {
 
 type KeySet = ReturnType<typeof createLocalJWKSet>;
 
-/** The keys of each IdP by keysEndpoint; one per process. */
+/** What the key cache needs of an IdP: its configuration's version is its sequence, which every change writes. */
+export type KeySource = Pick<IdpRow, 'id' | 'sequence' | 'issuer' | 'keys_endpoint'>;
+
+/** The keys of each IdP, as fetched for one version of its configuration; one cache per process. A version the
+ *  cache has not seen (UpdateIDPJWTConfig, on any process) is fetched anew, so keys of a former keysEndpoint are
+ *  never used again; a new IdP row never meets keys cached for an old one at the same URL. */
 export class IdpKeyCache {
-  readonly #sets = new Map<string, KeySet>();
+  readonly #sets = new Map<string, { sequence: string; keys: KeySet }>();
   readonly #fetch: SafeFetchOptions;
 
   constructor(allowPrivateFetch: boolean) {
     this.#fetch = { allowPrivate: allowPrivateFetch, timeoutMs: KEYS_TIMEOUT_MS, maxBytes: KEYS_MAX_BYTES };
   }
 
-  async verify(idp: Pick<IdpRow, 'issuer' | 'keys_endpoint'>, token: string): Promise<VerifiedIdentity> {
-    const cached = this.#sets.get(idp.keys_endpoint);
+  async verify(idp: KeySource, token: string): Promise<VerifiedIdentity> {
+    const entry = this.#sets.get(idp.id);
+    const cached = entry?.sequence === idp.sequence ? entry.keys : undefined;
     try {
-      return await this.#verifyWith(idp, token, cached ?? (await this.#load(idp.keys_endpoint)));
+      return await this.#verifyWith(idp, token, cached ?? (await this.#load(idp)));
     } catch (error) {
       if (!(error instanceof errors.JWKSNoMatchingKey)) throw error;
       if (!cached) throw new TokenRefused('token refused: signed by an unknown key');
     }
     // A key the cached set lacks: the IdP may have rotated; fetched once more, then it is final.
     try {
-      return await this.#verifyWith(idp, token, await this.#load(idp.keys_endpoint));
+      return await this.#verifyWith(idp, token, await this.#load(idp));
     } catch (error) {
       if (error instanceof errors.JWKSNoMatchingKey) throw new TokenRefused('token refused: signed by an unknown key');
       throw error;
     }
   }
 
-  async #load(endpoint: string): Promise<KeySet> {
+  async #load(idp: KeySource): Promise<KeySet> {
     let jwks: JSONWebKeySet;
     try {
-      jwks = JSON.parse(await safeFetchText(endpoint, this.#fetch)) as JSONWebKeySet;
+      jwks = JSON.parse(await safeFetchText(idp.keys_endpoint, this.#fetch)) as JSONWebKeySet;
       if (!Array.isArray(jwks?.keys)) throw new Error('no keys array');
     } catch (error) {
       throw new TokenRefused(`keys endpoint unusable: ${(error as Error).message}`, true);
     }
-    const set = createLocalJWKSet(jwks);
-    this.#sets.set(endpoint, set);
-    return set;
+    const keys = createLocalJWKSet(jwks);
+    this.#sets.set(idp.id, { sequence: idp.sequence, keys });
+    return keys;
   }
 
   async #verifyWith(idp: Pick<IdpRow, 'issuer'>, token: string, keys: KeySet): Promise<VerifiedIdentity> {

@@ -7,6 +7,8 @@ import { createHuman } from '../users/human-service.ts';
 import { userNameTaken } from '../users/queries.ts';
 import { checkUserName } from '../users/user-name.ts';
 import { appendEvent } from '../events/log.ts';
+import { changedDetails, type Details } from '../events/details.ts';
+import { notFound } from '../platform/errors.ts';
 import { listPage, Conditions, type ListResult, type Page } from '../platform/search.ts';
 import { getOrgUser, type UserRef } from '../users/service.ts';
 
@@ -127,4 +129,42 @@ export async function listUserLinks(db: Db, ref: UserRef, page: Page): Promise<L
     },
     page,
   );
+}
+
+/** The links of an IdP with their users' orgs, for the events of its removal. */
+export async function linksOfIdp(
+  tx: Queryable,
+  idpId: string,
+): Promise<{ user_id: string; org_id: string; external_user_id: string }[]> {
+  const { rows } = await tx.query<{ user_id: string; org_id: string; external_user_id: string }>(
+    `SELECT l.user_id, u.org_id, l.external_user_id FROM user_idp_links l JOIN users u ON u.id = l.user_id
+      WHERE l.idp_id = $1 ORDER BY l.user_id`,
+    [idpId],
+  );
+  return rows;
+}
+
+/** RemoveHumanLinkedIDP: the identity no longer signs the user in (ZITADEL: user.human.externalidp.removed). */
+export async function removeUserLink(
+  db: Db,
+  ref: UserRef & { idpId: string; externalUserId: string },
+  editor: string,
+): Promise<Details> {
+  return db.tx(async (tx) => {
+    const user = await getOrgUser(tx, ref);
+    const { rowCount } = await tx.query(
+      'DELETE FROM user_idp_links WHERE user_id = $1 AND idp_id = $2 AND external_user_id = $3',
+      [user.id, ref.idpId, ref.externalUserId],
+    );
+    if (!rowCount) throw notFound('External IDP not found', 'COMMAND-1M9xR');
+    const event = await appendEvent(tx, {
+      aggregateType: 'user',
+      aggregateId: user.id,
+      eventType: 'user.human.externalidp.removed',
+      payload: { idpConfigId: ref.idpId, userId: ref.externalUserId },
+      resourceOwner: user.org_id,
+      creator: editor,
+    });
+    return changedDetails(event);
+  });
 }

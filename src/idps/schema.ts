@@ -28,9 +28,12 @@ export function endpointUrlProblem(value: string): string | undefined {
 }
 
 /** Throws INVALID_ARGUMENT naming the first bad field, as the proto validation does (compat.md §3). */
-export function checkJwtIdpConfig(config: JwtIdpConfig): void {
+export function checkJwtIdpConfig(
+  config: Pick<JwtIdpConfig, 'jwtEndpoint' | 'keysEndpoint'>,
+  request: 'AddJWTIDPRequest' | 'UpdateIDPJWTConfigRequest',
+): void {
   for (const [field, goName] of URL_FIELDS) {
     const problem = endpointUrlProblem(config[field]);
-    if (problem) throw invalidArgument(`invalid AddJWTIDPRequest.${goName}: ${problem}`, 'IDP-Url5s');
+    if (problem) throw invalidArgument(`invalid ${request}.${goName}: ${problem}`, 'IDP-Url5s');
   }
 }

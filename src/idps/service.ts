@@ -4,6 +4,7 @@ import { appendEvent } from '../events/log.ts';
 import { createdDetails, type Details } from '../events/details.ts';
 import { newId } from '../platform/ids.ts';
 import { notFound } from '../platform/errors.ts';
+import type { Queryable } from '../platform/db.ts';
 import { findIdpById, insertJwtIdp, type IdpRow, type JwtIdpConfig } from './queries.ts';
 import { checkJwtIdpConfig } from './schema.ts';
 
@@ -13,7 +14,7 @@ export async function addJwtIdp(
   config: JwtIdpConfig,
   creator: string,
 ): Promise<{ idpId: string; details: Details }> {
-  checkJwtIdpConfig(config);
+  checkJwtIdpConfig(config, 'AddJWTIDPRequest');
   const idpId = newId();
   return db.tx(async (tx) => {
     const event = await appendEvent(tx, {
@@ -29,8 +30,24 @@ export async function addJwtIdp(
   });
 }
 
+/** An IdP of the instance as a change names it, with who makes the change (the event's creator). */
+export interface IdpRef {
+  instanceId: string;
+  idpId: string;
+  editor: string;
+}
+
+const idpNotFound = () => notFound('IDP not found', 'IDP-4M9fs');
+
 export async function getIdpById(db: Db, id: string): Promise<IdpRow> {
   const idp = await findIdpById(db, id);
-  if (!idp) throw notFound('IDP not found', 'IDP-4M9fs');
+  if (!idp) throw idpNotFound();
+  return idp;
+}
+
+/** The instance's IdP, locked for a change in the caller's transaction; another instance's is not found. */
+export async function lockInstanceIdp(tx: Queryable, instanceId: string, idpId: string): Promise<IdpRow> {
+  const idp = await findIdpById(tx, idpId, true);
+  if (idp?.instance_id !== instanceId) throw idpNotFound();
   return idp;
 }

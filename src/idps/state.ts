@@ -4,8 +4,8 @@
 import type { Db } from '../platform/db.ts';
 import { appendEvent } from '../events/log.ts';
 import { changedDetails, type Details } from '../events/details.ts';
-import { failedPrecondition, notFound } from '../platform/errors.ts';
-import { findIdpById } from './queries.ts';
+import { failedPrecondition } from '../platform/errors.ts';
+import { lockInstanceIdp } from './service.ts';
 
 const TRANSITIONS = {
   inactive: { from: 'active', event: 'instance.idp.config.deactivated', error: ['INSTANCE-2n0fs', 'Not Active'] },
@@ -21,8 +21,7 @@ export async function setIdpState(
 ): Promise<Details> {
   const transition = TRANSITIONS[to];
   return db.tx(async (tx) => {
-    const idp = await findIdpById(tx, idpId, true);
-    if (!idp || idp.instance_id !== instanceId) throw notFound('IDP not found', 'IDP-4M9fs');
+    const idp = await lockInstanceIdp(tx, instanceId, idpId);
     if (idp.state !== transition.from) throw failedPrecondition(`IDP ${transition.error[1]}`, transition.error[0]);
     const event = await appendEvent(tx, {
       aggregateType: 'instance',

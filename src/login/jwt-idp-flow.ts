@@ -4,7 +4,7 @@
 // make a browser send, so the authRequestID must be the interaction THIS browser started with this IdP: a cookie
 // set when the browser was sent to the IdP binds the two (login CSRF, SECURITY.md "Issue 15").
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { findIdpById, type IdpRow } from '../idps/queries.ts';
+import { findLoginIdp, type IdpRow } from '../idps/queries.ts';
 import { TokenRefused, tokenFromHeader } from '../idps/jwt-token.ts';
 import { findLinkedUserId, identityDisplayName, registerFromIdentity, type ExternalIdentity } from '../idps/links.ts';
 import { findActiveUser } from '../users/lookup.ts';
@@ -30,9 +30,12 @@ export function requestedIdpId(interaction: Interaction): string | undefined {
   return scopeValues(String(interaction.details.params.scope ?? '').split(' '), IDP_ID_PREFIX)[0];
 }
 
-/** An IdP a user of this instance may sign in with now. */
-const usable = (deps: LoginDeps, idp: IdpRow | undefined): idp is IdpRow =>
-  idp !== undefined && idp.state === 'active' && idp.instance_id === deps.instance.id;
+/** The IdP, if users may sign in with it now: on the instance's login policy and active. Both steps ask, so an
+ *  IdP taken off the policy, removed or deactivated mid-flow finishes no sign-in either. */
+async function usableIdp(deps: LoginDeps, idpId: string): Promise<IdpRow | undefined> {
+  const idp = await findLoginIdp(deps.db, deps.instance.id, idpId);
+  return idp?.state === 'active' ? idp : undefined;
+}
 
 /** GET /ui/login/:uid/idp/:idpId, the "Continue with" button. */
 export const continueWithIdp: Handler = async (deps, request, reply) => {
@@ -48,9 +51,8 @@ export async function goToIdp(
   idpId: string,
 ): Promise<FastifyReply> {
   // issue 17: allowExternalIdp off refuses the buttons' route and the idp scope alike
-  const [idp, policy] = await Promise.all([findIdpById(deps.db, idpId), getLoginPolicy(deps.db)]);
-  if (!usable(deps, idp) || !policy.allowExternalIdp)
-    return errorPage(deps, interaction.locale, reply, 400, 'errorIdpUnavailable');
+  const [idp, policy] = await Promise.all([usableIdp(deps, idpId), getLoginPolicy(deps.db)]);
+  if (!idp || !policy.allowExternalIdp) return errorPage(deps, interaction.locale, reply, 400, 'errorIdpUnavailable');
   const uid = interaction.uid;
   reply.setCookie(BINDING_COOKIE, `${uid}.${idp.id}.${deps.secrets.hashSecret(BINDING_PURPOSE + uid + idp.id)}`, {
     path: JWT_AUTHORIZE_PATH,
@@ -93,9 +95,9 @@ export const receiveJwt: Handler = async (deps, request, reply) => {
   }
   reply.clearCookie(BINDING_COOKIE, { path: JWT_AUTHORIZE_PATH });
   // issue 17: allowExternalIdp off refuses the buttons' route and the idp scope alike
-  const [idp, policy] = await Promise.all([findIdpById(deps.db, idpId), getLoginPolicy(deps.db)]);
-  if (!usable(deps, idp) || !policy.allowExternalIdp)
-    return deny(request, reply, interaction, 'identity provider not active');
+  const [idp, policy] = await Promise.all([usableIdp(deps, idpId), getLoginPolicy(deps.db)]);
+  if (!idp || !policy.allowExternalIdp)
+    return deny(request, reply, interaction, 'identity provider not active, not on the login policy, or not allowed');
   const token = tokenFromHeader(request.headers[idp.header_name.toLowerCase()]);
   if (!token) return deny(request, reply, interaction, `no token in header ${idp.header_name}`);
   let identity: ExternalIdentity;

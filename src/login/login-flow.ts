@@ -177,10 +177,10 @@ async function renderLoginName(
   loginName: string,
   error?: string,
 ): Promise<FastifyReply> {
-  // Issue 15: until login policies list their IdPs, every active IdP of the instance is offered; issue 17: the
-  // login policy says whether IdPs, registration and passwords are offered at all.
-  const [policy, active] = await Promise.all([getLoginPolicy(deps.db), idpButtons(deps.db, deps.instance.id)]);
-  const idps = (policy.allowExternalIdp ? active : []).map((idp) => ({
+  // Issue 15: the active IdPs on the login policy's list; issue 17: the login policy says whether IdPs,
+  // registration and passwords are offered at all.
+  const [policy, listed] = await Promise.all([getLoginPolicy(deps.db), idpButtons(deps.db, deps.instance.id)]);
+  const idps = (policy.allowExternalIdp ? listed : []).map((idp) => ({
     id: idp.id,
     name: idp.name,
     href: `/ui/login/${encodeURIComponent(i.uid)}/idp/${encodeURIComponent(idp.id)}`,

@@ -1,13 +1,13 @@
 // The login page's rows read ahead (issue 18): the interaction (which the provider then takes from here, as on the
-// authorization endpoint: oidc/read-ahead.ts), the instance's active JWT IdPs for its buttons (issue 15) and the
-// login policy's ways in (issue 17), with one statement instead of one each. Keyed by the URL's interaction ID:
-// the provider looks the interaction up by its cookie, and a cookie naming another one reads that one from the
-// database.
+// authorization endpoint: oidc/read-ahead.ts), the active JWT IdPs on the login policy's list for its buttons
+// (issue 15) and the login policy's ways in (issue 17), with one statement instead of one each. Keyed by the URL's
+// interaction ID: the provider looks the interaction up by its cookie, and a cookie naming another one reads that
+// one from the database.
 import type { Queryable } from '../platform/db.ts';
 import { hashId } from '../oidc/payloads.ts';
 import { revivePayload, takeReadAhead, within } from '../oidc/read-ahead.ts';
 import type { PayloadWithConsumption } from '../oidc/queries.ts';
-import { listActiveIdps } from '../idps/queries.ts';
+import { listLoginIdps } from '../idps/queries.ts';
 import { LOGIN_POLICY_AHEAD } from '../login-policy/current.ts';
 import { LOGIN_POLICY_SQL, type LoginPolicyRow } from '../login-policy/queries.ts';
 
@@ -16,8 +16,9 @@ const LOGIN_PAGE_SQL = `
             SELECT payload, consumed_at FROM oidc_payloads
              WHERE model = 'Interaction' AND id = $1 AND (expires_at IS NULL OR expires_at > now())) i
          ) AS interaction_row,
-         (SELECT coalesce(jsonb_agg(jsonb_build_object('id', id, 'name', name) ORDER BY created_at, id), '[]')
-            FROM idps WHERE instance_id = $2 AND state = 'active') AS idps,
+         (SELECT coalesce(jsonb_agg(jsonb_build_object('id', i.id, 'name', i.name) ORDER BY p.created_at, i.id), '[]')
+            FROM login_policy_idps p JOIN idps i ON i.id = p.idp_id
+           WHERE p.instance_id = $2 AND i.state = 'active') AS idps,
          (SELECT to_jsonb(p) FROM (${LOGIN_POLICY_SQL}) p) AS policy`;
 
 export interface IdpButton {
@@ -42,7 +43,8 @@ export async function withLoginPageRows<T>(db: Queryable, uid: string, instanceI
   return within(rows, fn);
 }
 
-/** The instance's active IdPs for the login page's buttons: read ahead, else from the database. */
+/** The active IdPs on the login policy's list for the login page's buttons: read ahead, else from the database
+ *  (the same rows as listLoginIdps). */
 export async function idpButtons(db: Queryable, instanceId: string): Promise<IdpButton[]> {
-  return takeReadAhead<IdpButton[]>(`idps:${instanceId}`)?.row ?? listActiveIdps(db, instanceId);
+  return takeReadAhead<IdpButton[]>(`idps:${instanceId}`)?.row ?? listLoginIdps(db, instanceId);
 }

@@ -1,7 +1,9 @@
 // Issue 15 in Chromium: relying party (openid-client) -> Gatehouse -> a forwarding proxy that adds the JWT header
 // -> Gatehouse -> relying party, with a real signing issuer serving its JWKS on loopback. Linked users, SSO
-// afterwards, auto-registration, linking an existing account, key rotation, every failure of §6, and the login
-// CSRF protection (an authRequestID from another browser is refused).
+// afterwards, auto-registration, linking an existing account, key rotation, every failure of §6, the login CSRF
+// protection (an authRequestID from another browser is refused), and what the management operations change: only
+// IdPs on the login policy are offered and accepted, a new keys endpoint and issuer apply at once, a removed IdP or
+// link signs nobody in.
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, screenshot, signIn } from '../helpers/browser.ts';
@@ -10,7 +12,12 @@ import { startLoginServer, type LoginServer } from '../helpers/login-server.ts';
 import { startJwtIssuer, type JwtIssuer } from '../helpers/jwt-issuer.ts';
 import { startHeaderProxy, type HeaderProxy } from '../helpers/header-proxy.ts';
 import { addJwtIdp } from '../../src/idps/service.ts';
-import { findLinkedUserId, linkIdentity } from '../../src/idps/links.ts';
+import { findLinkedUserId, linkIdentity, removeUserLink } from '../../src/idps/links.ts';
+import { removeIdp, updateIdpJwtConfig } from '../../src/idps/lifecycle.ts';
+import { addIdpToLoginPolicy, removeIdpFromLoginPolicy } from '../../src/idps/login-policy.ts';
+import { setIdpState } from '../../src/idps/state.ts';
+import { updateLoginPolicy } from '../../src/login-policy/service.ts';
+import { DEFAULT_LOGIN_POLICY } from '../../src/login-policy/policy.ts';
 
 const HEADER = 'x-auth-jwt';
 const PASSWORD = 'Jwt-Idp-Password-1';
@@ -42,7 +49,10 @@ describe('sign-in with a JWT identity provider in a browser', () => {
   });
 
   let idpCount = 0;
-  async function addIdp(options: { autoRegister?: boolean; issuer?: string; keysEndpoint?: string } = {}) {
+  /** An IdP, on the login policy unless `listed` is false. */
+  async function addIdp(
+    options: { autoRegister?: boolean; issuer?: string; keysEndpoint?: string; listed?: boolean } = {},
+  ) {
     const { idpId } = await addJwtIdp(
       server.db,
       instanceId,
@@ -57,8 +67,11 @@ describe('sign-in with a JWT identity provider in a browser', () => {
       },
       'test',
     );
+    if (options.listed !== false) await addIdpToLoginPolicy(server.db, ref(idpId));
     return idpId;
   }
+
+  const ref = (idpId: string) => ({ instanceId, idpId, editor: 'test' });
 
   async function linkedUser(userName: string, idpId: string, sub: string): Promise<string> {
     const userId = await server.addUser(userName, PASSWORD);
@@ -130,7 +143,8 @@ describe('sign-in with a JWT identity provider in a browser', () => {
     await context.close();
   });
 
-  it('the login page offers "Continue with" each active IdP; the button signs in', async () => {
+  it('the login page offers "Continue with" each active IdP of the login policy; the button signs in', async () => {
+    const unlisted = await addIdp({ listed: false });
     const idpId = await addIdp();
     const userId = await linkedUser('bruno', idpId, 'ext-bruno');
     proxy.setHeader(HEADER, await issuer.sign({ sub: 'ext-bruno' }));
@@ -139,6 +153,8 @@ describe('sign-in with a JWT identity provider in a browser', () => {
     await page.goto(start.url.href);
     const button = page.locator(`#idp-${idpId}`);
     expect(await button.textContent()).toMatch(/Continue with Legacy/);
+    // AddJWTIDP alone puts nothing on the page (as in ZITADEL): AddIDPToLoginPolicy does
+    expect(await page.locator(`#idp-${unlisted}`).count()).toBe(0);
     await screenshot(page, 'jwt-idp-login-page');
     await Promise.all([landed(page), button.click()]);
     expect((await rp.finish(page.url(), start)).claims.sub).toBe(userId);
@@ -300,5 +316,136 @@ describe('sign-in with a JWT identity provider in a browser', () => {
     expect(new URL(attacker.page.url()).searchParams.get('code')).toBeNull();
     await attacker.context.close();
     await victim.context.close();
+  });
+
+  it('an IdP off the login policy is neither offered nor reached by its scope; once added it is', async () => {
+    const idpId = await addIdp();
+    await linkedUser('paula', idpId, 'ext-paula');
+    proxy.setHeader(HEADER, await issuer.sign({ sub: 'ext-paula' }));
+    await removeIdpFromLoginPolicy(server.db, ref(idpId));
+    const { context, page } = await freshPage();
+    await page.goto((await rp.start()).url.href);
+    expect(await page.locator('#loginName').count()).toBe(1);
+    expect(await page.locator(`#idp-${idpId}`).count()).toBe(0);
+    const start = await rp.start({ scope: `openid urn:zitadel:iam:org:idp:id:${idpId}` });
+    const response = await page.goto(start.url.href);
+    expect(response!.status()).toBe(400);
+    expect(await page.locator('#error-message').textContent()).toMatch(/not available/);
+    // nor by the button's own URL
+    const uid = new URL(page.url()).pathname.split('/')[3];
+    expect((await page.goto(`${server.url}/ui/login/${uid}/idp/${idpId}`))!.status()).toBe(400);
+    expect(await page.locator('#error-message').textContent()).toMatch(/not available/);
+    await addIdpToLoginPolicy(server.db, ref(idpId));
+    const again = await authorize(page, idpId);
+    expect((await rp.finish(page.url(), again)).claims.sub).toBeTruthy();
+    await context.close();
+  });
+
+  it('allowExternalIdp false (UpdateLoginPolicy): a listed IdP is neither offered nor reached by its scope', async () => {
+    const idpId = await addIdp();
+    const { context, page } = await freshPage();
+    await updateLoginPolicy(server.db, instanceId, { ...DEFAULT_LOGIN_POLICY, allowExternalIdp: false }, 'test');
+    try {
+      await page.goto((await rp.start()).url.href);
+      expect(await page.locator('#loginName').count()).toBe(1);
+      expect(await page.locator(`#idp-${idpId}`).count()).toBe(0);
+      const start = await rp.start({ scope: `openid urn:zitadel:iam:org:idp:id:${idpId}` });
+      expect((await page.goto(start.url.href))!.status()).toBe(400);
+    } finally {
+      await updateLoginPolicy(server.db, instanceId, DEFAULT_LOGIN_POLICY, 'test');
+    }
+    await page.goto((await rp.start()).url.href);
+    expect(await page.locator(`#idp-${idpId}`).count()).toBe(1);
+    await context.close();
+  });
+
+  it('taken off the login policy or deactivated while the user is at the proxy: the sign-in does not finish', async () => {
+    const changes = {
+      'off the policy': (idpId: string) => removeIdpFromLoginPolicy(server.db, ref(idpId)),
+      deactivated: (idpId: string) => setIdpState(server.db, instanceId, idpId, 'inactive', 'test'),
+    };
+    for (const [name, change] of Object.entries(changes)) {
+      const idpId = await addIdp();
+      await linkedUser(`quentin-${name.replace(/ /g, '-')}`, idpId, `ext-quentin-${name}`);
+      proxy.setHeader(HEADER, await issuer.sign({ sub: `ext-quentin-${name}` }));
+      proxy.hold(true);
+      const { context, page } = await freshPage();
+      await page.goto((await rp.start({ scope: `openid urn:zitadel:iam:org:idp:id:${idpId}` })).url.href);
+      const atProxy = page.url();
+      await change(idpId);
+      proxy.hold(false);
+      await Promise.all([landed(page), page.goto(atProxy)]);
+      expect(new URL(page.url()).searchParams.get('error'), name).toBe('access_denied');
+      await context.close();
+    }
+  });
+
+  it('after UpdateIDPJWTConfig the next sign-in uses the new keys endpoint and issuer, never the old keys', async () => {
+    const idpId = await addIdp();
+    const userId = await linkedUser('ursula', idpId, 'ext-ursula');
+    const { context, page } = await freshPage();
+    proxy.setHeader(HEADER, await issuer.sign({ sub: 'ext-ursula' }));
+    const first = await authorize(page, idpId);
+    expect((await rp.finish(page.url(), first)).claims.sub).toBe(userId);
+    const moved = await startJwtIssuer();
+    try {
+      await updateIdpJwtConfig(server.db, ref(idpId), {
+        jwtEndpoint: `${proxy.url}/ui/login/login/jwt/authorize?tenant=moved`,
+        issuer: moved.issuer,
+        keysEndpoint: moved.keysUrl,
+        headerName: HEADER,
+      });
+      // a token of the former issuer, whose keys this process has cached, is refused
+      await context.clearCookies();
+      const oldFetches = issuer.keyFetches();
+      await expectError(page, idpId);
+      expect(issuer.keyFetches()).toBe(oldFetches);
+      // the new issuer's token passes, checked with keys fetched from the new endpoint
+      await context.clearCookies();
+      proxy.setHeader(HEADER, await moved.sign({ sub: 'ext-ursula' }));
+      const forwarded: string[] = [];
+      page.on('request', (r) => r.url().startsWith(proxy.url) && forwarded.push(r.url()));
+      const second = await authorize(page, idpId);
+      expect((await rp.finish(page.url(), second)).claims.sub).toBe(userId);
+      expect(new URL(forwarded[0]!).searchParams.get('tenant')).toBe('moved');
+      expect(moved.keyFetches()).toBe(1);
+    } finally {
+      await moved.close();
+    }
+    await context.close();
+  });
+
+  it('RemoveIDP: the button and the scope are gone, and so is the link', async () => {
+    const idpId = await addIdp();
+    await linkedUser('sven', idpId, 'ext-sven');
+    proxy.setHeader(HEADER, await issuer.sign({ sub: 'ext-sven' }));
+    const { context, page } = await freshPage();
+    await page.goto((await rp.start()).url.href);
+    expect(await page.locator(`#idp-${idpId}`).count()).toBe(1);
+    await removeIdp(server.db, ref(idpId));
+    await page.reload();
+    expect(await page.locator('#loginName').count()).toBe(1);
+    expect(await page.locator(`#idp-${idpId}`).count()).toBe(0);
+    const response = await page.goto(
+      (await rp.start({ scope: `openid urn:zitadel:iam:org:idp:id:${idpId}` })).url.href,
+    );
+    expect(response!.status()).toBe(400);
+    expect(await findLinkedUserId(server.db, idpId, 'ext-sven')).toBeNull();
+    await context.close();
+  });
+
+  it('RemoveHumanLinkedIDP: the identity no longer signs that user in', async () => {
+    const idpId = await addIdp();
+    const userId = await linkedUser('tara', idpId, 'ext-tara');
+    proxy.setHeader(HEADER, await issuer.sign({ sub: 'ext-tara' }));
+    const { context, page } = await freshPage();
+    const first = await authorize(page, idpId);
+    expect((await rp.finish(page.url(), first)).claims.sub).toBe(userId);
+    const orgId = (await server.findUser('tara'))!.org_id;
+    await removeUserLink(server.db, { orgId, userId, idpId, externalUserId: 'ext-tara' }, 'test');
+    await context.clearCookies();
+    await page.goto((await rp.start({ scope: `openid urn:zitadel:iam:org:idp:id:${idpId}` })).url.href);
+    expect(await page.locator('#message-title').textContent()).toBe('No account linked');
+    await context.close();
   });
 });

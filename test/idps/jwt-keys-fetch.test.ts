@@ -1,6 +1,7 @@
 // Issue 15 §4: the JWT IdP's keys are fetched within bounds: no loopback or private address without
 // GATEHOUSE_ALLOW_PRIVATE_FETCH (also not through a redirect or a name), a bounded number of redirects, a size cap
-// and a deadline; a token whose keys cannot be fetched is refused as "keys unavailable".
+// and a deadline; a token whose keys cannot be fetched is refused as "keys unavailable". The cache holds an IdP's
+// keys for one version of its configuration (UpdateIDPJWTConfig: keys of the former endpoint are never used again).
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -52,7 +53,7 @@ describe('fetching a JWT IdP keys endpoint', () => {
 
   it('without GATEHOUSE_ALLOW_PRIVATE_FETCH a loopback keysEndpoint is refused; with it the token passes', async () => {
     const token = await issuer.sign({ sub: 'someone' });
-    const idp = { issuer: issuer.issuer, keys_endpoint: issuer.keysUrl };
+    const idp = { id: 'idp-1', sequence: '1', issuer: issuer.issuer, keys_endpoint: issuer.keysUrl };
     const refused = await new IdpKeyCache(false).verify(idp, token).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(TokenRefused);
     expect((refused as TokenRefused).keysUnavailable).toBe(true);
@@ -60,9 +61,9 @@ describe('fetching a JWT IdP keys endpoint', () => {
     expect((await new IdpKeyCache(true).verify(idp, token)).sub).toBe('someone');
   });
 
-  it('accepts only asymmetric algorithms, the configured issuer and a sane iat', async () => {
+  it('accepts only asymmetric algorithms, the configured issuer, a sane iat and a passed nbf', async () => {
     const cache = new IdpKeyCache(true);
-    const idp = { issuer: issuer.issuer, keys_endpoint: issuer.keysUrl };
+    const idp = { id: 'idp-1', sequence: '1', issuer: issuer.issuer, keys_endpoint: issuer.keysUrl };
     const [, payload] = (await issuer.sign({ sub: 'x' })).split('.');
     const none = `${Buffer.from('{"alg":"none"}').toString('base64url')}.${payload}.`;
     await expect(cache.verify(idp, none)).rejects.toBeInstanceOf(TokenRefused);
@@ -73,5 +74,29 @@ describe('fetching a JWT IdP keys endpoint', () => {
     ).rejects.toThrow(/iss/);
     const future = await issuer.sign({ sub: 'x', iat: Math.floor(Date.now() / 1000) + 3600 });
     await expect(cache.verify(idp, future)).rejects.toThrow(/iat/);
+    const notYet = await issuer.sign({ sub: 'x', nbf: Math.floor(Date.now() / 1000) + 3600 });
+    await expect(cache.verify(idp, notYet)).rejects.toThrow(/nbf/);
+  });
+
+  it('after a change of the IdP (a new sequence) the keys are fetched anew; before it they are cached', async () => {
+    const cache = new IdpKeyCache(true);
+    const other = await startJwtIssuer();
+    try {
+      const idp = { id: 'idp-versioned', sequence: '10', issuer: issuer.issuer, keys_endpoint: issuer.keysUrl };
+      const oldKeyToken = await issuer.sign({ sub: 'someone' });
+      expect((await cache.verify(idp, oldKeyToken)).sub).toBe('someone');
+      await issuer.rotate(); // the IdP no longer publishes the key that signed oldKeyToken
+      const fetches = issuer.keyFetches();
+      expect((await cache.verify(idp, oldKeyToken)).sub).toBe('someone'); // same version: from the cache
+      expect(issuer.keyFetches()).toBe(fetches);
+      await expect(cache.verify({ ...idp, sequence: '11' }, oldKeyToken)).rejects.toThrow(/unknown key/);
+      expect(issuer.keyFetches()).toBe(fetches + 1);
+      // moved to another issuer and keys endpoint: its tokens pass, the former issuer's do not
+      const moved = { ...idp, sequence: '12', issuer: other.issuer, keys_endpoint: other.keysUrl };
+      expect((await cache.verify(moved, await other.sign({ sub: 'elsewhere' }))).sub).toBe('elsewhere');
+      await expect(cache.verify(moved, await issuer.sign({ sub: 'someone' }))).rejects.toBeInstanceOf(TokenRefused);
+    } finally {
+      await other.close();
+    }
   });
 });

@@ -76,8 +76,8 @@ describe('queries of the login pages', () => {
 
   it('a password login takes ten statements, from the authorization request to the code exchange', async () => {
     const { jar, start, authorized, page, post } = await begin();
-    // the interaction, the instance's active JWT IdPs for their buttons (issue 15) and the login policy's ways in
-    // (issue 17), in one statement
+    // the interaction, the active JWT IdPs on the login policy's list for their buttons (issue 15) and the login
+    // policy's ways in (issue 17), in one statement
     expect(page.queries).toBe(1);
     const name = await post('login-name', { loginName: 'admin' });
     expect(name.result.status).toBe(200);

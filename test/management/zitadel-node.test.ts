@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.ts';
 import type { ServiceAccountKeyFile } from '../../src/users/machine-keys.ts';
 import { startServerWithAdminKey } from '../helpers/tokens.ts';
+import { linkIdentity } from '../../src/idps/links.ts';
 
 describe('@zitadel/node', () => {
   let server: TestServer;
@@ -56,7 +57,7 @@ describe('@zitadel/node', () => {
     // a ZITADEL error as the SDK reports it: gRPC status and message
     const error = await client.setUpOrg({ org: { name: 'SDK Org', domain: '' }, roles: [] }).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 3, details: 'invalid SetUpOrgRequest.User: value is required' });
-    const unimplemented = await client.removeIDP({ idpId: '1' }).catch((e: unknown) => e);
+    const unimplemented = await client.addOIDCIDP({ name: 'OIDC' }).catch((e: unknown) => e);
     expect(unimplemented).toMatchObject({ code: 12 });
   });
 
@@ -98,5 +99,49 @@ describe('@zitadel/node', () => {
     expect(orgs.result).toHaveLength(1);
     await admin.removeOrg({ orgId: orgs.result![0]!.id! });
     expect(await admin.getOrgByID({ id: orgs.result![0]!.id! }).catch((e: unknown) => e)).toMatchObject({ code: 5 });
+  });
+
+  it('the JWT IdPs (issue 15) over gRPC: ListIDPs, UpdateIDP, the login policy, RemoveHumanLinkedIDP, RemoveIDP', async () => {
+    const interceptor = createServiceAccountInterceptor(server.config.issuer, ServiceAccount.fromJson(adminKey), {
+      apiAccess: true,
+    });
+    const admin = createAdminClient(server.url, interceptor);
+    const management = createManagementClient(server.url, interceptor);
+    const { idpId } = await admin.addJWTIDP({
+      name: 'SDK IdP',
+      jwtEndpoint: 'https://legacy.example.com/jwt',
+      issuer: 'https://legacy.example.com',
+      keysEndpoint: 'https://legacy.example.com/keys',
+      headerName: 'x-auth',
+    });
+    await admin.updateIDP({ idpId, name: 'SDK IdP renamed', autoRegister: true });
+    const listed = await admin.listIDPs({ queries: [{ idpIdQuery: { id: idpId } }] });
+    expect(listed.result?.map((i) => [i.name, i.autoRegister, i.jwtConfig?.headerName])).toEqual([
+      ['SDK IdP renamed', true, 'x-auth'],
+    ]);
+    await admin.updateIDPJWTConfig({
+      idpId,
+      jwtEndpoint: 'https://legacy.example.com/jwt',
+      issuer: 'https://legacy.example.com',
+      keysEndpoint: 'https://legacy.example.com/keys2',
+      headerName: 'x-auth',
+    });
+    await admin.addIDPToLoginPolicy({ idpId });
+    expect((await admin.listLoginPolicyIDPs({})).result?.map((r) => r.idpId)).toContain(idpId);
+    await admin.removeIDPFromLoginPolicy({ idpId });
+    expect((await admin.listLoginPolicyIDPs({})).result?.map((r) => r.idpId) ?? []).not.toContain(idpId);
+    const admins = await server.db.query<{ id: string; org_id: string }>(
+      "SELECT id, org_id FROM users WHERE user_name = 'admin'",
+    );
+    const user = admins.rows[0]!;
+    await server.db.tx((tx) =>
+      linkIdentity(tx, user.id, user.org_id, { idpId: idpId!, externalUserId: 'sdk-sub', displayName: 'Sdk' }),
+    );
+    const links = await management.listHumanLinkedIDPs({ userId: user.id });
+    expect(links.result?.map((l) => l.providedUserId)).toEqual(['sdk-sub']);
+    await management.removeHumanLinkedIDP({ userId: user.id, idpId, linkedUserId: 'sdk-sub' });
+    expect((await management.listHumanLinkedIDPs({ userId: user.id })).result ?? []).toEqual([]);
+    await admin.removeIDP({ idpId });
+    expect(await admin.getIDPByID({ id: idpId! }).catch((e: unknown) => e)).toMatchObject({ code: 5 });
   });
 });

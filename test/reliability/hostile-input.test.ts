@@ -87,6 +87,8 @@ const ENDPOINTS: { method: string; path: string }[] = [
   { method: 'POST', path: '/ui/login/not-an-interaction/password' },
   { method: 'PUT', path: '/auth/v1/users/me/profile' },
   { method: 'POST', path: '/admin/v1/idps/jwt' },
+  { method: 'PUT', path: '/admin/v1/idps/1/jwt_config' },
+  { method: 'POST', path: '/admin/v1/policies/login/idps' },
   { method: 'POST', path: '/admin/v1/orgs/_setup' },
   { method: 'POST', path: '/management/v1/projects' },
   { method: 'POST', path: '/management/v1/users/machine' },

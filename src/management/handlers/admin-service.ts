@@ -1,12 +1,13 @@
 // zitadel.admin.v1.AdminService: instance administration, IAM_OWNER only (compat.md §1).
 import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
-import { IDPOwnerType, IDPState, IDPStylingTypeSchema } from '@zitadel/proto/zitadel/idp_pb.js';
+import { IDPStylingTypeSchema } from '@zitadel/proto/zitadel/idp_pb.js';
 import type { ManagementDeps } from '../deps.ts';
 import type { StylingType } from '../../idps/queries.ts';
 import { addJwtIdp, getIdpById } from '../../idps/service.ts';
 import { getOrgById, setUpOrg } from '../../orgs/service.ts';
 import { IAM_OWNER } from '../../members/roles.ts';
-import { detailsMessage, enumName, enumNumber, storedDetails, orgMessage, humanInput } from '../convert.ts';
+import { detailsMessage, enumName, orgMessage, humanInput } from '../convert.ts';
+import { idpMessage } from './idps.ts';
 import { callerHash, operation, type Operation } from '../operation.ts';
 
 const iamOwner = { kind: 'instance', role: IAM_OWNER } as const;
@@ -38,27 +39,7 @@ export function adminServiceOperations({ db, instance, hashing }: ManagementDeps
       method: AdminService.method.getIDPByID,
       permission: iamOwner,
       async handle(_caller, req) {
-        const idp = await getIdpById(db, req.id);
-        return {
-          idp: {
-            id: idp.id,
-            details: storedDetails(idp, idp.instance_id),
-            state: idp.state === 'active' ? IDPState.IDP_STATE_ACTIVE : IDPState.IDP_STATE_INACTIVE,
-            name: idp.name,
-            stylingType: enumNumber(IDPStylingTypeSchema, idp.styling_type),
-            owner: IDPOwnerType.IDP_OWNER_TYPE_SYSTEM,
-            autoRegister: idp.auto_register,
-            config: {
-              case: 'jwtConfig' as const,
-              value: {
-                jwtEndpoint: idp.jwt_endpoint,
-                issuer: idp.issuer,
-                keysEndpoint: idp.keys_endpoint,
-                headerName: idp.header_name,
-              },
-            },
-          },
-        };
+        return { idp: idpMessage(await getIdpById(db, req.id)) };
       },
     }),
     operation({
