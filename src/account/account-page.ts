@@ -18,6 +18,7 @@ import { type AccountDeps, type AccountHandler, pageBasics, queryText } from './
 import { codeField, field, newPasswordField } from './fields.ts';
 import { accountSession, signInRedirect, signOutUrl, type AccountSession } from './session.ts';
 import { ACCOUNT_PATH } from './urls.ts';
+import { passkeysSection } from './passkeys-section.ts';
 import { ErrorPage } from '../views/messages.ts';
 import { AccountPage } from '../views/account.ts';
 
@@ -35,14 +36,18 @@ const NOTICES: Record<string, string> = {
   email: 'emailSent',
   verified: 'verifyDone',
   password: 'passwordChanged',
+  passkeyAdded: 'passkeyAdded',
+  passkeyRemoved: 'passkeyRemoved',
 };
 
-type Errors = Partial<Record<'firstName' | 'lastName' | 'displayName' | 'nickName' | 'email' | 'code', string>> & {
+type Errors = Partial<
+  Record<'firstName' | 'lastName' | 'displayName' | 'nickName' | 'email' | 'code' | 'passkeyName', string>
+> & {
   currentPassword?: string;
   newPassword?: string;
 };
 
-interface View {
+export interface View {
   status?: number;
   notice?: string;
   alert?: string;
@@ -60,13 +65,13 @@ export async function signedInUser(
   return session && user?.type === 'human' ? { session, user } : undefined;
 }
 
-function renderAccount(
+export async function renderAccount(
   deps: AccountDeps,
   request: FastifyRequest,
   reply: FastifyReply,
   user: UserRow,
   view: View = {},
-): FastifyReply {
+): Promise<FastifyReply> {
   const { locale, csrf } = pageBasics(deps, request, reply);
   const t = deps.pages.texts(locale);
   const errors = view.errors ?? {};
@@ -110,6 +115,7 @@ function renderAccount(
         error: errors.currentPassword,
       }),
       newPasswordField: newPasswordField(t, errors.newPassword),
+      ...(await passkeysSection(deps.db, t, user.id, errors.passkeyName)),
     }),
   );
 }
@@ -151,7 +157,8 @@ export function accountPost(
   };
 }
 
-const done = (reply: FastifyReply, what: keyof typeof NOTICES) => reply.redirect(`${ACCOUNT_PATH}?done=${what}`, 303);
+export const done = (reply: FastifyReply, what: keyof typeof NOTICES) =>
+  reply.redirect(`${ACCOUNT_PATH}?done=${what}`, 303);
 const isCode = (error: unknown, code: number) => error instanceof AppError && error.code === code;
 
 const name = z.string().trim().min(1).max(200);

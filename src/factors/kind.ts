@@ -37,9 +37,12 @@ export interface FactorEntry {
 export interface FactorPrompt {
   view: View<FactorStepProps>;
   state?: Record<string, unknown>;
+  /** The view loads the passkey script (WebAuthn): the page's CSP allows `script-src 'self'`. */
+  script?: boolean;
 }
 
-export type FactorCheck = { ok: true } | { ok: false; retryAfter?: number };
+/** `amr`: the methods the answer proved when they depend on it (a passkey: `hwk` or `swk`), else the kind's. */
+export type FactorCheck = { ok: true; amr?: string[] } | { ok: false; retryAfter?: number };
 
 export interface FactorKind {
   /** The name stored in users.factor_kinds (migration 0140) while the user has a ready factor of this kind. */

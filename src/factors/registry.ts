@@ -2,8 +2,9 @@
 // name in users.factor_kinds while a user has one ready.
 import type { FactorKind } from './kind.ts';
 import { otpKind } from './otp-kind.ts';
+import { passkeyKind } from '../passkeys/factor-kind.ts';
 
-export const FACTOR_KINDS: readonly FactorKind[] = [otpKind];
+export const FACTOR_KINDS: readonly FactorKind[] = [passkeyKind, otpKind];
 
 export function factorKind(kind: string): FactorKind | undefined {
   return FACTOR_KINDS.find((k) => k.kind === kind);

@@ -45,7 +45,7 @@ export interface Interaction {
   uid: string;
   locale: Locale;
   csrf: string;
-  urls: { loginName: string; password: string; select: string; register: string; consent: string };
+  urls: { loginName: string; password: string; select: string; register: string; consent: string; passkey: string };
 }
 
 /** What a page of an interaction shows besides its content: language, CSRF token, the URLs of the steps. */
@@ -63,6 +63,7 @@ function pageOf(deps: LoginDeps, request: FastifyRequest, uid: string, uiLocales
       select: `${base}/select`,
       register: `${base}/register`,
       consent: `${base}/consent`,
+      passkey: `${base}/passkey`,
     },
   };
 }

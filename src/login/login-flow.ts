@@ -195,6 +195,7 @@ async function renderLoginName(
       registerUrl: policy.allowRegister ? i.urls.register : undefined,
       allowPassword: policy.allowUsernamePassword,
       idps,
+      passkeyUrl: policy.passwordlessAllowed ? i.urls.passkey : undefined,
     }),
   );
 }

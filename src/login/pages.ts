@@ -4,7 +4,7 @@ import type { FastifyReply } from 'fastify';
 import type { Db } from '../platform/db.ts';
 import type { InstanceRow } from '../instance/queries.ts';
 import { findOrgById } from '../orgs/queries.ts';
-import { HTML_SECURITY_HEADERS } from './security.ts';
+import { HTML_SECURITY_HEADERS, SCRIPT_PAGE_CSP } from './security.ts';
 import { textsFor, type Locale, type Texts } from './i18n.ts';
 import { renderDocument } from '../views/html.ts';
 import { Layout, type View } from '../views/layout.ts';
@@ -66,6 +66,12 @@ export class LoginPages {
     if (scriptNonce)
       headers['content-security-policy'] = `${headers['content-security-policy']}; script-src 'nonce-${scriptNonce}'`;
     return { status, body, headers };
+  }
+
+  /** A page that loads the passkey script (issue 17): the only pages whose CSP allows `script-src 'self'`. */
+  renderWithScript<P>(status: number, locale: Locale, view: View<P>, titleKey: string, props: P): RenderedPage {
+    const page = this.render(status, locale, view, titleKey, props);
+    return { ...page, headers: { ...page.headers, 'content-security-policy': SCRIPT_PAGE_CSP } };
   }
 
   send(reply: FastifyReply, page: RenderedPage): FastifyReply {

@@ -21,6 +21,7 @@ import { showLoginName, showStart, submitLoginName, submitPassword, submitSelect
 import { showRegister, submitRegister } from './register-flow.ts';
 import { submitConsent } from './consent-flow.ts';
 import { submitRequiredChange } from './password-change-flow.ts';
+import { showPasskey, submitPasskey } from './passkey-flow.ts';
 import { submitFactorDone, submitFactorSetup, submitSecondFactor } from './second-factor-flow.ts';
 import { continueWithIdp, JWT_AUTHORIZE_PATH, receiveJwt } from './jwt-idp-flow.ts';
 import { IdpKeyCache } from '../idps/jwt-token.ts';
@@ -35,6 +36,8 @@ const STATIC: Record<string, { type: string; body: Buffer }> = {
   // the admin console's (issue 22): its layout, and the one optional script (copy buttons, confirmations)
   'console.css': { type: 'text/css; charset=utf-8', body: readFileSync(new URL('static/console.css', VIEWS_DIR)) },
   'console.js': { type: 'text/javascript; charset=utf-8', body: readFileSync(new URL('static/console.js', VIEWS_DIR)) },
+  // issue 17: loaded by the passkey pages only
+  'passkey.js': { type: 'text/javascript; charset=utf-8', body: readFileSync(new URL('static/passkey.js', VIEWS_DIR)) },
 };
 
 /** `more` adds routes to the pages' scope (the account pages, issue 16), with the login pages' dependencies. */
@@ -109,6 +112,8 @@ export async function registerLogin(
     ui.post('/ui/login/:uid/register', route(submitRegister));
     ui.post('/ui/login/:uid/consent', route(submitConsent));
     ui.post('/ui/login/:uid/password-change', route(submitRequiredChange));
+    ui.get('/ui/login/:uid/passkey', route(showPasskey));
+    ui.post('/ui/login/:uid/passkey', route(submitPasskey));
     ui.post('/ui/login/:uid/second-factor', route(submitSecondFactor));
     ui.post('/ui/login/:uid/factor-setup', route(submitFactorSetup));
     ui.post('/ui/login/:uid/factor-done', route(submitFactorDone));

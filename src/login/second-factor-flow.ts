@@ -99,18 +99,20 @@ async function askFactor(
   const t = deps.pages.texts(i.locale);
   const prompt = await kind.prompt(deps, { userId: base.userId, uid: i.uid, ip: request.ip });
   const ticket: StepTicket = { ...base, kind: kind.kind, state: prompt.state };
-  return deps.pages.send(
-    reply,
-    deps.pages.render(status, i.locale, prompt.view, 'factorTitle', {
-      action: stepUrl(i, STEP),
-      csrf: i.csrf,
-      ticket: sealTicket(deps, STEP, i.uid, ticket),
-      others: offered(base.kinds)
-        .filter((k) => k !== kind)
-        .map((k) => ({ kind: k.kind, label: t[k.labelKey] })),
-      alert,
-    }),
-  );
+  const props = {
+    action: stepUrl(i, STEP),
+    csrf: i.csrf,
+    ticket: sealTicket(deps, STEP, i.uid, ticket),
+    others: offered(base.kinds)
+      .filter((k) => k !== kind)
+      .map((k) => ({ kind: k.kind, label: t[k.labelKey] })),
+    alert,
+  };
+  // a passkey's page runs the WebAuthn script; every other page stays script-free
+  const page = prompt.script
+    ? deps.pages.renderWithScript(status, i.locale, prompt.view, 'factorTitle', props)
+    : deps.pages.render(status, i.locale, prompt.view, 'factorTitle', props);
+  return deps.pages.send(reply, page);
 }
 
 export const submitSecondFactor: Handler = async (deps, request, reply) => {
@@ -125,7 +127,7 @@ export const submitSecondFactor: Handler = async (deps, request, reply) => {
   const attempt = { userId: ticket.userId, uid: interaction.uid, ip: request.ip };
   const check = await kind.verify(deps, attempt, (name) => formField(request, name), ticket.state);
   if (check.ok) {
-    const amr = [...new Set([...ticket.amr, kind.amr, 'mfa'])];
+    const amr = [...new Set([...ticket.amr, ...(check.amr ?? [kind.amr]), 'mfa'])];
     return signedIn(deps, request, reply, interaction, ticket.userId, amr);
   }
   const t = deps.pages.texts(interaction.locale);

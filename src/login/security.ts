@@ -14,6 +14,10 @@ export const HTML_SECURITY_HEADERS: Readonly<Record<string, string>> = Object.fr
   'cache-control': 'no-store',
 });
 
+/** The passkey pages' policy (issue 17): WebAuthn needs a script, so those pages alone may load Gatehouse's own
+ *  (views/static/passkey.js); still no inline code. */
+export const SCRIPT_PAGE_CSP = `${HTML_SECURITY_HEADERS['content-security-policy']}; script-src 'self'`;
+
 const CSRF_PURPOSE = 'login-csrf:';
 
 /** The CSRF token of an interaction: a keyed hash of its ID, so it needs no storage and is useless for any other

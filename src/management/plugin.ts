@@ -25,6 +25,7 @@ import { memberOperationLists } from './handlers/members.ts';
 import { orgOperations } from './handlers/orgs.ts';
 import { changeOperations } from './handlers/changes.ts';
 import { accountOperations } from './handlers/account-operations.ts';
+import { passkeyOperations } from './handlers/passkeys.ts';
 import { authFactorOperations } from './handlers/auth-factors.ts';
 import { loginPolicyOperations } from './handlers/login-policy.ts';
 
@@ -53,6 +54,7 @@ export function managementOperations(deps: ManagementDeps): Operation[] {
     ...orgOperations(deps),
     ...changeOperations(deps),
     ...accountOperations(deps),
+    ...passkeyOperations(deps),
     ...authFactorOperations(deps),
     ...loginPolicyOperations(deps),
     ...idpOperations(deps),

@@ -3,6 +3,7 @@
 import { Alert, Csrf, Field, type FieldProps, HiddenLoginName, Notice, Who } from './fields.ts';
 import { html } from './html.ts';
 import type { View } from './layout.ts';
+import { PasskeysSection, type PasskeysSectionProps } from './passkeys.ts';
 
 interface Option {
   value: string;
@@ -26,6 +27,9 @@ export interface AccountProps {
   emailField: FieldProps;
   currentPasswordField: FieldProps;
   newPasswordField: FieldProps;
+  /** issue 17 */
+  passkeys: PasskeysSectionProps['passkeys'];
+  passkeyNameField: FieldProps;
 }
 
 function Select({ id, label, options }: { id: string; label: string | undefined; options: Option[] }) {
@@ -96,6 +100,7 @@ export const AccountPage: View<AccountProps> = (p) => {
         <button type="submit" class="primary" id="change-password">${t.passwordChangeSubmit}</button>
       </form>
     </section>
+    <${PasskeysSection} t=${t} csrf=${csrf} passkeys=${p.passkeys} passkeyNameField=${p.passkeyNameField} />
     <nav class="links"><a href="/ui/account/factors" id="account-factors">${t.factorsTitle}</a></nav>`;
 };
 

@@ -18,7 +18,7 @@ export interface FactorStepProps extends StepForm {
   alert?: string | undefined;
 }
 
-const StepHidden = ({ csrf, ticket }: StepForm) =>
+export const StepHidden = ({ csrf, ticket }: StepForm) =>
   html`<${Csrf} token=${csrf} />${ticket && html`<input type="hidden" name="ticket" value=${ticket} />`}`;
 
 /** The frame of a kind's prompt: title, lead, the kind's fields in a form, and the other ways. */
@@ -31,15 +31,20 @@ export function FactorStep(p: FactorStepProps & PageProps & { lead: string | und
       ${p.children}
       <button type="submit" class="primary" id="submit">${p.t.factorVerify}</button>
     </form>
-    <form method="post" action=${p.action} class="links" id="other-factors">
-      <${StepHidden} ...${p} />
-      ${p.others.map(
-        (o) =>
-          html`<button type="submit" name="use" value=${o.kind} class="link" id=${`use-${o.kind}`} formnovalidate>
-            ${o.label}
-          </button>`,
-      )}
-    </form>`;
+    <${OtherFactors} ...${p} />`;
+}
+
+/** Buttons that switch the step to another of the user's kinds (or a recovery code). */
+export function OtherFactors(p: FactorStepProps) {
+  return html`<form method="post" action=${p.action} class="links" id="other-factors">
+    <${StepHidden} ...${p} />
+    ${p.others.map(
+      (o) =>
+        html`<button type="submit" name="use" value=${o.kind} class="link" id=${`use-${o.kind}`} formnovalidate>
+          ${o.label}
+        </button>`,
+    )}
+  </form>`;
 }
 
 /** A one-line code field (TOTP, recovery code). */

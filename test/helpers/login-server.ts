@@ -22,8 +22,12 @@ export interface LoginServer {
   stop(): Promise<void>;
 }
 
-export async function startLoginServer(callbackUrl: string, env: Record<string, string> = {}): Promise<LoginServer> {
-  const server = await startTestServer({ env });
+export async function startLoginServer(
+  callbackUrl: string,
+  env: Record<string, string> = {},
+  issuerHost?: string,
+): Promise<LoginServer> {
+  const server = await startTestServer({ env, issuerHost });
   try {
     // dev mode: the relying party's callback is plain http on loopback
     const app = await createOidcApp(server, {

@@ -51,11 +51,15 @@ export function testEnv(
 }
 
 export async function startTestServer(
-  options: { env?: Record<string, string>; database?: TestDatabase } = {},
+  options: { env?: Record<string, string>; database?: TestDatabase; issuerHost?: string } = {},
 ): Promise<TestServer> {
   const database = options.database ?? (await createTestDatabase());
   const port = await freePort();
-  const config = loadConfig(testEnv(port, database, options.env));
+  // `localhost` for WebAuthn, whose RP ID must be a domain, not an IP address (issue 17)
+  const issuer: Record<string, string> = options.issuerHost
+    ? { GATEHOUSE_ISSUER: `http://${options.issuerHost}:${port}` }
+    : {};
+  const config = loadConfig(testEnv(port, database, { ...issuer, ...options.env }));
   const logs: string[] = [];
   const sink = new Writable({
     write(chunk, _enc, done) {

@@ -1,0 +1,103 @@
+// Passkeys on the account page (issue 17). Adding one: the name is posted from the account page, which answers with
+// the passkey page (the one script) carrying a challenge bound to this browser's session; the browser's answer is
+// posted back and verified. Removing one asks for the password, checked like a sign-in (hashing queue, lockout).
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, Code } from '../platform/errors.ts';
+import { format } from '../login/i18n.ts';
+import { formField } from '../login/interaction.ts';
+import { credentialOf, rpOf } from '../login/passkey-flow.ts';
+import { signInWithPassword } from '../login/sign-in.ts';
+import { loginName } from '../users/lookup.ts';
+import { HASHING_RETRY_AFTER } from '../users/passwords.ts';
+import { finishRegistration, PASSKEY_NAME_MAX, removePasskey, startRegistration } from '../passkeys/service.ts';
+import { accountPost, done, renderAccount } from './account-page.ts';
+import { type AccountDeps, pageBasics } from './deps.ts';
+import { ACCOUNT_PATH } from './urls.ts';
+import { PasskeyPage } from '../views/passkeys.ts';
+
+const invalid = (error: unknown) => error instanceof AppError && error.code === Code.InvalidArgument;
+
+export const submitNewPasskey = accountPost(async (deps, request, reply, { session, user, t }) => {
+  const name = (formField(request, 'name') ?? '').trim();
+  if (!name || [...name].length > PASSKEY_NAME_MAX) {
+    const passkeyName = name ? format(t.errorTooLong!, { max: PASSKEY_NAME_MAX }) : t.errorRequired;
+    return renderAccount(deps, request, reply, user, { status: 400, errors: { passkeyName } });
+  }
+  const options = await startRegistration(deps.db, rpOf(deps), user, loginName(user), { binding: session.uid });
+  return passkeyPage(deps, request, reply, { name, options: JSON.stringify(options) });
+});
+
+export const submitPasskey = accountPost(async (deps, request, reply, { session, user, t }) => {
+  try {
+    await finishRegistration(
+      deps.db,
+      rpOf(deps),
+      user,
+      { binding: session.uid },
+      {
+        name: formField(request, 'name') ?? '',
+        credential: credentialOf(request),
+      },
+    );
+  } catch (error) {
+    if (!invalid(error)) throw error;
+    return renderAccount(deps, request, reply, user, { status: 400, alert: t.passkeyFailed });
+  }
+  return done(reply, 'passkeyAdded');
+});
+
+export const submitRemovePasskey = accountPost(async (deps, request, reply, { user, t }) => {
+  const slot = deps.hashing.tryAdmit(request.ip);
+  if (!slot) {
+    reply.header('retry-after', String(HASHING_RETRY_AFTER));
+    return renderAccount(deps, request, reply, user, { status: 503, alert: t.errorBusy });
+  }
+  let outcome: Awaited<ReturnType<typeof signInWithPassword>>;
+  try {
+    outcome = await signInWithPassword(deps.db, slot, deps.config.lockout, {
+      loginName: loginName(user),
+      password: formField(request, 'currentPassword') ?? '',
+      ip: request.ip,
+    });
+  } finally {
+    slot.release();
+  }
+  if (outcome.kind === 'locked') {
+    reply.header('retry-after', String(outcome.retryAfter));
+    const alert = format(t.errorLocked!, { seconds: outcome.retryAfter });
+    return renderAccount(deps, request, reply, user, { status: 429, alert });
+  }
+  if (outcome.kind !== 'ok' || outcome.user.id !== user.id)
+    return renderAccount(deps, request, reply, user, { status: 400, alert: t.errorCurrentPassword });
+  try {
+    await removePasskey(deps.db, user, formField(request, 'tokenId') ?? '', user.id);
+  } catch (error) {
+    if (!(error instanceof AppError && error.code === Code.NotFound)) throw error;
+    return reply.redirect(ACCOUNT_PATH, 303);
+  }
+  return done(reply, 'passkeyRemoved');
+});
+
+function passkeyPage(
+  deps: AccountDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  ceremony: { name: string; options: string },
+): FastifyReply {
+  const { locale, csrf } = pageBasics(deps, request, reply);
+  const t = deps.pages.texts(locale);
+  return deps.pages.send(
+    reply,
+    deps.pages.renderWithScript(200, locale, PasskeyPage, 'passkeyAddTitle', {
+      heading: t.passkeyAddTitle,
+      lead: t.passkeyAddLead,
+      button: t.passkeyCreate,
+      ceremony: 'create',
+      options: ceremony.options,
+      name: ceremony.name,
+      action: `${ACCOUNT_PATH}/passkeys`,
+      csrf,
+      backUrl: ACCOUNT_PATH,
+    }),
+  );
+}
