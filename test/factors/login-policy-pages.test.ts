@@ -37,6 +37,18 @@ describe('the login pages under the login policy (issue 17)', () => {
         { token: admin },
       ),
     ).idpId;
+    okJson(
+      await callRest(
+        server.url,
+        {
+          service: AdminService,
+          method: 'AddIDPToLoginPolicy',
+          rest: ['POST', '/admin/v1/policies/login/idps'],
+          body: { idpId },
+        },
+        { token: admin },
+      ),
+    );
   });
   afterAll(async () => server?.stop());
   afterEach(async () => {
