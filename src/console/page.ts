@@ -13,7 +13,7 @@ import { cookieCsrf } from '../login/cookie-csrf.ts';
 import { HTML_SECURITY_HEADERS } from '../login/security.ts';
 import { AppError, Code } from '../platform/errors.ts';
 import { renderDocument, type Markup } from '../views/html.ts';
-import { ConsoleLayout, type ConsoleFrame, type NavOrg } from '../views/console/layout.ts';
+import { ConsoleLayout, type ConsoleFrame, type NavOrg, withOrg } from '../views/console/layout.ts';
 import { html } from '../views/html.ts';
 import { orgInContext, type Run, type Viewer, viewerOf } from './access.ts';
 import { CONSOLE_PATH, consoleUserId, signInRedirect } from './session.ts';
@@ -104,7 +104,7 @@ export function consoleRouter(ui: FastifyInstance, deps: ConsoleDeps): ConsoleRo
         csrf: csrf.token(request, reply, login.config.issuer.startsWith('https:')),
         run: (m, r, org) => deps.run(viewer, m, org ?? orgId, r),
         field: (name) => formField(request, name)?.trim() ?? '',
-        href: (path) => (path.includes('?') ? `${path}&` : `${path}?`) + new URLSearchParams({ org: orgId }),
+        href: (path) => withOrg(path, orgId),
         async render(area, title, body, status = 200) {
           const frame: ConsoleFrame = {
             t,
