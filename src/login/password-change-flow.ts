@@ -16,8 +16,8 @@ import {
 } from './interaction.ts';
 import { afterFirstFactorOf } from './second-factor-flow.ts';
 import { policyRefusal } from './password-rules.ts';
-import { openTicket, sealTicket, ticketExpired } from './ticket.ts';
 import { PasswordChangePage } from '../views/login.ts';
+import { openTicket, sealTicket, ticketExpired } from './ticket.ts';
 
 const PURPOSE = 'password-change';
 

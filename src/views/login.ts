@@ -12,15 +12,16 @@ interface Form {
 export interface LoginNameProps extends Form {
   loginName: string;
   error?: string | undefined;
-  /** Absent when the login policy does not allow registration (issue 17). */
+  /** Absent when the login policy does not allow registration. */
   registerUrl: string | undefined;
-  /** Whether the login policy allows passwords, which the login name leads to (issue 17). */
+  /** The login policy's allowUsernamePassword: without it only the IdP buttons are shown. */
   allowPassword: boolean;
   idps: { id: string; name: string; href: string }[];
 }
 
-export const LoginNamePage: View<LoginNameProps> = ({ t, action, csrf, loginName, error, registerUrl, ...p }) =>
-  html`<h1>${t.loginTitle}</h1>
+export const LoginNamePage: View<LoginNameProps> = (p) => {
+  const { t, action, csrf, loginName, error, registerUrl, idps } = p;
+  return html`<h1>${t.loginTitle}</h1>
     <p class="lead">${t.loginLead}</p>
     ${
       p.allowPassword &&
@@ -49,13 +50,14 @@ export const LoginNamePage: View<LoginNameProps> = ({ t, action, csrf, loginName
       <button type="submit" class="primary" id="submit">${t.next}</button>
     </form>`
     }
-    ${p.idps.map(
+    ${idps.map(
       (idp) =>
         html`<p class="idp">
           <a class="button" href=${idp.href} id=${`idp-${idp.id}`}>${t.continueWith} ${idp.name}</a>
         </p>`,
     )}
     ${registerUrl && html`<nav class="links"><a href=${registerUrl} id="register-link">${t.createAccount}</a></nav>`}`;
+};
 
 export interface PasswordProps extends Form {
   loginName: string;
