@@ -117,7 +117,8 @@ describe('sign-in with a JWT identity provider in a browser', () => {
     expect(atProxy.searchParams.get('userAgentID')).toBeTruthy();
     const { claims } = await rp.finish(page.url(), start);
     expect(claims.sub).toBe(userId);
-    // the session says how the user signed in (ID tokens carry no amr in Gatehouse)
+    // the ID token and the session say how the user signed in (issue 17: amr in ID tokens)
+    expect(claims.amr).toEqual(['fed']);
     const sessions = await server.db.query<{ amr: unknown; loginTs: number }>(
       `SELECT payload->'amr' AS amr, (payload->>'loginTs')::int AS "loginTs" FROM oidc_payloads
         WHERE payload->>'accountId' = $1 AND payload ? 'loginTs'`,
