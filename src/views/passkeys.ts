@@ -13,7 +13,13 @@ function CeremonyForm(p: {
   button: string | undefined;
   children: Markup;
 }) {
-  return html`<form method="post" action=${p.action} id="passkey-form" data-ceremony=${p.ceremony} data-options=${p.options}>
+  return html`<form
+      method="post"
+      action=${p.action}
+      id="passkey-form"
+      data-ceremony=${p.ceremony}
+      data-options=${p.options}
+    >
       ${p.children}
       <input type="hidden" name="credential" value="" />
       <button type="button" class="primary" id="passkey-start">${p.button}</button>
