@@ -25,6 +25,14 @@ import {
 } from './recovery.ts';
 import { ACCOUNT_PATH } from './urls.ts';
 import { submitNewPasskey, submitPasskey, submitRemovePasskey } from './passkeys.ts';
+import {
+  FACTORS_PATH,
+  showFactors,
+  submitAddOtp,
+  submitRecoveryCodes,
+  submitRemoveOtp,
+  submitVerifyOtp,
+} from './factors-page.ts';
 import { HomePage } from '../views/account.ts';
 
 // issue 16: a script asking resets for many accounts from one address is stopped here; each account has its own
@@ -57,6 +65,11 @@ export function registerAccountRoutes(ui: FastifyInstance, login: LoginDeps): vo
   ui.post(`${ACCOUNT_PATH}/passkeys/new`, route(submitNewPasskey));
   ui.post(`${ACCOUNT_PATH}/passkeys`, route(submitPasskey));
   ui.post(`${ACCOUNT_PATH}/passkeys/remove`, route(submitRemovePasskey));
+  ui.get(FACTORS_PATH, route(showFactors));
+  ui.post(`${FACTORS_PATH}/otp`, route(submitAddOtp));
+  ui.post(`${FACTORS_PATH}/otp/verify`, route(submitVerifyOtp));
+  ui.post(`${FACTORS_PATH}/otp/remove`, route(submitRemoveOtp));
+  ui.post(`${FACTORS_PATH}/recovery`, route(submitRecoveryCodes));
   ui.get(`${ACCOUNT_PATH}/verify-email`, route(showVerifyEmail));
   ui.post(`${ACCOUNT_PATH}/verify-email`, route(submitVerifyEmail));
   ui.get(`${ACCOUNT_PATH}/forgot-password`, route(showForgotPassword));

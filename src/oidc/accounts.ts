@@ -7,7 +7,7 @@ import { takeReadAhead } from './read-ahead.ts';
 import { RESOURCE_OWNER_SCOPE } from './scopes.ts';
 
 export const CLAIMS = {
-  // amr: how the user signed in (issue 17, RFC 8176), in the ID token
+  // amr: how the user signed in (RFC 8176, issue 17), in every ID token as ZITADEL's; no account has it as a claim
   openid: ['sub', 'amr'],
   profile: ['name', 'given_name', 'family_name', 'nickname', 'gender', 'locale', 'updated_at', 'preferred_username'],
   email: ['email', 'email_verified'],

@@ -100,7 +100,8 @@ export const AccountPage: View<AccountProps> = (p) => {
         <button type="submit" class="primary" id="change-password">${t.passwordChangeSubmit}</button>
       </form>
     </section>
-    <${PasskeysSection} t=${t} csrf=${csrf} passkeys=${p.passkeys} passkeyNameField=${p.passkeyNameField} />`;
+    <${PasskeysSection} t=${t} csrf=${csrf} passkeys=${p.passkeys} passkeyNameField=${p.passkeyNameField} />
+    <nav class="links"><a href="/ui/account/factors" id="account-factors">${t.factorsTitle}</a></nav>`;
 };
 
 export interface VerifyEmailProps {
