@@ -17,6 +17,8 @@ export interface LoginNameProps extends Form {
   /** The login policy's allowUsernamePassword: without it only the IdP buttons are shown. */
   allowPassword: boolean;
   idps: { id: string; name: string; href: string }[];
+  /** "Sign in with a passkey", while the login policy allows passwordless (issue 17). */
+  passkeyUrl?: string | undefined;
 }
 
 export const LoginNamePage: View<LoginNameProps> = (p) => {
@@ -49,6 +51,10 @@ export const LoginNamePage: View<LoginNameProps> = (p) => {
       </div>
       <button type="submit" class="primary" id="submit">${t.next}</button>
     </form>`
+    }
+    ${
+      p.passkeyUrl &&
+      html`<p class="idp"><a class="button" href=${p.passkeyUrl} id="passkey-link">${t.passkeySignIn}</a></p>`
     }
     ${idps.map(
       (idp) =>

@@ -231,21 +231,31 @@ describe('passkeys in a browser (issue 17)', () => {
     await addPasskey(page, 'Key to replay');
     await page.context().clearCookies();
     await passkeyPage(page);
-    // the browser's answer is held back and sent by the test: once accepted, then refused
-    const posted = new Promise<{ url: string; body: string }>((resolve) =>
-      page.route('**/passkey', async (route) => {
-        resolve({ url: route.request().url(), body: route.request().postData() ?? '' });
-        await route.abort();
-      }),
-    );
-    await page.click('#passkey-start');
-    const { url, body } = await posted;
-    const form = Object.fromEntries(new URLSearchParams(body));
+    // the browser's answers are held back and sent by the test: two answers to the same challenge (the second
+    // with a higher counter, so only the challenge's single use can refuse it), then the first one again
+    const posts: { url: string; body: string }[] = [];
+    await page.route('**/passkey', async (route) => {
+      posts.push({ url: route.request().url(), body: route.request().postData() ?? '' });
+      // 204: the browser stays on the page, which can answer the same challenge again
+      await route.fulfill({ status: 204 });
+    });
+    for (const n of [1, 2]) {
+      await page.click('#passkey-start');
+      await expect.poll(() => posts.length).toBe(n);
+    }
+    const [url, form, second] = [
+      posts[0]!.url,
+      Object.fromEntries(new URLSearchParams(posts[0]!.body)),
+      Object.fromEntries(new URLSearchParams(posts[1]!.body)),
+    ];
+    expect(second.credential).not.toBe(form.credential);
     const first = await page.request.post(url, { form, maxRedirects: 0 });
     expect(first.status()).toBe(303);
-    const again = await page.request.post(url, { form, maxRedirects: 0 });
-    expect(again.status()).toBe(400);
-    expect(await again.text()).toContain('The passkey could not be used');
+    for (const replay of [second, form]) {
+      const again = await page.request.post(url, { form: replay, maxRedirects: 0 });
+      expect(again.status()).toBe(400);
+      expect(await again.text()).toContain('The passkey could not be used');
+    }
 
     // another browser, its own interaction and challenge: the answer to this browser's challenge is refused
     const other = await newPage(false);

@@ -114,6 +114,13 @@ describe('passkey management (issue 17)', () => {
           ok: false,
           code: 5,
         });
+        if (encoding !== 'rest') {
+          // a token ID is required (the proto's validation): 400 / INVALID_ARGUMENT, not 404 or 500
+          expect(await callApi(server.url, encoding, removeMine(''), { token: userToken })).toMatchObject({
+            ok: false,
+            code: 3,
+          });
+        }
         const after = okJson<{ result?: { id: string }[] }>(
           await callApi(server.url, encoding, listMine, { token: userToken }),
         );
