@@ -1,7 +1,9 @@
 // CPU time per operation, by process: Gatehouse (all its threads, argon2id's included), its PostgreSQL backends and
 // the load generator. On a machine shared with other work the rates of `npm run bench` move with the load, the CPU
 // an operation costs much less: two cores divided by the sum is what this machine could do on its own (issue 18).
-//   DATABASE_URL=postgres://... node bench/cpu-cost.ts [seconds]
+//   DATABASE_URL=postgres://... node bench/cpu-cost.ts [seconds] [--only=<name>,...] [--cpu-prof=<dir>]
+// --only runs the scenarios whose names contain one of the texts; --cpu-prof writes a CPU profile of Gatehouse
+// (summarise it with bench/profile-summary.ts).
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { startGatehouse, USER, type Credentials } from './gatehouse.ts';
@@ -14,7 +16,11 @@ import {
 } from './login-flow.ts';
 import { runFlowLoad } from './load.ts';
 
-const SECONDS = Number(process.argv[2] ?? 10);
+const args = process.argv.slice(2);
+const SECONDS = Number(args.find((a) => !a.startsWith('--')) ?? 10);
+const option = (name: string) => args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+const ONLY = option('only')?.split(',');
+const selected = (name: string) => !ONLY || ONLY.some((text) => name.includes(text));
 const CONNECTIONS = 32;
 const TICKS = 100; // USER_HZ: /proc times are in clock ticks of 10 ms
 
@@ -33,7 +39,7 @@ async function backendPids(admin: pg.Client, database: string): Promise<number[]
 
 async function main() {
   if (!process.env.DATABASE_URL) throw new Error('DATABASE_URL must name a PostgreSQL server');
-  const gh = await startGatehouse(18000 + Math.floor(Math.random() * 2000));
+  const gh = await startGatehouse(18000 + Math.floor(Math.random() * 2000), { cpuProfileDir: option('cpu-prof') });
   const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
   await admin.connect();
   const dbName = gh.databaseName!;
@@ -48,11 +54,11 @@ async function main() {
     for (let i = 0; i < CONNECTIONS; i++)
       refreshPool.push((await passwordLogin(gh.url, gh.web, USER, 'openid offline_access')).refreshToken!);
     const pool = [...browsers];
-    const scenarios: [string, () => Promise<void>][] = [
-      ['refresh', refresh(gh.url, gh.web, refreshPool)],
+    const scenarios: [string, () => Promise<() => Promise<void>>][] = [
+      ['refresh', async () => refresh(gh.url, gh.web, refreshPool)],
       [
         'silent re-authentication',
-        async () => {
+        async () => async () => {
           const b = pool.pop()!;
           try {
             await silentReauthentication(gh.url, gh.web, b);
@@ -61,10 +67,12 @@ async function main() {
           }
         },
       ],
-      ['code exchange', await codeExchange(gh.url, gh.web, browsers, SECONDS)],
-      ['password login', () => passwordLogin(gh.url, gh.web, USER, 'openid').then(() => {})],
+      ['code exchange', () => codeExchange(gh.url, gh.web, browsers, SECONDS)],
+      ['password login', async () => () => passwordLogin(gh.url, gh.web, USER, 'openid').then(() => {})],
     ];
-    for (const [name, flow] of scenarios) {
+    for (const [name, prepare] of scenarios) {
+      if (!selected(name)) continue;
+      const flow = await prepare();
       if (name !== 'code exchange') await runFlowLoad(flow, CONNECTIONS, 2); // warm-up (codes are one per op)
       const pids = await backendPids(admin, dbName);
       const before = { gh: processCpuMs(gh.pid), db: pids.map(processCpuMs), load: process.cpuUsage() };

@@ -2,11 +2,12 @@
 // reads the same rows (machine-token-issuer.ts, access-tokens.ts, fast/introspection.ts): ids are stored as SHA-256
 // hashes and payloads without the values the ids hash, so the table never holds a usable token, code, session or
 // interaction id (security.md §7, issue 13 item 3).
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { AdapterPayload } from 'oidc-provider';
 
 /** Storage id of a token, code or session id: its SHA-256 (security.md §7). */
-export const hashId = (id: string) => createHash('sha256').update(id).digest('base64url');
+// crypto.hash: one call, a third of createHash's time (several ids are hashed per request)
+export const hashId = (id: string) => hash('sha256', id, 'base64url');
 
 /**
  * A payload as stored: without the bearer values oidc-provider keeps in it (issue 13 item 3). Every model's `jti` is

@@ -65,9 +65,58 @@ export async function writeQueued(db: Queryable): Promise<void> {
 
 async function write(db: Queryable, unit: Unit): Promise<void> {
   if (!unit.rows.size && !unit.side.length) return;
+  const { rows, side } = unit;
+  unit.rows = new Map();
+  unit.side = [];
+  // Units with writes of their own (a login step) go alone; the rest share statements.
+  await (side.length ? send(db, rows, side) : shared(db, rows));
+}
+
+interface Waiting {
+  rows: Map<string, PayloadRow | null>;
+  resolve(): void;
+  reject(error: unknown): void;
+}
+const waiting = new WeakMap<Queryable, Waiting[]>();
+const MAX_SHARED = 64;
+
+/**
+ * The writes of the units that end in the same event-loop turn go as one statement, as the token lookups do
+ * (platform/batch.ts): under load the authorization requests of many browsers end together. Each unit's rows are its
+ * own (a row two units write, e.g. the session of one browser's parallel requests, takes the later unit's). A failed
+ * shared statement is tried again per unit, so one unit's failure is its own.
+ */
+function shared(db: Queryable, rows: Map<string, PayloadRow | null>): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const queue = waiting.get(db) ?? [];
+    waiting.set(db, queue);
+    queue.push({ rows, resolve, reject });
+    if (queue.length === 1) setImmediate(() => flushShared(db));
+  });
+}
+
+function flushShared(db: Queryable): void {
+  const queue = waiting.get(db)!;
+  waiting.delete(db);
+  for (let from = 0; from < queue.length; from += MAX_SHARED) {
+    const batch = queue.slice(from, from + MAX_SHARED);
+    const merged = new Map(batch.flatMap((w) => [...w.rows]));
+    send(db, merged, []).then(
+      () => {
+        for (const w of batch) w.resolve();
+      },
+      async (error: unknown) => {
+        if (batch.length === 1) return batch[0]!.reject(error);
+        for (const w of batch) await send(db, w.rows, []).then(w.resolve, w.reject);
+      },
+    );
+  }
+}
+
+async function send(db: Queryable, rows: Map<string, PayloadRow | null>, side: SideWrite[]): Promise<void> {
   const saved: PayloadRow[] = [];
   const deleted: string[][] = [[], []];
-  for (const [key, row] of unit.rows) {
+  for (const [key, row] of rows) {
     if (row) saved.push(row);
     else {
       const colon = key.indexOf(':');
@@ -75,9 +124,6 @@ async function write(db: Queryable, unit: Unit): Promise<void> {
       deleted[1]!.push(key.slice(colon + 1));
     }
   }
-  const side = unit.side;
-  unit.rows = new Map();
-  unit.side = [];
   const params: unknown[] = [
     ...deleted,
     saved.map((r) => r.model),
@@ -92,7 +138,7 @@ async function write(db: Queryable, unit: Unit): Promise<void> {
   await db.query(`WITH ${extra}${WRITE_SQL}`, params);
 }
 
-// A row is either deleted or saved in one unit (one entry per row), so the two never meet on the same row.
+// A row is either deleted or saved in one statement (one entry per row), so the two never meet on the same row.
 const WRITE_SQL = `
   gone AS (
     DELETE FROM oidc_payloads p USING unnest($1::text[], $2::text[]) AS d(model, id)

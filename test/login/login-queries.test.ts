@@ -117,6 +117,22 @@ describe('queries of the login pages', () => {
     }
   });
 
+  it('an attempt counted ahead is given back when the provider then refuses the interaction', async () => {
+    const { jar, post } = await begin();
+    // the interaction cookie's value still names the interaction, but its signature no longer holds
+    const signature = [...jar.cookies.keys()].find((name) => name.endsWith('interaction.sig'))!;
+    jar.cookies.set(signature, 'forged');
+    const failures = () =>
+      server.db.query(
+        `SELECT failures FROM login_failures WHERE key IN ((SELECT id FROM users WHERE user_name = ` +
+          `'admin'), '127.0.0.1') AND failures > 0`,
+      );
+    expect((await failures()).rowCount).toBe(0);
+    const password = await post('password', { loginName: 'admin', password: 'not the password' });
+    expect(password.result.status).toBe(400); // the interaction has expired or is not this browser's
+    expect((await failures()).rowCount).toBe(0);
+  });
+
   it('a successful login after a failure clears the account failures', async () => {
     const failed = await begin();
     expect((await failed.post('password', { loginName: 'admin', password: 'not the password' })).result.status).toBe(
