@@ -1,9 +1,11 @@
 // Every list and lookup of issue 21 is index-backed: on a seeded, ANALYZEd database (100,000 users in one org, as
-// many events, half as many OIDC rows; 200 members, a realistic count), the statements the services send are
-// planned with index scans, never a scan of a whole large table (a table of 200 rows is rightly read whole). The
-// statements are recorded from the real service functions, then EXPLAINed with their parameters.
+// many events and user grants, half as many OIDC rows; 200 members, a realistic count), the statements the services
+// send are planned with index scans, never a scan of a whole large table (a table of 200 rows is rightly read whole).
+// The statements are recorded from the real service functions, then EXPLAINed with their parameters.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { listChanges } from '../../src/events/changes.ts';
+import { listUserGrants, type GrantFilter } from '../../src/grants/list.ts';
+import { listProjectGrants } from '../../src/grants/project-grants.ts';
 import { listMembers } from '../../src/members/manage.ts';
 import { listOrgs } from '../../src/orgs/lifecycle.ts';
 import type { Db, Queryable } from '../../src/platform/db.ts';
@@ -14,8 +16,11 @@ import { getOrgUser } from '../../src/users/service.ts';
 import { useTestDb } from '../helpers/database.ts';
 
 const USERS = 100_000;
-const BIG_TABLES = ['users', 'events', 'oidc_payloads'];
+const BIG_TABLES = ['users', 'events', 'oidc_payloads', 'user_grants'];
 const ORG = '900000000000000001';
+const SMALL_ORG = '900000000000000002';
+const PROJECT = '700000000000000001';
+const PROJECT_GRANT = '710000000000000001';
 const page: Page = { offset: 0n, limit: 100, asc: true };
 
 class RolledBack extends Error {}
@@ -26,8 +31,15 @@ describe('list and lookup plans at scale', () => {
   beforeAll(async () => {
     await db.query(
       `INSERT INTO orgs (id, name, primary_domain, sequence) VALUES ($1, 'Big', 'big.example.test', 1),
-         ('900000000000000002', 'Small', 'small.example.test', 1)`,
-      [ORG],
+         ($2, 'Small', 'small.example.test', 1)`,
+      [ORG, SMALL_ORG],
+    );
+    // as many orgs as a large deployment (bench/scale-seed.ts): with two, a search across orgs may probe each org's
+    // index in turn and look index-backed; with a thousand it reads the whole table
+    await db.query(
+      `INSERT INTO orgs (id, name, primary_domain, sequence)
+       SELECT (900000000000010000 + n)::text, 'Org ' || n, 'org-' || n || '.example.test', 1
+       FROM generate_series(1, 1000) AS n`,
     );
     await db.query(
       `INSERT INTO users (id, org_id, type, user_name, first_name, last_name, display_name, email, sequence)
@@ -47,6 +59,29 @@ describe('list and lookup plans at scale', () => {
        SELECT (800000000000000000 + n)::text, 'org', $1, '{ORG_OWNER}' FROM generate_series(1, ${USERS}, 500) AS n`,
       [ORG],
     );
+    // every user of the big org holds a grant of its project; the small org was lent the project and granted it to
+    // a quarter of its users
+    await db.query(`INSERT INTO projects (id, org_id, name, sequence) VALUES ($1, $2, 'Big Project', 1)`, [
+      PROJECT,
+      ORG,
+    ]);
+    await db.query(
+      `INSERT INTO project_grants (id, project_id, granted_org_id, role_keys, sequence)
+       VALUES ($1, $2, $3, '{reader}', 1)`,
+      [PROJECT_GRANT, PROJECT, SMALL_ORG],
+    );
+    // four foreign keys checked per row take longer than a statement may on a busy machine
+    await db.tx(async (tx) => {
+      await tx.query('SET LOCAL statement_timeout = 0');
+      await tx.query(
+        `INSERT INTO user_grants (id, user_id, project_id, org_id, project_grant_id, role_keys, sequence)
+       SELECT (600000000000000000 + n)::text, (800000000000000000 + n)::text, $1,
+              CASE WHEN n % 100 = 0 THEN $3 ELSE $2 END, CASE WHEN n % 100 = 0 THEN $4 END,
+              CASE WHEN n % 10 = 0 THEN '{writer}' ELSE '{reader}' END::text[], n
+       FROM generate_series(1, ${USERS}) AS n WHERE n % 100 <> 0 OR n % 400 = 0`,
+        [PROJECT, ORG, SMALL_ORG, PROJECT_GRANT],
+      );
+    });
     await db.query(
       `INSERT INTO oidc_payloads (model, id, payload, grant_id, expires_at)
        SELECT 'AccessToken', 'tok-' || n, jsonb_build_object('accountId', (800000000000000000 + n)::text),
@@ -178,6 +213,40 @@ describe('list and lookup plans at scale', () => {
       listUsers(d, ORG, [{ field: 'displayName', text: { value: 'user 4242', method: 'equalsIgnoreCase' } }], page),
     );
     await expectIndexBacked((d) => listUsers(d, ORG, [], page), USERS);
+  });
+
+  it('ListUserGrants by user name, e-mail, display name, user, project grant, and with the granted ones', async () => {
+    const grants =
+      (filters: GrantFilter[], org = ORG) =>
+      (d: Db) =>
+        listUserGrants(d, org, filters, page);
+    const userName: GrantFilter = { field: 'userName', text: { value: 'user1234', method: 'startsWith' } };
+    await expectIndexBacked(grants([userName]));
+    expect((await grants([userName])(db)).rows.map((g) => g.user_name)).toContain('user12345');
+    await expectIndexBacked(grants([{ field: 'email', text: { value: 'USER777', method: 'startsWithIgnoreCase' } }]));
+    await expectIndexBacked(
+      grants([{ field: 'displayName', text: { value: 'user 4242', method: 'equalsIgnoreCase' } }]),
+    );
+    await expectIndexBacked(grants([{ field: 'userId', id: '800000000000004242' }]));
+    await expectIndexBacked(grants([{ field: 'projectGrantId', id: PROJECT_GRANT }], SMALL_ORG));
+    const lent = await grants([{ field: 'projectGrantId', id: PROJECT_GRANT }], SMALL_ORG)(db);
+    expect(lent.totalResult).toBe(250n);
+    // with the granted ones: the big org also sees the small org's grants on its project
+    const withGranted: GrantFilter[] = [
+      { field: 'withGranted' },
+      { field: 'userName', text: { value: 'user1200', method: 'startsWith' } },
+    ];
+    await expectIndexBacked(grants(withGranted));
+    expect((await grants(withGranted)(db)).rows.map((g) => g.org_id)).toContain(SMALL_ORG);
+    await expectIndexBacked((d) =>
+      listProjectGrants(
+        d,
+        ORG,
+        PROJECT,
+        [{ projectName: { value: 'big', method: 'startsWithIgnoreCase' } }, { roleKey: 'reader' }],
+        page,
+      ),
+    );
   });
 
   it('GetUserByID, IsUserUnique, the members, orgs and history lists, and ending a user or org session', async () => {
