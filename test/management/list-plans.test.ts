@@ -3,6 +3,7 @@
 // send are planned with index scans, never a scan of a whole large table (a table of 200 rows is rightly read whole).
 // The statements are recorded from the real service functions, then EXPLAINed with their parameters.
 import { beforeAll, describe, expect, it } from 'vitest';
+import { listAudit } from '../../src/events/audit.ts';
 import { listChanges } from '../../src/events/changes.ts';
 import { listUserGrants, type GrantFilter } from '../../src/grants/list.ts';
 import { listProjectGrants } from '../../src/grants/project-grants.ts';
@@ -21,6 +22,8 @@ const ORG = '900000000000000001';
 const SMALL_ORG = '900000000000000002';
 const PROJECT = '700000000000000001';
 const PROJECT_GRANT = '710000000000000001';
+const SMALL_USER = '800000000000000100';
+const EDITOR = '800000000000004242';
 const page: Page = { offset: 0n, limit: 100, asc: true };
 
 class RolledBack extends Error {}
@@ -47,6 +50,12 @@ describe('list and lookup plans at scale', () => {
               'user' || n, 'First' || n, 'Last' || n, 'User ' || n, 'user' || n || '@example.test', n
        FROM generate_series(1, ${USERS}) AS n`,
       [ORG],
+    );
+    // the small org's few events, by one editor, before the big org's many: the audit log's rare org and editor
+    await db.query(
+      `INSERT INTO events (aggregate_type, aggregate_id, event_type, resource_owner, creator)
+       SELECT 'user', $1, 'user.profile.changed', $2, $3 FROM generate_series(1, 30)`,
+      [SMALL_USER, SMALL_ORG, EDITOR],
     );
     await db.query(
       `INSERT INTO events (aggregate_type, aggregate_id, event_type, resource_owner, creator)
@@ -247,6 +256,23 @@ describe('list and lookup plans at scale', () => {
         page,
       ),
     );
+  });
+
+  it("the console's audit log of an org, an object or an editor, newest first, one page after the other", async () => {
+    const first = { limit: 20 };
+    await expectIndexBacked((d) => listAudit(d, { orgId: SMALL_ORG }, first));
+    await expectIndexBacked((d) => listAudit(d, { editorId: EDITOR }, first));
+    await expectIndexBacked((d) => listAudit(d, { object: { type: 'user', id: SMALL_USER } }, first));
+    await expectIndexBacked((d) => listAudit(d, { orgId: ORG, editorId: 'seed' }, first));
+    await expectIndexBacked((d) => listAudit(d, {}, first));
+    const page1 = await listAudit(db, { orgId: SMALL_ORG, editorId: EDITOR }, first);
+    expect(page1.rows).toHaveLength(20);
+    expect(page1.rows[0]).toMatchObject({ aggregate_id: SMALL_USER, creator: EDITOR, editor_name: 'User 4242' });
+    await expectIndexBacked((d) => listAudit(d, { orgId: SMALL_ORG }, { before: BigInt(page1.next!), limit: 20 }));
+    const page2 = await listAudit(db, { orgId: SMALL_ORG }, { before: BigInt(page1.next!), limit: 20 });
+    expect(page2.rows).toHaveLength(10);
+    expect(page2.next).toBeUndefined();
+    expect(BigInt(page2.rows[0]!.sequence)).toBeLessThan(BigInt(page1.rows.at(-1)!.sequence));
   });
 
   it('GetUserByID, IsUserUnique, the members, orgs and history lists, and ending a user or org session', async () => {
