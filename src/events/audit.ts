@@ -1,53 +1,56 @@
-// The console's audit page (issue 22 "Audit: the event log, filterable by object and by who did it, paged"): the
-// log newest first, one page before a sequence (keyset paging: a page deep in ten million events costs what the
-// first does), narrowed to the objects of one org (what an org owner may see), one object, or one editor. Each
-// narrowing has its index (events_aggregate_idx, and migrations/0131_audit.sql's), so that a rare org or editor is
-// not looked for by walking the whole log backwards (test/management/list-plans.test.ts).
+// The event log as an audit trail (AdminService.ListEvents, ZITADEL's filters; the console's audit page, issue 22):
+// events in sequence order from a sequence on, newest first unless ascending, narrowed to one org's objects, one
+// editor, one object, some aggregate and event types, a time range. Each of the first three has an index (migrations/
+// 0131_audit.sql), so that a rare org, editor or object is not looked for by walking the whole log from its newest
+// event (test/management/list-plans.test.ts).
+import type { JsonObject } from '@bufbuild/protobuf';
 import type { Queryable } from '../platform/db.ts';
 import { Conditions } from '../platform/search.ts';
 import { EDITOR_COLUMNS, EDITOR_JOIN, type ChangeRow } from './changes.ts';
 
-export interface AuditFilter {
-  /** The org whose objects' events are shown (events.resource_owner); absent: the whole instance. */
-  orgId?: string;
-  object?: { type: string; id: string };
+export interface EventFilter {
+  /** The org whose objects' events are listed (events.resource_owner). */
+  resourceOwner?: string;
   /** The user who did it (events.creator). */
   editorId?: string;
+  aggregateId?: string;
+  aggregateTypes?: string[];
+  eventTypes?: string[];
+  /** Events created at or after `since` and before `until`. */
+  since?: Date;
+  until?: Date;
 }
 
-export interface AuditRow extends ChangeRow {
+export interface EventPage {
+  /** Only events after this sequence (ZITADEL's `sequence`, in either order; 0: all). */
+  after: bigint;
+  limit: number;
+  asc: boolean;
+}
+
+export interface EventRow extends ChangeRow {
   aggregate_type: string;
   aggregate_id: string;
+  payload: JsonObject;
 }
 
-export interface AuditPage {
-  rows: AuditRow[];
-  /** The sequence to ask for the next (older) page with, when there is one. */
-  next?: string;
-}
-
-export async function listAudit(
-  db: Queryable,
-  filter: AuditFilter,
-  page: { before?: bigint; limit: number },
-): Promise<AuditPage> {
+export async function listEvents(db: Queryable, filter: EventFilter, page: EventPage): Promise<EventRow[]> {
   const where = new Conditions();
-  if (filter.orgId !== undefined) where.add('e.resource_owner = ?', filter.orgId);
-  if (filter.object) {
-    where.add('e.aggregate_type = ?', filter.object.type);
-    where.add('e.aggregate_id = ?', filter.object.id);
-  }
-  if (filter.editorId !== undefined) where.add('e.creator = ?', filter.editorId);
-  if (page.before !== undefined) where.add('e.sequence < ?::bigint', page.before.toString());
-  const limit = where.param(page.limit + 1);
-  const { rows } = await db.query<AuditRow>(
-    `SELECT e.sequence, e.aggregate_type, e.aggregate_id, e.event_type, e.created_at, e.creator, e.resource_owner,
-            ${EDITOR_COLUMNS}
+  if (filter.resourceOwner) where.add('e.resource_owner = ?', filter.resourceOwner);
+  if (filter.editorId) where.add('e.creator = ?', filter.editorId);
+  if (filter.aggregateId) where.add('e.aggregate_id = ?', filter.aggregateId);
+  if (filter.aggregateTypes?.length) where.add('e.aggregate_type = ANY (?::text[])', filter.aggregateTypes);
+  if (filter.eventTypes?.length) where.add('e.event_type = ANY (?::text[])', filter.eventTypes);
+  if (filter.since) where.add('e.created_at >= ?', filter.since);
+  if (filter.until) where.add('e.created_at < ?', filter.until);
+  if (page.after > 0n) where.add('e.sequence > ?::bigint', page.after.toString());
+  const limit = where.param(page.limit);
+  const { rows } = await db.query<EventRow>(
+    `SELECT e.sequence, e.aggregate_type, e.aggregate_id, e.event_type, e.payload, e.created_at, e.creator,
+            e.resource_owner, ${EDITOR_COLUMNS}
      FROM events e ${EDITOR_JOIN} ${where.sql}
-     ORDER BY e.sequence DESC LIMIT ${limit}`,
+     ORDER BY e.sequence ${page.asc ? 'ASC' : 'DESC'} LIMIT ${limit}`,
     where.params,
   );
-  const more = rows.length > page.limit;
-  const shown = more ? rows.slice(0, page.limit) : rows;
-  return { rows: shown, ...(more ? { next: shown.at(-1)!.sequence } : {}) };
+  return rows;
 }

@@ -3,7 +3,7 @@
 // send are planned with index scans, never a scan of a whole large table (a table of 200 rows is rightly read whole).
 // The statements are recorded from the real service functions, then EXPLAINed with their parameters.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { listAudit } from '../../src/events/audit.ts';
+import { listEvents } from '../../src/events/audit.ts';
 import { listChanges } from '../../src/events/changes.ts';
 import { listUserGrants, type GrantFilter } from '../../src/grants/list.ts';
 import { listProjectGrants } from '../../src/grants/project-grants.ts';
@@ -258,21 +258,22 @@ describe('list and lookup plans at scale', () => {
     );
   });
 
-  it("the console's audit log of an org, an object or an editor, newest first, one page after the other", async () => {
-    const first = { limit: 20 };
-    await expectIndexBacked((d) => listAudit(d, { orgId: SMALL_ORG }, first));
-    await expectIndexBacked((d) => listAudit(d, { editorId: EDITOR }, first));
-    await expectIndexBacked((d) => listAudit(d, { object: { type: 'user', id: SMALL_USER } }, first));
-    await expectIndexBacked((d) => listAudit(d, { orgId: ORG, editorId: 'seed' }, first));
-    await expectIndexBacked((d) => listAudit(d, {}, first));
-    const page1 = await listAudit(db, { orgId: SMALL_ORG, editorId: EDITOR }, first);
-    expect(page1.rows).toHaveLength(20);
-    expect(page1.rows[0]).toMatchObject({ aggregate_id: SMALL_USER, creator: EDITOR, editor_name: 'User 4242' });
-    await expectIndexBacked((d) => listAudit(d, { orgId: SMALL_ORG }, { before: BigInt(page1.next!), limit: 20 }));
-    const page2 = await listAudit(db, { orgId: SMALL_ORG }, { before: BigInt(page1.next!), limit: 20 });
-    expect(page2.rows).toHaveLength(10);
-    expect(page2.next).toBeUndefined();
-    expect(BigInt(page2.rows[0]!.sequence)).toBeLessThan(BigInt(page1.rows.at(-1)!.sequence));
+  it('ListEvents of an org, an editor or an object, newest first, one page after the other', async () => {
+    const newest = { after: 0n, limit: 20, asc: false };
+    await expectIndexBacked((d) => listEvents(d, { resourceOwner: SMALL_ORG }, newest));
+    await expectIndexBacked((d) => listEvents(d, { editorId: EDITOR }, newest));
+    await expectIndexBacked((d) => listEvents(d, { aggregateId: SMALL_USER }, newest));
+    await expectIndexBacked((d) => listEvents(d, { aggregateId: SMALL_USER, aggregateTypes: ['user'] }, newest));
+    await expectIndexBacked((d) => listEvents(d, { resourceOwner: ORG, editorId: 'seed' }, newest));
+    await expectIndexBacked((d) => listEvents(d, {}, newest));
+    const page1 = await listEvents(db, { resourceOwner: SMALL_ORG, editorId: EDITOR }, { ...newest, asc: true });
+    expect(page1).toHaveLength(20);
+    expect(page1[0]).toMatchObject({ aggregate_id: SMALL_USER, creator: EDITOR, editor_name: 'User 4242' });
+    const rest = { after: BigInt(page1.at(-1)!.sequence), limit: 20, asc: true };
+    await expectIndexBacked((d) => listEvents(d, { resourceOwner: SMALL_ORG }, rest));
+    const page2 = await listEvents(db, { resourceOwner: SMALL_ORG }, rest);
+    expect(page2).toHaveLength(10);
+    expect(BigInt(page2[0]!.sequence)).toBeGreaterThan(rest.after);
   });
 
   it('GetUserByID, IsUserUnique, the members, orgs and history lists, and ending a user or org session', async () => {
