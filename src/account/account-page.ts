@@ -18,6 +18,8 @@ import { type AccountDeps, type AccountHandler, pageBasics, queryText } from './
 import { codeField, field, newPasswordField } from './fields.ts';
 import { accountSession, signInRedirect, signOutUrl, type AccountSession } from './session.ts';
 import { ACCOUNT_PATH } from './urls.ts';
+import { ErrorPage } from '../views/messages.ts';
+import { AccountPage } from '../views/account.ts';
 
 const GENDERS: Record<Gender, string> = {
   GENDER_UNSPECIFIED: 'genderUnspecified',
@@ -76,7 +78,7 @@ function renderAccount(
   const gender = value('gender', user.gender);
   return deps.pages.send(
     reply,
-    deps.pages.render(view.status ?? 200, locale, 'account', 'accountTitle', {
+    deps.pages.render(view.status ?? 200, locale, AccountPage, 'accountTitle', {
       csrf,
       loginName: loginName(user),
       initial: [...(user.display_name ?? '?')][0]?.toUpperCase(),
@@ -126,7 +128,7 @@ export const accountCallback: AccountHandler = async (deps, request, reply) => {
     const { locale } = pageBasics(deps, request, reply);
     const t = deps.pages.texts(locale);
     const page = { title: t.errorTitle, message: t.errorGeneric, code: queryText(request, 'error', 64) };
-    return deps.pages.send(reply, deps.pages.render(400, locale, 'error', 'errorTitle', page));
+    return deps.pages.send(reply, deps.pages.render(400, locale, ErrorPage, 'errorTitle', page));
   }
   return reply.redirect(ACCOUNT_PATH, 303);
 };

@@ -1,17 +1,6 @@
-// Form fields of the account pages (views/account-field.html): every field with its <label>.
+// Form fields of the account pages (views/fields.ts draws them): every field with its <label>.
 import type { Texts } from '../login/i18n.ts';
-
-export interface Field {
-  id: string;
-  name: string;
-  label: string;
-  type: 'text' | 'email' | 'password';
-  autocomplete: string;
-  maxLength: number;
-  value: string;
-  required: boolean;
-  error?: string;
-}
+import type { FieldProps as Field } from '../views/fields.ts';
 
 export function field(
   t: Texts,

@@ -13,6 +13,8 @@ import { checkAccountPost } from './csrf.ts';
 import { type AccountDeps, type AccountHandler, pageBasics, queryText } from './deps.ts';
 import { codeField, field, newPasswordField } from './fields.ts';
 import { ACCOUNT_PATH } from './urls.ts';
+import { MessagePage } from '../views/messages.ts';
+import { ForgotPasswordPage, PasswordResetPage, VerifyEmailPage } from '../views/account.ts';
 
 const LOGIN_NAME_MAX = 400;
 
@@ -26,7 +28,7 @@ function message(
   const t = deps.pages.texts(locale);
   return deps.pages.send(
     reply,
-    deps.pages.render(200, locale, 'message', keys.title, {
+    deps.pages.render(200, locale, MessagePage, keys.title, {
       title: t[keys.title],
       message: t[keys.message],
       link: { href: ACCOUNT_PATH, label: t.toAccount },
@@ -45,7 +47,7 @@ function renderVerify(
   const { locale, csrf } = pageBasics(deps, request, reply);
   const t = deps.pages.texts(locale);
   const page = { csrf, user: input.user, codeField: codeField(t, input.code), alert };
-  return deps.pages.send(reply, deps.pages.render(status, locale, 'verify-email', 'verifyTitle', page));
+  return deps.pages.send(reply, deps.pages.render(status, locale, VerifyEmailPage, 'verifyTitle', page));
 }
 
 /** The mail's link: a page that posts the code, so that link scanners which open it verify nothing. */
@@ -81,7 +83,7 @@ function renderForgot(
     value: loginName,
   });
   const page = { csrf, loginNameField, alert };
-  return deps.pages.send(reply, deps.pages.render(status, locale, 'forgot-password', 'forgotTitle', page));
+  return deps.pages.send(reply, deps.pages.render(status, locale, ForgotPasswordPage, 'forgotTitle', page));
 }
 
 export const showForgotPassword: AccountHandler = async (deps, request, reply) =>
@@ -120,7 +122,7 @@ function renderReset(
   const t = deps.pages.texts(locale);
   return deps.pages.send(
     reply,
-    deps.pages.render(view.status ?? 200, locale, 'password-reset', 'resetTitle', {
+    deps.pages.render(view.status ?? 200, locale, PasswordResetPage, 'resetTitle', {
       csrf,
       user: input.user,
       loginName: input.loginName,

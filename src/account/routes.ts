@@ -24,6 +24,7 @@ import {
   submitVerifyEmail,
 } from './recovery.ts';
 import { ACCOUNT_PATH } from './urls.ts';
+import { HomePage } from '../views/account.ts';
 
 // issue 16: a script asking resets for many accounts from one address is stopped here; each account has its own
 // hourly limit on top (codes/service.ts)
@@ -32,8 +33,9 @@ const RESETS_PER_ADDRESS_AND_HOUR = 10;
 const showHome: AccountHandler = async (deps, request, reply) => {
   const { locale } = pageBasics(deps, request, reply);
   const t = deps.pages.texts(locale);
-  const page = { lead: format(t.homeLead!, { instance: deps.pages.instanceName }) };
-  return deps.pages.send(reply, deps.pages.render(200, locale, 'home', 'homeAccount', page));
+  const instanceName = deps.pages.instanceName;
+  const page = { instanceName, lead: format(t.homeLead!, { instance: instanceName }) };
+  return deps.pages.send(reply, deps.pages.render(200, locale, HomePage, 'homeAccount', page));
 };
 
 export function registerAccountRoutes(ui: FastifyInstance, login: LoginDeps): void {

@@ -14,6 +14,8 @@ import {
 import { describeAccounts } from '../users/accounts.ts';
 import { format } from './i18n.ts';
 import { finish, formField, loadPostedInteraction, type Interaction, type LoginDeps } from './interaction.ts';
+import { ErrorPage } from '../views/messages.ts';
+import { ConsentPage } from '../views/login.ts';
 
 interface PendingConsent {
   subject: ConsentSubject;
@@ -74,7 +76,11 @@ function invalidRequest(deps: LoginDeps, i: Interaction, reply: FastifyReply, me
   const t = deps.pages.texts(i.locale);
   return deps.pages.send(
     reply,
-    deps.pages.render(400, i.locale, 'error', 'errorTitle', { title: t.errorTitle, message, code: 'invalid_request' }),
+    deps.pages.render(400, i.locale, ErrorPage, 'errorTitle', {
+      title: t.errorTitle,
+      message,
+      code: 'invalid_request',
+    }),
   );
 }
 
@@ -90,7 +96,7 @@ async function renderConsent(
   const [account] = await describeAccounts(deps.db, [i.details.session!.accountId]);
   return deps.pages.send(
     reply,
-    deps.pages.render(status, i.locale, 'consent', 'consentTitle', {
+    deps.pages.render(status, i.locale, ConsentPage, 'consentTitle', {
       action: i.urls.consent,
       csrf: i.csrf,
       alert,

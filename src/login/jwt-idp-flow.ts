@@ -10,9 +10,11 @@ import { findLinkedUserId, identityDisplayName, registerFromIdentity, type Exter
 import { findActiveUser } from '../users/lookup.ts';
 import { IDP_ID_PREFIX, ORG_ID_PREFIX, scopeValues } from '../oidc/scopes.ts';
 import { interactionById, loadInteraction, saveResult, type Interaction, type LoginDeps } from './interaction.ts';
-import { signedIn } from './signed-in.ts';
+import { afterFirstFactorOf } from './second-factor-flow.ts';
+import { getLoginPolicy } from '../login-policy/current.ts';
 import { chooseLocale, type Locale } from './i18n.ts';
 import { rememberPendingLink } from './jwt-idp-link.ts';
+import { ErrorPage, MessagePage } from '../views/messages.ts';
 
 export const JWT_AUTHORIZE_PATH = '/ui/login/login/jwt/authorize';
 const BINDING_COOKIE = 'gatehouse_jwt_idp';
@@ -45,8 +47,10 @@ export async function goToIdp(
   reply: FastifyReply,
   idpId: string,
 ): Promise<FastifyReply> {
-  const idp = await findIdpById(deps.db, idpId);
-  if (!usable(deps, idp)) return errorPage(deps, interaction.locale, reply, 400, 'errorIdpUnavailable');
+  // issue 17: allowExternalIdp off refuses the buttons' route and the idp scope alike
+  const [idp, policy] = await Promise.all([findIdpById(deps.db, idpId), getLoginPolicy(deps.db)]);
+  if (!usable(deps, idp) || !policy.allowExternalIdp)
+    return errorPage(deps, interaction.locale, reply, 400, 'errorIdpUnavailable');
   const uid = interaction.uid;
   reply.setCookie(BINDING_COOKIE, `${uid}.${idp.id}.${deps.secrets.hashSecret(BINDING_PURPOSE + uid + idp.id)}`, {
     path: JWT_AUTHORIZE_PATH,
@@ -88,8 +92,10 @@ export const receiveJwt: Handler = async (deps, request, reply) => {
     return errorPage(deps, locale, reply, 400, 'errorExpired');
   }
   reply.clearCookie(BINDING_COOKIE, { path: JWT_AUTHORIZE_PATH });
-  const idp = await findIdpById(deps.db, idpId);
-  if (!usable(deps, idp)) return deny(request, reply, interaction, 'identity provider not active');
+  // issue 17: allowExternalIdp off refuses the buttons' route and the idp scope alike
+  const [idp, policy] = await Promise.all([findIdpById(deps.db, idpId), getLoginPolicy(deps.db)]);
+  if (!usable(deps, idp) || !policy.allowExternalIdp)
+    return deny(request, reply, interaction, 'identity provider not active');
   const token = tokenFromHeader(request.headers[idp.header_name.toLowerCase()]);
   if (!token) return deny(request, reply, interaction, `no token in header ${idp.header_name}`);
   let identity: ExternalIdentity;
@@ -105,19 +111,19 @@ export const receiveJwt: Handler = async (deps, request, reply) => {
   const linked = await findLinkedUserId(deps.db, idp.id, identity.externalUserId);
   if (linked) {
     if (!(await findActiveUser(deps.db, linked))) return deny(request, reply, interaction, 'user not active');
-    return signedIn(deps, request, reply, interaction, linked, FEDERATED_AMR);
+    return afterFirstFactorOf(deps, request, reply, interaction, linked, FEDERATED_AMR);
   }
   if (idp.auto_register) {
     const orgId = registrationOrg(deps, interaction);
     const userId = await registerFromIdentity(deps.db, orgId, identity, claims);
     request.log.info({ userId, idpId: idp.id }, 'jwt idp: user registered');
-    return signedIn(deps, request, reply, interaction, userId, FEDERATED_AMR);
+    return afterFirstFactorOf(deps, request, reply, interaction, userId, FEDERATED_AMR);
   }
   // Not linked: the user may sign in with an existing account to link it (login-flow.ts checkPassword).
   rememberPendingLink(deps, reply, interaction.uid, identity);
   return deps.pages.send(
     reply,
-    deps.pages.render(200, interaction.locale, 'message', 'idpNotLinkedTitle', {
+    deps.pages.render(200, interaction.locale, MessagePage, 'idpNotLinkedTitle', {
       title: deps.pages.texts(interaction.locale).idpNotLinkedTitle,
       message: deps.pages.texts(interaction.locale).idpNotLinked,
       link: { href: interaction.urls.loginName, label: deps.pages.texts(interaction.locale).idpLinkExisting },
@@ -151,7 +157,7 @@ function errorPage(deps: LoginDeps, locale: Locale, reply: FastifyReply, status:
   const t = deps.pages.texts(locale);
   return deps.pages.send(
     reply,
-    deps.pages.render(status, locale, 'error', 'errorTitle', {
+    deps.pages.render(status, locale, ErrorPage, 'errorTitle', {
       title: t.errorTitle,
       message: t[key],
       code: status === 403 ? 'access_denied' : 'invalid_request',

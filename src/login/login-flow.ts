@@ -14,8 +14,9 @@ import {
   type InteractionPage,
   type LoginDeps,
 } from './interaction.ts';
-import { knownAccountIds, requestedPrompts, signedIn } from './signed-in.ts';
-import { showRegistration } from './register-flow.ts';
+import { knownAccountIds, requestedPrompts } from './signed-in.ts';
+import { afterFirstFactor } from './second-factor-flow.ts';
+import { showOpenRegistration } from './register-flow.ts';
 import { showConsent } from './consent-flow.ts';
 import { refuseSignIn } from './refused.ts';
 import { HASHING_RETRY_AFTER, type HashSlot } from '../users/passwords.ts';
@@ -24,6 +25,8 @@ import { forgotPasswordUrl } from '../account/urls.ts';
 import { goToIdp, requestedIdpId } from './jwt-idp-flow.ts';
 import { completePendingLink } from './jwt-idp-link.ts';
 import { listActiveIdps } from '../idps/queries.ts';
+import { LoginNamePage, PasswordPage, SelectAccountPage } from '../views/login.ts';
+import { getLoginPolicy } from '../login-policy/current.ts';
 
 const LOGIN_NAME_MAX = 400;
 
@@ -34,7 +37,7 @@ const initial = (name: string) => [...name.trim()][0]?.toUpperCase() ?? '?';
 export const showStart: Handler = async (deps, request, reply) => {
   const interaction = await loadInteraction(deps, request, reply);
   const { prompt, params } = interaction.details;
-  if (prompt.name === 'create') return showRegistration(deps, interaction, reply);
+  if (prompt.name === 'create') return showOpenRegistration(deps, interaction, reply);
   if (prompt.name === 'consent') return showConsent(deps, interaction, reply);
   const idpId = requestedIdpId(interaction);
   if (idpId) return goToIdp(deps, interaction, reply, idpId);
@@ -130,7 +133,9 @@ async function checkPassword(
   await completePendingLink(deps, request, reply, interaction.uid, outcome.user.id);
   // (read with the user by the sign-in: no statement of its own)
   if (outcome.user.password_change_required) return showRequiredChange(deps, interaction, reply, outcome.user.id);
-  return signedIn(deps, request, reply, interaction, outcome.user.id);
+  // issue 17: the second factor, or its enrollment under forceMfa (both read with the user: no statement here)
+  const { id, factor_kinds: factorKinds, policy_force_mfa: forceMfa } = outcome.user;
+  return afterFirstFactor(deps, request, reply, interaction, { id, factorKinds, forceMfa });
 }
 
 export const submitSelect: Handler = async (deps, request, reply) => {
@@ -169,20 +174,23 @@ async function renderLoginName(
   loginName: string,
   error?: string,
 ): Promise<FastifyReply> {
-  // Issue 15: until login policies list their IdPs, every active IdP of the instance is offered.
-  const idps = (await listActiveIdps(deps.db, deps.instance.id)).map((idp) => ({
+  // Issue 15: until login policies list their IdPs, every active IdP of the instance is offered; issue 17: the
+  // login policy says whether IdPs, registration and passwords are offered at all.
+  const [policy, active] = await Promise.all([getLoginPolicy(deps.db), listActiveIdps(deps.db, deps.instance.id)]);
+  const idps = (policy.allowExternalIdp ? active : []).map((idp) => ({
     id: idp.id,
     name: idp.name,
     href: `/ui/login/${encodeURIComponent(i.uid)}/idp/${encodeURIComponent(idp.id)}`,
   }));
   return deps.pages.send(
     reply,
-    deps.pages.render(status, i.locale, 'login-name', 'loginTitle', {
+    deps.pages.render(status, i.locale, LoginNamePage, 'loginTitle', {
       action: i.urls.loginName,
       csrf: i.csrf,
       loginName,
       error,
-      registerUrl: i.urls.register,
+      registerUrl: policy.allowRegister ? i.urls.register : undefined,
+      allowPassword: policy.allowUsernamePassword,
       idps,
     }),
   );
@@ -198,7 +206,7 @@ function renderPassword(
 ): FastifyReply {
   return deps.pages.send(
     reply,
-    deps.pages.render(status, i.locale, 'password', 'passwordTitle', {
+    deps.pages.render(status, i.locale, PasswordPage, 'passwordTitle', {
       action: i.urls.password,
       csrf: i.csrf,
       loginName,
@@ -225,7 +233,7 @@ function renderChooser(
   const ordered = [...accounts.filter(hinted), ...accounts.filter((a) => !hinted(a))];
   return deps.pages.send(
     reply,
-    deps.pages.render(200, i.locale, 'select-account', 'selectTitle', {
+    deps.pages.render(200, i.locale, SelectAccountPage, 'selectTitle', {
       action: i.urls.select,
       csrf: i.csrf,
       otherUrl: i.urls.loginName,

@@ -6,7 +6,8 @@ import type { InstanceRow } from '../instance/queries.ts';
 import { findOrgById } from '../orgs/queries.ts';
 import { HTML_SECURITY_HEADERS } from './security.ts';
 import { textsFor, type Locale, type Texts } from './i18n.ts';
-import { Views } from './render.ts';
+import { renderDocument } from '../views/html.ts';
+import { Layout, type View } from '../views/layout.ts';
 
 export interface RenderedPage {
   status: number;
@@ -23,11 +24,9 @@ export interface KoaLike {
 }
 
 export class LoginPages {
-  readonly #views: Views;
   readonly #instanceName: string;
 
-  constructor(viewsDir: string, instanceName: string) {
-    this.#views = new Views(viewsDir);
+  constructor(instanceName: string) {
     this.#instanceName = instanceName;
   }
 
@@ -40,23 +39,25 @@ export class LoginPages {
     return textsFor(locale);
   }
 
-  /** A page; `scriptNonce` allows the one inline script that carries it (the pages need none otherwise). */
-  render(
+  /** A page: the view with its props in the layout; `scriptNonce` allows the one inline script that carries it
+   *  (the pages need none otherwise). */
+  render<P>(
     status: number,
     locale: Locale,
-    view: string,
+    view: View<P>,
     titleKey: string,
-    data: object,
+    props: P,
     scriptNonce?: string,
   ): RenderedPage {
     const t = textsFor(locale);
-    const body = this.#views.render(view, {
-      ...data,
-      t,
-      instanceName: this.#instanceName,
-      pageTitle: t[titleKey] ?? titleKey,
-      scriptNonce,
-    });
+    const body = renderDocument(
+      Layout({
+        t,
+        instanceName: this.#instanceName,
+        pageTitle: t[titleKey] ?? titleKey,
+        children: view({ ...props, t, scriptNonce }),
+      }),
+    );
     const headers: Record<string, string> = {
       ...HTML_SECURITY_HEADERS,
       'content-language': locale,
@@ -93,9 +94,7 @@ export interface PagesDeps {
 export function loadLoginPages(deps: PagesDeps): Promise<LoginPages> {
   let pages = loaded.get(deps.instance);
   if (!pages) {
-    pages = findOrgById(deps.db, deps.instance.default_org_id).then(
-      (org) => new LoginPages(VIEWS_DIR.pathname, org?.name ?? 'Gatehouse'),
-    );
+    pages = findOrgById(deps.db, deps.instance.default_org_id).then((org) => new LoginPages(org?.name ?? 'Gatehouse'));
     loaded.set(deps.instance, pages);
   }
   return pages;

@@ -14,37 +14,15 @@ import {
   type InteractionPage,
   type LoginDeps,
 } from './interaction.ts';
-import { signedIn } from './signed-in.ts';
+import { afterFirstFactorOf } from './second-factor-flow.ts';
 import { policyRefusal } from './password-rules.ts';
+import { PasswordChangePage } from '../views/login.ts';
+import { openTicket, sealTicket, ticketExpired } from './ticket.ts';
 
-interface Ticket {
-  uid: string;
-  userId: string;
-  exp: number;
-}
+const PURPOSE = 'password-change';
 
-function sealTicket(deps: LoginDeps, uid: string, userId: string): string {
-  const exp = Math.floor(Date.now() / 1000) + deps.config.ttl.interaction;
-  return deps.secrets.encrypt(JSON.stringify({ purpose: 'password-change', uid, userId, exp }));
-}
-
-function openTicket(deps: LoginDeps, uid: string, sealed: string | undefined): string | undefined {
-  if (!sealed || sealed.length > 1024) return undefined;
-  try {
-    const ticket = JSON.parse(deps.secrets.decrypt(sealed)) as Ticket & { purpose?: string };
-    const valid = ticket.purpose === 'password-change' && ticket.uid === uid && ticket.exp > Date.now() / 1000;
-    return valid ? ticket.userId : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** A ticket that is not this interaction's, or too old: the sign-in starts over. */
-function expired(deps: LoginDeps, i: InteractionPage, reply: FastifyReply): FastifyReply {
-  const t = deps.pages.texts(i.locale);
-  const page = { title: t.errorTitle, message: t.errorExpired, code: 'invalid_request' };
-  return deps.pages.send(reply, deps.pages.render(400, i.locale, 'error', 'errorTitle', page));
-}
+const openUser = (deps: LoginDeps, uid: string, sealed: string | undefined) =>
+  openTicket<{ userId: string }>(deps, PURPOSE, uid, sealed)?.userId;
 
 export async function showRequiredChange(
   deps: LoginDeps,
@@ -57,10 +35,10 @@ export async function showRequiredChange(
   const [account] = await describeAccounts(deps.db, [userId]);
   return deps.pages.send(
     reply,
-    deps.pages.render(status, i.locale, 'password-change', 'passwordChangeTitle', {
+    deps.pages.render(status, i.locale, PasswordChangePage, 'passwordChangeTitle', {
       action: `/ui/login/${encodeURIComponent(i.uid)}/password-change`,
       csrf: i.csrf,
-      ticket: sealTicket(deps, i.uid, userId),
+      ticket: sealTicket(deps, PURPOSE, i.uid, { userId }),
       loginName: account?.loginName ?? '',
       ...messages,
     }),
@@ -76,8 +54,8 @@ export async function submitRequiredChange(
   if (!slot) {
     const page = interactionPageOf(deps, request);
     reply.header('retry-after', String(HASHING_RETRY_AFTER));
-    const userId = openTicket(deps, page.uid, formField(request, 'ticket'));
-    if (!userId) return expired(deps, page, reply);
+    const userId = openUser(deps, page.uid, formField(request, 'ticket'));
+    if (!userId) return ticketExpired(deps, page, reply);
     return showRequiredChange(deps, page, reply, userId, 503, { alert: deps.pages.texts(page.locale).errorBusy });
   }
   try {
@@ -90,8 +68,8 @@ export async function submitRequiredChange(
 async function change(deps: LoginDeps, request: FastifyRequest, reply: FastifyReply, slot: HashSlot) {
   const interaction = await loadPostedInteraction(deps, request, reply);
   const t = deps.pages.texts(interaction.locale);
-  const userId = openTicket(deps, interaction.uid, formField(request, 'ticket'));
-  if (!userId) return expired(deps, interaction, reply);
+  const userId = openUser(deps, interaction.uid, formField(request, 'ticket'));
+  if (!userId) return ticketExpired(deps, interaction, reply);
   const password = formField(request, 'newPassword') ?? '';
   try {
     await checkPasswordPolicy(deps.db, 'newPassword', password);
@@ -102,5 +80,5 @@ async function change(deps: LoginDeps, request: FastifyRequest, reply: FastifyRe
   }
   // no session of the user survives: whoever set or knew the old password is signed out everywhere
   await storeNewPassword(deps.db, { userId }, await slot.hash(password), { changeRequired: false, creator: userId });
-  return signedIn(deps, request, reply, interaction, userId);
+  return afterFirstFactorOf(deps, request, reply, interaction, userId);
 }

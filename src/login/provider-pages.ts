@@ -10,6 +10,7 @@ import type { LoginAppDeps } from './interaction.ts';
 import { KNOWN_ACCOUNTS_COOKIE, readKnownAccounts } from './known-accounts.ts';
 import { loadLoginPages } from './pages.ts';
 import { sameOriginPostsOnly } from './routes.ts';
+import { ErrorPage, LoggedOutPage, LogoutPage } from '../views/messages.ts';
 
 const localeOf = (ctx: PageContext) =>
   chooseLocale(ctx.oidc?.params?.ui_locales ?? ctx.query?.ui_locales, ctx.get('accept-language'));
@@ -36,14 +37,14 @@ export function providerPages(deps: Pick<LoginAppDeps, 'config' | 'db' | 'instan
         pages.render(
           200,
           locale,
-          'logout',
+          LogoutPage,
           'logoutTitle',
           {
             // The provider's own confirmation form target and its session-bound xsrf value (actions/end_session.js).
-            // views/logout.html sends logout=yes in one hidden field, for a click and for the script alike; a named
+            // views/messages.ts sends logout=yes in one hidden field, for a click and for the script alike; a named
             // button would add it a second time, which the provider refuses as a duplicate (issue 13 §13).
             action: ctx.oidc!.urlFor('end_session_confirm'),
-            xsrf: ctx.oidc?.session?.state?.secret,
+            xsrf: ctx.oidc?.session?.state?.secret as string | undefined,
             account: account && { ...account, initial: [...account.displayName][0]?.toUpperCase() },
           },
           autoSubmit,
@@ -53,7 +54,7 @@ export function providerPages(deps: Pick<LoginAppDeps, 'config' | 'db' | 'instan
 
     async postLogoutSuccessSource(ctx) {
       const pages = await loadLoginPages(deps);
-      pages.sendKoa(ctx, pages.render(200, localeOf(ctx), 'logged-out', 'loggedOutTitle', {}));
+      pages.sendKoa(ctx, pages.render(200, localeOf(ctx), LoggedOutPage, 'loggedOutTitle', {}));
     },
 
     async renderError(ctx, out) {
@@ -64,7 +65,7 @@ export function providerPages(deps: Pick<LoginAppDeps, 'config' | 'db' | 'instan
       const status = Math.max(ctx.status, 400);
       pages.sendKoa(
         ctx,
-        pages.render(status, locale, 'error', 'errorTitle', {
+        pages.render(status, locale, ErrorPage, 'errorTitle', {
           title: t.errorTitle,
           message: explain(t, code, String(out.error_description ?? '')),
           code,
@@ -81,7 +82,7 @@ export function providerPages(deps: Pick<LoginAppDeps, 'config' | 'db' | 'instan
         : explain(t, error.error, error.message);
       return pages.send(
         reply,
-        pages.render(error.status ?? 400, locale, 'error', 'errorTitle', {
+        pages.render(error.status ?? 400, locale, ErrorPage, 'errorTitle', {
           title: t.errorTitle,
           message,
           code: error.error,

@@ -8,6 +8,7 @@ import {
   type CheckedClient,
 } from '../oidc/sign-in-checks.ts';
 import { saveResult, type Interaction, type LoginDeps } from './interaction.ts';
+import { RefusedPage } from '../views/login.ts';
 
 const TEXT_KEYS = { org: 'refusedOrg', project_role: 'refusedProjectRole', has_project: 'refusedHasProject' } as const;
 
@@ -30,7 +31,7 @@ export async function refuseSignIn(
   const t = deps.pages.texts(interaction.locale);
   return deps.pages.send(
     reply,
-    deps.pages.render(403, interaction.locale, 'refused', 'refusedTitle', {
+    deps.pages.render(403, interaction.locale, RefusedPage, 'refusedTitle', {
       message: t[TEXT_KEYS[refusal]],
       continueUrl: interaction.details.returnTo,
     }),

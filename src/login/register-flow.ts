@@ -15,8 +15,12 @@ import {
   type InteractionPage,
   type LoginDeps,
 } from './interaction.ts';
-import { signedIn } from './signed-in.ts';
+import { afterFirstFactorOf } from './second-factor-flow.ts';
+import { getLoginPolicy } from '../login-policy/current.ts';
 import { policyRefusal } from './password-rules.ts';
+import type { FieldProps } from '../views/fields.ts';
+import { RegisterPage, type RegisterProps } from '../views/login.ts';
+import { ErrorPage } from '../views/messages.ts';
 
 const FIELDS = [
   { name: 'firstName', label: 'firstNameLabel', type: 'text', autocomplete: 'given-name', maxLength: NAME_MAX_LENGTH },
@@ -47,11 +51,13 @@ export function showRegistration(
   const t = deps.pages.texts(i.locale);
   const firstInvalid = FIELDS.find((f) => errors[f.name])?.name ?? 'firstName';
   const fields = Object.fromEntries(
-    FIELDS.map((f) => [
+    FIELDS.map((f): [FieldName, FieldProps] => [
       f.name,
       {
         ...f,
-        label: t[f.label],
+        id: f.name,
+        required: true,
+        label: t[f.label] ?? f.label,
         // A password is never sent back into the page.
         value: f.name === 'password' ? '' : (values[f.name] ?? ''),
         help: f.name === 'password' ? t.newPasswordHelp : undefined,
@@ -59,10 +65,10 @@ export function showRegistration(
         autofocus: f.name === firstInvalid,
       },
     ]),
-  );
+  ) as RegisterProps['fields'];
   return deps.pages.send(
     reply,
-    deps.pages.render(status, i.locale, 'register', 'registerTitle', {
+    deps.pages.render(status, i.locale, RegisterPage, 'registerTitle', {
       action: i.urls.register,
       csrf: i.csrf,
       fields,
@@ -77,7 +83,27 @@ export async function showRegister(
   request: FastifyRequest,
   reply: FastifyReply,
 ): Promise<FastifyReply> {
-  return showRegistration(deps, await loadInteraction(deps, request, reply), reply);
+  return showOpenRegistration(deps, await loadInteraction(deps, request, reply), reply);
+}
+
+/** The form, unless the login policy's allowRegister is off (issue 17). */
+export async function showOpenRegistration(
+  deps: LoginDeps,
+  i: InteractionPage,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
+  return (await registrationClosed(deps, i, reply)) ?? showRegistration(deps, i, reply);
+}
+
+async function registrationClosed(
+  deps: LoginDeps,
+  i: InteractionPage,
+  reply: FastifyReply,
+): Promise<FastifyReply | undefined> {
+  if ((await getLoginPolicy(deps.db)).allowRegister) return undefined;
+  const t = deps.pages.texts(i.locale);
+  const page = { title: t.errorTitle, message: t.errorRegistrationClosed, code: 'access_denied' };
+  return deps.pages.send(reply, deps.pages.render(403, i.locale, ErrorPage, 'errorTitle', page));
 }
 
 export async function submitRegister(
@@ -112,6 +138,8 @@ async function register(
   slot: HashSlot,
 ): Promise<FastifyReply> {
   const interaction = await loadPostedInteraction(deps, request, reply);
+  const closed = await registrationClosed(deps, interaction, reply);
+  if (closed) return closed;
   const t = deps.pages.texts(interaction.locale);
   const parsed = registrationSchema.safeParse(values);
   if (!parsed.success) {
@@ -146,7 +174,7 @@ async function register(
       slot.hash,
       deps,
     );
-    return await signedIn(deps, request, reply, interaction, userId);
+    return await afterFirstFactorOf(deps, request, reply, interaction, userId);
   } catch (error) {
     if (error instanceof AppError && error.code === Code.AlreadyExists) {
       return showRegistration(deps, interaction, reply, 409, values, { userName: t.errorUserNameTaken });

@@ -21,9 +21,11 @@ import { showLoginName, showStart, submitLoginName, submitPassword, submitSelect
 import { showRegister, submitRegister } from './register-flow.ts';
 import { submitConsent } from './consent-flow.ts';
 import { submitRequiredChange } from './password-change-flow.ts';
+import { submitFactorDone, submitFactorSetup, submitSecondFactor } from './second-factor-flow.ts';
 import { continueWithIdp, JWT_AUTHORIZE_PATH, receiveJwt } from './jwt-idp-flow.ts';
 import { IdpKeyCache } from '../idps/jwt-token.ts';
 import { isClientAbort, requestErrorStatus } from '../platform/errors.ts';
+import { ErrorPage } from '../views/messages.ts';
 
 const STATIC: Record<string, { type: string; body: Buffer }> = {
   'style.css': { type: 'text/css; charset=utf-8', body: readFileSync(new URL('static/style.css', VIEWS_DIR)) },
@@ -94,6 +96,9 @@ export async function registerLogin(
     ui.post('/ui/login/:uid/register', route(submitRegister));
     ui.post('/ui/login/:uid/consent', route(submitConsent));
     ui.post('/ui/login/:uid/password-change', route(submitRequiredChange));
+    ui.post('/ui/login/:uid/second-factor', route(submitSecondFactor));
+    ui.post('/ui/login/:uid/factor-setup', route(submitFactorSetup));
+    ui.post('/ui/login/:uid/factor-done', route(submitFactorDone));
     ui.get('/ui/login/:uid/idp/:idpId', route(continueWithIdp));
     ui.get(JWT_AUTHORIZE_PATH, route(receiveJwt));
     more?.(ui, login);
@@ -105,7 +110,7 @@ export async function registerLogin(
       if (error instanceof InvalidCharacter) {
         return pages.send(
           reply,
-          pages.render(400, locale, 'error', 'errorTitle', {
+          pages.render(400, locale, ErrorPage, 'errorTitle', {
             title: t.errorTitle,
             message: format(t.errorInvalidCharacter!, { field: error.field }),
             code: 'invalid_request',
@@ -118,7 +123,7 @@ export async function registerLogin(
       if (error.name === 'SessionNotFound') {
         return pages.send(
           reply,
-          pages.render(400, locale, 'error', 'errorTitle', {
+          pages.render(400, locale, ErrorPage, 'errorTitle', {
             title: t.errorTitle,
             message: t.errorExpired,
             code: 'invalid_request',
@@ -129,7 +134,7 @@ export async function registerLogin(
       if (status === 500) request.log.error({ err: error }, 'login page failed');
       return pages.send(
         reply,
-        pages.render(status, locale, 'error', 'errorTitle', {
+        pages.render(status, locale, ErrorPage, 'errorTitle', {
           title: t.errorTitle,
           message: t.errorGeneric,
           code: status === 500 ? 'server_error' : 'invalid_request',
@@ -145,7 +150,7 @@ function refuse(pages: LoginPages, request: FastifyRequest, reply: FastifyReply,
   const t = pages.texts(locale);
   return pages.send(
     reply,
-    pages.render(403, locale, 'error', 'errorForbiddenTitle', {
+    pages.render(403, locale, ErrorPage, 'errorForbiddenTitle', {
       title: t.errorForbiddenTitle,
       message: t.errorForbidden,
       code: 'csrf_check_failed',

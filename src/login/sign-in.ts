@@ -7,9 +7,12 @@ import type { Db } from '../platform/db.ts';
 import { recordFailure, recordSuccess, reserveLoginAttempt, type LoginSubject } from '../lockout/service.ts';
 import { findUserByLoginName, isActive } from '../users/lookup.ts';
 import type { HashSlot } from '../users/passwords.ts';
-import type { UserRow } from '../users/queries.ts';
+import type { SignInUserRow } from '../users/queries.ts';
 
-export type SignInResult = { kind: 'ok'; user: UserRow } | { kind: 'invalid' } | { kind: 'locked'; retryAfter: number };
+export type SignInResult =
+  | { kind: 'ok'; user: SignInUserRow }
+  | { kind: 'invalid' }
+  | { kind: 'locked'; retryAfter: number };
 
 export async function signInWithPassword(
   db: Db,
@@ -18,7 +21,12 @@ export async function signInWithPassword(
   input: { loginName: string; password: string; ip: string },
 ): Promise<SignInResult> {
   const found = await findUserByLoginName(db, input.loginName);
-  const user = found && found.type === 'human' && isActive(found) && found.password_hash ? found : undefined;
+  // With allowUsernamePassword off (issue 17) a password is checked as if the user had none: the same answer and
+  // work as for an unknown user, so the policy reveals no names either.
+  const user =
+    found && found.type === 'human' && isActive(found) && found.password_hash && found.policy_allow_password
+      ? found
+      : undefined;
   const subject: LoginSubject = { account: found?.id ?? input.loginName.toLowerCase(), ip: input.ip };
   const wait = await reserveLoginAttempt(db, lockout, subject);
   if (wait > 0) return { kind: 'locked', retryAfter: wait };

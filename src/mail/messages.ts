@@ -1,7 +1,8 @@
 // The mails Gatehouse sends (issue 16): e-mail verification and password reset, each as text and HTML, in English
 // or German (the user's preferred language), with the instance name in the subject. Texts live in views/mail/.
 import { readFileSync } from 'node:fs';
-import { escapeHtml } from '../platform/html.ts';
+import { renderDocument } from '../views/html.ts';
+import { MailBody } from '../views/mail.ts';
 
 export const MAIL_LOCALES = ['en', 'de'] as const;
 type MailLocale = (typeof MAIL_LOCALES)[number];
@@ -67,19 +68,17 @@ function compose(
     line('signature'),
     '',
   ].join('\n');
-  const p = (key: string) => `<p>${escapeHtml(line(key))}</p>`;
-  const head = `<head><meta charset="utf-8"><title>${escapeHtml(line(parts.subject))}</title></head>`;
-  const html = `<!doctype html><html lang="${locale}">${head}<body>
-${p('greeting')}
-${p(parts.lead)}
-<p><a href="${escapeHtml(values.link)}">${escapeHtml(line(parts.button))}</a></p>
-${p(parts.code)}
-${p('expires')}
-${p('ignore')}
-${p('signature')}
-</body></html>
-`;
-  return { to, subject: line(parts.subject), text, html };
+  const body = renderDocument(
+    MailBody({
+      lang: locale,
+      subject: line(parts.subject),
+      before: [line('greeting'), line(parts.lead)],
+      link: values.link,
+      button: line(parts.button),
+      after: [parts.code, 'expires', 'ignore', 'signature'].map(line),
+    }),
+  );
+  return { to, subject: line(parts.subject), text, html: body };
 }
 
 export function verificationMail(

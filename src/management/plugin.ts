@@ -26,6 +26,8 @@ import { orgOperations } from './handlers/orgs.ts';
 import { changeOperations } from './handlers/changes.ts';
 import { eventOperations } from './handlers/events.ts';
 import { accountOperations } from './handlers/account-operations.ts';
+import { authFactorOperations } from './handlers/auth-factors.ts';
+import { loginPolicyOperations } from './handlers/login-policy.ts';
 
 export const MANAGEMENT_SERVICES = [AuthService, AdminService, ManagementService] as const;
 
@@ -53,6 +55,8 @@ export function managementOperations(deps: ManagementDeps): Operation[] {
     ...changeOperations(deps),
     ...eventOperations(deps),
     ...accountOperations(deps),
+    ...authFactorOperations(deps),
+    ...loginPolicyOperations(deps),
     ...idpOperations(deps),
   ];
 }

@@ -34,6 +34,8 @@ export interface UserRow {
   secret_hash: string | null;
   /** The user must choose a new password at the next sign-in (issue 16). */
   password_change_required: boolean;
+  /** The kinds of second factor the user has ready (issue 17, factors/registry.ts). */
+  factor_kinds: string[];
   created_at: Date;
   changed_at: Date;
   sequence: string;
@@ -46,7 +48,10 @@ export interface UserRow {
 }
 
 /** A user without its credential hashes: what a token stands for, and what claims are made of. */
-export type UserProfileRow = Omit<UserRow, 'password_hash' | 'secret_hash' | 'password_change_required'>;
+export type UserProfileRow = Omit<
+  UserRow,
+  'password_hash' | 'secret_hash' | 'password_change_required' | 'factor_kinds'
+>;
 
 /**
  * The columns of a UserProfileRow (users u JOIN orgs o), for reads that join a user to other rows: token lookups
@@ -60,7 +65,8 @@ export const USER_PROFILE_COLUMNS =
   u.machine_description, u.access_token_type, u.created_at, u.changed_at, u.sequence, o.primary_domain, ` +
   `o.name AS org_name, o.state AS org_state`;
 
-const USER_COLUMNS = `${USER_PROFILE_COLUMNS}, u.password_hash, u.secret_hash, u.password_change_required`;
+const USER_CREDENTIAL_COLUMNS = 'u.password_hash, u.secret_hash, u.password_change_required, u.factor_kinds';
+const USER_COLUMNS = `${USER_PROFILE_COLUMNS}, ${USER_CREDENTIAL_COLUMNS}`;
 
 const SELECT_USER = `SELECT ${USER_COLUMNS} FROM users u JOIN orgs o ON o.id = u.org_id`;
 
@@ -68,6 +74,12 @@ export async function findUserById(db: Queryable, id: string): Promise<UserRow |
   const { rows } = await db.query<UserRow>(`${SELECT_USER} WHERE u.id = $1`, [id]);
   return rows[0];
 }
+
+/** What the password sign-in needs of the login policy (issue 17), read with the user rather than in a statement of
+ *  its own (login-queries.test.ts); the defaults when no policy was set (login-policy/policy.ts). */
+const LOGIN_POLICY_COLUMNS =
+  'coalesce((SELECT force_mfa FROM login_policy), false) AS policy_force_mfa, ' +
+  'coalesce((SELECT allow_username_password FROM login_policy), true) AS policy_allow_password';
 
 /**
  * The user a login name denotes (compat.md §5), never ambiguously (issue 13 §6): when the part after the last `@`
@@ -78,14 +90,19 @@ export async function findUserById(db: Queryable, id: string): Promise<UserRow |
  */
 const FIND_BY_LOGIN_NAME = `
   WITH d AS (SELECT org_id FROM org_domains WHERE lower(domain) = lower($3) LIMIT 1)
-  ${SELECT_USER}
+  SELECT ${USER_COLUMNS}, ${LOGIN_POLICY_COLUMNS} FROM users u JOIN orgs o ON o.id = u.org_id
   WHERE lower(u.user_name) = lower(CASE WHEN EXISTS (SELECT 1 FROM d) THEN $2 ELSE $1 END)
     AND (NOT EXISTS (SELECT 1 FROM d) OR u.org_id = (SELECT org_id FROM d))`;
 
-export async function findUserByLoginName(db: Queryable, loginName: string): Promise<UserRow | undefined> {
+export interface SignInUserRow extends UserRow {
+  policy_force_mfa: boolean;
+  policy_allow_password: boolean;
+}
+
+export async function findUserByLoginName(db: Queryable, loginName: string): Promise<SignInUserRow | undefined> {
   const at = loginName.lastIndexOf('@');
   const [local, domain] = at < 0 ? [loginName, ''] : [loginName.slice(0, at), loginName.slice(at + 1)];
-  const { rows } = await db.query<UserRow>(FIND_BY_LOGIN_NAME, [loginName, local, domain]);
+  const { rows } = await db.query<SignInUserRow>(FIND_BY_LOGIN_NAME, [loginName, local, domain]);
   return rows[0];
 }
 

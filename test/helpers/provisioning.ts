@@ -2,9 +2,9 @@
 // need: the first start's admin service account (IAM_OWNER), an ORG_OWNER of the first org, and a second org.
 import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
 import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
 import type { TestServer } from './server.ts';
-import { callApi, okJson, type ApiCall, type Encoding, type Outcome } from './management.ts';
+import { callApi, ENCODINGS, okJson, type ApiCall, type Encoding, type Outcome } from './management.ts';
 import { jwtProfileToken, orgOwnerMachine, startServerWithAdminKey } from './tokens.ts';
 import { defaultOrgId } from './oidc.ts';
 
@@ -176,6 +176,44 @@ export interface ApiAnswer {
 }
 
 /** Calls and requires success. */
+/** What a test of one encoding works with: the file's server, and calls made as the org owner unless told. */
+export interface EncodingSuite {
+  encoding: Encoding;
+  /** The file's provisioning server (started before the first test; read it inside tests). */
+  p: ProvisioningServer;
+  call(c: ApiCall, token?: string, orgId?: string): Promise<Outcome>;
+  okCall<T = ApiAnswer>(c: ApiCall, token?: string, orgId?: string): Promise<T>;
+}
+
+/** One provisioning server for the suite, and the tests `body` declares run once per encoding (REST, gRPC and
+ *  gRPC-Web) against it. */
+export function describeEachEncoding(title: string, body: (suite: EncodingSuite) => void): void {
+  describe(title, () => {
+    let started: ProvisioningServer | undefined;
+    beforeAll(async () => {
+      started = await startProvisioningServer();
+    });
+    afterAll(async () => started?.server.stop());
+    // Declared before the server starts: the tests read it through this view when they run.
+    const p = new Proxy({} as ProvisioningServer, {
+      get: (_target, key) => {
+        if (!started) throw new Error('the provisioning server is not started yet');
+        return Reflect.get(started, key);
+      },
+    });
+    for (const encoding of ENCODINGS) {
+      describe(encoding, () =>
+        body({
+          encoding,
+          p,
+          call: (c, token = p.orgOwnerToken, orgId) => callApi(p.server.url, encoding, c, { token, orgId }),
+          okCall: (c, token = p.orgOwnerToken, orgId) => ok(p.server, encoding, c, token, orgId),
+        }),
+      );
+    }
+  });
+}
+
 export async function ok<T = ApiAnswer>(
   server: TestServer,
   encoding: Encoding,

@@ -6,7 +6,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CookieJar, formValue } from '../helpers/cookie-jar.ts';
 import { createOidcApp } from '../helpers/oidc.ts';
 import { RelyingParty, startCallbackServer, type CallbackServer } from '../helpers/relying-party.ts';
-import { ADMIN_PASSWORD, startTestServer, type TestServer } from '../helpers/server.ts';
+import { ADMIN_PASSWORD, startTestServer, TEST_MASTER_KEY, type TestServer } from '../helpers/server.ts';
+import { registerHuman } from '../../src/users/register.ts';
+import { registrationSchema } from '../../src/users/schema.ts';
+import { findUserByLoginName } from '../../src/users/lookup.ts';
+import { createSecretBox } from '../../src/platform/secrets.ts';
+import { enrollOtp } from '../../src/factors/otp.ts';
+import { newTotpSecret } from '../../src/factors/totp.ts';
+import * as OTPAuth from 'otpauth';
 
 const SAME_ORIGIN_FORM = { 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'same-origin' };
 
@@ -64,7 +71,9 @@ describe('queries of the login pages', () => {
 
   it('a password login reads the interaction once per page and takes two statements for the lockout', async () => {
     const { jar, start, page, post } = await begin();
-    expect(page.queries).toBe(2); // the interaction, the instance's active JWT IdPs for their buttons (issue 15)
+    // the interaction, the instance's active JWT IdPs for their buttons (issue 15), the login policy: which ways in
+    // the page offers (issue 17)
+    expect(page.queries).toBe(3);
     const name = await post('login-name', { loginName: 'admin' });
     expect(name.result.status).toBe(200);
     expect(name.queries).toBe(1);
@@ -116,5 +125,37 @@ describe('queries of the login pages', () => {
     expect(password.result.status).toBe(303);
     expect(password.queries).toBe(5); // the same statement gives the attempt back and clears the account's failures
     expect((await accountFailures()).rowCount).toBe(0);
+  });
+
+  it('a user with TOTP: the password answers the code form without saving a result; the code costs six statements', async () => {
+    const input = registrationSchema.parse({
+      firstName: 'T',
+      lastName: 'O',
+      email: 'totp@example.com',
+      userName: 'totp-counted',
+      password: ADMIN_PASSWORD,
+    });
+    const { userId } = await registerHuman(
+      server.db,
+      (await findUserByLoginName(server.db, 'admin'))!.org_id,
+      input,
+      'en',
+    );
+    const secret = newTotpSecret();
+    const totp = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret) });
+    const factors = { db: server.db, secrets: createSecretBox(TEST_MASTER_KEY), config: server.config };
+    expect((await enrollOtp(factors, userId, secret, totp.generate(), '127.0.0.1')).ok).toBe(true);
+    const { post } = await begin();
+    const password = await post('password', { loginName: 'totp-counted', password: ADMIN_PASSWORD });
+    expect(password.result.status).toBe(200);
+    // the interaction, the user (with its factor kinds and the policy's forceMfa), the attempt counted and given
+    // back; the code form is a page, so no result is saved
+    expect(password.queries).toBe(4);
+    const ticket = formValue(password.result.body, 'ticket')!;
+    const code = await post('second-factor', { ticket, code: totp.generate({ timestamp: Date.now() + 30_000 }) });
+    expect(code.result.status).toBe(303);
+    // the interaction, the attempt counted, the authenticator read, its time step advanced (a code is used once),
+    // the attempt given back, the interaction's result
+    expect(code.queries).toBe(6);
   });
 });

@@ -26,7 +26,7 @@ const DEEP_OBJECT = `${'{"a":'.repeat(5_000)}1${'}'.repeat(5_000)}`;
 const HUGE = 'x'.repeat(3 * 1024 * 1024);
 
 /** Bodies that no endpoint may accept as a valid request. */
-const BODIES: { name: string; contentType?: string; body: string | Uint8Array }[] = [
+const BODIES: { name: string; contentType?: string; body: string | Uint8Array<ArrayBuffer> }[] = [
   { name: 'empty json', contentType: 'application/json', body: '' },
   { name: 'truncated json', contentType: 'application/json', body: '{"org": {"name": "x"' },
   { name: 'json array', contentType: 'application/json', body: '[1,2,3]' },

@@ -11,6 +11,7 @@
 // what this path does not build (claims requests, resource or proof-of-possession bindings, rejected scopes, apps
 // with user info inside the ID token). Two requests that race for one code or token: one wins the consumption, the
 // other goes to the provider, which refuses it as a reuse (within the grace without revoking anything).
+import { loginClaims } from '../login-claims.ts';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Config } from '../../config.ts';
 import { batchedStatement } from '../../platform/batch.ts';
@@ -243,8 +244,8 @@ function issue(deps: UserGrantDeps, row: GrantSourceRow, grantType: GrantType, s
       exp: iat + deps.ttl.accessToken,
       gty,
       scope,
-      // provider.ts extraTokenClaims: the login's auth_time, which introspection reports
-      ...(source.authTime ? { extra: { auth_time: source.authTime } } : {}),
+      // provider.ts extraTokenClaims: the login's auth_time and amr, which introspection reports
+      ...(source.authTime || source.amr ? { extra: loginClaims(source) } : {}),
       ...(row.app_access_token_type === 'jwt' ? { gatehouseJwt: true } : {}),
     },
   };
@@ -280,6 +281,7 @@ async function respond(
           sub: source.accountId,
           nonce: source.nonce,
           sid: source.sid,
+          amr: source.amr, // issue 17: what the login used, as oidc-provider's own ID tokens carry it
           aud: clientId,
           exp: iat + deps.ttl.idToken,
           iat,

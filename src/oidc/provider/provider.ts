@@ -18,6 +18,7 @@ import {
 } from '../sign-in-checks.ts';
 import { ROUTES } from '../protocol.ts';
 import { refreshTokenTtl } from '../token-lifetimes.ts';
+import { loginClaims } from '../login-claims.ts';
 
 export const INTERACTION_PATH = '/ui/login';
 /** The login session's cookie; its value is the session's id. */
@@ -137,14 +138,15 @@ export function createProvider(parts: ProviderParts, keys: KeySet): Provider {
       if (stored === undefined || grant.openid?.scope !== stored) await grant.save();
       return grant;
     },
-    // auth_time of the user's login, which introspection reports for user sessions (compat.md §6)
+    // auth_time and amr of the user's login, which introspection reports for user sessions (compat.md §6,
+    // issue 17)
     async extraTokenClaims(ctx) {
       const { entities } = ctx.oidc;
-      const source = (entities.AuthorizationCode ?? entities.RefreshToken) as { authTime?: number } | undefined;
-      const authTime =
-        source?.authTime ??
-        (ctx.oidc.route === 'resume' || ctx.oidc.route === 'authorization' ? ctx.oidc.session?.authTime : undefined);
-      return authTime ? { auth_time: authTime } : undefined;
+      const interactive = ctx.oidc.route === 'resume' || ctx.oidc.route === 'authorization';
+      const source = (entities.AuthorizationCode ?? entities.RefreshToken ?? (interactive ? ctx.oidc.session : {})) as
+        | { authTime?: number; amr?: string[] }
+        | undefined;
+      return source?.authTime || source?.amr ? loginClaims(source) : undefined;
     },
     interactions: {
       url: (_ctx, interaction) => `${INTERACTION_PATH}/${interaction.uid}`,

@@ -1,0 +1,59 @@
+// The seam second factors plug into (issue 17): a kind of factor says which of it a user has, how the login's
+// second-factor step asks for it and how it checks the answer. TOTP (otp-kind.ts) is one; WebAuthn plugs in the
+// same way. The kinds live in registry.ts; the step that uses them is login/second-factor-flow.ts.
+import type { Config } from '../config.ts';
+import type { Db } from '../platform/db.ts';
+import type { SecretBox } from '../platform/secrets.ts';
+import type { FactorStepProps } from '../views/factors.ts';
+import type { View } from '../views/layout.ts';
+
+/** What a kind may use. */
+export interface FactorDeps {
+  db: Db;
+  secrets: SecretBox;
+  config: Config;
+}
+
+/** The sign-in a factor is asked for: the verified user, in one interaction, from one client address. */
+export interface FactorAttempt {
+  userId: string;
+  /** The interaction's ID: what a challenge is bound to. */
+  uid: string;
+  ip: string;
+}
+
+/** One factor of a user, as ListMyAuthFactors reports it. */
+export interface FactorEntry {
+  kind: string;
+  ready: boolean;
+  /** Kinds a user may have several of (WebAuthn keys) name each. */
+  id?: string;
+  name?: string;
+}
+
+/** The page that asks for the factor: a view of src/views/ given the step's form (a kind with data of its own
+ *  closes over it). `state` rides, sealed, in the step's ticket to verify() (a WebAuthn challenge, say). */
+export interface FactorPrompt {
+  view: View<FactorStepProps>;
+  state?: Record<string, unknown>;
+}
+
+export type FactorCheck = { ok: true } | { ok: false; retryAfter?: number };
+
+export interface FactorKind {
+  /** The name stored in users.factor_kinds (migration 0140) while the user has a ready factor of this kind. */
+  kind: string;
+  /** The authentication method reference it adds (RFC 8176 §2): 'otp', 'hwk', 'swk'. */
+  amr: string;
+  /** The text key of its name on the pages (views/locales). */
+  labelKey: string;
+  list(deps: FactorDeps, userId: string): Promise<FactorEntry[]>;
+  prompt(deps: FactorDeps, attempt: FactorAttempt): Promise<FactorPrompt>;
+  /** Checks the posted form; a failure counts toward the lockout (the kind does it, so it counts once). */
+  verify(
+    deps: FactorDeps,
+    attempt: FactorAttempt,
+    field: (name: string) => string | undefined,
+    state?: Record<string, unknown>,
+  ): Promise<FactorCheck>;
+}

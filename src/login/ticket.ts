@@ -1,0 +1,37 @@
+// Tickets of the steps after the password (issue 16 "change required", issue 17 second factors): sealed with the
+// master key, they bind what the server verified (the user, the methods used so far) to one interaction for its
+// lifetime, so a later step needs no storage of its own and cannot be entered from another interaction.
+import type { FastifyReply } from 'fastify';
+import type { InteractionPage, LoginDeps } from './interaction.ts';
+import { ErrorPage } from '../views/messages.ts';
+
+const MAX_SEALED = 4096;
+
+export function sealTicket(deps: LoginDeps, purpose: string, uid: string, body: object): string {
+  const exp = Math.floor(Date.now() / 1000) + deps.config.ttl.interaction;
+  return deps.secrets.encrypt(JSON.stringify({ ...body, purpose, uid, exp }));
+}
+
+/** The ticket's body, or undefined when it is not this interaction's ticket for this purpose, or too old. */
+export function openTicket<T extends object>(
+  deps: LoginDeps,
+  purpose: string,
+  uid: string,
+  sealed: string | undefined,
+): T | undefined {
+  if (!sealed || sealed.length > MAX_SEALED) return undefined;
+  try {
+    const ticket = JSON.parse(deps.secrets.decrypt(sealed)) as T & { purpose?: string; uid?: string; exp?: number };
+    const valid = ticket.purpose === purpose && ticket.uid === uid && Number(ticket.exp) > Date.now() / 1000;
+    return valid ? ticket : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A ticket that is not this interaction's, or too old: the sign-in starts over. */
+export function ticketExpired(deps: LoginDeps, i: InteractionPage, reply: FastifyReply): FastifyReply {
+  const t = deps.pages.texts(i.locale);
+  const page = { title: t.errorTitle, message: t.errorExpired, code: 'invalid_request' };
+  return deps.pages.send(reply, deps.pages.render(400, i.locale, ErrorPage, 'errorTitle', page));
+}
