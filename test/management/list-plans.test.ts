@@ -31,73 +31,74 @@ class RolledBack extends Error {}
 describe('list and lookup plans at scale', () => {
   const db = useTestDb();
 
+  // One transaction without the statement timeout: each insert of 100,000 rows (the grants' with four foreign keys
+  // checked per row) may take longer than a statement may when the machine is busy.
   beforeAll(async () => {
-    await db.query(
-      `INSERT INTO orgs (id, name, primary_domain, sequence) VALUES ($1, 'Big', 'big.example.test', 1),
-         ($2, 'Small', 'small.example.test', 1)`,
-      [ORG, SMALL_ORG],
-    );
-    // as many orgs as a large deployment (bench/scale-seed.ts): with two, a search across orgs may probe each org's
-    // index in turn and look index-backed; with a thousand it reads the whole table
-    await db.query(
-      `INSERT INTO orgs (id, name, primary_domain, sequence)
-       SELECT (900000000000010000 + n)::text, 'Org ' || n, 'org-' || n || '.example.test', 1
-       FROM generate_series(1, 1000) AS n`,
-    );
-    await db.query(
-      `INSERT INTO users (id, org_id, type, user_name, first_name, last_name, display_name, email, sequence)
-       SELECT (800000000000000000 + n)::text, CASE WHEN n % 100 = 0 THEN '900000000000000002' ELSE $1 END, 'human',
-              'user' || n, 'First' || n, 'Last' || n, 'User ' || n, 'user' || n || '@example.test', n
-       FROM generate_series(1, ${USERS}) AS n`,
-      [ORG],
-    );
-    // the small org's few events, by one editor, before the big org's many: the audit log's rare org and editor
-    await db.query(
-      `INSERT INTO events (aggregate_type, aggregate_id, event_type, resource_owner, creator)
-       SELECT 'user', $1, 'user.profile.changed', $2, $3 FROM generate_series(1, 30)`,
-      [SMALL_USER, SMALL_ORG, EDITOR],
-    );
-    await db.query(
-      `INSERT INTO events (aggregate_type, aggregate_id, event_type, resource_owner, creator)
-       SELECT 'user', (800000000000000000 + n % ${USERS})::text, 'user.human.added', $1, 'seed'
-       FROM generate_series(1, ${USERS}) AS n`,
-      [ORG],
-    );
-    await db.query(
-      `INSERT INTO memberships (user_id, resource_type, resource_id, roles)
-       SELECT (800000000000000000 + n)::text, 'org', $1, '{ORG_OWNER}' FROM generate_series(1, ${USERS}, 500) AS n`,
-      [ORG],
-    );
-    // every user of the big org holds a grant of its project; the small org was lent the project and granted it to
-    // a quarter of its users
-    await db.query(`INSERT INTO projects (id, org_id, name, sequence) VALUES ($1, $2, 'Big Project', 1)`, [
-      PROJECT,
-      ORG,
-    ]);
-    await db.query(
-      `INSERT INTO project_grants (id, project_id, granted_org_id, role_keys, sequence)
-       VALUES ($1, $2, $3, '{reader}', 1)`,
-      [PROJECT_GRANT, PROJECT, SMALL_ORG],
-    );
-    // four foreign keys checked per row take longer than a statement may on a busy machine
-    await db.tx(async (tx) => {
-      await tx.query('SET LOCAL statement_timeout = 0');
-      await tx.query(
+    await db.tx(async (seed) => {
+      await seed.query('SET LOCAL statement_timeout = 0');
+      await seed.query(
+        `INSERT INTO orgs (id, name, primary_domain, sequence) VALUES ($1, 'Big', 'big.example.test', 1),
+           ($2, 'Small', 'small.example.test', 1)`,
+        [ORG, SMALL_ORG],
+      );
+      // as many orgs as a large deployment (bench/scale-seed.ts): with two, a search across orgs may probe each org's
+      // index in turn and look index-backed; with a thousand it reads the whole table
+      await seed.query(
+        `INSERT INTO orgs (id, name, primary_domain, sequence)
+         SELECT (900000000000010000 + n)::text, 'Org ' || n, 'org-' || n || '.example.test', 1
+         FROM generate_series(1, 1000) AS n`,
+      );
+      await seed.query(
+        `INSERT INTO users (id, org_id, type, user_name, first_name, last_name, display_name, email, sequence)
+         SELECT (800000000000000000 + n)::text, CASE WHEN n % 100 = 0 THEN '900000000000000002' ELSE $1 END, 'human',
+                'user' || n, 'First' || n, 'Last' || n, 'User ' || n, 'user' || n || '@example.test', n
+         FROM generate_series(1, ${USERS}) AS n`,
+        [ORG],
+      );
+      // the small org's few events, by one editor, before the big org's many: the audit log's rare org and editor
+      await seed.query(
+        `INSERT INTO events (aggregate_type, aggregate_id, event_type, resource_owner, creator)
+         SELECT 'user', $1, 'user.profile.changed', $2, $3 FROM generate_series(1, 30)`,
+        [SMALL_USER, SMALL_ORG, EDITOR],
+      );
+      await seed.query(
+        `INSERT INTO events (aggregate_type, aggregate_id, event_type, resource_owner, creator)
+         SELECT 'user', (800000000000000000 + n % ${USERS})::text, 'user.human.added', $1, 'seed'
+         FROM generate_series(1, ${USERS}) AS n`,
+        [ORG],
+      );
+      await seed.query(
+        `INSERT INTO memberships (user_id, resource_type, resource_id, roles)
+         SELECT (800000000000000000 + n)::text, 'org', $1, '{ORG_OWNER}' FROM generate_series(1, ${USERS}, 500) AS n`,
+        [ORG],
+      );
+      // every user of the big org holds a grant of its project; the small org was lent the project and granted it to
+      // a quarter of its users
+      await seed.query(`INSERT INTO projects (id, org_id, name, sequence) VALUES ($1, $2, 'Big Project', 1)`, [
+        PROJECT,
+        ORG,
+      ]);
+      await seed.query(
+        `INSERT INTO project_grants (id, project_id, granted_org_id, role_keys, sequence)
+         VALUES ($1, $2, $3, '{reader}', 1)`,
+        [PROJECT_GRANT, PROJECT, SMALL_ORG],
+      );
+      await seed.query(
         `INSERT INTO user_grants (id, user_id, project_id, org_id, project_grant_id, role_keys, sequence)
-       SELECT (600000000000000000 + n)::text, (800000000000000000 + n)::text, $1,
-              CASE WHEN n % 100 = 0 THEN $3 ELSE $2 END, CASE WHEN n % 100 = 0 THEN $4 END,
-              CASE WHEN n % 10 = 0 THEN '{writer}' ELSE '{reader}' END::text[], n
-       FROM generate_series(1, ${USERS}) AS n WHERE n % 100 <> 0 OR n % 400 = 0`,
+         SELECT (600000000000000000 + n)::text, (800000000000000000 + n)::text, $1,
+                CASE WHEN n % 100 = 0 THEN $3 ELSE $2 END, CASE WHEN n % 100 = 0 THEN $4 END,
+                CASE WHEN n % 10 = 0 THEN '{writer}' ELSE '{reader}' END::text[], n
+         FROM generate_series(1, ${USERS}) AS n WHERE n % 100 <> 0 OR n % 400 = 0`,
         [PROJECT, ORG, SMALL_ORG, PROJECT_GRANT],
       );
+      await seed.query(
+        `INSERT INTO oidc_payloads (model, id, payload, grant_id, expires_at)
+         SELECT 'AccessToken', 'tok-' || n, jsonb_build_object('accountId', (800000000000000000 + n)::text),
+                'grant-' || n, now() + interval '1 hour'
+         FROM generate_series(1, ${USERS / 2}) AS n`,
+      );
+      await seed.query('ANALYZE');
     });
-    await db.query(
-      `INSERT INTO oidc_payloads (model, id, payload, grant_id, expires_at)
-       SELECT 'AccessToken', 'tok-' || n, jsonb_build_object('accountId', (800000000000000000 + n)::text),
-              'grant-' || n, now() + interval '1 hour'
-       FROM generate_series(1, ${USERS / 2}) AS n`,
-    );
-    await db.query('ANALYZE');
   }, 240_000);
 
   /** A statement a service function sent, and whether it was planned for its values (listPage asks for that). */
