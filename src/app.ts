@@ -23,7 +23,8 @@ import { registerOidc } from './oidc/plugin.ts';
 import { registerLogin } from './login/routes.ts';
 import { registerAccountRoutes } from './account/routes.ts';
 import { providerPages } from './login/provider-pages.ts';
-import { registerManagement } from './management/plugin.ts';
+import { managementOperations, registerManagement } from './management/plugin.ts';
+import { registerConsole } from './console/routes.ts';
 import type { HashAdmission } from './users/passwords.ts';
 import type { Mailer } from './mail/mailer.ts';
 
@@ -110,7 +111,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   );
   // The login pages render what the provider shows itself; handed in, so oidc/ never imports login/ (issue 14 §1).
   const oidc = await registerOidc(app, { ...deps, pages: providerPages(deps) });
-  await registerLogin(app, deps, oidc, registerAccountRoutes);
+  await registerLogin(app, deps, oidc, (ui, login) => {
+    registerAccountRoutes(ui, login);
+    registerConsole(ui, login, managementOperations(deps));
+  });
   registerManagement(app, deps, { verifyAccessToken: (token) => oidc.verifyAccessToken(token), bodyLimit: BODY_LIMIT });
   return app;
 }

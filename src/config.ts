@@ -34,6 +34,7 @@ const schema = z
     GATEHOUSE_REFRESH_TOKEN_REUSE_GRACE: z.coerce.number().int().min(0).default(10),
     GATEHOUSE_SESSION_IDLE_TTL: seconds.default(24 * 3600),
     GATEHOUSE_SESSION_ABSOLUTE_TTL: seconds.default(14 * 86400),
+    GATEHOUSE_CONSOLE_IDLE_TTL: seconds.default(30 * 60),
     GATEHOUSE_KEY_ROTATION_DAYS: z.coerce.number().min(0).default(90),
     GATEHOUSE_KEY_ACTIVATION_DELAY: z.coerce.number().int().min(0).default(600),
     GATEHOUSE_KEY_RELOAD_INTERVAL_MS: z.coerce.number().int().min(50).default(5000),
@@ -167,6 +168,8 @@ export interface Config {
     readonly refreshTokenReuseGrace: number;
     readonly sessionIdle: number;
     readonly sessionAbsolute: number;
+    /** Seconds a console session (issue 22) lasts without a request; it ends after 12 hours in any case. */
+    readonly consoleIdle: number;
     /** Seconds a pending authorization request (interaction) is kept after its start or its user's last form post. */
     readonly interaction: number;
   };
@@ -265,6 +268,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       refreshTokenReuseGrace: e.GATEHOUSE_REFRESH_TOKEN_REUSE_GRACE,
       sessionIdle: e.GATEHOUSE_SESSION_IDLE_TTL,
       sessionAbsolute: e.GATEHOUSE_SESSION_ABSOLUTE_TTL,
+      consoleIdle: e.GATEHOUSE_CONSOLE_IDLE_TTL,
       interaction: e.GATEHOUSE_INTERACTION_TTL,
     },
     keyRotationDays: e.GATEHOUSE_KEY_ROTATION_DAYS,

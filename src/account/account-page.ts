@@ -50,7 +50,7 @@ interface View {
   values?: Record<string, string>;
 }
 
-async function signedInUser(
+export async function signedInUser(
   deps: AccountDeps,
   request: FastifyRequest,
   reply: FastifyReply,
@@ -134,7 +134,7 @@ export const accountCallback: AccountHandler = async (deps, request, reply) => {
 };
 
 /** A POST of the page: checked, then `change` with the signed-in user; no session: back to sign in. */
-function accountPost(
+export function accountPost(
   change: (
     deps: AccountDeps,
     request: FastifyRequest,

@@ -24,6 +24,14 @@ import {
   submitVerifyEmail,
 } from './recovery.ts';
 import { ACCOUNT_PATH } from './urls.ts';
+import {
+  FACTORS_PATH,
+  showFactors,
+  submitAddOtp,
+  submitRecoveryCodes,
+  submitRemoveOtp,
+  submitVerifyOtp,
+} from './factors-page.ts';
 import { HomePage } from '../views/account.ts';
 
 // issue 16: a script asking resets for many accounts from one address is stopped here; each account has its own
@@ -53,6 +61,11 @@ export function registerAccountRoutes(ui: FastifyInstance, login: LoginDeps): vo
   ui.post(`${ACCOUNT_PATH}/email/verify`, route(submitEmailCode));
   ui.post(`${ACCOUNT_PATH}/email/resend`, route(submitResend));
   ui.post(`${ACCOUNT_PATH}/password`, route(submitPassword));
+  ui.get(FACTORS_PATH, route(showFactors));
+  ui.post(`${FACTORS_PATH}/otp`, route(submitAddOtp));
+  ui.post(`${FACTORS_PATH}/otp/verify`, route(submitVerifyOtp));
+  ui.post(`${FACTORS_PATH}/otp/remove`, route(submitRemoveOtp));
+  ui.post(`${FACTORS_PATH}/recovery`, route(submitRecoveryCodes));
   ui.get(`${ACCOUNT_PATH}/verify-email`, route(showVerifyEmail));
   ui.post(`${ACCOUNT_PATH}/verify-email`, route(submitVerifyEmail));
   ui.get(`${ACCOUNT_PATH}/forgot-password`, route(showForgotPassword));

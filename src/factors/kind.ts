@@ -4,8 +4,8 @@
 import type { Config } from '../config.ts';
 import type { Db } from '../platform/db.ts';
 import type { SecretBox } from '../platform/secrets.ts';
-import type { FactorStepProps } from '../views/factors.ts';
 import type { View } from '../views/layout.ts';
+import type { FactorStepProps } from '../views/factors.ts';
 
 /** What a kind may use. */
 export interface FactorDeps {
@@ -31,8 +31,9 @@ export interface FactorEntry {
   name?: string;
 }
 
-/** The page that asks for the factor: a view of src/views/ given the step's form (a kind with data of its own
- *  closes over it). `state` rides, sealed, in the step's ticket to verify() (a WebAuthn challenge, say). */
+/** The page that asks for the factor: a view given the step's form (views/factors.ts FactorStep frames it), with
+ *  whatever else it shows closed over. `state` rides, sealed, in the step's ticket to verify() (a WebAuthn
+ *  challenge, say). */
 export interface FactorPrompt {
   view: View<FactorStepProps>;
   state?: Record<string, unknown>;

@@ -1,8 +1,8 @@
 // TOTP as a kind of second factor (kind.ts): the login asks for a six-digit code.
-import { OtpFactorPage } from '../views/factors.ts';
 import type { FactorKind } from './kind.ts';
 import { checkOtp, OTP_KIND } from './otp.ts';
 import { findTotp } from './queries.ts';
+import { OtpPromptPage } from '../views/factors.ts';
 
 export const otpKind: FactorKind = {
   kind: OTP_KIND,
@@ -13,7 +13,7 @@ export const otpKind: FactorKind = {
     return row ? [{ kind: OTP_KIND, ready: row.confirmed_at !== null }] : [];
   },
   async prompt() {
-    return { view: OtpFactorPage };
+    return { view: OtpPromptPage };
   },
   verify(deps, attempt, field) {
     return checkOtp(deps, attempt, field('code') ?? '');

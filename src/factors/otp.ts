@@ -77,6 +77,14 @@ export async function addMyOtp(deps: OtpDeps, userId: string): Promise<NewOtp & 
   });
 }
 
+/** The unconfirmed authenticator's secret and URI, to show again after a wrong first code. */
+export async function pendingOtp(deps: OtpDeps, user: UserRow): Promise<NewOtp | undefined> {
+  const row = await findTotp(deps.db, user.id);
+  if (!row || row.confirmed_at) return undefined;
+  const secret = deps.secrets.decrypt(row.sealed_secret);
+  return { secret, url: otpUrl(deps.config, user, secret) };
+}
+
 /** VerifyMyAuthFactorOTP: the first code confirms the authenticator; a wrong one counts toward the lockout. */
 export async function verifyMyOtp(deps: OtpDeps, userId: string, code: string, ip: string): Promise<Details> {
   const user = await human(deps.db, userId);

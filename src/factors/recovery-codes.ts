@@ -33,6 +33,11 @@ export async function issueRecoveryCodes(tx: Queryable, secrets: SecretBox, user
   return codes;
 }
 
+/** New codes in a transaction of their own (the account page). */
+export function renewRecoveryCodes(db: Db, secrets: SecretBox, userId: string): Promise<string[]> {
+  return db.tx((tx) => issueRecoveryCodes(tx, secrets, userId));
+}
+
 /** Uses a code: true once per code. */
 export function useRecoveryCode(db: Db, secrets: SecretBox, userId: string, code: string): Promise<boolean> {
   const typed = normalized(code);

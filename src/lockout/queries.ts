@@ -1,4 +1,5 @@
 import type { Queryable } from '../platform/db.ts';
+import { loginNameParts, userByLoginName, type SignInUserRow } from '../users/queries.ts';
 
 export type LockScope = 'account' | 'ip';
 export interface LockKey {
@@ -31,25 +32,79 @@ export async function reserveAttempt(
   max: { account: number; ip: number },
   seconds: number,
 ): Promise<Reservation[]> {
-  const { rows } = await db.query<Reservation>(
-    `WITH k (scope, key, ord) AS (VALUES ('account', $1::text, 1), ('ip', $2::text, 2)),
-     counted AS (
-       INSERT INTO login_failures AS f (scope, key, failures, window_started_at)
-       SELECT scope, key, 1, now() FROM k ORDER BY ord
-       ON CONFLICT (scope, key) DO UPDATE SET
-         failures = CASE WHEN ${FRESH} THEN 1 ELSE f.failures + 1 END,
-         locked_until = CASE WHEN ${FRESH} THEN NULL ELSE f.locked_until END,
-         window_started_at = CASE WHEN ${FRESH} THEN now() ELSE f.window_started_at END
-       WHERE ${FRESH} OR (f.locked_until IS NULL AND ` +
-      `f.failures < CASE f.scope WHEN 'account' THEN $3::int ELSE $4::int END)
-       RETURNING f.scope, f.key)
-     SELECT k.scope, k.key, c.key IS NOT NULL AS reserved,
-            coalesce(greatest(0, ceil(extract(epoch FROM old.locked_until - now()))), 0)::int AS seconds
-       FROM k LEFT JOIN counted c USING (scope, key) LEFT JOIN login_failures old USING (scope, key)`,
-    [account, ip, max.account, max.ip, seconds],
+  const { rows } = await db.query<Reservation>(`WITH ${reserveSql('$1::text')}`, [
+    account,
+    ip,
+    max.account,
+    max.ip,
+    seconds,
+  ]);
+  return rows;
+}
+
+/** A row an attempt depends on, read by the same statement: `sql` selects it with its parameter `$9`. Without the
+ *  row nothing is counted. */
+export interface AttemptGate {
+  sql: string;
+  param: unknown;
+}
+
+export type NamedReservation = Reservation & Partial<SignInUserRow> & { gate_row?: unknown };
+
+/**
+ * reserveAttempt on the user a login name denotes, read by the same statement (issue 18): the account key is the
+ * user's ID, else the lower-cased name ($1). Each row carries the user's columns too (null: no such user), and
+ * with a gate its row as `gate_row` (JSON, null: none, and nothing was counted).
+ */
+export async function reserveAttemptOfLoginName(
+  db: Queryable,
+  loginName: string,
+  ip: string,
+  max: { account: number; ip: number },
+  seconds: number,
+  gate?: AttemptGate,
+): Promise<NamedReservation[]> {
+  const { rows } = await db.query<NamedReservation>(
+    `WITH named AS (${userByLoginName('$6', '$7', '$8')} LIMIT 1), ${gate ? `gate AS (${gate.sql}),` : ''}
+     ${reserveSql(
+       'coalesce((SELECT id FROM named), $1::text)',
+       gate
+         ? { columns: 'named.*, (SELECT to_jsonb(gate) FROM gate) AS gate_row', when: 'EXISTS (SELECT 1 FROM gate)' }
+         : { columns: 'named.*' },
+     )}`,
+    [
+      loginName.toLowerCase(),
+      ip,
+      max.account,
+      max.ip,
+      seconds,
+      ...loginNameParts(loginName),
+      ...(gate ? [gate.param] : []),
+    ],
   );
   return rows;
 }
+
+// The CTEs and the answer of reserveAttempt: `account` is the SQL of the account key; $2 the address, $3 and $4 the
+// maximum attempts of the account and the address, $5 the window in seconds. `more` adds columns (from `named`)
+// and a condition for counting.
+const reserveSql = (account: string, more?: { columns: string; when?: string }) => `
+  k (scope, key, ord) AS (VALUES ('account', ${account}, 1), ('ip', $2::text, 2)),
+  counted AS (
+    INSERT INTO login_failures AS f (scope, key, failures, window_started_at)
+    SELECT scope, key, 1, now() FROM k ${more?.when ? `WHERE ${more.when}` : ''} ORDER BY ord
+    ON CONFLICT (scope, key) DO UPDATE SET
+      failures = CASE WHEN ${FRESH} THEN 1 ELSE f.failures + 1 END,
+      locked_until = CASE WHEN ${FRESH} THEN NULL ELSE f.locked_until END,
+      window_started_at = CASE WHEN ${FRESH} THEN now() ELSE f.window_started_at END
+    WHERE ${FRESH}
+       OR (f.locked_until IS NULL AND f.failures < CASE f.scope WHEN 'account' THEN $3::int ELSE $4::int END)
+    RETURNING f.scope, f.key)
+  SELECT k.scope, k.key, c.key IS NOT NULL AS reserved,
+         coalesce(greatest(0, ceil(extract(epoch FROM old.locked_until - now()))), 0)::int AS seconds
+         ${more ? `, ${more.columns}` : ''}
+    FROM k LEFT JOIN counted c USING (scope, key) LEFT JOIN login_failures old USING (scope, key)
+    ${more ? 'LEFT JOIN named ON true' : ''}`;
 
 /**
  * Gives an attempt back on the keys given (null: not that key): the account's row is deleted when `clearAccount`
@@ -62,15 +117,27 @@ export async function releaseAttempt(
   ip: string | null,
   clearAccount: boolean,
 ): Promise<void> {
-  await db.query(
-    `WITH held AS (
-       SELECT scope, key FROM login_failures WHERE (scope, key) IN (('account', $1::text), ('ip', $2::text))
-        ORDER BY scope FOR UPDATE),
-     cleared AS (DELETE FROM login_failures f USING held h ` +
-      `WHERE $3::boolean AND h.scope = 'account' AND f.scope = h.scope AND f.key = h.key)
-     UPDATE login_failures f SET failures = greatest(0, f.failures - 1)
-       FROM held h WHERE f.scope = h.scope AND f.key = h.key AND NOT (h.scope = 'account' AND $3::boolean)`,
-    [account, ip, clearAccount],
+  const params: unknown[] = [];
+  await db.query(`WITH ${releaseSql((v) => `$${params.push(v)}`, account, ip, clearAccount)} SELECT 1`, params);
+}
+
+/** releaseAttempt as CTEs (held, cleared, released), for a statement that writes more (oidc/write-behind.ts);
+ *  `param` places a value as a parameter and returns its placeholder. */
+export function releaseSql(
+  param: (value: unknown) => string,
+  account: string | null,
+  ip: string | null,
+  clearAccount: boolean,
+): string {
+  const [a, i, clear] = [param(account), param(ip), param(clearAccount)];
+  return (
+    `held AS (
+      SELECT scope, key FROM login_failures WHERE (scope, key) IN (('account', ${a}::text), ('ip', ${i}::text))
+       ORDER BY scope FOR UPDATE),
+    cleared AS (DELETE FROM login_failures f USING held h ` +
+    `WHERE ${clear}::boolean AND h.scope = 'account' AND f.scope = h.scope AND f.key = h.key),
+    released AS (UPDATE login_failures f SET failures = greatest(0, f.failures - 1)
+      FROM held h WHERE f.scope = h.scope AND f.key = h.key AND NOT (h.scope = 'account' AND ${clear}::boolean))`
   );
 }
 

@@ -9,7 +9,17 @@
 // key once the budget is spent), a success gives its attempt back and clears the account's failures.
 import type { Config } from '../config.ts';
 import type { Db } from '../platform/db.ts';
-import { lockWhenSpent, purgeStaleFailures, releaseAttempt, reserveAttempt } from './queries.ts';
+import type { SignInUserRow } from '../users/queries.ts';
+import {
+  lockWhenSpent,
+  purgeStaleFailures,
+  releaseAttempt,
+  releaseSql,
+  reserveAttempt,
+  reserveAttemptOfLoginName,
+  type AttemptGate,
+  type Reservation,
+} from './queries.ts';
 
 export interface LoginSubject {
   /** The user ID, or the lower-cased login name when it names no user. */
@@ -20,13 +30,39 @@ export interface LoginSubject {
 /** Counts an attempt on the account and the address, all or nothing. Returns 0 when the attempt may be checked,
  *  else the seconds the subject must wait. */
 export async function reserveLoginAttempt(db: Db, policy: Config['lockout'], subject: LoginSubject): Promise<number> {
-  const keys = await reserveAttempt(
-    db,
-    subject.account,
-    subject.ip,
-    { account: policy.maxAttempts, ip: policy.ipMaxAttempts },
-    policy.seconds,
-  );
+  const keys = await reserveAttempt(db, subject.account, subject.ip, maxAttempts(policy), policy.seconds);
+  return settle(db, policy, subject, keys);
+}
+
+/** reserveLoginAttempt for the user a login name denotes (the account key is its ID, else the lower-cased name),
+ *  with the user read by the same statement (issue 18); the user is returned whatever its state. With a gate
+ *  (queries.ts AttemptGate) its row comes back too; without the row nothing was counted (undefined). */
+export async function reserveLoginAttemptOfName(
+  db: Db,
+  policy: Config['lockout'],
+  loginName: string,
+  ip: string,
+  gate?: AttemptGate,
+): Promise<NamedAttempt | undefined> {
+  const keys = await reserveAttemptOfLoginName(db, loginName, ip, maxAttempts(policy), policy.seconds, gate);
+  const { scope: _scope, key: _key, reserved: _reserved, seconds: _seconds, gate_row: gateRow, ...user } = keys[0]!;
+  if (gate && !gateRow) return undefined;
+  const subject: LoginSubject = { account: keys.find((k) => k.scope === 'account')!.key, ip };
+  const wait = await settle(db, policy, subject, keys);
+  return { user: user.id ? (user as SignInUserRow) : undefined, subject, wait, gateRow };
+}
+
+export interface NamedAttempt {
+  user: SignInUserRow | undefined;
+  subject: LoginSubject;
+  /** 0: the attempt is counted and may be checked; else the seconds the subject must wait (nothing counted). */
+  wait: number;
+  gateRow?: unknown;
+}
+
+const maxAttempts = (policy: Config['lockout']) => ({ account: policy.maxAttempts, ip: policy.ipMaxAttempts });
+
+async function settle(db: Db, policy: Config['lockout'], subject: LoginSubject, keys: Reservation[]): Promise<number> {
   const taken = (scope: string) => keys.some((k) => k.scope === scope && k.reserved);
   if (taken('account') && taken('ip')) return 0;
   // The key that took the attempt gives it back, since the other refused it: nothing is checked.
@@ -52,3 +88,7 @@ export async function recordFailure(db: Db, policy: Config['lockout'], subject: 
 export async function recordSuccess(db: Db, subject: LoginSubject): Promise<void> {
   await releaseAttempt(db, subject.account, subject.ip, true);
 }
+
+/** recordSuccess as CTEs of a statement that writes more (oidc/write-behind.ts); `param` places a value. */
+export const successWrite = (subject: LoginSubject) => (param: (value: unknown) => string) =>
+  releaseSql(param, subject.account, subject.ip, true);

@@ -8,14 +8,16 @@ export interface LoginPolicyRow extends LoginPolicy {
   sequence: string;
 }
 
+/** The stored policy (no row: the default); also read ahead with the login page (login/page-read-ahead.ts). */
+export const LOGIN_POLICY_SQL = `
+  SELECT allow_username_password AS "allowUsernamePassword", allow_register AS "allowRegister",
+         allow_external_idp AS "allowExternalIdp", force_mfa AS "forceMfa",
+         passwordless_allowed AS "passwordlessAllowed", created_at AS "createdAt", changed_at AS "changedAt",
+         sequence
+    FROM login_policy`;
+
 export async function findLoginPolicy(db: Queryable): Promise<LoginPolicyRow | undefined> {
-  const { rows } = await db.query<LoginPolicyRow>(
-    `SELECT allow_username_password AS "allowUsernamePassword", allow_register AS "allowRegister",
-            allow_external_idp AS "allowExternalIdp", force_mfa AS "forceMfa",
-            passwordless_allowed AS "passwordlessAllowed", created_at AS "createdAt", changed_at AS "changedAt",
-            sequence
-     FROM login_policy`,
-  );
+  const { rows } = await db.query<LoginPolicyRow>(LOGIN_POLICY_SQL);
   return rows[0];
 }
 

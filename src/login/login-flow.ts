@@ -2,6 +2,7 @@
 // the password; the account chooser lists the accounts of this browser.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { signInWithPassword } from './sign-in.ts';
+import { withPasswordCheckAhead } from './password-read-ahead.ts';
 import { describeAccounts, type AccountSummary } from '../users/accounts.ts';
 import { format } from './i18n.ts';
 import {
@@ -24,9 +25,9 @@ import { showRequiredChange } from './password-change-flow.ts';
 import { forgotPasswordUrl } from '../account/urls.ts';
 import { goToIdp, requestedIdpId } from './jwt-idp-flow.ts';
 import { completePendingLink } from './jwt-idp-link.ts';
-import { listActiveIdps } from '../idps/queries.ts';
 import { LoginNamePage, PasswordPage, SelectAccountPage } from '../views/login.ts';
 import { getLoginPolicy } from '../login-policy/current.ts';
+import { idpButtons } from './page-read-ahead.ts';
 
 const LOGIN_NAME_MAX = 400;
 
@@ -98,7 +99,9 @@ export const submitPassword: Handler = async (deps, request, reply) => {
     return renderPassword(deps, page, reply, 503, loginName, { alert: deps.pages.texts(page.locale).errorBusy });
   }
   try {
-    return await checkPassword(deps, request, reply, loginName, slot);
+    return await withPasswordCheckAhead(deps, request, loginName, () =>
+      checkPassword(deps, request, reply, loginName, slot),
+    );
   } finally {
     slot.release();
   }
@@ -176,7 +179,7 @@ async function renderLoginName(
 ): Promise<FastifyReply> {
   // Issue 15: until login policies list their IdPs, every active IdP of the instance is offered; issue 17: the
   // login policy says whether IdPs, registration and passwords are offered at all.
-  const [policy, active] = await Promise.all([getLoginPolicy(deps.db), listActiveIdps(deps.db, deps.instance.id)]);
+  const [policy, active] = await Promise.all([getLoginPolicy(deps.db), idpButtons(deps.db, deps.instance.id)]);
   const idps = (policy.allowExternalIdp ? active : []).map((idp) => ({
     id: idp.id,
     name: idp.name,

@@ -17,10 +17,10 @@ import {
 } from './interaction.ts';
 import { afterFirstFactorOf } from './second-factor-flow.ts';
 import { getLoginPolicy } from '../login-policy/current.ts';
+import { ErrorPage } from '../views/messages.ts';
 import { policyRefusal } from './password-rules.ts';
 import type { FieldProps } from '../views/fields.ts';
 import { RegisterPage, type RegisterProps } from '../views/login.ts';
-import { ErrorPage } from '../views/messages.ts';
 
 const FIELDS = [
   { name: 'firstName', label: 'firstNameLabel', type: 'text', autocomplete: 'given-name', maxLength: NAME_MAX_LENGTH },

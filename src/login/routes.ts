@@ -26,10 +26,15 @@ import { continueWithIdp, JWT_AUTHORIZE_PATH, receiveJwt } from './jwt-idp-flow.
 import { IdpKeyCache } from '../idps/jwt-token.ts';
 import { isClientAbort, requestErrorStatus } from '../platform/errors.ts';
 import { ErrorPage } from '../views/messages.ts';
+import { unitOfWork, writeQueued } from '../oidc/write-behind.ts';
+import { withLoginPageRows } from './page-read-ahead.ts';
 
 const STATIC: Record<string, { type: string; body: Buffer }> = {
   'style.css': { type: 'text/css; charset=utf-8', body: readFileSync(new URL('static/style.css', VIEWS_DIR)) },
   'logo.svg': { type: 'image/svg+xml', body: readFileSync(new URL('static/logo.svg', VIEWS_DIR)) },
+  // the admin console's (issue 22): its layout, and the one optional script (copy buttons, confirmations)
+  'console.css': { type: 'text/css; charset=utf-8', body: readFileSync(new URL('static/console.css', VIEWS_DIR)) },
+  'console.js': { type: 'text/javascript; charset=utf-8', body: readFileSync(new URL('static/console.js', VIEWS_DIR)) },
 };
 
 /** `more` adds routes to the pages' scope (the account pages, issue 16), with the login pages' dependencies. */
@@ -60,12 +65,20 @@ export async function registerLogin(
   const route =
     (handler: (d: LoginDeps, req: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>) =>
     (request: FastifyRequest, reply: FastifyReply) =>
-      handler(login, request, reply);
+      unitOfWork(login.db, () => handler(login, request, reply));
+  // The pages that show the login name form: their interaction and IdPs read with one statement.
+  const pageRoute =
+    (handler: (d: LoginDeps, req: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>) =>
+    (request: FastifyRequest<{ Params: { uid: string } }>, reply: FastifyReply) =>
+      withLoginPageRows(login.db, request.params.uid, login.instance.id, () => route(handler)(request, reply));
 
   await app.register(async (ui) => {
     await ui.register(cookie);
     // Login forms are small; anything bigger is refused before parsing (security.md §19).
     await ui.register(formbody, { bodyLimit: 16 * 1024 });
+    // A step's saves (the interaction, the lockout's settlement) are written as one statement before its answer
+    // leaves: the next step, maybe on another node, reads them (oidc/write-behind.ts).
+    ui.addHook('onSend', async () => writeQueued(login.db));
 
     // Issue 13 §11: every field of every login and registration form, and the path and query, in one check.
     ui.addHook('preValidation', async (request) => {
@@ -87,8 +100,8 @@ export async function registerLogin(
         .send(asset.body);
     });
 
-    ui.get('/ui/login/:uid', route(showStart));
-    ui.get('/ui/login/:uid/login-name', route(showLoginName));
+    ui.get('/ui/login/:uid', pageRoute(showStart));
+    ui.get('/ui/login/:uid/login-name', pageRoute(showLoginName));
     ui.post('/ui/login/:uid/login-name', route(submitLoginName));
     ui.post('/ui/login/:uid/password', route(submitPassword));
     ui.post('/ui/login/:uid/select', route(submitSelect));

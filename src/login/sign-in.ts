@@ -4,8 +4,10 @@
 // counted before the password is checked (issue 13 §5).
 import type { Config } from '../config.ts';
 import type { Db } from '../platform/db.ts';
-import { recordFailure, recordSuccess, reserveLoginAttempt, type LoginSubject } from '../lockout/service.ts';
-import { findUserByLoginName, isActive } from '../users/lookup.ts';
+import { recordFailure, recordSuccess, reserveLoginAttemptOfName, successWrite } from '../lockout/service.ts';
+import { queueSideWrite } from '../oidc/write-behind.ts';
+import { takeCountedAttempt } from './password-read-ahead.ts';
+import { isActive } from '../users/lookup.ts';
 import type { HashSlot } from '../users/passwords.ts';
 import type { SignInUserRow } from '../users/queries.ts';
 
@@ -20,21 +22,25 @@ export async function signInWithPassword(
   lockout: Config['lockout'],
   input: { loginName: string; password: string; ip: string },
 ): Promise<SignInResult> {
-  const found = await findUserByLoginName(db, input.loginName);
+  const {
+    user: found,
+    subject,
+    wait,
+  } = takeCountedAttempt(input.loginName, input.ip) ??
+  (await reserveLoginAttemptOfName(db, lockout, input.loginName, input.ip))!;
   // With allowUsernamePassword off (issue 17) a password is checked as if the user had none: the same answer and
   // work as for an unknown user, so the policy reveals no names either.
   const user =
     found && found.type === 'human' && isActive(found) && found.password_hash && found.policy_allow_password
       ? found
       : undefined;
-  const subject: LoginSubject = { account: found?.id ?? input.loginName.toLowerCase(), ip: input.ip };
-  const wait = await reserveLoginAttempt(db, lockout, subject);
   if (wait > 0) return { kind: 'locked', retryAfter: wait };
   const valid = user ? await slot.verify(input.password, user.password_hash!) : await slot.verifyDecoy(input.password);
   if (!valid || !user) {
     const locked = await recordFailure(db, lockout, subject);
     return locked > 0 ? { kind: 'locked', retryAfter: locked } : { kind: 'invalid' };
   }
-  await recordSuccess(db, subject);
+  // given back with the request's other writes (oidc/write-behind.ts), or at once outside a unit of work
+  if (!queueSideWrite(successWrite(subject))) await recordSuccess(db, subject);
   return { kind: 'ok', user };
 }

@@ -32,39 +32,41 @@ export function createAuthorizer(db: Db, verifyAccessToken: VerifyAccessToken) {
     return token.projectId ? { ...principal, projectId: token.projectId } : principal;
   }
 
-  async function authorize(
-    principal: Principal,
-    permission: Permission,
-    orgIdHeader: string | undefined,
-  ): Promise<Caller> {
-    const denied = () => permissionDenied('No matching permissions found', 'AUTH-5mWD2');
-    const isIamOwner = principal.roles.instance.has(IAM_OWNER);
-    switch (permission.kind) {
-      case 'authenticated':
-        return { principal, orgId: principal.orgId };
-      case 'instance':
-        if (!principal.roles.instance.has(permission.role)) throw denied();
-        return { principal, orgId: principal.orgId };
-      case 'org': {
-        const orgId = orgIdHeader?.trim() || principal.orgId;
-        // An org that does not exist is answered like one the caller may not see (compat.md §1).
-        const exists = await getOrgById(db, orgId).then(
-          () => true,
-          (error: unknown) => {
-            if (error instanceof AppError) return false;
-            throw error;
-          },
-        );
-        if (!exists) throw denied();
-        if (!isIamOwner && !principal.roles.orgs.get(orgId)?.has(permission.role)) throw denied();
-        return { principal, orgId };
-      }
-    }
-  }
-
   /** 401, then 403: the caller as the operation sees it. */
   return async (permission: Permission, credentials: RequestCredentials): Promise<Caller> =>
-    authorize(await authenticate(credentials.authorization), permission, credentials.orgIdHeader);
+    authorizePrincipal(db, await authenticate(credentials.authorization), permission, credentials.orgIdHeader);
 }
 
 export type Authorize = ReturnType<typeof createAuthorizer>;
+
+/** The permission check of an authenticated principal (403), also used by the console (src/console/). */
+export async function authorizePrincipal(
+  db: Db,
+  principal: Principal,
+  permission: Permission,
+  orgIdHeader: string | undefined,
+): Promise<Caller> {
+  const denied = () => permissionDenied('No matching permissions found', 'AUTH-5mWD2');
+  const isIamOwner = principal.roles.instance.has(IAM_OWNER);
+  switch (permission.kind) {
+    case 'authenticated':
+      return { principal, orgId: principal.orgId };
+    case 'instance':
+      if (!principal.roles.instance.has(permission.role)) throw denied();
+      return { principal, orgId: principal.orgId };
+    case 'org': {
+      const orgId = orgIdHeader?.trim() || principal.orgId;
+      // An org that does not exist is answered like one the caller may not see (compat.md §1).
+      const exists = await getOrgById(db, orgId).then(
+        () => true,
+        (error: unknown) => {
+          if (error instanceof AppError) return false;
+          throw error;
+        },
+      );
+      if (!exists) throw denied();
+      if (!isIamOwner && !principal.roles.orgs.get(orgId)?.has(permission.role)) throw denied();
+      return { principal, orgId };
+    }
+  }
+}

@@ -1,18 +1,29 @@
-// The account page's own client (issue 16): /ui/account signs people in through the authorization endpoint like any
-// application, so the login pages, lockout, "change required" and SSO apply unchanged. A public client with PKCE,
-// built in (not stored): its only redirect URI is the account page's callback on this issuer, and sign-out may
-// return to the issuer's home page.
+// The first-party clients (issue 16, issue 22): /ui/account and /ui/console sign people in through the
+// authorization endpoint like any application, so the login pages, lockout, "change required" and SSO apply
+// unchanged. Public clients with PKCE, built in (not stored): nothing to create at bootstrap or to migrate on an
+// existing install, nothing an admin can remove by mistake. Each one's only redirect URI is its callback on this
+// issuer, and sign-out may return to the issuer's home page.
 import type { AdapterPayload } from 'oidc-provider';
 
 export const ACCOUNT_CLIENT_ID = 'gatehouse-account';
 export const ACCOUNT_CALLBACK_PATH = '/ui/account/callback';
+export const CONSOLE_CLIENT_ID = 'gatehouse-console';
+export const CONSOLE_CALLBACK_PATH = '/ui/console/callback';
 
-export function accountClientMetadata(issuer: string): AdapterPayload {
+const CALLBACKS: Record<string, string> = {
+  [ACCOUNT_CLIENT_ID]: ACCOUNT_CALLBACK_PATH,
+  [CONSOLE_CLIENT_ID]: CONSOLE_CALLBACK_PATH,
+};
+
+/** The metadata of a built-in client, or undefined for every other client id. */
+export function builtInClientMetadata(clientId: string, issuer: string): AdapterPayload | undefined {
+  const callback = Object.hasOwn(CALLBACKS, clientId) ? CALLBACKS[clientId] : undefined;
+  if (!callback) return undefined;
   return {
-    client_id: ACCOUNT_CLIENT_ID,
+    client_id: clientId,
     token_endpoint_auth_method: 'none',
     application_type: 'web',
-    redirect_uris: [`${issuer}${ACCOUNT_CALLBACK_PATH}`],
+    redirect_uris: [`${issuer}${callback}`],
     post_logout_redirect_uris: [`${issuer}/`],
     response_types: ['code'],
     grant_types: ['authorization_code'],

@@ -7,7 +7,8 @@ import { takeReadAhead } from './read-ahead.ts';
 import { RESOURCE_OWNER_SCOPE } from './scopes.ts';
 
 export const CLAIMS = {
-  openid: ['sub'],
+  // amr: how the user signed in (RFC 8176, issue 17), in every ID token as ZITADEL's; no account has it as a claim
+  openid: ['sub', 'amr'],
   profile: ['name', 'given_name', 'family_name', 'nickname', 'gender', 'locale', 'updated_at', 'preferred_username'],
   email: ['email', 'email_verified'],
   phone: ['phone_number', 'phone_number_verified'],

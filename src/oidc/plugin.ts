@@ -24,7 +24,7 @@ import { readAhead } from './read-ahead.ts';
 import { MANAGEMENT_API_SCOPE } from './scopes.ts';
 import { AssertionReplayed, createAdapterClass } from './provider/adapter.ts';
 import { findClientMetadata } from './provider/clients.ts';
-import { ACCOUNT_CLIENT_ID, accountClientMetadata } from './account-client.ts';
+import { builtInClientMetadata } from './account-client.ts';
 import { patchClients } from './provider/client-rules.ts';
 import { renderDocuments } from './provider/documents.ts';
 import { registerMachineGrants } from './provider/machine-grants.ts';
@@ -38,6 +38,7 @@ import { revocationAllowed } from './provider/revocation.ts';
 import { machineTokenFastPath } from './fast/token.ts';
 import { userGrantFastPath } from './fast/user-grants.ts';
 import { mountOidcRoutes } from './edge/routes.ts';
+import { unitOfWork } from './write-behind.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -94,9 +95,8 @@ export async function registerOidc(app: FastifyInstance, deps: OidcDeps): Promis
   const Adapter = createAdapterClass(
     db,
     {
-      // the account page's built-in client first (account-client.ts), then apps and machine users
-      findClient: async (id) =>
-        id === ACCOUNT_CLIENT_ID ? accountClientMetadata(config.issuer) : findClientMetadata(db, id),
+      // the account page's and the console's built-in clients first (account-client.ts), then apps and machines
+      findClient: async (id) => builtInClientMetadata(id, config.issuer) ?? findClientMetadata(db, id),
       resolveAccessToken: (value) => jwtAccessTokens.resolve(value),
     },
     { refreshReuseGrace: config.ttl.refreshTokenReuseGrace, interactionTtl: config.ttl.interaction },
@@ -141,6 +141,8 @@ export async function registerOidc(app: FastifyInstance, deps: OidcDeps): Promis
     jwtAccessTokens.install(provider, claimsOfIssuedTokens);
     installIdTokenClaims(provider, claimsOfIssuedTokens);
     patchClients(provider, secrets);
+    // outermost: the rows the request saved are written before any response leaves (write-behind.ts)
+    provider.use((_ctx, next) => unitOfWork(db, next));
     provider.use(providerResponses);
     provider.use(clientRateLimit.middleware);
     observeProvider(provider, deps.metrics, log);

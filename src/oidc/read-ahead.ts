@@ -77,7 +77,7 @@ export function forgetReadAhead(key: string): void {
 }
 
 // JSON carries timestamps as text and bigints as numbers: back to what the row reads return.
-function revivePayload(row: PayloadWithConsumption | null) {
+export function revivePayload(row: PayloadWithConsumption | null) {
   return row && { payload: row.payload, consumed_at: row.consumed_at ? new Date(row.consumed_at) : null };
 }
 

@@ -85,14 +85,23 @@ const LOGIN_POLICY_COLUMNS =
  * The user a login name denotes (compat.md §5), never ambiguously (issue 13 §6): when the part after the last `@`
  * is an organization's domain, the name is `user name@org domain` and only that org's user of that user name
  * answers; otherwise the whole text is a user name. So a user name such as `admin@<org domain>` (refused since,
- * user-name.ts, but possibly stored by an older version) never shadows the org's `admin`. $1 the whole name, $2 the
- * part before the last `@`, $3 the part after it ('' without `@`, which is no domain).
+ * user-name.ts, but possibly stored by an older version) never shadows the org's `admin`. The placeholders of the
+ * whole name, the part before the last `@` and the part after it ('' without `@`, which is no domain:
+ * loginNameParts).
  */
-const FIND_BY_LOGIN_NAME = `
-  WITH d AS (SELECT org_id FROM org_domains WHERE lower(domain) = lower($3) LIMIT 1)
+export const userByLoginName = (whole: string, local: string, domain: string) => `
+  WITH d AS (SELECT org_id FROM org_domains WHERE lower(domain) = lower(${domain}) LIMIT 1)
   SELECT ${USER_COLUMNS}, ${LOGIN_POLICY_COLUMNS} FROM users u JOIN orgs o ON o.id = u.org_id
-  WHERE lower(u.user_name) = lower(CASE WHEN EXISTS (SELECT 1 FROM d) THEN $2 ELSE $1 END)
+  WHERE lower(u.user_name) = lower(CASE WHEN EXISTS (SELECT 1 FROM d) THEN ${local} ELSE ${whole} END)
     AND (NOT EXISTS (SELECT 1 FROM d) OR u.org_id = (SELECT org_id FROM d))`;
+
+const FIND_BY_LOGIN_NAME = userByLoginName('$1', '$2', '$3');
+
+/** The parameters of userByLoginName: the whole name, the part before the last `@`, the part after it. */
+export function loginNameParts(loginName: string): [whole: string, local: string, domain: string] {
+  const at = loginName.lastIndexOf('@');
+  return at < 0 ? [loginName, loginName, ''] : [loginName, loginName.slice(0, at), loginName.slice(at + 1)];
+}
 
 export interface SignInUserRow extends UserRow {
   policy_force_mfa: boolean;
@@ -100,9 +109,7 @@ export interface SignInUserRow extends UserRow {
 }
 
 export async function findUserByLoginName(db: Queryable, loginName: string): Promise<SignInUserRow | undefined> {
-  const at = loginName.lastIndexOf('@');
-  const [local, domain] = at < 0 ? [loginName, ''] : [loginName.slice(0, at), loginName.slice(at + 1)];
-  const { rows } = await db.query<SignInUserRow>(FIND_BY_LOGIN_NAME, [loginName, local, domain]);
+  const { rows } = await db.query<SignInUserRow>(FIND_BY_LOGIN_NAME, loginNameParts(loginName));
   return rows[0];
 }
 

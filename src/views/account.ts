@@ -95,7 +95,8 @@ export const AccountPage: View<AccountProps> = (p) => {
         <${Field} ...${p.newPasswordField} />
         <button type="submit" class="primary" id="change-password">${t.passwordChangeSubmit}</button>
       </form>
-    </section>`;
+    </section>
+    <nav class="links"><a href="/ui/account/factors" id="account-factors">${t.factorsTitle}</a></nav>`;
 };
 
 export interface VerifyEmailProps {

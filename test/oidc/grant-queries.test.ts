@@ -23,7 +23,11 @@ describe('code exchange and refresh', () => {
   let token: string;
   beforeAll(async () => {
     server = await startTestServer({
-      env: { GATEHOUSE_KEY_RELOAD_INTERVAL_MS: '3600000', GATEHOUSE_OIDC_SWEEP_INTERVAL_MS: '3600000' },
+      env: {
+        GATEHOUSE_KEY_RELOAD_INTERVAL_MS: '3600000',
+        GATEHOUSE_OIDC_SWEEP_INTERVAL_MS: '3600000',
+        GATEHOUSE_MAIL_POLL_MS: '3600000',
+      },
     });
     token = `${server.url}/oauth/v2/token`;
   });

@@ -7,6 +7,7 @@ import type { Db } from '../../platform/db.ts';
 import type { TokenReference } from '../access-tokens.ts';
 import { hashId, presentedPayload, storedPayload } from '../payloads.ts';
 import { forgetReadAhead, takeReadAhead } from '../read-ahead.ts';
+import { queuedRow, queueRow, writeQueued } from '../write-behind.ts';
 import {
   claimPayload,
   consumePayload,
@@ -48,6 +49,18 @@ export function createAdapterClass(db: Db, hooks: AdapterHooks, options: Adapter
     model === 'RefreshToken' &&
     consumedAt !== null &&
     consumedAt.getTime() > Date.now() - options.refreshReuseGrace * 1000;
+  type Found = { payload: AdapterPayload; consumed_at: Date | null } | undefined;
+  // A row this request queued (write-behind.ts) is what the database will hold: a copy, as a read would return.
+  // Else the row read ahead for this request (read-ahead.ts), else the database's.
+  const findRow = async (model: string, id: string): Promise<Found> => {
+    const queued = queuedRow(model, id);
+    if (queued)
+      return queued.row
+        ? { payload: structuredClone(queued.row.payload) as AdapterPayload, consumed_at: null }
+        : undefined;
+    const ahead = takeReadAhead<Found>(`${model}:${id}`);
+    return ahead ? ahead.row : findPayload(db, model, id);
+  };
   return class PostgresAdapter implements Adapter {
     readonly model: string;
 
@@ -58,6 +71,7 @@ export function createAdapterClass(db: Db, hooks: AdapterHooks, options: Adapter
     async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
       forgetReadAhead(`${this.model}:${hashId(id)}`);
       if (this.model === 'ReplayDetection') {
+        await writeQueued(db);
         const claimed = await claimPayload(db, this.model, hashId(id), payload, Math.max(1, Math.ceil(expiresIn)));
         if (!claimed) throw new AssertionReplayed();
         return;
@@ -67,14 +81,15 @@ export function createAdapterClass(db: Db, hooks: AdapterHooks, options: Adapter
       // absolute lifetime oidc-provider passes in (INTERACTION_MAX_AGE, which its cookies also carry).
       if (this.model === 'Interaction') expiresIn = Math.min(expiresIn, options.interactionTtl);
       const grantId = payload.grantId ?? (this.model === 'Grant' ? id : null);
-      await upsertPayload(db, {
+      const row = {
         model: this.model,
         id: hashId(id),
         payload: storedPayload(this.model, id, payload),
         grantId,
         uid: payload.uid ?? null,
         ttl: expiresIn ? Math.ceil(expiresIn) : null,
-      });
+      };
+      if (!queueRow(this.model, row.id, row)) await upsertPayload(db, row);
     }
 
     async find(id: string): Promise<AdapterPayload | undefined> {
@@ -85,8 +100,7 @@ export function createAdapterClass(db: Db, hooks: AdapterHooks, options: Adapter
         if (!ref) return undefined;
         ({ jti: id, jwt } = ref);
       }
-      const ahead = takeReadAhead<{ payload: AdapterPayload; consumed_at: Date | null }>(`${this.model}:${hashId(id)}`);
-      const row = ahead ? ahead.row : await findPayload(db, this.model, hashId(id));
+      const row = await findRow(this.model, hashId(id));
       if (!row) return undefined;
       // The jti of a JWT access token is printed in the token and in introspection: it is not a bearer token.
       if (this.model === 'AccessToken' && Boolean(row.payload.gatehouseJwt) !== jwt) return undefined;
@@ -99,6 +113,7 @@ export function createAdapterClass(db: Db, hooks: AdapterHooks, options: Adapter
       // Non-unique uid: a session id rotation writes a new row with the same uid; the newest one is current. The
       // session comes back without its id (storedPayload): the provider reads such a session (token binding, the
       // interaction's session check) and never saves it.
+      await writeQueued(db);
       return findPayloadByUid(db, this.model, uid);
     }
 
@@ -109,6 +124,7 @@ export function createAdapterClass(db: Db, hooks: AdapterHooks, options: Adapter
     async consume(id: string): Promise<void> {
       // Atomic: of concurrent redemptions exactly one sets consumed_at (security.md §3). A losing code redemption
       // revokes the grant, so the winner's tokens die too, even those it saves after this point (the grant is gone).
+      await writeQueued(db);
       if (await consumePayload(db, this.model, hashId(id))) return;
       const consumed = await findConsumption(db, this.model, hashId(id));
       if (consumed?.grant_id && !inGrace(this.model, consumed.consumed_at))
@@ -118,10 +134,11 @@ export function createAdapterClass(db: Db, hooks: AdapterHooks, options: Adapter
 
     async destroy(id: string): Promise<void> {
       forgetReadAhead(`${this.model}:${hashId(id)}`);
-      await deletePayload(db, this.model, hashId(id));
+      if (!queueRow(this.model, hashId(id), null)) await deletePayload(db, this.model, hashId(id));
     }
 
     async revokeByGrantId(grantId: string): Promise<void> {
+      await writeQueued(db);
       await deletePayloadsOfGrant(db, this.model, grantId);
     }
   };

@@ -1,0 +1,176 @@
+// The account's second factors (issue 17, /ui/account/factors): add an authenticator app (QR code, confirmed by a
+// first code; the first factor brings ten recovery codes, shown once), remove it, and renew the recovery codes.
+// Removing and renewing ask for the current password or a code of a factor the user has, counted toward the
+// lockout like a sign-in.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, Code } from '../platform/errors.ts';
+import type { UserRow } from '../users/lookup.ts';
+import { format, type Texts } from '../login/i18n.ts';
+import { formField } from '../login/interaction.ts';
+import { countedCheck } from '../factors/attempts.ts';
+import type { FactorCheck } from '../factors/kind.ts';
+import { otpKind } from '../factors/otp-kind.ts';
+import { recoveryKind } from '../factors/recovery-kind.ts';
+import { addMyOtp, OtpCheckLocked, pendingOtp, removeOtp, verifyMyOtp, type NewOtp } from '../factors/otp.ts';
+import { renewRecoveryCodes } from '../factors/recovery-codes.ts';
+import { countRecoveryCodes } from '../factors/queries.ts';
+import { qrPath } from '../factors/qr.ts';
+import { HASHING_RETRY_AFTER } from '../users/passwords.ts';
+import { accountPost, signedInUser } from './account-page.ts';
+import { type AccountDeps, type AccountHandler, pageBasics, queryText } from './deps.ts';
+import { signInRedirect } from './session.ts';
+import { ACCOUNT_PATH } from './urls.ts';
+import { AccountFactorsPage } from '../views/account-factors.ts';
+import { FactorSetupPage, RecoveryCodesPage } from '../views/factors.ts';
+
+export const FACTORS_PATH = `${ACCOUNT_PATH}/factors`;
+
+const NOTICES: Record<string, string> = { otp: 'factorAdded', removed: 'factorRemoved' };
+
+async function renderFactors(
+  deps: AccountDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  user: UserRow,
+  view: { status?: number; notice?: string; alert?: string } = {},
+): Promise<FastifyReply> {
+  const { locale, csrf } = pageBasics(deps, request, reply);
+  return deps.pages.send(
+    reply,
+    deps.pages.render(view.status ?? 200, locale, AccountFactorsPage, 'factorsTitle', {
+      csrf,
+      notice: view.notice,
+      alert: view.alert,
+      otpReady: user.factor_kinds.includes(otpKind.kind),
+      recoveryCodesLeft: await countRecoveryCodes(deps.db, user.id),
+      accountUrl: ACCOUNT_PATH,
+    }),
+  );
+}
+
+export const showFactors: AccountHandler = async (deps, request, reply) => {
+  const signedIn = await signedInUser(deps, request, reply);
+  if (!signedIn) return signInRedirect(deps.config.issuer, reply);
+  const { locale } = pageBasics(deps, request, reply);
+  const key = NOTICES[queryText(request, 'done')];
+  return renderFactors(deps, request, reply, signedIn.user, { notice: key && deps.pages.texts(locale)[key] });
+};
+
+function renderSetup(deps: AccountDeps, request: FastifyRequest, reply: FastifyReply, otp: NewOtp, alert?: string) {
+  const { locale, csrf } = pageBasics(deps, request, reply);
+  const qr = qrPath(otp.url);
+  return deps.pages.send(
+    reply,
+    deps.pages.render(alert ? 400 : 200, locale, FactorSetupPage, 'factorSetupTitle', {
+      action: `${FACTORS_PATH}/otp/verify`,
+      csrf,
+      secret: otp.secret.match(/.{1,4}/g)!.join(' '),
+      url: otp.url,
+      qrSize: qr.size,
+      qrPath: qr.path,
+      alert,
+    }),
+  );
+}
+
+function renderCodes(deps: AccountDeps, request: FastifyRequest, reply: FastifyReply, codes: string[]) {
+  const { locale, csrf } = pageBasics(deps, request, reply);
+  return deps.pages.send(
+    reply,
+    deps.pages.render(200, locale, RecoveryCodesPage, 'recoveryCodesTitle', {
+      action: FACTORS_PATH,
+      csrf,
+      codes,
+      continueUrl: FACTORS_PATH,
+    }),
+  );
+}
+
+const done = (reply: FastifyReply, what: keyof typeof NOTICES) => reply.redirect(`${FACTORS_PATH}?done=${what}`, 303);
+
+export const submitAddOtp = accountPost(async (deps, request, reply, { user }) => {
+  try {
+    return renderSetup(deps, request, reply, await addMyOtp(deps, user.id));
+  } catch (error) {
+    if (error instanceof AppError && error.code === Code.AlreadyExists) return done(reply, 'otp');
+    throw error;
+  }
+});
+
+export const submitVerifyOtp = accountPost(async (deps, request, reply, { user, t }) => {
+  try {
+    await verifyMyOtp(deps, user.id, formField(request, 'code') ?? '', request.ip);
+  } catch (error) {
+    const pending = await pendingOtp(deps, user);
+    if (error instanceof OtpCheckLocked) {
+      reply.header('retry-after', String(error.retryAfter));
+      return renderFactors(deps, request, reply, user, { status: 429, alert: locked(t, error.retryAfter) });
+    }
+    if (pending && error instanceof AppError && error.code === Code.InvalidArgument)
+      return renderSetup(deps, request, reply, pending, t.errorFactorCode);
+    if (error instanceof AppError && (error.code === Code.NotFound || error.code === Code.AlreadyExists))
+      return done(reply, 'otp');
+    throw error;
+  }
+  // the first factor brings recovery codes, shown this once
+  if ((await countRecoveryCodes(deps.db, user.id)) > 0) return done(reply, 'otp');
+  return renderCodes(deps, request, reply, await renewRecoveryCodes(deps.db, deps.secrets, user.id));
+});
+
+const locked = (t: Texts, seconds: number) => format(t.errorLocked!, { seconds });
+
+/** The password or a code confirms a change; both are counted like a sign-in (security.md §16). */
+async function confirmed(deps: AccountDeps, request: FastifyRequest, user: UserRow): Promise<FactorCheck | 'busy'> {
+  const attempt = { userId: user.id, ip: request.ip, uid: '' };
+  const code = (formField(request, 'code') ?? '').trim();
+  if (code) {
+    const kind = /^\d{6}$/.test(code) ? otpKind : recoveryKind;
+    return kind.verify(deps, attempt, (name) => (name === 'code' ? code : undefined));
+  }
+  const password = formField(request, 'password') ?? '';
+  const slot = deps.hashing.tryAdmit(request.ip);
+  if (!slot) return 'busy';
+  try {
+    return await countedCheck(deps.db, deps.config.lockout, attempt, async () =>
+      user.password_hash && password
+        ? slot.verify(password, user.password_hash)
+        : slot.verifyDecoy(password).then(() => false),
+    );
+  } finally {
+    slot.release();
+  }
+}
+
+/** A change that needs confirmation: refused with the reason on the page, else `change`. */
+function confirmedPost(
+  change: (deps: AccountDeps, request: FastifyRequest, reply: FastifyReply, user: UserRow) => Promise<FastifyReply>,
+): AccountHandler {
+  return accountPost(async (deps, request, reply, { user, t }) => {
+    const check = await confirmed(deps, request, user);
+    if (check === 'busy') {
+      reply.header('retry-after', String(HASHING_RETRY_AFTER));
+      return renderFactors(deps, request, reply, user, { status: 503, alert: t.errorBusy });
+    }
+    if (check.ok) return change(deps, request, reply, user);
+    if (check.retryAfter) {
+      reply.header('retry-after', String(check.retryAfter));
+      return renderFactors(deps, request, reply, user, { status: 429, alert: locked(t, check.retryAfter) });
+    }
+    return renderFactors(deps, request, reply, user, { status: 400, alert: t.errorFactorConfirm });
+  });
+}
+
+export const submitRemoveOtp = confirmedPost(async (deps, _request, reply, user) => {
+  try {
+    await removeOtp(deps.db, user, user.id);
+  } catch (error) {
+    if (!(error instanceof AppError && error.code === Code.NotFound)) throw error;
+  }
+  return done(reply, 'removed');
+});
+
+export const submitRecoveryCodes = confirmedPost(async (deps, request, reply, user) => {
+  // codes stand in for a factor: without one there is nothing to recover
+  if (!user.factor_kinds.length) return done(reply, 'removed');
+  return renderCodes(deps, request, reply, await renewRecoveryCodes(deps.db, deps.secrets, user.id));
+});

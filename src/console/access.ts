@@ -1,0 +1,75 @@
+// What the console lets a person see and do (issue 22 "Who sees what"), and the one way it changes anything: every
+// read and write runs a management operation of the API's registry (management/plugin.ts), with the same
+// permission check (management/auth.ts), the same validation and the same service call, so an object made here is
+// the one the API would make, with the same events.
+//
+// The permission helper for route modules: `viewer.canManage` says whether a person gets the console at all;
+// `run(viewer, method, orgId, request)` performs an operation for the org in context and throws the API's
+// AppError (403 for an org the viewer may not act on, 404 for another org's ids). Pages never read the database
+// themselves.
+import {
+  create,
+  type DescMessage,
+  type DescMethod,
+  type DescMethodUnary,
+  type MessageInitShape,
+} from '@bufbuild/protobuf';
+import type { MessageShape } from '@bufbuild/protobuf';
+import type { Db } from '../platform/db.ts';
+import { authorizePrincipal } from '../management/auth.ts';
+import type { Operation, Principal } from '../management/operation.ts';
+import { validateMessage } from '../management/validate.ts';
+import { rolesOf } from '../members/service.ts';
+import { IAM_OWNER, ORG_OWNER } from '../members/roles.ts';
+import { findActiveUser } from '../users/lookup.ts';
+
+export interface Viewer {
+  principal: Principal;
+  isIamOwner: boolean;
+  /** The organizations whose owner the viewer is (all of them are reachable for an IAM_OWNER via ListOrgs). */
+  ownedOrgIds: string[];
+  /** Whether the viewer holds any management role the console serves; else the "no access" page. */
+  canManage: boolean;
+}
+
+export async function viewerOf(db: Db, userId: string): Promise<Viewer | undefined> {
+  const user = await findActiveUser(db, userId);
+  if (!user) return undefined;
+  const roles = await rolesOf(db, userId);
+  const isIamOwner = roles.instance.has(IAM_OWNER);
+  const ownedOrgIds = [...roles.orgs].filter(([, r]) => r.has(ORG_OWNER)).map(([id]) => id);
+  return {
+    principal: { userId, orgId: user.org_id, roles },
+    isIamOwner,
+    ownedOrgIds,
+    canManage: isIamOwner || ownedOrgIds.length > 0,
+  };
+}
+
+/** The org a page acts on: the one asked for (checked by every operation), else the viewer's own when they own
+ *  it, else the first they own. */
+export function orgInContext(viewer: Viewer, asked: string | undefined): string {
+  if (asked && /^[\w-]{1,64}$/.test(asked)) return asked;
+  const own = viewer.principal.orgId;
+  return viewer.isIamOwner || viewer.ownedOrgIds.includes(own) ? own : (viewer.ownedOrgIds[0] ?? own);
+}
+
+export type Run = <I extends DescMessage, O extends DescMessage>(
+  viewer: Viewer,
+  method: DescMethodUnary<I, O>,
+  orgId: string,
+  request: MessageInitShape<I>,
+) => Promise<MessageShape<O>>;
+
+/** Runs operations of the registry as the viewer: authorize, validate, handle (management/invoke.ts's order). */
+export function createRun(db: Db, operations: Operation[]): Run {
+  const byMethod = new Map<DescMethod, Operation>(operations.map((op) => [op.method, op]));
+  return async (viewer, method, orgId, init) => {
+    const op = byMethod.get(method);
+    if (!op) throw new Error(`${method.name} is not served`);
+    const caller = await authorizePrincipal(db, viewer.principal, op.permission, orgId);
+    const request = create(method.input, init);
+    validateMessage(method.input, request);
+    return create(method.output, (await op.handle(caller, request)) as MessageInitShape<typeof method.output>);
+  };
+}

@@ -1,0 +1,302 @@
+// Console area "Apps" of a project (issue 22): create per kind (web, SPA, native: AddOIDCApp; API: AddAPIApp), the
+// client secret shown exactly once (never stored in a URL or a cookie: the answer to the POST shows it), edit the
+// redirect URIs and token settings (UpdateOIDCAppConfig), regenerate the secret, deactivate, reactivate, remove.
+import { ManagementService as M } from '@zitadel/proto/zitadel/management_pb.js';
+import {
+  APIAuthMethodType,
+  AppState,
+  OIDCAppType,
+  OIDCAuthMethodType,
+  OIDCGrantType,
+  OIDCResponseType,
+  OIDCTokenType,
+} from '@zitadel/proto/zitadel/app_pb.js';
+import { html } from '../views/html.ts';
+import {
+  Checkbox,
+  Flash,
+  Input,
+  KeyFileLink,
+  PostForm,
+  ShownOnce,
+  StateBadge,
+  Submit,
+  TextArea,
+} from '../views/console/components.ts';
+import { format } from '../login/i18n.ts';
+import { type ConsolePage, type ConsoleRouter, inputError } from './page.ts';
+import { removal } from './projects.ts';
+
+/** The four kinds a person chooses from, as the AddOIDCApp / AddAPIApp settings they stand for. */
+const KINDS = {
+  web: {
+    appType: OIDCAppType.OIDC_APP_TYPE_WEB,
+    authMethodType: OIDCAuthMethodType.OIDC_AUTH_METHOD_TYPE_BASIC,
+    label: 'kindWeb',
+  },
+  spa: {
+    appType: OIDCAppType.OIDC_APP_TYPE_USER_AGENT,
+    authMethodType: OIDCAuthMethodType.OIDC_AUTH_METHOD_TYPE_NONE,
+    label: 'kindSpa',
+  },
+  native: {
+    appType: OIDCAppType.OIDC_APP_TYPE_NATIVE,
+    authMethodType: OIDCAuthMethodType.OIDC_AUTH_METHOD_TYPE_NONE,
+    label: 'kindNative',
+  },
+  api: { appType: undefined, authMethodType: undefined, label: 'kindApi' },
+} as const;
+type Kind = keyof typeof KINDS;
+
+const ids = (page: ConsolePage) => page.request.params as { id: string; appId?: string };
+const projectUrl = (page: ConsolePage, rest = '') =>
+  page.href(`/ui/console/projects/${encodeURIComponent(ids(page).id)}${rest}`);
+const appUrl = (page: ConsolePage, appId: string, rest = '') =>
+  projectUrl(page, `/apps/${encodeURIComponent(appId)}${rest}`);
+const lines = (text: string) =>
+  text
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter(Boolean);
+
+interface NewAppForm {
+  name?: string;
+  kind?: string;
+  redirectUris?: string;
+  postLogoutRedirectUris?: string;
+  devMode?: boolean;
+}
+
+async function showNew(page: ConsolePage, form: NewAppForm = {}, flash: { error?: string; status?: number } = {}) {
+  const { t } = page;
+  const { project } = await page.run(M.method.getProjectByID, { id: ids(page).id });
+  const kind = form.kind ?? 'web';
+  const body = html`<p><a href=${projectUrl(page)}>${project?.name}</a></p>
+    <${Flash} error=${flash.error} />
+    <${PostForm} action=${projectUrl(page, '/apps')} csrf=${page.csrf}>
+      <${Input} name="name" label=${t.name} value=${form.name} required=${true} />
+      <fieldset>
+        <legend>${t.appKind}</legend>
+        ${Object.entries(KINDS).map(
+          ([value, k]) =>
+            html`<div class="check">
+              <input type="radio" id=${`kind-${value}`} name="kind" value=${value} checked=${kind === value} />
+              <label for=${`kind-${value}`}>${t[k.label]}</label>
+            </div>`,
+        )}
+      </fieldset>
+      <${TextArea} name="redirectUris" label=${t.redirectUris} value=${form.redirectUris ?? ''} help=${t.urisHelp} />
+      <${TextArea}
+        name="postLogoutRedirectUris"
+        label=${t.postLogoutRedirectUris}
+        value=${form.postLogoutRedirectUris ?? ''}
+        help=${t.urisHelp}
+      />
+      <${Checkbox} name="devMode" label=${t.devMode} checked=${form.devMode ?? false} />
+      <${Submit} label=${t.createApp} />
+    <//>`;
+  return page.render('projects', t.newApp!, body, flash.status);
+}
+
+async function create(page: ConsolePage) {
+  const projectId = ids(page).id;
+  const form: NewAppForm = {
+    name: page.field('name'),
+    kind: page.field('kind'),
+    redirectUris: page.field('redirectUris'),
+    postLogoutRedirectUris: page.field('postLogoutRedirectUris'),
+    devMode: page.field('devMode') === 'on',
+  };
+  const kind = (Object.hasOwn(KINDS, form.kind!) ? form.kind : 'web') as Kind;
+  let added: { appId: string; clientId: string; clientSecret: string };
+  try {
+    const settings = KINDS[kind];
+    added =
+      settings.appType === undefined
+        ? await page.run(M.method.addAPIApp, {
+            projectId,
+            name: form.name!,
+            authMethodType: APIAuthMethodType.API_AUTH_METHOD_TYPE_BASIC,
+          })
+        : await page.run(M.method.addOIDCApp, {
+            projectId,
+            name: form.name!,
+            redirectUris: lines(form.redirectUris!),
+            postLogoutRedirectUris: lines(form.postLogoutRedirectUris!),
+            responseTypes: [OIDCResponseType.OIDC_RESPONSE_TYPE_CODE],
+            grantTypes: [OIDCGrantType.OIDC_GRANT_TYPE_AUTHORIZATION_CODE, OIDCGrantType.OIDC_GRANT_TYPE_REFRESH_TOKEN],
+            appType: settings.appType,
+            authMethodType: settings.authMethodType,
+            devMode: form.devMode!,
+          });
+  } catch (error) {
+    return showNew(page, form, { error: inputError(error), status: 400 });
+  }
+  return shownOnce(page, form.name!, added);
+}
+
+/** The answer to a creation or regeneration: the client id, and the secret exactly this once. */
+function shownOnce(page: ConsolePage, name: string, app: { appId: string; clientId: string; clientSecret: string }) {
+  const { t } = page;
+  const body = html`${app.clientSecret && html`<p class="lead">${t.secretOnceLead}</p>`}
+    <${ShownOnce} t=${t} id="client-id" label=${t.clientId} value=${app.clientId} />
+    ${
+      app.clientSecret &&
+      html`<${ShownOnce} t=${t} id="client-secret" label=${t.clientSecret} value=${app.clientSecret} />
+      <${KeyFileLink}
+        t=${t}
+        fileName=${`${app.clientId}.json`}
+        content=${{ appId: app.appId, clientId: app.clientId, clientSecret: app.clientSecret }}
+      />`
+    }
+    <p><a class="button primary" href=${appUrl(page, app.appId)}>${t.toApp}</a></p>`;
+  // the page holds a secret: never cached, never kept in history (HTML_SECURITY_HEADERS sends no-store)
+  return page.render('projects', format(t.secretOnceTitle!, { name }), body);
+}
+
+const appIdOf = (page: ConsolePage) => ids(page).appId!;
+const clientIdOf = (config: { case: string | undefined; value?: unknown } | undefined) =>
+  config?.case === 'oidcConfig' || config?.case === 'apiConfig' ? (config.value as { clientId: string }).clientId : '';
+
+async function showApp(page: ConsolePage, flash: { notice?: string; error?: string; status?: number } = {}) {
+  const { t } = page;
+  const [{ app }, { project }] = await Promise.all([
+    page.run(M.method.getAppByID, { projectId: ids(page).id, appId: appIdOf(page) }),
+    page.run(M.method.getProjectByID, { id: ids(page).id }),
+  ]);
+  const active = app?.state === AppState.ACTIVE;
+  const oidc = app?.config.case === 'oidcConfig' ? app.config.value : undefined;
+  const clientId = clientIdOf(app?.config);
+  const hasSecret = oidc ? oidc.authMethodType !== OIDCAuthMethodType.OIDC_AUTH_METHOD_TYPE_NONE : true;
+  const body = html`<p><a href=${projectUrl(page)}>${project?.name}</a></p>
+    <${Flash} notice=${flash.notice} error=${flash.error} />
+    <p><${StateBadge} t=${t} active=${active} /></p>
+    <dl class="facts">
+      <dt>${t.clientId}</dt>
+      <dd id="client-id">${clientId}</dd>
+    </dl>
+    ${
+      oidc &&
+      html`<section aria-labelledby="settings">
+      <h2 id="settings">${t.settingsTitle}</h2>
+      <${PostForm} action=${appUrl(page, appIdOf(page))} csrf=${page.csrf}>
+        <${TextArea}
+          name="redirectUris"
+          label=${t.redirectUris}
+          value=${oidc.redirectUris.join('\n')}
+          help=${t.urisHelp}
+        />
+        <${TextArea}
+          name="postLogoutRedirectUris"
+          label=${t.postLogoutRedirectUris}
+          value=${oidc.postLogoutRedirectUris.join('\n')}
+          help=${t.urisHelp}
+        />
+        ${Object.entries({
+          devMode: oidc.devMode,
+          accessTokenJwt: oidc.accessTokenType === OIDCTokenType.OIDC_TOKEN_TYPE_JWT,
+          accessTokenRoleAssertion: oidc.accessTokenRoleAssertion,
+          idTokenRoleAssertion: oidc.idTokenRoleAssertion,
+          idTokenUserinfoAssertion: oidc.idTokenUserinfoAssertion,
+        }).map(([name, checked]) => html`<${Checkbox} name=${name} label=${t[name]} checked=${checked} />`)}
+        <${Submit} label=${t.save} />
+      <//>
+    </section>`
+    }
+    <section class="actions">
+      ${
+        hasSecret &&
+        html`<${PostForm} action=${appUrl(page, appIdOf(page), '/secret')} csrf=${page.csrf} class="inline">
+        <${Submit} label=${t.regenerateSecret} kind="secondary" />
+      <//>`
+      }
+      <${PostForm} action=${appUrl(page, appIdOf(page), '/state')} csrf=${page.csrf} class="inline">
+        <input type="hidden" name="active" value=${active ? 'no' : 'yes'} />
+        <${Submit} label=${active ? t.deactivate : t.reactivate} kind="secondary" />
+      <//>
+      <${PostForm}
+        action=${appUrl(page, appIdOf(page), '/remove')}
+        csrf=${page.csrf}
+        class="inline"
+        confirm=${t.confirmLead}
+      >
+        <${Submit} label=${t.remove} kind="secondary" />
+      <//>
+    </section>`;
+  return page.render('projects', app?.name ?? appIdOf(page), body, flash.status);
+}
+
+async function updateConfig(page: ConsolePage) {
+  const ref = { projectId: ids(page).id, appId: appIdOf(page) };
+  try {
+    const { app } = await page.run(M.method.getAppByID, ref);
+    const oidc = app?.config.case === 'oidcConfig' ? app.config.value : undefined;
+    if (!oidc) return page.reply.redirect(appUrl(page, ref.appId), 303);
+    await page.run(M.method.updateOIDCAppConfig, {
+      ...ref,
+      redirectUris: lines(page.field('redirectUris')),
+      postLogoutRedirectUris: lines(page.field('postLogoutRedirectUris')),
+      responseTypes: oidc.responseTypes,
+      grantTypes: oidc.grantTypes,
+      appType: oidc.appType,
+      authMethodType: oidc.authMethodType,
+      devMode: page.field('devMode') === 'on',
+      accessTokenType:
+        page.field('accessTokenJwt') === 'on'
+          ? OIDCTokenType.OIDC_TOKEN_TYPE_JWT
+          : OIDCTokenType.OIDC_TOKEN_TYPE_BEARER,
+      accessTokenRoleAssertion: page.field('accessTokenRoleAssertion') === 'on',
+      idTokenRoleAssertion: page.field('idTokenRoleAssertion') === 'on',
+      idTokenUserinfoAssertion: page.field('idTokenUserinfoAssertion') === 'on',
+      additionalOrigins: oidc.additionalOrigins,
+      skipNativeAppSuccessPage: oidc.skipNativeAppSuccessPage,
+      backChannelLogoutUri: oidc.backChannelLogoutUri,
+    });
+  } catch (error) {
+    return showApp(page, { error: inputError(error), status: 400 });
+  }
+  return page.reply.redirect(appUrl(page, ref.appId, '?saved=1'), 303);
+}
+
+async function regenerate(page: ConsolePage) {
+  const ref = { projectId: ids(page).id, appId: appIdOf(page) };
+  const { app } = await page.run(M.method.getAppByID, ref);
+  const { clientSecret } =
+    app?.config.case === 'apiConfig'
+      ? await page.run(M.method.regenerateAPIClientSecret, ref)
+      : await page.run(M.method.regenerateOIDCClientSecret, ref);
+  return shownOnce(page, app?.name ?? '', {
+    appId: ref.appId,
+    clientId: clientIdOf(app?.config),
+    clientSecret,
+  });
+}
+
+async function setState(page: ConsolePage) {
+  const ref = { projectId: ids(page).id, appId: appIdOf(page) };
+  await (page.field('active') === 'yes'
+    ? page.run(M.method.reactivateApp, ref)
+    : page.run(M.method.deactivateApp, ref));
+  return page.reply.redirect(appUrl(page, ref.appId), 303);
+}
+
+export function registerApps(router: ConsoleRouter): void {
+  router.get('/projects/:id/apps/new', (page) => showNew(page));
+  router.post('/projects/:id/apps', create);
+  router.get('/projects/:id/apps/:appId', (page) =>
+    showApp(page, { notice: (page.request.query as { saved?: string }).saved ? page.t.saved : undefined }),
+  );
+  router.post('/projects/:id/apps/:appId', updateConfig);
+  router.post('/projects/:id/apps/:appId/secret', regenerate);
+  router.post('/projects/:id/apps/:appId/state', setState);
+  router.post(
+    '/projects/:id/apps/:appId/remove',
+    removal(
+      async (page) =>
+        (await page.run(M.method.getAppByID, { projectId: ids(page).id, appId: appIdOf(page) })).app?.name ?? '',
+      (page) => page.run(M.method.removeApp, { projectId: ids(page).id, appId: appIdOf(page) }),
+      (page) => appUrl(page, appIdOf(page)),
+      (page) => projectUrl(page),
+    ),
+  );
+}

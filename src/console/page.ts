@@ -1,0 +1,154 @@
+// The console's request pipeline (issue 22), for every route module: session (else sign-in), viewer (else the "no
+// access" page), CSRF on every POST, the org in context, and rendering into the console layout with the strict CSP
+// (the one first-party script only). The API's refusals become pages: 404 for what the viewer may not see (another
+// org's ids, compat.md §1), the form again with the message for bad input.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { DescMessage, DescMethodUnary, MessageInitShape, MessageShape } from '@bufbuild/protobuf';
+import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
+import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
+import { chooseLocale, type Locale, type Texts } from '../login/i18n.ts';
+import type { LoginDeps } from '../login/interaction.ts';
+import { formField } from '../login/interaction.ts';
+import { cookieCsrf } from '../login/cookie-csrf.ts';
+import { HTML_SECURITY_HEADERS } from '../login/security.ts';
+import { AppError, Code } from '../platform/errors.ts';
+import { renderDocument, type Markup } from '../views/html.ts';
+import { ConsoleLayout, type ConsoleFrame, type NavOrg } from '../views/console/layout.ts';
+import { html } from '../views/html.ts';
+import { orgInContext, type Run, type Viewer, viewerOf } from './access.ts';
+import { CONSOLE_PATH, consoleUserId, signInRedirect } from './session.ts';
+import { consoleTexts } from './texts.ts';
+
+/** The console pages allow their one script, and nothing else. */
+const CONSOLE_HEADERS = {
+  ...HTML_SECURITY_HEADERS,
+  'content-security-policy': `${HTML_SECURITY_HEADERS['content-security-policy']}; script-src 'self'`,
+};
+
+export interface ConsoleDeps {
+  login: LoginDeps;
+  run: Run;
+}
+
+/** One console request, as a route module's handler sees it. */
+export interface ConsolePage {
+  deps: ConsoleDeps;
+  request: FastifyRequest;
+  reply: FastifyReply;
+  viewer: Viewer;
+  /** The org the page acts on (`?org=`, else the viewer's). */
+  orgId: string;
+  locale: Locale;
+  t: Texts;
+  csrf: string;
+  /** An operation of the API as this viewer, on the org in context unless another is named. */
+  run<I extends DescMessage, O extends DescMessage>(
+    method: DescMethodUnary<I, O>,
+    request: MessageInitShape<I>,
+    orgId?: string,
+  ): Promise<MessageShape<O>>;
+  /** The page in the console's layout. */
+  render(area: string, title: string, body: Markup, status?: number): Promise<FastifyReply>;
+  /** A posted form field ('' when absent). */
+  field(name: string): string;
+  /** A link that keeps the org in context. */
+  href(path: string): string;
+}
+
+export type ConsoleHandler = (page: ConsolePage) => Promise<FastifyReply>;
+
+/** What route modules register with: GET pages and POST actions under /ui/console. */
+export interface ConsoleRouter {
+  get(path: string, handler: ConsoleHandler): void;
+  post(path: string, handler: ConsoleHandler): void;
+}
+
+export const consoleCsrf = (deps: LoginDeps) => cookieCsrf(deps.secrets, 'gatehouse_console_csrf', CONSOLE_PATH);
+
+async function orgChoices(page: ConsolePage): Promise<NavOrg[]> {
+  if (page.viewer.isIamOwner) {
+    const orgs = await page.run(AdminService.method.listOrgs, { query: { limit: 50 } });
+    const choices = orgs.result.map((o) => ({ id: o.id, name: o.name }));
+    return choices.some((o) => o.id === page.orgId) ? choices : [...choices, { id: page.orgId, name: page.orgId }];
+  }
+  return Promise.all(
+    page.viewer.ownedOrgIds.map(async (id) => {
+      const { org } = await page.run(ManagementService.method.getMyOrg, {}, id);
+      return { id, name: org?.name ?? id };
+    }),
+  );
+}
+
+export function consoleRouter(ui: FastifyInstance, deps: ConsoleDeps): ConsoleRouter {
+  const { login } = deps;
+  const csrf = consoleCsrf(login);
+  const handle =
+    (method: 'GET' | 'POST', handler: ConsoleHandler) => async (request: FastifyRequest, reply: FastifyReply) => {
+      if (method === 'POST') csrf.check(request, login.config.issuer);
+      const userId = consoleUserId(login, request, reply);
+      const viewer = userId && (await viewerOf(login.db, userId));
+      // A POST without a session goes to its page first; nothing is changed.
+      if (!viewer) return method === 'GET' ? signInRedirect(login, request, reply) : reply.redirect(CONSOLE_PATH, 303);
+      const locale = chooseLocale(undefined, request.headers['accept-language']);
+      const t = consoleTexts(locale);
+      const query = request.query as Record<string, unknown>;
+      const orgId = orgInContext(viewer, typeof query.org === 'string' ? query.org : undefined);
+      const page: ConsolePage = {
+        deps,
+        request,
+        reply,
+        viewer,
+        orgId,
+        locale,
+        t,
+        csrf: csrf.token(request, reply, login.config.issuer.startsWith('https:')),
+        run: (m, r, org) => deps.run(viewer, m, org ?? orgId, r),
+        field: (name) => formField(request, name)?.trim() ?? '',
+        href: (path) => (path.includes('?') ? `${path}&` : `${path}?`) + new URLSearchParams({ org: orgId }),
+        async render(area, title, body, status = 200) {
+          const frame: ConsoleFrame = {
+            t,
+            instanceName: login.pages.instanceName,
+            area,
+            org: viewer.canManage ? { current: orgId, choices: await orgChoices(page) } : undefined,
+            csrf: page.csrf,
+          };
+          return reply
+            .code(status)
+            .headers({ ...CONSOLE_HEADERS, 'content-language': locale, 'content-type': 'text/html; charset=utf-8' })
+            .send(renderDocument(ConsoleLayout({ frame, title, children: body })));
+        },
+      };
+      if (!viewer.canManage) return noAccess(page);
+      try {
+        return await handler(page);
+      } catch (error) {
+        if (error instanceof AppError && (error.code === Code.NotFound || error.code === Code.PermissionDenied))
+          return page.render('', t.notFoundTitle!, html`<p class="lead">${t.notFoundLead}</p>`, 404);
+        throw error;
+      }
+    };
+  return {
+    get: (path, handler) => ui.get(`${CONSOLE_PATH}${path}`, handle('GET', handler)),
+    post: (path, handler) => ui.post(`${CONSOLE_PATH}${path}`, handle('POST', handler)),
+  };
+}
+
+/** A person without a management role: a short page and no administration data (issue 22). */
+function noAccess(page: ConsolePage): Promise<FastifyReply> {
+  const { t } = page;
+  return page.render(
+    '',
+    t.noAccessTitle!,
+    html`<p class="lead" id="no-access">${t.noAccessLead}</p>
+      <p><a class="button primary" href="/ui/account">${t.toAccount}</a></p>`,
+    403,
+  );
+}
+
+/** The API's refusal of a form's input, as the message shown above the form again (400), else rethrown. */
+export function inputError(error: unknown): string | undefined {
+  const codes: number[] = [Code.InvalidArgument, Code.AlreadyExists, Code.FailedPrecondition];
+  if (error instanceof AppError && codes.includes(error.code)) return error.publicMessage;
+  throw error;
+}

@@ -1,0 +1,35 @@
+// The admin console at /ui/console (issue 22), registered in the login pages' plugin scope (login/routes.ts): the
+// same cookies, form parser, NUL check and error pages. Each area is a route module (overview.ts, orgs.ts,
+// projects.ts, apps.ts; the lists issue adds users, audit, identity providers and policies the same way) that
+// registers GET pages and POST actions on the console router (page.ts).
+import type { FastifyInstance } from 'fastify';
+import type { LoginDeps } from '../login/interaction.ts';
+import { CONSOLE_CALLBACK_PATH } from '../oidc/account-client.ts';
+import type { Operation } from '../management/operation.ts';
+import { createRun } from './access.ts';
+import { registerApps } from './apps.ts';
+import { registerOrgs } from './orgs.ts';
+import { consoleCsrf, consoleRouter } from './page.ts';
+import { registerOverview } from './overview.ts';
+import { registerProjects } from './projects.ts';
+import { CONSOLE_PATH, endConsoleSession, finishSignIn, signOutUrl } from './session.ts';
+
+export function registerConsole(ui: FastifyInstance, login: LoginDeps, operations: Operation[]): void {
+  const router = consoleRouter(ui, { login, run: createRun(login.db, operations) });
+  registerOverview(router);
+  registerOrgs(router);
+  registerProjects(router);
+  registerApps(router);
+
+  // Outside the router: these run without a console session.
+  ui.get(CONSOLE_CALLBACK_PATH, async (request, reply) => {
+    const back = await finishSignIn(login, request, reply);
+    // a callback this browser did not start (or a cancelled sign-in) starts over, without a loop
+    return reply.redirect(back ?? '/', 303);
+  });
+  ui.post(`${CONSOLE_PATH}/sign-out`, async (request, reply) => {
+    consoleCsrf(login).check(request, login.config.issuer);
+    endConsoleSession(login, reply);
+    return reply.redirect(signOutUrl(login.config.issuer), 303);
+  });
+}

@@ -1,0 +1,77 @@
+// The account's second factors (issue 17, /ui/account/factors): the authenticator app and the recovery codes,
+// each change confirmed with the current password or a code.
+import { Alert, Csrf, Field, Notice } from './fields.ts';
+import { html } from './html.ts';
+import type { View } from './layout.ts';
+import type { Texts } from '../login/i18n.ts';
+
+export interface AccountFactorsProps {
+  csrf: string;
+  notice: string | undefined;
+  alert: string | undefined;
+  otpReady: boolean;
+  recoveryCodesLeft: number;
+  accountUrl: string;
+}
+
+/** The password, or a code from the authenticator or a recovery code: either confirms a change (issue 17). */
+const Confirm = ({ t, idPrefix }: { t: Texts; idPrefix: string }) =>
+  html`<p class="help">${t.factorConfirmHelp}</p>
+    <div class="row">
+      <${Field}
+        id=${`${idPrefix}-password`}
+        name="password"
+        label=${t.currentPasswordLabel}
+        type="password"
+        autocomplete="current-password"
+        maxLength=${1024}
+        value=""
+        required=${false}
+      />
+      <${Field}
+        id=${`${idPrefix}-code`}
+        name="code"
+        label=${t.factorConfirmCode}
+        type="text"
+        autocomplete="one-time-code"
+        maxLength=${20}
+        value=""
+        required=${false}
+      />
+    </div>`;
+
+export const AccountFactorsPage: View<AccountFactorsProps> = (p) => {
+  const { t, csrf } = p;
+  return html`<h1>${t.factorsTitle}</h1>
+    <${Notice} text=${p.notice} />
+    <${Alert} text=${p.alert} id="form-error" />
+    <section class="section" aria-labelledby="otp-title">
+      <h2 id="otp-title">${t.factorOtpName}</h2>
+      <p><span class="badge" id="otp-state">${p.otpReady ? t.factorReady : t.factorNone}</span></p>
+      ${
+        p.otpReady
+          ? html`<form method="post" action="/ui/account/factors/otp/remove">
+              <${Csrf} token=${csrf} />
+              <${Confirm} t=${t} idPrefix="remove-otp" />
+              <button type="submit" class="secondary" id="remove-otp">${t.factorRemove}</button>
+            </form>`
+          : html`<form method="post" action="/ui/account/factors/otp">
+              <${Csrf} token=${csrf} />
+              <button type="submit" class="primary" id="add-otp">${t.factorAddOtp}</button>
+            </form>`
+      }
+    </section>
+    ${
+      p.otpReady &&
+      html`<section class="section" aria-labelledby="recovery-title">
+        <h2 id="recovery-title">${t.recoveryCodesName}</h2>
+        <p id="recovery-left">${t.recoveryCodesLeft}: ${p.recoveryCodesLeft}</p>
+        <form method="post" action="/ui/account/factors/recovery">
+          <${Csrf} token=${csrf} />
+          <${Confirm} t=${t} idPrefix="recovery" />
+          <button type="submit" class="secondary" id="new-recovery-codes">${t.recoveryCodesNew}</button>
+        </form>
+      </section>`
+    }
+    <nav class="links"><a href=${p.accountUrl} id="back-to-account">${t.accountTitle}</a></nav>`;
+};

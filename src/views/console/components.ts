@@ -1,0 +1,126 @@
+// The console's building blocks (issue 22), shared by every area's pages: tables, a pager, labelled inputs, forms
+// with their CSRF token, state badges, a secret shown once, and the removal confirmation.
+import type { Texts } from '../../login/i18n.ts';
+import { format } from '../../login/i18n.ts';
+import { html, type Markup } from '../html.ts';
+
+export function Table({ caption, head, rows, t }: { caption: string; head: string[]; rows: Markup[][]; t: Texts }) {
+  if (rows.length === 0) return html`<p class="empty">${t.empty}</p>`;
+  return html`<table>
+    <caption class="visually-hidden">${caption}</caption>
+    <thead>
+      <tr>${head.map((h) => html`<th scope="col">${h}</th>`)}</tr>
+    </thead>
+    <tbody>
+      ${rows.map((cells) => html`<tr>${cells.map((c) => html`<td>${c}</td>`)}</tr>`)}
+    </tbody>
+  </table>`;
+}
+
+/** Previous/next links over a list with ZITADEL's offset and limit; `href` builds the link of an offset. */
+export function Pager(p: { t: Texts; total: number; offset: number; limit: number; href: (offset: number) => string }) {
+  if (p.total <= p.limit && p.offset === 0) return null;
+  const to = Math.min(p.offset + p.limit, p.total);
+  return html`<nav class="pager" aria-label=${p.t.pages}>
+    ${p.offset > 0 && html`<a href=${p.href(Math.max(0, p.offset - p.limit))} rel="prev">${p.t.previous}</a>`}
+    <span>${format(p.t.pageOf!, { from: p.total ? p.offset + 1 : 0, to, total: p.total })}</span>
+    ${to < p.total && html`<a href=${p.href(to)} rel="next">${p.t.next}</a>`}
+  </nav>`;
+}
+
+export interface InputProps {
+  name: string;
+  label: string | undefined;
+  value?: string | undefined;
+  type?: 'text' | 'email' | 'password' | 'url';
+  required?: boolean;
+  maxLength?: number;
+  help?: string | undefined;
+  /** A field prefix, so two forms of one page have distinct ids. */
+  idPrefix?: string;
+  autocomplete?: string;
+}
+
+export function Input(p: InputProps) {
+  const id = `${p.idPrefix ?? ''}${p.name}`;
+  return html`<div class="field">
+    <label for=${id}>${p.label}</label>
+    <input
+      id=${id}
+      name=${p.name}
+      type=${p.type ?? 'text'}
+      value=${p.value ?? ''}
+      required=${p.required ?? false}
+      maxlength=${p.maxLength ?? 200}
+      autocomplete=${p.autocomplete ?? 'off'}
+      aria-describedby=${p.help ? `${id}-help` : undefined}
+    />
+    ${p.help && html`<p class="help" id=${`${id}-help`}>${p.help}</p>`}
+  </div>`;
+}
+
+export function TextArea(p: { name: string; label: string | undefined; value: string; help?: string | undefined }) {
+  return html`<div class="field">
+    <label for=${p.name}>${p.label}</label>
+    <textarea id=${p.name} name=${p.name} rows="3" aria-describedby=${p.help ? `${p.name}-help` : undefined}>
+${p.value}</textarea
+    >
+    ${p.help && html`<p class="help" id=${`${p.name}-help`}>${p.help}</p>`}
+  </div>`;
+}
+
+export function Checkbox(p: { name: string; label: string | undefined; checked: boolean; idPrefix?: string }) {
+  const id = `${p.idPrefix ?? ''}${p.name}`;
+  return html`<div class="check">
+    <input type="checkbox" id=${id} name=${p.name} value="on" checked=${p.checked} />
+    <label for=${id}>${p.label}</label>
+  </div>`;
+}
+
+/** A POST form with the console's CSRF token (security.md §13). */
+export function PostForm(p: { action: string; csrf: string; children: Markup; class?: string; confirm?: string }) {
+  return html`<form method="post" action=${p.action} class=${p.class} data-confirm=${p.confirm}>
+    <input type="hidden" name="csrf" value=${p.csrf} />
+    ${p.children}
+  </form>`;
+}
+
+export const Submit = ({ label, kind = 'primary' }: { label: string | undefined; kind?: 'primary' | 'secondary' }) =>
+  html`<button type="submit" class=${kind}>${label}</button>`;
+
+export const StateBadge = ({ t, active }: { t: Texts; active: boolean }) =>
+  html`<span class=${active ? 'badge ok' : 'badge'}>${active ? t.active : t.inactive}</span>`;
+
+/** A form-wide message: a saved change or the API's refusal. */
+export const Flash = ({ notice, error }: { notice?: string | undefined; error?: string | undefined }) =>
+  html`${notice && html`<p class="notice" role="status" id="notice">${notice}</p>`}
+  ${error && html`<p class="alert" role="alert" id="form-error">${error}</p>`}`;
+
+/** A value the server never shows again (a client secret): to copy (console.js) or to download as a file. */
+export function ShownOnce(p: { t: Texts; id: string; label: string | undefined; value: string }) {
+  return html`<div class="field shown-once">
+    <label for=${p.id}>${p.label}</label>
+    <div class="copy-row">
+      <input id=${p.id} type="text" readonly value=${p.value} />
+      <button type="button" class="secondary" data-copy=${p.id} data-copied=${p.t.copied} hidden>${p.t.copy}</button>
+    </div>
+  </div>`;
+}
+
+/** The key file of a new app: its ids and secret as JSON, a download without a request to the server. */
+export function KeyFileLink({ t, fileName, content }: { t: Texts; fileName: string; content: object }) {
+  const href = `data:application/json;charset=utf-8,${encodeURIComponent(JSON.stringify(content, null, 2))}`;
+  return html`<p><a class="button secondary" id="download-key-file" href=${href} download=${fileName}>
+    ${t.downloadKeyFile}
+  </a></p>`;
+}
+
+/** The server-side step of every removal: a page that names what goes and posts `confirm=yes`. */
+export function ConfirmRemoval(p: { t: Texts; name: string; action: string; back: string; csrf: string }) {
+  return html`<p class="lead">${p.t.confirmLead}</p>
+    <${PostForm} action=${p.action} csrf=${p.csrf}>
+      <input type="hidden" name="confirm" value="yes" />
+      <button type="submit" class="primary danger">${p.t.confirmRemove}</button>
+      <a class="button secondary" href=${p.back}>${p.t.cancel}</a>
+    <//>`;
+}
