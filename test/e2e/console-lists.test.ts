@@ -1,6 +1,6 @@
-// Issue 22's audit page in a real browser (Chromium): the admin reads the org's event log newest first, narrows it
-// to one object and to one editor by labelled fields, and pages back through it without a gap or a repeat; the
-// rows are those AdminService.ListEvents answers.
+// Issue 22's users and audit pages in a real browser (Chromium): the admin finds users by one search box over user
+// name, e-mail and name (ListUsers' orQuery); reads the org's event log newest first, narrows it to one object and
+// to one editor by labelled fields, and pages back through it without a gap or a repeat (AdminService.ListEvents).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
@@ -9,7 +9,7 @@ import { callRest, okJson } from '../helpers/management.ts';
 import { ADMIN_PASSWORD, type TestServer } from '../helpers/server.ts';
 import { startServerWithAdminKey } from '../helpers/tokens.ts';
 
-describe('console audit page in a browser (issue 22)', () => {
+describe('console users and audit pages in a browser (issue 22)', () => {
   let server: TestServer;
   let adminToken: string;
   let browser: Browser;
@@ -32,16 +32,53 @@ describe('console audit page in a browser (issue 22)', () => {
       ),
     ).id;
 
+  const signedIn = async (path: string) => {
+    const page = await (await browser.newContext({ locale: 'en-US' })).newPage();
+    await page.goto(`${server.url}${path}`);
+    await signIn(page, 'admin', ADMIN_PASSWORD);
+    await page.waitForURL((url) => url.pathname === path, { timeout: 15_000 });
+    return page;
+  };
+
   const cells = (page: Page, column: number) =>
     page.locator(`main table tbody tr td:nth-child(${column})`).allTextContents();
+
+  it('finds users by a prefix of their user name, e-mail or name', async () => {
+    for (const [userName, email, displayName] of [
+      ['grace.hopper', 'ghopper@navy.example', 'Amazing Grace'],
+      ['alan', 'turing@bletchley.example', 'Alan Turing'],
+    ])
+      okJson(
+        await callRest(
+          server.url,
+          {
+            service: ManagementService,
+            method: 'ImportHumanUser',
+            rest: ['POST', '/management/v1/users/human/_import'],
+            body: { userName, email: { email }, profile: { firstName: 'F', lastName: 'L', displayName } },
+          },
+          { token: adminToken },
+        ),
+      );
+    const page = await signedIn('/ui/console/users');
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Users');
+    expect(await cells(page, 1)).toEqual(expect.arrayContaining(['admin', 'alan', 'grace.hopper']));
+    const search = async (text: string) => {
+      await page.getByLabel('Search by user name, e-mail or name').fill(text);
+      await page.getByRole('button', { name: 'Search' }).click();
+      await page.waitForURL((url) => url.searchParams.get('q') === text);
+      return cells(page, 1);
+    };
+    expect(await search('GHOP')).toEqual(['grace.hopper']); // e-mail
+    expect(await search('amazing')).toEqual(['grace.hopper']); // name
+    expect(await search('ala')).toEqual(['alan']); // user name
+    expect(await search('hopper')).toEqual([]); // a prefix, not anywhere in the text
+  });
 
   it('lists the events newest first, by object and by editor, one page after the other', async () => {
     const ids: string[] = [];
     for (let i = 0; i < 55; i++) ids.push(await addProject(`Audited ${i}`));
-    const page = await (await browser.newContext({ locale: 'en-US' })).newPage();
-    await page.goto(`${server.url}/ui/console/audit`);
-    await signIn(page, 'admin', ADMIN_PASSWORD);
-    await page.waitForURL((url) => url.pathname === '/ui/console/audit', { timeout: 15_000 });
+    const page = await signedIn('/ui/console/audit');
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Audit');
     const firstPage = await cells(page, 3);
     expect(firstPage).toHaveLength(50);
