@@ -43,7 +43,7 @@ describe('console users and audit pages in a browser (issue 22)', () => {
   const cells = (page: Page, column: number) =>
     page.locator(`main table tbody tr td:nth-child(${column})`).allTextContents();
 
-  it('finds users by a prefix of their user name, e-mail or name', async () => {
+  it('finds users by a prefix of their user name, e-mail or name; creates human and machine users', async () => {
     for (const [userName, email, displayName] of [
       ['grace.hopper', 'ghopper@navy.example', 'Amazing Grace'],
       ['alan', 'turing@bletchley.example', 'Alan Turing'],
@@ -73,6 +73,35 @@ describe('console users and audit pages in a browser (issue 22)', () => {
     expect(await search('amazing')).toEqual(['grace.hopper']); // name
     expect(await search('ala')).toEqual(['alan']); // user name
     expect(await search('hopper')).toEqual([]); // a prefix, not anywhere in the text
+
+    // create a human and a machine user; each is the API's (ListUsers); a taken user name is the form again
+    const human = page.getByRole('region', { name: 'New user' });
+    await human.getByLabel('User name').fill('ada');
+    await human.getByLabel('E-mail').fill('ada@analytical.example');
+    await human.getByLabel('First name').fill('Ada');
+    await human.getByLabel('Last name').fill('Lovelace');
+    await human.getByLabel('Password').fill('Analytical-Engine-1843!');
+    await page.getByRole('button', { name: 'Create user' }).click();
+    await expect.poll(() => page.locator('#notice').textContent()).toBe('Saved.');
+    const machine = page.getByRole('region', { name: 'New machine user' });
+    await machine.getByLabel('User name').fill('ci-bot');
+    await machine.getByLabel('Name', { exact: true }).fill('CI bot');
+    await page.getByRole('button', { name: 'Create machine user' }).click();
+    await expect.poll(() => page.locator('#notice').textContent()).toBe('Saved.');
+    const listed = okJson<{ result?: { userName: string; human?: object; machine?: object }[] }>(
+      await callRest(
+        server.url,
+        { service: ManagementService, method: 'ListUsers', rest: ['POST', '/management/v1/users/_search'], body: {} },
+        { token: adminToken },
+      ),
+    );
+    const byName = new Map(listed.result?.map((u) => [u.userName, u]));
+    expect(byName.get('ada')?.human).toBeDefined();
+    expect(byName.get('ci-bot')?.machine).toBeDefined();
+    await page.getByRole('region', { name: 'New machine user' }).getByLabel('User name').fill('ada');
+    await page.getByRole('region', { name: 'New machine user' }).getByLabel('Name', { exact: true }).fill('Again');
+    await page.getByRole('button', { name: 'Create machine user' }).click();
+    expect(await page.locator('#form-error').textContent()).toBeTruthy();
   });
 
   it('lists the events newest first, by object and by editor, one page after the other', async () => {
