@@ -38,7 +38,7 @@ import {
   sweepProgress,
   writeScaleReport,
 } from './scale-report.ts';
-import { expiredRows, orgOfSeededUser, seededId } from './scale-seed.ts';
+import { expiredRows, orgOfSeededUser, seededId, seededUserName } from './scale-seed.ts';
 
 const args = process.argv.slice(2);
 const smoke = args.includes('--smoke');
@@ -220,33 +220,45 @@ async function measure(
 let org = 0;
 
 /** What the scenarios of one Gatehouse need, made before the first of them. */
+interface BenchUser {
+  id: string;
+  userName: string;
+  headers: Record<string, string>;
+}
+
 interface Prepared {
   gh: GatehouseTarget;
   token: string;
   assertion: string;
-  refreshPool: string[];
+  /** Refresh tokens of signed-in sessions, one pool for every round of the run (each refresh puts its rotated
+   *  token back), logged in when the refresh scenario first needs them. */
+  refreshPool(): Promise<string[]>;
   admin: Client<typeof AdminService>;
   grpcHeaders: Record<string, string>;
   setUpOrgBody(): string;
-  /** A user for GetUserByID, with the org header that names its org: a seeded one at random on a seeded database
-   *  (issue 18 "Scale": reads spread over a million users, not one hot row), else the bench user. */
-  someUser(): { id: string; headers: Record<string, string> };
+  /** A user for GetUserByID and ListUsers, with the org header that names its org: a seeded one at random on a
+   *  seeded database (issue 18 "Scale": reads spread over a million users, not one hot row), else the bench user. */
+  someUser(): BenchUser;
 }
 
 async function prepare(gh: GatehouseTarget, step: (what: string) => void): Promise<Prepared> {
   const projectScope = `openid profile urn:zitadel:iam:org:project:id:${gh.projectId}:aud`;
-  step('logging in users for the refresh scenario');
-  const refreshPool: string[] = [];
-  for (let i = 0; i < CONNECTIONS + 4; i += 4) {
-    const logins = await Promise.all([0, 1, 2, 3].map(() => passwordLogin(gh.url, gh.web, USER)));
-    refreshPool.push(...logins.map((l) => l.refreshToken!));
-  }
+  let refreshPool: Promise<string[]> | undefined;
+  const logIn = async () => {
+    step('logging in users for the refresh scenario');
+    const pool: string[] = [];
+    for (let i = 0; i < CONNECTIONS + 4; i += 4) {
+      const logins = await Promise.all([0, 1, 2, 3].map(() => passwordLogin(gh.url, gh.web, USER)));
+      pool.push(...logins.map((l) => l.refreshToken!));
+    }
+    return pool;
+  };
   const size = gh.seed?.size;
   return {
     gh,
     token: await clientCredentialsToken(gh.url, gh.clientCredentials, projectScope),
     assertion: await serviceAssertion(gh.url, gh.serviceKey),
-    refreshPool,
+    refreshPool: () => (refreshPool ??= logIn()),
     admin: createClient(AdminService, createGrpcTransport({ baseUrl: gh.url })),
     grpcHeaders: { authorization: `Bearer ${gh.adminToken}` },
     setUpOrgBody: () =>
@@ -259,10 +271,14 @@ async function prepare(gh: GatehouseTarget, step: (what: string) => void): Promi
           password: 'Bench-Password-1',
         },
       }),
-    someUser: (): { id: string; headers: Record<string, string> } => {
-      if (!size) return { id: gh.userId, headers: {} };
+    someUser: (): BenchUser => {
+      if (!size) return { id: gh.userId, userName: USER.loginName, headers: {} };
       const n = 1 + Math.floor(Math.random() * size.users);
-      return { id: seededId('user', n), headers: { 'x-zitadel-orgid': seededId('org', orgOfSeededUser(n, size)) } };
+      return {
+        id: seededId('user', n),
+        userName: seededUserName(n),
+        headers: { 'x-zitadel-orgid': seededId('org', orgOfSeededUser(n, size)) },
+      };
     },
   };
 }
@@ -303,8 +319,10 @@ function scenarioList(t: Prepared, bl: PreparedBaseline | undefined): Scenario[]
     {
       name: 'refresh',
       target: { rps: 1500, p99: 40, queries: 3, ratio: 1 },
-      gatehouse: async () => refreshChain(gh.url, t.refreshPool, gh.web),
-      baseline: bl && (async () => refreshChain(bl.url, [...bl.refreshTokens], bl.web)),
+      gatehouse: async () => refreshChain(gh.url, await t.refreshPool(), gh.web),
+      // the baseline's one pool, rotated in place: a run of several rounds (`--rounds`) continues each chain, where
+      // a copy of the tokens minted at start would present rotated, dead tokens again in round 2
+      baseline: bl && (async () => refreshChain(bl.url, bl.refreshTokens, bl.web)),
     },
     {
       name: 'silent re-authentication (authorize prompt=none → code → token)',
@@ -400,6 +418,30 @@ function scenarioList(t: Prepared, bl: PreparedBaseline | undefined): Scenario[]
       }),
     },
     {
+      // Issue 21: a search box's request, the user's name without its last character (the user is among the rows)
+      name: 'ListUsers by user name prefix (REST)',
+      target: { p99: 20 },
+      gatehouse: async () => ({
+        method: 'POST',
+        path: '/management/v1/users/_search',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${gh.adminToken}` },
+        expectBody: '"userName"',
+        setupRequest: (request) => {
+          const user = t.someUser();
+          return {
+            ...request,
+            headers: { ...request.headers, ...user.headers },
+            body: JSON.stringify({
+              query: { limit: 20 },
+              queries: [
+                { userNameQuery: { userName: user.userName.slice(0, -1), method: 'TEXT_QUERY_METHOD_STARTS_WITH' } },
+              ],
+            }),
+          };
+        },
+      }),
+    },
+    {
       name: 'password login (authorize → pages → code → token)',
       target: { rps: 75, p99: 300, queries: 10 },
       gatehouse: async () => async () => {
@@ -459,6 +501,18 @@ async function runScenario(s: Scenario, gh: GatehouseTarget, bl?: Baseline): Pro
   return result;
 }
 
+/** `--smoke` (CI): any failed request, of Gatehouse or of the baseline, or a scenario that served none, fails the
+ *  run; a full run reports them in its table instead. */
+function failOnErrors(results: ScenarioResult[]): void {
+  const failed = results.filter(
+    (r) =>
+      r.gatehouse.errors + r.gatehouse.unexpected > 0 ||
+      r.gatehouse.requests === 0 ||
+      (r.baseline && r.baseline.errors + r.baseline.unexpected > 0),
+  );
+  if (failed.length) throw new Error(`smoke run had errors in: ${failed.map((r) => r.scenario).join(', ')}`);
+}
+
 const only = args.includes('--only') ? args[args.indexOf('--only') + 1]!.split(',') : undefined;
 const selected = (scenarios: Scenario[]) => scenarios.filter((x) => !only || only.some((o) => x.name.startsWith(o)));
 const randomPort = () => 18000 + Math.floor(Math.random() * 2000);
@@ -497,17 +551,8 @@ async function main(): Promise<void> {
       results,
     };
     process.stdout.write(`\n${toMarkdown(run)}`);
-    if (smoke) {
-      const failed = results.filter(
-        (r) =>
-          r.gatehouse.errors + r.gatehouse.unexpected > 0 ||
-          r.gatehouse.requests === 0 ||
-          (r.baseline && r.baseline.errors + r.baseline.unexpected > 0),
-      );
-      if (failed.length) throw new Error(`smoke run had errors in: ${failed.map((r) => r.scenario).join(', ')}`);
-    } else {
-      process.stdout.write(`\nwritten to ${writeRun(run)}.{json,md}\n`);
-    }
+    if (smoke) failOnErrors(results);
+    else process.stdout.write(`\nwritten to ${writeRun(run)}.{json,md}\n`);
   } finally {
     bl.stop();
     await gh.stop();
@@ -529,13 +574,16 @@ async function benchWorkers(): Promise<void> {
     const lists: Scenario[][] = [];
     for (const gh of targets) lists.push(selected(scenarioList(await prepare(gh, step), blPrepared)));
     const results: ScenarioResult[][] = targets.map(() => []);
+    const everyRound: ScenarioResult[] = [];
     for (const [i, s] of lists[0]!.entries()) {
       const rounds: ScenarioResult[][] = targets.map(() => []);
       for (let round = 1; round <= ROUNDS; round++) {
         for (const [t, gh] of targets.entries()) {
           // when each measurement ran, to match with CPU samples taken beside the bench
           step(`${new Date().toISOString()} ${s.name}, ${WORKERS[t]} worker(s), round ${round}`);
-          rounds[t]!.push(await runScenario(lists[t]![i]!, gh, t === 0 ? bl : undefined));
+          const result = await runScenario(lists[t]![i]!, gh, t === 0 ? bl : undefined);
+          rounds[t]!.push(result);
+          everyRound.push(result);
         }
       }
       for (const [t, measured] of rounds.entries()) {
@@ -559,7 +607,8 @@ async function benchWorkers(): Promise<void> {
       results: results[t]!,
     }));
     process.stdout.write(`\n${comparison(runs)}`);
-    if (!smoke) {
+    if (smoke) failOnErrors(everyRound);
+    else {
       for (const run of runs) process.stdout.write(`\nwritten to ${writeRun(run)}.{json,md}\n`);
       process.stdout.write(`comparison written to ${writeComparison(runs)}\n`);
     }
@@ -573,7 +622,7 @@ async function benchWorkers(): Promise<void> {
  * `--scale` (issue 18 "Scale"): every scenario on a Gatehouse whose database is seeded like a large deployment
  * (LARGE_DEPLOYMENT), alternating with one on an empty database, so that machine noise hits both alike; then again
  * while the background sweep deletes the expired half of the stored tokens. `--scale-size orgs,users,apps,tokens`
- * seeds another size (a quicker look).
+ * seeds another size (a quicker look); with `--smoke` too, any error fails the run and no report is written.
  */
 async function benchAtScale(): Promise<void> {
   const size = scaleSize(args);
@@ -597,7 +646,9 @@ async function benchAtScale(): Promise<void> {
     await scaled.restart({ GATEHOUSE_OIDC_SWEEP_INTERVAL_MS: String(SWEEP_INTERVAL_MS) });
     await pass('at scale, sweep running');
     const report = scaleReport({ seed: scaled.seed!, phases, expired: expiredRows(size), durationSeconds: DURATION });
-    process.stdout.write(`\n${report}\nwritten to ${writeScaleReport(report)}\n`);
+    process.stdout.write(`\n${report}`);
+    if (smoke) failOnErrors(phases.flatMap((p) => p.pairs.flatMap((pair) => [pair.empty, pair.scaled])));
+    else process.stdout.write(`\nwritten to ${writeScaleReport(report)}\n`);
   } finally {
     await empty.stop();
     await scaled.stop();

@@ -2,7 +2,7 @@
 // grants through the same service functions as the management API, so the rules and events are the same.
 import { addProjectRoles, listProjectRoles, removeProjectRole } from '../projects/roles.ts';
 import { addUserGrant, removeUserGrants } from '../grants/service.ts';
-import { listUserGrants } from '../grants/list.ts';
+import { listUserGrants, type GrantFilter } from '../grants/list.ts';
 import { MAX_LIMIT } from '../management/list-query.ts';
 import {
   CLI_CREATOR,
@@ -140,7 +140,9 @@ ${OUTPUT_HELP}`,
   async run(args, config) {
     const o = parseOptions(args, { ...PROJECT_OPTION, ...ORG_OPTION, ...OUTPUT_OPTION, user: { type: 'string' } });
     return withInstance(config, async ({ db, instance }) => {
-      const filters = [{ userId: o.user, projectId: o.project }];
+      const filters: GrantFilter[] = [];
+      if (o.user !== undefined) filters.push({ field: 'userId', id: o.user });
+      if (o.project !== undefined) filters.push({ field: 'projectId', id: o.project });
       const result = await listUserGrants(db, await orgOf(db, instance, o.org), filters, PAGE);
       print(
         result.rows.map((g) => ({

@@ -8,6 +8,8 @@ import { CONSOLE_CALLBACK_PATH } from '../oidc/account-client.ts';
 import type { Operation } from '../management/operation.ts';
 import { createRun } from './access.ts';
 import { registerApps } from './apps.ts';
+import { registerAudit } from './audit.ts';
+import { registerUsers } from './users.ts';
 import { registerOrgs } from './orgs.ts';
 import { consoleCsrf, consoleRouter } from './page.ts';
 import { registerOverview } from './overview.ts';
@@ -20,6 +22,8 @@ export function registerConsole(ui: FastifyInstance, login: LoginDeps, operation
   registerOrgs(router);
   registerProjects(router);
   registerApps(router);
+  registerAudit(router);
+  registerUsers(router);
 
   // Outside the router: these run without a console session.
   ui.get(CONSOLE_CALLBACK_PATH, async (request, reply) => {

@@ -21,6 +21,11 @@ export interface ChangePage {
   asc: boolean;
 }
 
+/** The editor of an event `e`, while it exists (ChangeRow's editor columns), for every reader of the log. */
+export const EDITOR_COLUMNS = `coalesce(u.display_name, u.machine_name) AS editor_name,
+            u.user_name || '@' || o.primary_domain AS editor_login_name`;
+export const EDITOR_JOIN = 'LEFT JOIN users u ON u.id = e.creator LEFT JOIN orgs o ON o.id = u.org_id';
+
 export async function listChanges(
   db: Queryable,
   aggregate: { type: string; id: string; appId?: string },
@@ -30,10 +35,8 @@ export async function listChanges(
   const app = aggregate.appId === undefined ? '' : `AND e.payload->>'appId' = $${params.push(aggregate.appId)}`;
   const from = page.asc ? 'e.sequence > $3::bigint' : '($3::bigint = 0 OR e.sequence < $3::bigint)';
   const { rows } = await db.query<ChangeRow>(
-    `SELECT e.sequence, e.event_type, e.created_at, e.creator, e.resource_owner,
-            coalesce(u.display_name, u.machine_name) AS editor_name,
-            u.user_name || '@' || o.primary_domain AS editor_login_name
-     FROM events e LEFT JOIN users u ON u.id = e.creator LEFT JOIN orgs o ON o.id = u.org_id
+    `SELECT e.sequence, e.event_type, e.created_at, e.creator, e.resource_owner, ${EDITOR_COLUMNS}
+     FROM events e ${EDITOR_JOIN}
      WHERE e.aggregate_type = $1 AND e.aggregate_id = $2 AND ${from} ${app}
      ORDER BY e.sequence ${page.asc ? 'ASC' : 'DESC'} LIMIT $4`,
     params,

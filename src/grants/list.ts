@@ -1,16 +1,33 @@
-// ListUserGrants (by user, project, role key, user name, org of the grant) and ListMyUserGrants (issue 21): one page
-// of grants with the user, org and project columns their messages show.
+// ListUserGrants (ZITADEL's UserGrantQuery, every kind) and ListMyUserGrants (issue 21): one page of grants with the
+// user, org and project columns their messages show. The user text filters find their users through the global
+// pattern indexes of migrations/0130_grant_search.sql, whichever org the users are in (a grant's user may be of any
+// org); test/management/list-plans.test.ts holds the plans to index scans.
 import type { Db } from '../platform/db.ts';
 import { listPage, Conditions, type ListResult, type Page, type TextFilter } from '../platform/search.ts';
 import { GRANT_COLUMNS, GRANT_TABLES, type UserGrantRow } from './queries.ts';
 import type { OrgRow } from '../orgs/queries.ts';
 
-export interface GrantFilters {
-  userId?: string;
-  projectId?: string;
-  roleKey?: string;
-  userName?: TextFilter;
-}
+const TEXT_COLUMNS = {
+  userName: 'u.user_name',
+  firstName: 'u.first_name',
+  lastName: 'u.last_name',
+  email: 'u.email',
+  displayName: 'u.display_name',
+  orgName: 'o.name',
+  orgDomain: 'o.primary_domain',
+  projectName: 'p.name',
+};
+
+const ID_COLUMNS = { userId: 'g.user_id', projectId: 'g.project_id', projectGrantId: 'g.project_grant_id' };
+
+export type GrantFilter =
+  | { field: keyof typeof ID_COLUMNS; id: string }
+  | { field: keyof typeof TEXT_COLUMNS; text: TextFilter }
+  /** ZITADEL's role key query matches a key the grant holds, whatever its method says. */
+  | { field: 'roleKey'; roleKey: string }
+  | { field: 'userType'; type: UserGrantRow['user_type'] }
+  /** withGranted: also the grants other orgs hold on the org's own projects (through project grants). */
+  | { field: 'withGranted' };
 
 function grantPage(db: Db, where: Conditions, page: Page): Promise<ListResult<UserGrantRow>> {
   return listPage<UserGrantRow>(
@@ -20,19 +37,26 @@ function grantPage(db: Db, where: Conditions, page: Page): Promise<ListResult<Us
   );
 }
 
-/** The grants the org in context holds (user_grants_org_idx), narrowed by the filters given. */
+/** The grants the org in context holds (user_grants_org_idx), or with withGranted also those on its projects
+ *  (user_grants_project_idx), narrowed by the filters given. */
 export function listUserGrants(
   db: Db,
   orgId: string,
-  filters: GrantFilters[],
+  filters: GrantFilter[],
   page: Page,
 ): Promise<ListResult<UserGrantRow>> {
-  const where = new Conditions().add('g.org_id = ?', orgId);
+  const where = new Conditions();
+  const org = where.param(orgId);
+  where.add(
+    filters.some((f) => f.field === 'withGranted')
+      ? `(g.org_id = ${org} OR g.project_id = ANY (ARRAY(SELECT id FROM projects WHERE org_id = ${org})))`
+      : `g.org_id = ${org}`,
+  );
   for (const f of filters) {
-    if (f.userId !== undefined) where.add('g.user_id = ?', f.userId);
-    if (f.projectId !== undefined) where.add('g.project_id = ?', f.projectId);
-    if (f.roleKey !== undefined) where.add('? = ANY (g.role_keys)', f.roleKey);
-    if (f.userName) where.text('u.user_name', f.userName);
+    if (f.field === 'roleKey') where.add('? = ANY (g.role_keys)', f.roleKey);
+    else if (f.field === 'userType') where.add('u.type = ?', f.type);
+    else if ('id' in f) where.add(`${ID_COLUMNS[f.field]} = ?`, f.id);
+    else if ('text' in f) where.text(TEXT_COLUMNS[f.field], f.text);
   }
   return grantPage(db, where, page);
 }

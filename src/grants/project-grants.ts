@@ -170,15 +170,24 @@ function grantPage(db: Db, where: Conditions, page: Page): Promise<ListResult<Pr
   );
 }
 
-/** ListProjectGrants: the grants of one of the owner's projects. */
+/** ZITADEL's ProjectGrantQuery: the project's name, or a role key the grant lends (whatever its method says). */
+export type ProjectGrantFilter = { projectName: TextFilter } | { roleKey: string };
+
+/** ListProjectGrants: the grants of one of the owner's projects (project_grants_org_unique), narrowed. */
 export async function listProjectGrants(
   db: Db,
   orgId: string,
   projectId: string,
+  filters: ProjectGrantFilter[],
   page: Page,
 ): Promise<ListResult<ProjectGrantRow>> {
   const project = await getProject(db, orgId, projectId);
-  return grantPage(db, new Conditions().add('pg.project_id = ?', project.id), page);
+  const where = new Conditions().add('pg.project_id = ?', project.id);
+  for (const f of filters) {
+    if ('projectName' in f) where.text('p.name', f.projectName);
+    else where.add('? = ANY (pg.role_keys)', f.roleKey);
+  }
+  return grantPage(db, where, page);
 }
 
 /** ListGrantedProjects: the projects lent to the org in context, by project name. */

@@ -24,6 +24,7 @@ import { appOperations } from './handlers/apps.ts';
 import { memberOperationLists } from './handlers/members.ts';
 import { orgOperations } from './handlers/orgs.ts';
 import { changeOperations } from './handlers/changes.ts';
+import { eventOperations } from './handlers/events.ts';
 import { accountOperations } from './handlers/account-operations.ts';
 import { passkeyOperations } from './handlers/passkeys.ts';
 import { authFactorOperations } from './handlers/auth-factors.ts';
@@ -53,6 +54,7 @@ export function managementOperations(deps: ManagementDeps): Operation[] {
     ...memberOperationLists(deps),
     ...orgOperations(deps),
     ...changeOperations(deps),
+    ...eventOperations(deps),
     ...accountOperations(deps),
     ...passkeyOperations(deps),
     ...authFactorOperations(deps),

@@ -1,6 +1,7 @@
-// ListUsers (issue 21): the users of one org, filtered by ZITADEL's user queries and sorted by one of its columns.
-// Text filters compare lower(column), which migrations/0080_lifecycle.sql indexes per org for the user name, the
-// e-mail and the display name (test/management/list-plans.test.ts holds the plans to index scans).
+// ListUsers (issue 21): the users of one org, filtered by ZITADEL's user queries (their or/and/not too) and sorted by
+// one of its columns. Text filters compare lower(column), which migrations/0080_lifecycle.sql indexes per org for the
+// user name, the e-mail and the display name; an OR of them (a search box, issue 22's users page) is a BitmapOr of
+// those indexes (test/management/list-plans.test.ts holds the plans to index scans).
 import type { Db } from '../platform/db.ts';
 import {
   Conditions,
@@ -19,7 +20,10 @@ export type UserFilter =
   | { field: 'state'; state: UserRow['state'] }
   | { field: 'type'; type: UserRow['type'] }
   | { field: 'ids'; ids: string[] }
-  | { field: 'emails'; emails: string[] };
+  | { field: 'emails'; emails: string[] }
+  /** ZITADEL's OrQuery and AndQuery (none given: nobody, everybody), and NotQuery. */
+  | { field: 'or' | 'and'; filters: UserFilter[] }
+  | { field: 'not'; filter: UserFilter };
 
 export type UserSortColumn = keyof typeof SORT_COLUMNS;
 
@@ -54,27 +58,7 @@ export async function listUsers(
   sortBy?: UserSortColumn,
 ): Promise<ListResult<UserProfileRow & { has_secret: boolean }>> {
   const where = new Conditions().add('u.org_id = ?', orgId);
-  for (const f of filters) {
-    switch (f.field) {
-      case 'state':
-        where.add('u.state = ?', f.state);
-        break;
-      case 'type':
-        where.add('u.type = ?', f.type);
-        break;
-      case 'ids':
-        where.add('u.id = ANY(?::text[])', f.ids);
-        break;
-      case 'emails':
-        where.add(
-          'lower(u.email) = ANY(?::text[])',
-          f.emails.map((e) => e.toLowerCase()),
-        );
-        break;
-      default:
-        where.text(TEXT_COLUMNS[f.field], f.text);
-    }
-  }
+  for (const f of filters) where.add(condition(where, f));
   return listPage(
     db,
     {
@@ -85,4 +69,27 @@ export async function listUsers(
     },
     sortBy ? page : creationOrder(page),
   );
+}
+
+/** The SQL of one filter, its values taken as parameters of `where`. */
+function condition(where: Conditions, f: UserFilter): string {
+  switch (f.field) {
+    case 'state':
+      return `u.state = ${where.param(f.state)}`;
+    case 'type':
+      return `u.type = ${where.param(f.type)}`;
+    case 'ids':
+      return `u.id = ANY(${where.param(f.ids)}::text[])`;
+    case 'emails':
+      return `lower(u.email) = ANY(${where.param(f.emails.map((e) => e.toLowerCase()))}::text[])`;
+    case 'or':
+    case 'and': {
+      const parts = f.filters.map((sub) => condition(where, sub));
+      return parts.length ? `(${parts.join(` ${f.field.toUpperCase()} `)})` : f.field === 'or' ? 'false' : 'true';
+    }
+    case 'not':
+      return `NOT (${condition(where, f.filter)})`;
+    default:
+      return where.match(TEXT_COLUMNS[f.field], f.text);
+  }
 }

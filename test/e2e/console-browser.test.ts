@@ -376,6 +376,8 @@ describe('admin console in a browser (issue 22)', () => {
       `/ui/console/projects/${project!.id}`,
       `/ui/console/projects/${project!.id}/apps/new`,
       '/ui/console/orgs',
+      '/ui/console/audit',
+      '/ui/console/users?q=adm',
     ]) {
       await page.goto(`${server.url}${path}`);
       await page.addScriptTag({ path: AXE });

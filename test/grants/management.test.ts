@@ -208,6 +208,124 @@ describe('project roles, user grants and metadata', () => {
         expect((await db().query('SELECT 1 FROM user_grants WHERE id = $1', [secondId])).rowCount).toBe(0);
       });
 
+      it("ListUserGrants and ListProjectGrants take ZITADEL's queries, an empty one is 400", async () => {
+        const projectName = unique('Queried');
+        const { id: projectId } = await okay(calls.addProject(projectName));
+        await okay(
+          call('BulkAddProjectRoles', ['POST', `${P(projectId)}/roles/_bulk`], {
+            projectId,
+            roles: ['a', 'b'].map((key) => ({ key, displayName: key })),
+          }),
+        );
+        const human = async (orgToken = p.orgOwnerToken, orgId?: string) => {
+          const userName = unique('grantee');
+          const { userId } = await okay(
+            calls.importHumanUser({
+              userName,
+              profile: { firstName: 'Grace', lastName: userName, displayName: `Display ${userName}` },
+              email: { email: `${userName}@example.com`, isEmailVerified: true },
+            }),
+            orgToken,
+            orgId,
+          );
+          return { userId: userId as string, userName };
+        };
+        const grant = async (
+          user: { userId: string },
+          roleKeys: string[],
+          lent?: string,
+          token?: string,
+          org?: string,
+        ) =>
+          (
+            await okay(
+              call('AddUserGrant', ['POST', `/management/v1/users/${user.userId}/grants`], {
+                userId: user.userId,
+                projectId,
+                roleKeys,
+                ...(lent ? { projectGrantId: lent } : {}),
+              }),
+              token,
+              org,
+            )
+          ).userGrantId as string;
+        const first = await human();
+        const second = await human();
+        const firstGrant = await grant(first, ['a']);
+        const secondGrant = await grant(second, ['b']);
+        const grants = `${P(projectId)}/grants`;
+        const { grantId: lent } = await okay(
+          call('AddProjectGrant', ['POST', grants], { projectId, grantedOrgId: p.otherOrgId, roleKeys: ['a'] }),
+        );
+        const third = await human(p.adminToken, p.otherOrgId);
+        const thirdGrant = await grant(third, ['a'], lent as string, p.adminToken, p.otherOrgId);
+
+        const listed = async (queries: unknown[], token = p.orgOwnerToken, orgId?: string) => {
+          const list = await okay(
+            call('ListUserGrants', ['POST', '/management/v1/users/grants/_search'], { queries }),
+            token,
+            orgId,
+          );
+          return ((list.result ?? []) as { id: string }[]).map((g) => g.id).sort();
+        };
+        const text = (field: string, value: string, method = 'TEXT_QUERY_METHOD_EQUALS') => ({
+          [`${field}Query`]: { [field]: value, method },
+        });
+        const ofProject = { projectIdQuery: { projectId } };
+        expect(await listed([ofProject])).toEqual([firstGrant, secondGrant].sort());
+        expect(
+          await listed([text('userName', first.userName.toUpperCase(), 'TEXT_QUERY_METHOD_EQUALS_IGNORE_CASE')]),
+        ).toEqual([firstGrant]);
+        expect(await listed([text('email', `${second.userName}@exam`, 'TEXT_QUERY_METHOD_STARTS_WITH')])).toEqual([
+          secondGrant,
+        ]);
+        expect(await listed([text('displayName', `Display ${first.userName}`)])).toEqual([firstGrant]);
+        expect(await listed([text('lastName', second.userName)])).toEqual([secondGrant]);
+        expect(await listed([ofProject, text('firstName', 'grace', 'TEXT_QUERY_METHOD_EQUALS_IGNORE_CASE')])).toEqual(
+          [firstGrant, secondGrant].sort(),
+        );
+        expect(await listed([text('projectName', projectName)])).toEqual([firstGrant, secondGrant].sort());
+        expect(await listed([ofProject, text('orgName', 'no such org')])).toEqual([]);
+        expect(await listed([ofProject, { roleKeyQuery: { roleKey: 'b' } }])).toEqual([secondGrant]);
+        expect(await listed([ofProject, { userTypeQuery: { type: 'TYPE_MACHINE' } }])).toEqual([]);
+        expect(await listed([ofProject, { userTypeQuery: { type: 'TYPE_HUMAN' } }])).toEqual(
+          [firstGrant, secondGrant].sort(),
+        );
+        // the project grant: the receiving org lists its grants under it; the owner sees them with withGranted
+        expect(await listed([{ projectGrantIdQuery: { projectGrantId: lent } }], p.adminToken, p.otherOrgId)).toEqual([
+          thirdGrant,
+        ]);
+        expect(await listed([{ projectGrantIdQuery: { projectGrantId: lent } }])).toEqual([]);
+        expect(await listed([ofProject, { withGrantedQuery: { withGranted: true } }])).toEqual(
+          [firstGrant, secondGrant, thirdGrant].sort(),
+        );
+        const search = (queries: unknown[]) =>
+          run(call('ListUserGrants', ['POST', '/management/v1/users/grants/_search'], { queries }));
+        expectError(await search([ofProject, {}]), encoding, 3, /ListUserGrantRequest\.Queries\[1\]/);
+        expectError(
+          await search([{ userTypeQuery: { type: 'TYPE_UNSPECIFIED' } }]),
+          encoding,
+          3,
+          /ListUserGrantRequest\.Queries\[0\]\.UserTypeQuery\.Type/,
+        );
+
+        const lentGrants = async (queries: unknown[]) => {
+          const list = await okay(call('ListProjectGrants', ['POST', `${grants}/_search`], { projectId, queries }));
+          return ((list.result ?? []) as { grantId: string }[]).map((g) => g.grantId);
+        };
+        const named = (name: string) => ({ projectNameQuery: { name, method: 'TEXT_QUERY_METHOD_STARTS_WITH' } });
+        expect(await lentGrants([named(projectName.slice(0, 7))])).toEqual([lent]);
+        expect(await lentGrants([named('Other')])).toEqual([]);
+        expect(await lentGrants([{ roleKeyQuery: { roleKey: 'a' } }])).toEqual([lent]);
+        expect(await lentGrants([{ roleKeyQuery: { roleKey: 'b' } }])).toEqual([]);
+        expectError(
+          await run(call('ListProjectGrants', ['POST', `${grants}/_search`], { projectId, queries: [{}] })),
+          encoding,
+          3,
+          /ListProjectGrantsRequest\.Queries\[0\]/,
+        );
+      });
+
       it('ListMyUserGrants lists the caller own grants', async () => {
         const { id: projectId } = await okay(calls.addProject());
         await okay(

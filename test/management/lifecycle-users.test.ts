@@ -70,7 +70,7 @@ describeEachEncoding('lifecycle: users', ({ encoding, p, call, okCall }) => {
     expect(underscore.result).toBe(undefined);
   });
 
-  it('ListUsers by e-mail, display name, state and type; nested queries and limits over 1000 are 400', async () => {
+  it('ListUsers by e-mail, display name, state and type, or/and/not of them; limits over 1000 are 400', async () => {
     const userName = unique('mail');
     const { userId } = await okCall(
       lifecycle.addHumanUser({
@@ -111,11 +111,27 @@ describeEachEncoding('lifecycle: users', ({ encoding, p, call, okCall }) => {
       3,
       'invalid ListUsersRequest.Query.Limit: value must be at most 1000 (given: 1001) (QUERY-4M0fs)',
     );
+    // a search box's request: one text in any of several columns (ZITADEL's OrQuery), with And and Not
+    const byName = { userNameQuery: { userName, method: 'TEXT_QUERY_METHOD_EQUALS' } };
+    const byMail = {
+      emailQuery: { emailAddress: `${userName}@EXAMPLE.org`, method: 'TEXT_QUERY_METHOD_EQUALS_IGNORE_CASE' },
+    };
+    const nobody = { userNameQuery: { userName: `${userName}-nobody`, method: 'TEXT_QUERY_METHOD_EQUALS' } };
+    expect(await only({ orQuery: { queries: [nobody, byMail] } })).toEqual([userId]);
+    expect(await only({ andQuery: { queries: [byName, { orQuery: { queries: [nobody, byMail] } }] } })).toEqual([
+      userId,
+    ]);
+    const isLocked = { stateQuery: { state: 'USER_STATE_LOCKED' } };
+    expect(await only({ andQuery: { queries: [byName, { notQuery: { query: isLocked } }] } })).toEqual([]);
+    expect(await only({ orQuery: { queries: [] } })).toEqual([]);
+    let deep: Record<string, unknown> = byName;
+    for (let i = 0; i < 6; i++) deep = { orQuery: { queries: [deep] } };
+    expectError(await call(lifecycle.listUsers({ queries: [deep] })), encoding, 3, /queries nest at most 5 deep/);
     expectError(
-      await call(lifecycle.listUsers({ queries: [{ orQuery: { queries: [] } }] })),
+      await call(lifecycle.listUsers({ queries: [{ notQuery: {} }] })),
       encoding,
       3,
-      /^invalid ListUsersRequest.Queries\[0\]: orQuery is not supported/,
+      /^invalid ListUsersRequest.Queries\[0\].NotQuery.Query/,
     );
   });
 

@@ -1,9 +1,12 @@
 // Every list and lookup of issue 21 is index-backed: on a seeded, ANALYZEd database (100,000 users in one org, as
-// many events, half as many OIDC rows; 200 members, a realistic count), the statements the services send are
-// planned with index scans, never a scan of a whole large table (a table of 200 rows is rightly read whole). The
-// statements are recorded from the real service functions, then EXPLAINed with their parameters.
+// many events and user grants, half as many OIDC rows; 200 members, a realistic count), the statements the services
+// send are planned with index scans, never a scan of a whole large table (a table of 200 rows is rightly read whole).
+// The statements are recorded from the real service functions, then EXPLAINed with their parameters.
 import { beforeAll, describe, expect, it } from 'vitest';
+import { listEvents } from '../../src/events/audit.ts';
 import { listChanges } from '../../src/events/changes.ts';
+import { listUserGrants, type GrantFilter } from '../../src/grants/list.ts';
+import { listProjectGrants } from '../../src/grants/project-grants.ts';
 import { listMembers } from '../../src/members/manage.ts';
 import { listOrgs } from '../../src/orgs/lifecycle.ts';
 import type { Db, Queryable } from '../../src/platform/db.ts';
@@ -14,32 +17,61 @@ import { getOrgUser } from '../../src/users/service.ts';
 import { useTestDb } from '../helpers/database.ts';
 
 const USERS = 100_000;
-const BIG_TABLES = ['users', 'events', 'oidc_payloads'];
+const BIG_TABLES = ['users', 'events', 'oidc_payloads', 'user_grants'];
 const ORG = '900000000000000001';
+const SMALL_ORG = '900000000000000002';
+const PROJECT = '700000000000000001';
+const PROJECT_GRANT = '710000000000000001';
+const SMALL_USER = '800000000000000100';
+const EDITOR = '800000000000004242';
 const page: Page = { offset: 0n, limit: 100, asc: true };
+const SEED_BATCH = 10_000;
 
 class RolledBack extends Error {}
 
 describe('list and lookup plans at scale', () => {
   const db = useTestDb();
 
+  /** Inserts rows numbered 1 to `count` (`generate_series($1, $2)` in `insert`; its own values from $3 on) in
+   *  batches, so that each statement stays well within the statement and client timeouts on a busy machine. */
+  async function seedRows(count: number, insert: string, params: unknown[] = []): Promise<void> {
+    for (let from = 1; from <= count; from += SEED_BATCH)
+      await db.query(insert, [from, Math.min(count, from + SEED_BATCH - 1), ...params]);
+  }
+
   beforeAll(async () => {
     await db.query(
       `INSERT INTO orgs (id, name, primary_domain, sequence) VALUES ($1, 'Big', 'big.example.test', 1),
-         ('900000000000000002', 'Small', 'small.example.test', 1)`,
-      [ORG],
+         ($2, 'Small', 'small.example.test', 1)`,
+      [ORG, SMALL_ORG],
     );
-    await db.query(
+    // as many orgs as a large deployment (bench/scale-seed.ts): with two, a search across orgs may probe each org's
+    // index in turn and look index-backed; with a thousand it reads the whole table
+    await seedRows(
+      1000,
+      `INSERT INTO orgs (id, name, primary_domain, sequence)
+       SELECT (900000000000010000 + n)::text, 'Org ' || n, 'org-' || n || '.example.test', 1
+       FROM generate_series($1::int, $2::int) AS n`,
+    );
+    await seedRows(
+      USERS,
       `INSERT INTO users (id, org_id, type, user_name, first_name, last_name, display_name, email, sequence)
-       SELECT (800000000000000000 + n)::text, CASE WHEN n % 100 = 0 THEN '900000000000000002' ELSE $1 END, 'human',
+       SELECT (800000000000000000 + n)::text, CASE WHEN n % 100 = 0 THEN $4 ELSE $3 END, 'human',
               'user' || n, 'First' || n, 'Last' || n, 'User ' || n, 'user' || n || '@example.test', n
-       FROM generate_series(1, ${USERS}) AS n`,
-      [ORG],
+       FROM generate_series($1::int, $2::int) AS n`,
+      [ORG, SMALL_ORG],
     );
+    // the small org's few events, by one editor, before the big org's many: the audit log's rare org and editor
     await db.query(
       `INSERT INTO events (aggregate_type, aggregate_id, event_type, resource_owner, creator)
-       SELECT 'user', (800000000000000000 + n % ${USERS})::text, 'user.human.added', $1, 'seed'
-       FROM generate_series(1, ${USERS}) AS n`,
+       SELECT 'user', $1, 'user.profile.changed', $2, $3 FROM generate_series(1, 30)`,
+      [SMALL_USER, SMALL_ORG, EDITOR],
+    );
+    await seedRows(
+      USERS,
+      `INSERT INTO events (aggregate_type, aggregate_id, event_type, resource_owner, creator)
+       SELECT 'user', (800000000000000000 + n % ${USERS})::text, 'user.human.added', $3, 'seed'
+       FROM generate_series($1::int, $2::int) AS n`,
       [ORG],
     );
     await db.query(
@@ -47,13 +79,35 @@ describe('list and lookup plans at scale', () => {
        SELECT (800000000000000000 + n)::text, 'org', $1, '{ORG_OWNER}' FROM generate_series(1, ${USERS}, 500) AS n`,
       [ORG],
     );
+    // every user of the big org holds a grant of its project; the small org was lent the project and granted it to
+    // a quarter of its users
+    await db.query(`INSERT INTO projects (id, org_id, name, sequence) VALUES ($1, $2, 'Big Project', 1)`, [
+      PROJECT,
+      ORG,
+    ]);
     await db.query(
+      `INSERT INTO project_grants (id, project_id, granted_org_id, role_keys, sequence)
+       VALUES ($1, $2, $3, '{reader}', 1)`,
+      [PROJECT_GRANT, PROJECT, SMALL_ORG],
+    );
+    await seedRows(
+      USERS,
+      `INSERT INTO user_grants (id, user_id, project_id, org_id, project_grant_id, role_keys, sequence)
+       SELECT (600000000000000000 + n)::text, (800000000000000000 + n)::text, $3,
+              CASE WHEN n % 100 = 0 THEN $5 ELSE $4 END, CASE WHEN n % 100 = 0 THEN $6 END,
+              CASE WHEN n % 10 = 0 THEN '{writer}' ELSE '{reader}' END::text[], n
+       FROM generate_series($1::int, $2::int) AS n WHERE n % 100 <> 0 OR n % 400 = 0`,
+      [PROJECT, ORG, SMALL_ORG, PROJECT_GRANT],
+    );
+    await seedRows(
+      USERS / 2,
       `INSERT INTO oidc_payloads (model, id, payload, grant_id, expires_at)
        SELECT 'AccessToken', 'tok-' || n, jsonb_build_object('accountId', (800000000000000000 + n)::text),
               'grant-' || n, now() + interval '1 hour'
-       FROM generate_series(1, ${USERS / 2}) AS n`,
+       FROM generate_series($1::int, $2::int) AS n`,
     );
-    await db.query('ANALYZE');
+    for (const table of ['orgs', 'users', 'events', 'memberships', 'projects', 'user_grants', 'oidc_payloads'])
+      await db.query(`ANALYZE ${table}`);
   }, 240_000);
 
   /** A statement a service function sent, and whether it was planned for its values (listPage asks for that). */
@@ -178,6 +232,72 @@ describe('list and lookup plans at scale', () => {
       listUsers(d, ORG, [{ field: 'displayName', text: { value: 'user 4242', method: 'equalsIgnoreCase' } }], page),
     );
     await expectIndexBacked((d) => listUsers(d, ORG, [], page), USERS);
+  });
+
+  it("ListUsers with a search box's OR of user name, e-mail and display name (the console's users page)", async () => {
+    const typed = (value: string): UserFilter => ({
+      field: 'or',
+      filters: (['userName', 'email', 'displayName'] as const).map((field) => ({
+        field,
+        text: { value, method: 'startsWithIgnoreCase' },
+      })),
+    });
+    await expectIndexBacked((d) => listUsers(d, ORG, [typed('User 777')], page, 'userName'));
+    await expectIndexBacked((d) => listUsers(d, ORG, [typed('user1234')], page, 'userName'));
+    const found = await listUsers(db, ORG, [typed('USER 4242')], page, 'userName');
+    expect(found.rows.map((u) => u.user_name).slice(0, 2)).toEqual(['user4242', 'user42420']); // 'User 4242x' too
+  });
+
+  it('ListUserGrants by user name, e-mail, display name, user, project grant, and with the granted ones', async () => {
+    const grants =
+      (filters: GrantFilter[], org = ORG) =>
+      (d: Db) =>
+        listUserGrants(d, org, filters, page);
+    const userName: GrantFilter = { field: 'userName', text: { value: 'user1234', method: 'startsWith' } };
+    await expectIndexBacked(grants([userName]));
+    expect((await grants([userName])(db)).rows.map((g) => g.user_name)).toContain('user12345');
+    await expectIndexBacked(grants([{ field: 'email', text: { value: 'USER777', method: 'startsWithIgnoreCase' } }]));
+    await expectIndexBacked(
+      grants([{ field: 'displayName', text: { value: 'user 4242', method: 'equalsIgnoreCase' } }]),
+    );
+    await expectIndexBacked(grants([{ field: 'userId', id: '800000000000004242' }]));
+    await expectIndexBacked(grants([{ field: 'projectGrantId', id: PROJECT_GRANT }], SMALL_ORG));
+    const lent = await grants([{ field: 'projectGrantId', id: PROJECT_GRANT }], SMALL_ORG)(db);
+    expect(lent.totalResult).toBe(250n);
+    // with the granted ones: the big org also sees the small org's grants on its project
+    const withGranted: GrantFilter[] = [
+      { field: 'withGranted' },
+      { field: 'userName', text: { value: 'user1200', method: 'startsWith' } },
+    ];
+    await expectIndexBacked(grants(withGranted));
+    expect((await grants(withGranted)(db)).rows.map((g) => g.org_id)).toContain(SMALL_ORG);
+    await expectIndexBacked((d) =>
+      listProjectGrants(
+        d,
+        ORG,
+        PROJECT,
+        [{ projectName: { value: 'big', method: 'startsWithIgnoreCase' } }, { roleKey: 'reader' }],
+        page,
+      ),
+    );
+  });
+
+  it('ListEvents of an org, an editor or an object, newest first, one page after the other', async () => {
+    const newest = { after: 0n, limit: 20, asc: false };
+    await expectIndexBacked((d) => listEvents(d, { resourceOwner: SMALL_ORG }, newest));
+    await expectIndexBacked((d) => listEvents(d, { editorId: EDITOR }, newest));
+    await expectIndexBacked((d) => listEvents(d, { aggregateId: SMALL_USER }, newest));
+    await expectIndexBacked((d) => listEvents(d, { aggregateId: SMALL_USER, aggregateTypes: ['user'] }, newest));
+    await expectIndexBacked((d) => listEvents(d, { resourceOwner: ORG, editorId: 'seed' }, newest));
+    await expectIndexBacked((d) => listEvents(d, {}, newest));
+    const page1 = await listEvents(db, { resourceOwner: SMALL_ORG, editorId: EDITOR }, { ...newest, asc: true });
+    expect(page1).toHaveLength(20);
+    expect(page1[0]).toMatchObject({ aggregate_id: SMALL_USER, creator: EDITOR, editor_name: 'User 4242' });
+    const rest = { after: BigInt(page1.at(-1)!.sequence), limit: 20, asc: true };
+    await expectIndexBacked((d) => listEvents(d, { resourceOwner: SMALL_ORG }, rest));
+    const page2 = await listEvents(db, { resourceOwner: SMALL_ORG }, rest);
+    expect(page2).toHaveLength(10);
+    expect(BigInt(page2[0]!.sequence)).toBeGreaterThan(rest.after);
   });
 
   it('GetUserByID, IsUserUnique, the members, orgs and history lists, and ending a user or org session', async () => {

@@ -13,8 +13,10 @@ import {
   removeProjectGrant,
   setProjectGrantState,
   updateProjectGrantRoles,
+  type ProjectGrantFilter,
   type ProjectGrantRow,
 } from '../../grants/project-grants.ts';
+import { invalidArgument } from '../../platform/errors.ts';
 import { detailsMessage, storedDetails } from '../convert.ts';
 import { listDetailsMessage, pageOf, textFilter } from '../list-query.ts';
 import { operation, type Caller, type Operation } from '../operation.ts';
@@ -70,8 +72,13 @@ export function projectGrantOperations({ db }: ManagementDeps): Operation[] {
       method: ManagementService.method.listProjectGrants,
       permission: orgOwner,
       async handle(caller, req) {
+        const filters = req.queries.map(({ query: q }, i): ProjectGrantFilter => {
+          if (q.case === 'projectNameQuery') return { projectName: textFilter(q.value.name, q.value.method) };
+          if (q.case === 'roleKeyQuery') return { roleKey: q.value.roleKey };
+          throw invalidArgument(`invalid ListProjectGrantsRequest.Queries[${i}]: an empty query`, 'PROJECT-M099f');
+        });
         const page = pageOf(req.query, 'ListProjectGrantsRequest');
-        const result = await listProjectGrants(db, caller.orgId, req.projectId, page);
+        const result = await listProjectGrants(db, caller.orgId, req.projectId, filters, page);
         return { details: listDetailsMessage(result), result: result.rows.map(grantedProjectMessage) };
       },
     }),

@@ -3,7 +3,7 @@
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import { AuthService, type UserGrantSchema as MyUserGrantSchema } from '@zitadel/proto/zitadel/auth_pb.js';
 import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
-import { Type, UserGrantState, type UserGrantSchema } from '@zitadel/proto/zitadel/user_pb.js';
+import { Type, UserGrantState, type UserGrantQuery, type UserGrantSchema } from '@zitadel/proto/zitadel/user_pb.js';
 import type { ManagementDeps } from '../deps.ts';
 import { ORG_OWNER } from '../../members/roles.ts';
 import {
@@ -18,13 +18,14 @@ import {
   listMyUserGrants,
   listProjectOrgs,
   listUserGrants,
-  type GrantFilters,
+  type GrantFilter,
   type ProjectOrgsOf,
 } from '../../grants/list.ts';
 import { IAM_OWNER } from '../../members/roles.ts';
 import { detailsMessage, orgMessage, storedDetails } from '../convert.ts';
 import { listDetailsMessage, pageOf, textFilter } from '../list-query.ts';
 import { operation, type Caller, type Operation } from '../operation.ts';
+import { invalidArgument } from '../../platform/errors.ts';
 
 const orgOwner = { kind: 'org', role: ORG_OWNER } as const;
 const authenticated = { kind: 'authenticated' } as const;
@@ -73,6 +74,44 @@ function myGrantMessage(g: UserGrantRow): MessageInitShape<typeof MyUserGrantSch
   };
 }
 
+/** ZITADEL's user grant queries (zitadel.user.v1.UserGrantQuery) as filters; an empty one is 400. */
+function grantFilter({ query: q }: UserGrantQuery, i: number): GrantFilter {
+  switch (q.case) {
+    case 'userIdQuery':
+      return { field: 'userId', id: q.value.userId };
+    case 'projectIdQuery':
+      return { field: 'projectId', id: q.value.projectId };
+    case 'projectGrantIdQuery':
+      return { field: 'projectGrantId', id: q.value.projectGrantId };
+    case 'roleKeyQuery':
+      return { field: 'roleKey', roleKey: q.value.roleKey };
+    case 'withGrantedQuery':
+      return { field: 'withGranted' };
+    case 'userTypeQuery':
+      if (q.value.type === Type.UNSPECIFIED)
+        throw invalidArgument(`invalid ListUserGrantRequest.Queries[${i}].UserTypeQuery.Type: unspecified`);
+      return { field: 'userType', type: q.value.type === Type.HUMAN ? 'human' : 'machine' };
+    case 'userNameQuery':
+      return { field: 'userName', text: textFilter(q.value.userName, q.value.method) };
+    case 'firstNameQuery':
+      return { field: 'firstName', text: textFilter(q.value.firstName, q.value.method) };
+    case 'lastNameQuery':
+      return { field: 'lastName', text: textFilter(q.value.lastName, q.value.method) };
+    case 'emailQuery':
+      return { field: 'email', text: textFilter(q.value.email, q.value.method) };
+    case 'displayNameQuery':
+      return { field: 'displayName', text: textFilter(q.value.displayName, q.value.method) };
+    case 'orgNameQuery':
+      return { field: 'orgName', text: textFilter(q.value.orgName, q.value.method) };
+    case 'orgDomainQuery':
+      return { field: 'orgDomain', text: textFilter(q.value.orgDomain, q.value.method) };
+    case 'projectNameQuery':
+      return { field: 'projectName', text: textFilter(q.value.projectName, q.value.method) };
+    default:
+      throw invalidArgument(`invalid ListUserGrantRequest.Queries[${i}]: an empty query`);
+  }
+}
+
 const ref = (caller: Caller, req: { userId: string; grantId: string }) => ({
   orgId: caller.orgId,
   userId: req.userId,
@@ -113,20 +152,7 @@ export function userGrantOperations({ db }: ManagementDeps): Operation[] {
       method: ManagementService.method.listUserGrants,
       permission: orgOwner,
       async handle(caller, req) {
-        const filters: GrantFilters[] = req.queries.map(({ query: q }) => {
-          switch (q.case) {
-            case 'userIdQuery':
-              return { userId: q.value.userId };
-            case 'projectIdQuery':
-              return { projectId: q.value.projectId };
-            case 'roleKeyQuery':
-              return { roleKey: q.value.roleKey };
-            case 'userNameQuery':
-              return { userName: textFilter(q.value.userName, q.value.method) };
-            default:
-              return {};
-          }
-        });
+        const filters = req.queries.map(grantFilter);
         const result = await listUserGrants(db, caller.orgId, filters, pageOf(req.query, 'ListUserGrantRequest'));
         return { details: listDetailsMessage(result), result: result.rows.map(grantMessage) };
       },

@@ -45,11 +45,26 @@ const STATES: Partial<Record<UserState, UserRow['state']>> = {
   [UserState.LOCKED]: 'locked',
 };
 
-/** ZITADEL's user queries as filters; the nested or/and/not queries are not offered. */
-function userFilter(query: SearchQuery, i: number): UserFilter {
+/** How deep or/and/not queries may nest: enough for any search form, and a bound on the work of one request. */
+const MAX_NESTING = 5;
+
+/** ZITADEL's user queries as filters, the or/and/not queries with theirs (`field` names the query in errors). */
+function userFilter(query: SearchQuery, field: string, depth = 0): UserFilter {
   const q = query.query;
-  const field = `ListUsersRequest.Queries[${i}]`;
+  const nested = (queries: SearchQuery[], name: string) => {
+    if (depth >= MAX_NESTING)
+      throw invalidArgument(`invalid ${field}.${name}: queries nest at most ${MAX_NESTING} deep`);
+    return queries.map((sub, i) => userFilter(sub, `${field}.${name}.Queries[${i}]`, depth + 1));
+  };
   switch (q.case) {
+    case 'orQuery':
+      return { field: 'or', filters: nested(q.value.queries, 'OrQuery') };
+    case 'andQuery':
+      return { field: 'and', filters: nested(q.value.queries, 'AndQuery') };
+    case 'notQuery': {
+      if (!q.value.query) throw invalidArgument(`invalid ${field}.NotQuery.Query: value is required`);
+      return { field: 'not', filter: nested([q.value.query], 'NotQuery')[0]! };
+    }
     case 'userNameQuery':
       return { field: 'userName', text: textFilter(q.value.userName, q.value.method) };
     case 'firstNameQuery':
@@ -110,7 +125,7 @@ export function userOperations({ db, hashing }: ManagementDeps): Operation[] {
         const result = await listUsers(
           db,
           caller.orgId,
-          req.queries.map(userFilter),
+          req.queries.map((q, i) => userFilter(q, `ListUsersRequest.Queries[${i}]`)),
           page,
           SORT_COLUMNS[req.sortingColumn],
         );

@@ -1,0 +1,129 @@
+// Issue 22's users and audit pages in a real browser (Chromium): the admin finds users by one search box over user
+// name, e-mail and name (ListUsers' orQuery); reads the org's event log newest first, narrows it to one object and
+// to one editor by labelled fields, and pages back through it without a gap or a repeat (AdminService.ListEvents).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
+import { launchBrowser, signIn } from '../helpers/browser.ts';
+import { callRest, okJson } from '../helpers/management.ts';
+import { ADMIN_PASSWORD, type TestServer } from '../helpers/server.ts';
+import { startServerWithAdminKey } from '../helpers/tokens.ts';
+
+describe('console users and audit pages in a browser (issue 22)', () => {
+  let server: TestServer;
+  let adminToken: string;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    ({ server, adminToken } = await startServerWithAdminKey());
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  const addProject = async (name: string) =>
+    okJson<{ id: string }>(
+      await callRest(
+        server.url,
+        { service: ManagementService, method: 'AddProject', rest: ['POST', '/management/v1/projects'], body: { name } },
+        { token: adminToken },
+      ),
+    ).id;
+
+  const signedIn = async (path: string) => {
+    const page = await (await browser.newContext({ locale: 'en-US' })).newPage();
+    await page.goto(`${server.url}${path}`);
+    await signIn(page, 'admin', ADMIN_PASSWORD);
+    await page.waitForURL((url) => url.pathname === path, { timeout: 15_000 });
+    return page;
+  };
+
+  const cells = (page: Page, column: number) =>
+    page.locator(`main table tbody tr td:nth-child(${column})`).allTextContents();
+
+  it('finds users by a prefix of their user name, e-mail or name; creates human and machine users', async () => {
+    for (const [userName, email, displayName] of [
+      ['grace.hopper', 'ghopper@navy.example', 'Amazing Grace'],
+      ['alan', 'turing@bletchley.example', 'Alan Turing'],
+    ])
+      okJson(
+        await callRest(
+          server.url,
+          {
+            service: ManagementService,
+            method: 'ImportHumanUser',
+            rest: ['POST', '/management/v1/users/human/_import'],
+            body: { userName, email: { email }, profile: { firstName: 'F', lastName: 'L', displayName } },
+          },
+          { token: adminToken },
+        ),
+      );
+    const page = await signedIn('/ui/console/users');
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Users');
+    expect(await cells(page, 1)).toEqual(expect.arrayContaining(['admin', 'alan', 'grace.hopper']));
+    const search = async (text: string) => {
+      await page.getByLabel('Search by user name, e-mail or name').fill(text);
+      await page.getByRole('button', { name: 'Search' }).click();
+      await page.waitForURL((url) => url.searchParams.get('q') === text);
+      return cells(page, 1);
+    };
+    expect(await search('GHOP')).toEqual(['grace.hopper']); // e-mail
+    expect(await search('amazing')).toEqual(['grace.hopper']); // name
+    expect(await search('ala')).toEqual(['alan']); // user name
+    expect(await search('hopper')).toEqual([]); // a prefix, not anywhere in the text
+
+    // create a human and a machine user; each is the API's (ListUsers); a taken user name is the form again
+    const human = page.getByRole('region', { name: 'New user' });
+    await human.getByLabel('User name').fill('ada');
+    await human.getByLabel('E-mail').fill('ada@analytical.example');
+    await human.getByLabel('First name').fill('Ada');
+    await human.getByLabel('Last name').fill('Lovelace');
+    await human.getByLabel('Password').fill('Analytical-Engine-1843!');
+    await page.getByRole('button', { name: 'Create user' }).click();
+    await expect.poll(() => page.locator('#notice').textContent()).toBe('Saved.');
+    const machine = page.getByRole('region', { name: 'New machine user' });
+    await machine.getByLabel('User name').fill('ci-bot');
+    await machine.getByLabel('Name', { exact: true }).fill('CI bot');
+    await page.getByRole('button', { name: 'Create machine user' }).click();
+    await expect.poll(() => page.locator('#notice').textContent()).toBe('Saved.');
+    const listed = okJson<{ result?: { userName: string; human?: object; machine?: object }[] }>(
+      await callRest(
+        server.url,
+        { service: ManagementService, method: 'ListUsers', rest: ['POST', '/management/v1/users/_search'], body: {} },
+        { token: adminToken },
+      ),
+    );
+    const byName = new Map(listed.result?.map((u) => [u.userName, u]));
+    expect(byName.get('ada')?.human).toBeDefined();
+    expect(byName.get('ci-bot')?.machine).toBeDefined();
+    await page.getByRole('region', { name: 'New machine user' }).getByLabel('User name').fill('ada');
+    await page.getByRole('region', { name: 'New machine user' }).getByLabel('Name', { exact: true }).fill('Again');
+    await page.getByRole('button', { name: 'Create machine user' }).click();
+    expect(await page.locator('#form-error').textContent()).toBeTruthy();
+  });
+
+  it('lists the events newest first, by object and by editor, one page after the other', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 55; i++) ids.push(await addProject(`Audited ${i}`));
+    const page = await signedIn('/ui/console/audit');
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Audit');
+    const firstPage = await cells(page, 3);
+    expect(firstPage).toHaveLength(50);
+    expect(firstPage[0]).toBe(`project ${ids.at(-1)}`); // the newest first
+    await page.getByRole('link', { name: 'Older events' }).click();
+    const secondPage = await cells(page, 3);
+    expect(secondPage[0]).toBe(`project ${ids.at(-51)}`); // no gap, no repeat
+    expect(secondPage.filter((c) => firstPage.includes(c) && c.startsWith('project'))).toEqual([]);
+
+    await page.getByLabel('Object ID').fill(ids[7]!);
+    await page.getByRole('button', { name: 'Search' }).click();
+    expect(await cells(page, 2)).toEqual(['project.added']);
+    const editor = await page.locator('main table tbody tr td:nth-child(4)').textContent();
+    expect(editor).toBeTruthy();
+    await page.getByLabel('By (user ID)').fill('no-such-editor');
+    await page.getByRole('button', { name: 'Search' }).click();
+    expect(await page.getByText('Nothing here yet.').count()).toBe(1);
+  });
+});
