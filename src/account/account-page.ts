@@ -12,10 +12,11 @@ import { changeMyPassword, PasswordCheckLocked } from '../passwords/service.ts';
 import { HASHING_RETRY_AFTER } from '../users/passwords.ts';
 import { format, SUPPORTED_LOCALES, type Texts } from '../login/i18n.ts';
 import { formField } from '../login/interaction.ts';
-import { policyRefusal } from '../login/password-rules.ts';
+import { passwordHelp, policyRefusal } from '../login/password-rules.ts';
 import { checkAccountPost } from './csrf.ts';
 import { type AccountDeps, type AccountHandler, pageBasics, queryText } from './deps.ts';
 import { codeField, field, newPasswordField } from './fields.ts';
+import { getPasswordPolicy } from '../passwords/current.ts';
 import { accountSession, signInRedirect, signOutUrl, type AccountSession } from './session.ts';
 import { ACCOUNT_PATH } from './urls.ts';
 import { passkeysSection } from './passkeys-section.ts';
@@ -114,7 +115,7 @@ export async function renderAccount(
         maxLength: 1024,
         error: errors.currentPassword,
       }),
-      newPasswordField: newPasswordField(t, errors.newPassword),
+      newPasswordField: newPasswordField(t, passwordHelp(t, await getPasswordPolicy(deps.db)), errors.newPassword),
       ...(await passkeysSection(deps.db, t, user.id, errors.passkeyName)),
     }),
   );

@@ -25,10 +25,13 @@ export function field(
 export const codeField = (t: Texts, value = '', error?: string) =>
   field(t, 'code', 'codeLabel', { autocomplete: 'one-time-code', maxLength: 32, value, error });
 
-export const newPasswordField = (t: Texts, error?: string) =>
-  field(t, 'newPassword', 'newPasswordLabel', {
+/** `help`: the password policy in words (login/password-rules.ts passwordHelp). */
+export const newPasswordField = (t: Texts, help: string, error?: string): Field => ({
+  ...field(t, 'newPassword', 'newPasswordLabel', {
     type: 'password',
     autocomplete: 'new-password',
     maxLength: 1024,
     error,
-  });
+  }),
+  help,
+});

@@ -8,13 +8,14 @@ import { findUserByLoginName } from '../users/lookup.ts';
 import { verifyEmail } from '../emails/service.ts';
 import { requestPasswordReset, resetPasswordWithCode } from '../passwords/reset.ts';
 import { formField } from '../login/interaction.ts';
-import { policyRefusal } from '../login/password-rules.ts';
+import { passwordHelp, policyRefusal } from '../login/password-rules.ts';
 import { checkAccountPost } from './csrf.ts';
 import { type AccountDeps, type AccountHandler, pageBasics, queryText } from './deps.ts';
 import { codeField, field, newPasswordField } from './fields.ts';
 import { ACCOUNT_PATH } from './urls.ts';
 import { MessagePage } from '../views/messages.ts';
 import { ForgotPasswordPage, PasswordResetPage, VerifyEmailPage } from '../views/account.ts';
+import { getPasswordPolicy } from '../passwords/current.ts';
 
 const LOGIN_NAME_MAX = 400;
 
@@ -111,13 +112,13 @@ interface ResetInput {
   code: string;
 }
 
-function renderReset(
+async function renderReset(
   deps: AccountDeps,
   request: FastifyRequest,
   reply: FastifyReply,
   input: ResetInput,
   view: { status?: number; notice?: string; alert?: string; passwordError?: string } = {},
-): FastifyReply {
+): Promise<FastifyReply> {
   const { locale, csrf } = pageBasics(deps, request, reply);
   const t = deps.pages.texts(locale);
   return deps.pages.send(
@@ -129,7 +130,7 @@ function renderReset(
       notice: view.notice,
       alert: view.alert,
       codeField: codeField(t, input.code),
-      newPasswordField: newPasswordField(t, view.passwordError),
+      newPasswordField: newPasswordField(t, passwordHelp(t, await getPasswordPolicy(deps.db)), view.passwordError),
     }),
   );
 }

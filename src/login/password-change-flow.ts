@@ -15,7 +15,8 @@ import {
   type LoginDeps,
 } from './interaction.ts';
 import { afterFirstFactorOf } from './second-factor-flow.ts';
-import { policyRefusal } from './password-rules.ts';
+import { passwordHelp, policyRefusal } from './password-rules.ts';
+import { getPasswordPolicy } from '../passwords/current.ts';
 import { PasswordChangePage } from '../views/login.ts';
 import { openTicket, sealTicket, ticketExpired } from './ticket.ts';
 
@@ -32,7 +33,7 @@ export async function showRequiredChange(
   status = 200,
   messages: { error?: string; alert?: string } = {},
 ): Promise<FastifyReply> {
-  const [account] = await describeAccounts(deps.db, [userId]);
+  const [[account], policy] = await Promise.all([describeAccounts(deps.db, [userId]), getPasswordPolicy(deps.db)]);
   return deps.pages.send(
     reply,
     deps.pages.render(status, i.locale, PasswordChangePage, 'passwordChangeTitle', {
@@ -40,6 +41,7 @@ export async function showRequiredChange(
       csrf: i.csrf,
       ticket: sealTicket(deps, PURPOSE, i.uid, { userId }),
       loginName: account?.loginName ?? '',
+      help: passwordHelp(deps.pages.texts(i.locale), policy),
       ...messages,
     }),
   );

@@ -1,6 +1,6 @@
 // The password policy's rules in the page's language (issue 16): the API names a failing rule in English, the
 // login and account pages in the user's.
-import { PasswordPolicyError, type PasswordProblem } from '../passwords/policy.ts';
+import { type PasswordPolicy, PasswordPolicyError, type PasswordProblem } from '../passwords/policy.ts';
 import { format, type Texts } from './i18n.ts';
 
 const RULE_KEYS: Record<Exclude<PasswordProblem['rule'], 'length'>, string> = {
@@ -18,4 +18,19 @@ export function passwordRuleMessage(t: Texts, problem: PasswordProblem): string 
 /** The message of a policy refusal, undefined for any other error (which the caller rethrows). */
 export function policyRefusal(t: Texts, error: unknown): string | undefined {
   return error instanceof PasswordPolicyError ? passwordRuleMessage(t, error.problem) : undefined;
+}
+
+const REQUIRED_KEYS: [keyof PasswordPolicy, string][] = [
+  ['hasUppercase', 'passwordNeedsUppercase'],
+  ['hasLowercase', 'passwordNeedsLowercase'],
+  ['hasNumber', 'passwordNeedsNumber'],
+  ['hasSymbol', 'passwordNeedsSymbol'],
+];
+
+/** The help under a new password's field: the policy in force in the page's language, so that no one meets a rule
+ *  only by breaking it. */
+export function passwordHelp(t: Texts, policy: PasswordPolicy): string {
+  const needs = REQUIRED_KEYS.filter(([flag]) => policy[flag]).map(([, key]) => t[key]);
+  const length = format(t.newPasswordHelp!, { min: policy.minLength });
+  return needs.length ? `${length} ${format(t.passwordNeeds!, { rules: needs.join(', ') })}` : length;
 }

@@ -17,7 +17,8 @@ import {
 } from './interaction.ts';
 import { afterFirstFactorOf } from './second-factor-flow.ts';
 import { getLoginPolicy } from '../login-policy/current.ts';
-import { policyRefusal } from './password-rules.ts';
+import { passwordHelp, policyRefusal } from './password-rules.ts';
+import { getPasswordPolicy } from '../passwords/current.ts';
 import type { FieldProps } from '../views/fields.ts';
 import { RegisterPage, type RegisterProps } from '../views/login.ts';
 import { ErrorPage } from '../views/messages.ts';
@@ -39,7 +40,7 @@ type FieldName = (typeof FIELDS)[number]['name'];
 type Values = Partial<Record<FieldName, string>>;
 type Errors = Partial<Record<FieldName, string>>;
 
-export function showRegistration(
+export async function showRegistration(
   deps: LoginDeps,
   i: InteractionPage,
   reply: FastifyReply,
@@ -47,8 +48,9 @@ export function showRegistration(
   values: Values = {},
   errors: Errors = {},
   alert?: string,
-): FastifyReply {
+): Promise<FastifyReply> {
   const t = deps.pages.texts(i.locale);
+  const help = passwordHelp(t, await getPasswordPolicy(deps.db));
   const firstInvalid = FIELDS.find((f) => errors[f.name])?.name ?? 'firstName';
   const fields = Object.fromEntries(
     FIELDS.map((f): [FieldName, FieldProps] => [
@@ -60,7 +62,7 @@ export function showRegistration(
         label: t[f.label] ?? f.label,
         // A password is never sent back into the page.
         value: f.name === 'password' ? '' : (values[f.name] ?? ''),
-        help: f.name === 'password' ? t.newPasswordHelp : undefined,
+        help: f.name === 'password' ? help : undefined,
         error: errors[f.name],
         autofocus: f.name === firstInvalid,
       },

@@ -199,11 +199,22 @@ export const ConsentPage: View<ConsentProps> = ({ t, action, csrf, lead, appName
 export interface PasswordChangeProps extends Form {
   ticket: string;
   loginName: string;
+  /** The password policy in words (login/password-rules.ts passwordHelp). */
+  help: string;
   error?: string | undefined;
   alert?: string | undefined;
 }
 
-export const PasswordChangePage: View<PasswordChangeProps> = ({ t, action, csrf, ticket, loginName, error, alert }) =>
+export const PasswordChangePage: View<PasswordChangeProps> = ({
+  t,
+  action,
+  csrf,
+  ticket,
+  loginName,
+  help,
+  error,
+  alert,
+}) =>
   html`<h1>${t.passwordChangeTitle}</h1>
     <p class="lead">${t.passwordChangeLead}</p>
     <${Alert} text=${alert} />
@@ -221,7 +232,7 @@ export const PasswordChangePage: View<PasswordChangeProps> = ({ t, action, csrf,
         maxLength=${1024}
         required=${true}
         autofocus=${true}
-        help=${t.newPasswordHelp}
+        help=${help}
         error=${error}
       />
       <button type="submit" class="primary" id="submit">${t.passwordChangeSubmit}</button>

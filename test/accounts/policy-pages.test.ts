@@ -1,4 +1,4 @@
-// Issue 16: the pages name the policy's failing rule in the page's language (registration), and an imported user
+// Issue 16: the pages say the policy and name its failing rule in the page's language (registration), and an imported user
 // with passwordChangeRequired chooses a new password at the first sign-in.
 import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,12 +17,12 @@ describe('the password policy on the pages (issue 16)', () => {
   });
   afterAll(async () => server?.stop());
 
-  it('registration refuses a password that breaks the policy, naming the rule in the page language', async () => {
+  it('registration shows the policy and refuses a password that breaks it, naming the rule in the page language', async () => {
     const { rows } = await server.db.query<{ id: string }>('SELECT id FROM instance');
     await updatePasswordPolicy(
       server.db,
       rows[0]!.id,
-      { minLength: 8, hasUppercase: false, hasLowercase: false, hasNumber: true, hasSymbol: false },
+      { minLength: 10, hasUppercase: false, hasLowercase: false, hasNumber: true, hasSymbol: false },
       'test',
     );
     try {
@@ -30,7 +30,12 @@ describe('the password policy on the pages (issue 16)', () => {
       const browser = new Browser(server);
       const { url } = await pkceAuthorization(server, app.clientId, { prompt: 'create', ui_locales: 'de' });
       const page = await browser.follow(String(url));
-      const csrf = /name="csrf" value="([^"]*)"/.exec(await page.response.text())![1]!;
+      const form = await page.response.text();
+      // the field's help says the policy before anyone breaks it
+      expect(form).toContain(
+        'Mindestens 10 Zeichen. Eine lange Passphrase ist am besten. Es muss enthalten: eine Ziffer.',
+      );
+      const csrf = /name="csrf" value="([^"]*)"/.exec(form)![1]!;
       const res = await browser.request(`${page.url}/register`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded', origin: server.url },
