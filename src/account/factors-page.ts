@@ -7,16 +7,14 @@ import { AppError, Code } from '../platform/errors.ts';
 import type { UserRow } from '../users/lookup.ts';
 import { format, type Texts } from '../login/i18n.ts';
 import { formField } from '../login/interaction.ts';
-import { countedCheck } from '../factors/attempts.ts';
-import type { FactorCheck } from '../factors/kind.ts';
-import { otpKind } from '../factors/otp-kind.ts';
-import { recoveryKind } from '../factors/recovery-kind.ts';
 import { addMyOtp, OtpCheckLocked, pendingOtp, removeOtp, verifyMyOtp, type NewOtp } from '../factors/otp.ts';
 import { renewRecoveryCodes } from '../factors/recovery-codes.ts';
 import { countRecoveryCodes } from '../factors/queries.ts';
 import { qrPath } from '../factors/qr.ts';
 import { HASHING_RETRY_AFTER } from '../users/passwords.ts';
+import { otpKind } from '../factors/otp-kind.ts';
 import { accountPost, signedInUser } from './account-page.ts';
+import { confirmChange } from './confirm.ts';
 import { type AccountDeps, type AccountHandler, pageBasics, queryText } from './deps.ts';
 import { signInRedirect } from './session.ts';
 import { ACCOUNT_PATH } from './urls.ts';
@@ -119,34 +117,12 @@ export const submitVerifyOtp = accountPost(async (deps, request, reply, { user, 
 
 const locked = (t: Texts, seconds: number) => format(t.errorLocked!, { seconds });
 
-/** The password or a code confirms a change; both are counted like a sign-in (security.md §16). */
-async function confirmed(deps: AccountDeps, request: FastifyRequest, user: UserRow): Promise<FactorCheck | 'busy'> {
-  const attempt = { userId: user.id, ip: request.ip, uid: '' };
-  const code = (formField(request, 'code') ?? '').trim();
-  if (code) {
-    const kind = /^\d{6}$/.test(code) ? otpKind : recoveryKind;
-    return kind.verify(deps, attempt, (name) => (name === 'code' ? code : undefined));
-  }
-  const password = formField(request, 'password') ?? '';
-  const slot = deps.hashing.tryAdmit(request.ip);
-  if (!slot) return 'busy';
-  try {
-    return await countedCheck(deps.db, deps.config.lockout, attempt, async () =>
-      user.password_hash && password
-        ? slot.verify(password, user.password_hash)
-        : slot.verifyDecoy(password).then(() => false),
-    );
-  } finally {
-    slot.release();
-  }
-}
-
 /** A change that needs confirmation: refused with the reason on the page, else `change`. */
 function confirmedPost(
   change: (deps: AccountDeps, request: FastifyRequest, reply: FastifyReply, user: UserRow) => Promise<FastifyReply>,
 ): AccountHandler {
   return accountPost(async (deps, request, reply, { user, t }) => {
-    const check = await confirmed(deps, request, user);
+    const check = await confirmChange(deps, request, user);
     if (check === 'busy') {
       reply.header('retry-after', String(HASHING_RETRY_AFTER));
       return renderFactors(deps, request, reply, user, { status: 503, alert: t.errorBusy });

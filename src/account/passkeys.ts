@@ -6,11 +6,11 @@ import { AppError, Code } from '../platform/errors.ts';
 import { format } from '../login/i18n.ts';
 import { formField } from '../login/interaction.ts';
 import { credentialOf, rpOf } from '../login/passkey-flow.ts';
-import { signInWithPassword } from '../login/sign-in.ts';
-import { loginName } from '../users/lookup.ts';
 import { HASHING_RETRY_AFTER } from '../users/passwords.ts';
 import { finishRegistration, PASSKEY_NAME_MAX, removePasskey, startRegistration } from '../passkeys/service.ts';
+import { loginName } from '../users/lookup.ts';
 import { accountPost, done, renderAccount } from './account-page.ts';
+import { confirmChange } from './confirm.ts';
 import { type AccountDeps, pageBasics } from './deps.ts';
 import { ACCOUNT_PATH } from './urls.ts';
 import { PasskeyPage } from '../views/passkeys.ts';
@@ -47,28 +47,17 @@ export const submitPasskey = accountPost(async (deps, request, reply, { session,
 });
 
 export const submitRemovePasskey = accountPost(async (deps, request, reply, { user, t }) => {
-  const slot = deps.hashing.tryAdmit(request.ip);
-  if (!slot) {
+  const check = await confirmChange(deps, request, user);
+  if (check === 'busy') {
     reply.header('retry-after', String(HASHING_RETRY_AFTER));
     return renderAccount(deps, request, reply, user, { status: 503, alert: t.errorBusy });
   }
-  let outcome: Awaited<ReturnType<typeof signInWithPassword>>;
-  try {
-    outcome = await signInWithPassword(deps.db, slot, deps.config.lockout, {
-      loginName: loginName(user),
-      password: formField(request, 'currentPassword') ?? '',
-      ip: request.ip,
-    });
-  } finally {
-    slot.release();
-  }
-  if (outcome.kind === 'locked') {
-    reply.header('retry-after', String(outcome.retryAfter));
-    const alert = format(t.errorLocked!, { seconds: outcome.retryAfter });
+  if (!check.ok && check.retryAfter) {
+    reply.header('retry-after', String(check.retryAfter));
+    const alert = format(t.errorLocked!, { seconds: check.retryAfter });
     return renderAccount(deps, request, reply, user, { status: 429, alert });
   }
-  if (outcome.kind !== 'ok' || outcome.user.id !== user.id)
-    return renderAccount(deps, request, reply, user, { status: 400, alert: t.errorCurrentPassword });
+  if (!check.ok) return renderAccount(deps, request, reply, user, { status: 400, alert: t.errorFactorConfirm });
   try {
     await removePasskey(deps.db, user, formField(request, 'tokenId') ?? '', user.id);
   } catch (error) {

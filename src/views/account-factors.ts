@@ -15,7 +15,7 @@ export interface AccountFactorsProps {
 }
 
 /** The password, or a code from the authenticator or a recovery code: either confirms a change (issue 17). */
-const Confirm = ({ t, idPrefix }: { t: Texts; idPrefix: string }) =>
+export const Confirm = ({ t, idPrefix }: { t: Texts; idPrefix: string }) =>
   html`<p class="help">${t.factorConfirmHelp}</p>
     <div class="row">
       <${Field}

@@ -3,6 +3,8 @@
 import { Alert, Csrf, Field, type FieldProps } from './fields.ts';
 import { type FactorStepProps, OtherFactors, StepHidden } from './factors.ts';
 import { html, type Markup } from './html.ts';
+import { Confirm } from './account-factors.ts';
+import type { Texts } from '../login/i18n.ts';
 import type { View } from './layout.ts';
 
 /** The form the script drives: the options in data-options; the answer goes back in `credential`. */
@@ -73,13 +75,14 @@ export const PasskeyFactorPage = (options: string): View<FactorStepProps> =>
   };
 
 export interface PasskeysSectionProps {
-  t: Record<string, string | undefined>;
+  t: Texts;
   csrf: string;
-  passkeys: { id: string; name: string; passwordField: FieldProps }[];
+  passkeys: { id: string; name: string }[];
   passkeyNameField: FieldProps;
 }
 
-/** The account page's passkeys: each with a removal form that asks for the password; a field naming a new one. */
+/** The account page's passkeys: each with a removal form that asks for the password or a code; a field naming a
+ *  new one. */
 export const PasskeysSection = ({ t, csrf, passkeys, passkeyNameField }: PasskeysSectionProps) =>
   html`<section class="section" aria-labelledby="passkeys-title">
     <h2 id="passkeys-title">${t.passkeysTitle}</h2>
@@ -91,7 +94,7 @@ export const PasskeysSection = ({ t, csrf, passkeys, passkeyNameField }: Passkey
           <${Csrf} token=${csrf} />
           <input type="hidden" name="tokenId" value=${k.id} />
           <h3 class="passkey-name">${k.name}</h3>
-          <${Field} ...${k.passwordField} />
+          <${Confirm} t=${t} idPrefix=${`passkey-${k.id}`} />
           <button type="submit" class="secondary" id=${`remove-passkey-${k.id}`}>${t.passkeyRemove}</button>
         </form>`,
     )}

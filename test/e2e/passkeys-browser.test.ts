@@ -11,6 +11,11 @@ import { RelyingParty, startCallbackServer, type CallbackServer } from '../helpe
 import { startLoginServer, type LoginServer } from '../helpers/login-server.ts';
 import { updateLoginPolicy } from '../../src/login-policy/service.ts';
 import { DEFAULT_LOGIN_POLICY } from '../../src/login-policy/policy.ts';
+import * as OTPAuth from 'otpauth';
+import { TEST_MASTER_KEY } from '../helpers/server.ts';
+import { createSecretBox } from '../../src/platform/secrets.ts';
+import { enrollOtp, removeOtp } from '../../src/factors/otp.ts';
+import { newTotpSecret } from '../../src/factors/totp.ts';
 
 interface Authenticator {
   backupEligible?: boolean;
@@ -318,7 +323,7 @@ describe('passkeys in a browser (issue 17)', () => {
     await account.context().close();
   });
 
-  it('removing a passkey asks for the password; removed, it no longer signs in', async () => {
+  it('removing a passkey asks for the password or a code; removed, it no longer signs in', async () => {
     const { userName, userId } = await newUser();
     const page = await newPage();
     await accountPage(page, userName);
@@ -332,6 +337,18 @@ describe('passkeys in a browser (issue 17)', () => {
     await page.locator('form.passkey', { hasText: 'Old key' }).locator('button').click();
     await page.waitForURL(`${base}/ui/account?done=passkeyRemoved`);
     expect((await credentials(userId)).map((c) => c.name)).not.toContain('Old key');
+    // a code of the user's authenticator app confirms a removal as well as the password does (issue 17)
+    await addPasskey(page, 'Spare key');
+    const secret = newTotpSecret();
+    const totp = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret) });
+    const factors = { db: server.db, secrets: createSecretBox(TEST_MASTER_KEY), config: server.config };
+    expect((await enrollOtp(factors, userId, secret, totp.generate(), '127.0.0.1')).ok).toBe(true);
+    const spare = page.locator('form.passkey', { hasText: 'Spare key' });
+    await spare.getByLabel('Code').fill(totp.generate({ timestamp: Date.now() + 30_000 }));
+    await spare.locator('button').click();
+    await page.waitForURL(`${base}/ui/account?done=passkeyRemoved`);
+    expect(await credentials(userId)).toEqual([]);
+    await removeOtp(server.db, (await server.findUser(userName))!, userId);
     // without a passkey the user is no longer asked for one after the password
     const kinds = await server.db.query('SELECT factor_kinds FROM users WHERE id = $1', [userId]);
     expect(kinds.rows).toEqual([{ factor_kinds: [] }]);

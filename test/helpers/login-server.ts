@@ -1,5 +1,6 @@
 // The real server (startTestServer) with a public OIDC app (none + PKCE) whose callback is the test's relying
 // party on loopback, plus the shortcuts the login tests use to look at and add users.
+import type { Config } from '../../src/config.ts';
 import { createOidcApp, defaultOrgId } from './oidc.ts';
 import { ADMIN_PASSWORD, startTestServer } from './server.ts';
 import { registerHuman } from '../../src/users/register.ts';
@@ -17,6 +18,7 @@ export interface LoginServer {
   /** Every log line the server wrote. */
   logs: string[];
   db: Db;
+  config: Config;
   findUser(loginName: string): Promise<UserRow | undefined>;
   addUser(userName: string, password: string): Promise<string>;
   stop(): Promise<void>;
@@ -47,6 +49,7 @@ export async function startLoginServer(
       adminPassword: ADMIN_PASSWORD,
       logs: server.logs,
       db: server.db,
+      config: server.config,
       findUser: (loginName) => findUserByLoginName(server.db, loginName),
       async addUser(userName, password) {
         const input = registrationSchema.parse({
