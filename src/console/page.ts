@@ -10,7 +10,7 @@ import { chooseLocale, type Locale, type Texts } from '../login/i18n.ts';
 import type { LoginDeps } from '../login/interaction.ts';
 import { formField } from '../login/interaction.ts';
 import { cookieCsrf } from '../login/cookie-csrf.ts';
-import { HTML_SECURITY_HEADERS } from '../login/security.ts';
+import { HTML_SECURITY_HEADERS, SCRIPT_PAGE_CSP } from '../login/security.ts';
 import { AppError, Code } from '../platform/errors.ts';
 import { renderDocument, type Markup } from '../views/html.ts';
 import { ConsoleLayout, type ConsoleFrame, type NavOrg, withOrg } from '../views/console/layout.ts';
@@ -22,7 +22,7 @@ import { consoleTexts } from './texts.ts';
 /** The console pages allow their one script, and nothing else. */
 const CONSOLE_HEADERS = {
   ...HTML_SECURITY_HEADERS,
-  'content-security-policy': `${HTML_SECURITY_HEADERS['content-security-policy']}; script-src 'self'`,
+  'content-security-policy': SCRIPT_PAGE_CSP,
 };
 
 export interface ConsoleDeps {
