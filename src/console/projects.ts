@@ -1,9 +1,8 @@
-// Console area "Projects" (issue 22): list with search, create, and a project's page with its settings (the three
-// checks), roles (add, edit, remove), apps, user grants, project grants and members; deactivate, reactivate and
-// remove. Every read and write is the API's operation (ListProjects, AddProject, UpdateProject, …).
+// Console area "Projects" (issue 22): a project's page with its settings (the three checks), roles (add, edit,
+// remove), apps, user grants, project grants and members; deactivate, reactivate and remove (the list and creation
+// are project-list.ts). Every read and write is the API's operation (GetProjectByID, UpdateProject, …).
 import { ManagementService as M } from '@zitadel/proto/zitadel/management_pb.js';
 import { ProjectState } from '@zitadel/proto/zitadel/project_pb.js';
-import { TextQueryMethod } from '@zitadel/proto/zitadel/object_pb.js';
 import { checkedValues, MembersSection, userIdByName } from './members.ts';
 import { AppState } from '@zitadel/proto/zitadel/app_pb.js';
 import { html } from '../views/html.ts';
@@ -12,7 +11,6 @@ import {
   ConfirmRemoval,
   Flash,
   Input,
-  Pager,
   PostForm,
   StateBadge,
   Submit,
@@ -20,65 +18,9 @@ import {
 } from '../views/console/components.ts';
 import { type ConsolePage, type ConsoleRouter, inputError } from './page.ts';
 
-const PAGE_SIZE = 20;
-const path = (projectId: string, rest = '') => `/projects/${encodeURIComponent(projectId)}${rest}`;
-const url = (page: ConsolePage, p: string) => page.href(`/ui/console${p}`);
-const offsetOf = (page: ConsolePage) => Math.max(0, Number((page.request.query as { offset?: string }).offset) || 0);
-
-async function showList(page: ConsolePage, flash: { error?: string; status?: number; name?: string } = {}) {
-  const { t } = page;
-  const q = String((page.request.query as { q?: unknown }).q ?? '').slice(0, 200);
-  const offset = offsetOf(page);
-  const list = await page.run(M.method.listProjects, {
-    query: { offset: BigInt(offset), limit: PAGE_SIZE, asc: true },
-    queries: q
-      ? [{ query: { case: 'nameQuery', value: { name: q, method: TextQueryMethod.CONTAINS_IGNORE_CASE } } }]
-      : [],
-  });
-  const total = Number(list.details?.totalResult ?? 0);
-  const body = html`<form method="get" action="/ui/console/projects" class="search" role="search">
-      <input type="hidden" name="org" value=${page.orgId} />
-      <label for="q">${t.searchLabel}</label>
-      <input id="q" name="q" type="search" value=${q} maxlength="200" />
-      <button type="submit" class="secondary">${t.search}</button>
-    </form>
-    <${Table}
-      t=${t}
-      caption=${t.projectsTitle}
-      head=${[t.name, t.state, t.changed]}
-      rows=${list.result.map((p) => [
-        html`<a href=${url(page, path(p.id))}>${p.name}</a>`,
-        html`<${StateBadge} t=${t} active=${p.state === ProjectState.ACTIVE} />`,
-        p.details?.changeDate ? new Date(Number(p.details.changeDate.seconds) * 1000).toISOString().slice(0, 10) : '',
-      ])}
-    />
-    <${Pager}
-      t=${t}
-      total=${total}
-      offset=${offset}
-      limit=${PAGE_SIZE}
-      href=${(o: number) => url(page, `/projects?${new URLSearchParams({ q, offset: String(o) })}`)}
-    />
-    <section aria-labelledby="new-project">
-      <h2 id="new-project">${t.newProject}</h2>
-      <${Flash} error=${flash.error} />
-      <${PostForm} action=${url(page, '/projects')} csrf=${page.csrf}>
-        <${Input} name="name" label=${t.name} value=${flash.name} required=${true} />
-        <${Submit} label=${t.createProject} />
-      <//>
-    </section>`;
-  return page.render('projects', t.projectsTitle!, body, flash.status);
-}
-
-async function create(page: ConsolePage) {
-  const name = page.field('name');
-  try {
-    const { id } = await page.run(M.method.addProject, { name });
-    return page.reply.redirect(url(page, path(id)), 303);
-  } catch (error) {
-    return showList(page, { error: inputError(error), status: 400, name });
-  }
-}
+/** A project's console path, and a path as a link that keeps the org in context. */
+export const path = (projectId: string, rest = '') => `/projects/${encodeURIComponent(projectId)}${rest}`;
+export const url = (page: ConsolePage, p: string) => page.href(`/ui/console${p}`);
 
 const projectId = (page: ConsolePage) => (page.request.params as { id: string }).id;
 
@@ -251,8 +193,6 @@ export function removal(
 }
 
 export function registerProjects(router: ConsoleRouter): void {
-  router.get('/projects', (page) => showList(page));
-  router.post('/projects', create);
   router.get('/projects/:id', (page) =>
     showProject(page, { notice: (page.request.query as { saved?: string }).saved ? page.t.saved : undefined }),
   );

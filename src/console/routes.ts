@@ -13,6 +13,7 @@ import { registerUsers } from './users.ts';
 import { registerOrgs } from './orgs.ts';
 import { consoleCsrf, consoleRouter } from './page.ts';
 import { registerOverview } from './overview.ts';
+import { registerProjectList } from './project-list.ts';
 import { registerProjects } from './projects.ts';
 import { CONSOLE_PATH, endConsoleSession, finishSignIn, signOutUrl } from './session.ts';
 
@@ -20,6 +21,7 @@ export function registerConsole(ui: FastifyInstance, login: LoginDeps, operation
   const router = consoleRouter(ui, { login, run: createRun(login.db, operations) });
   registerOverview(router);
   registerOrgs(router);
+  registerProjectList(router);
   registerProjects(router);
   registerApps(router);
   registerAudit(router);

@@ -5,7 +5,8 @@ import type { Db } from '../platform/db.ts';
 import { appendEvent } from '../events/log.ts';
 import { changedDetails, type Details } from '../events/details.ts';
 import { keepAnIamOwner } from '../members/service.ts';
-import { deleteOidcArtifactsOfUser, deleteUser, lockUser } from './queries.ts';
+import { deleteOidcArtifactsOfUser } from './artifact-queries.ts';
+import { deleteUser, lockUser } from './queries.ts';
 import { userNotFound, type UserRef } from './service.ts';
 
 export async function removeUser(db: Db, ref: UserRef, creator: string): Promise<Details> {

@@ -6,13 +6,8 @@ import type { Db, Queryable } from '../platform/db.ts';
 import { appendEvent } from '../events/log.ts';
 import { changedDetails, type Details } from '../events/details.ts';
 import { failedPrecondition } from '../platform/errors.ts';
-import {
-  deleteOidcArtifactsOfOrgUsers,
-  deleteOidcArtifactsOfUser,
-  lockUser,
-  setUserState,
-  type UserRow,
-} from './queries.ts';
+import { deleteOidcArtifactsOfOrgUsers, deleteOidcArtifactsOfUser } from './artifact-queries.ts';
+import { lockUser, setUserState, type UserRow } from './queries.ts';
 import { userNotFound, type UserRef } from './service.ts';
 
 type State = UserRow['state'];

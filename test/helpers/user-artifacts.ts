@@ -4,7 +4,7 @@
 import { type ScaleSize, seedScale } from '../../bench/scale-seed.ts';
 import { openDb, type Db } from '../../src/platform/db.ts';
 import { END_OTHER_SESSIONS } from '../../src/passwords/queries.ts';
-import { DELETE_OIDC_ARTIFACTS_OF_USER } from '../../src/users/queries.ts';
+import { DELETE_OIDC_ARTIFACTS_OF_USER } from '../../src/users/artifact-queries.ts';
 import { createTestDatabase } from './database.ts';
 
 /** Every statement in src/ that removes or lists one user's artifacts, with its parameters for a user ID. A new

@@ -12,7 +12,8 @@ import { listOrgs } from '../../src/orgs/lifecycle.ts';
 import type { Db, Queryable } from '../../src/platform/db.ts';
 import type { Page, TextMethod } from '../../src/platform/search.ts';
 import { listUsers, type UserFilter } from '../../src/users/list.ts';
-import { deleteOidcArtifactsOfOrgUsers, deleteOidcArtifactsOfUser, isUserUnique } from '../../src/users/queries.ts';
+import { deleteOidcArtifactsOfOrgUsers, deleteOidcArtifactsOfUser } from '../../src/users/artifact-queries.ts';
+import { isUserUnique } from '../../src/users/queries.ts';
 import { getOrgUser } from '../../src/users/service.ts';
 import { useTestDb } from '../helpers/database.ts';
 

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { orgOfSeededUser, seededId, type ScaleSize } from '../../bench/scale-seed.ts';
 import { changeUserState } from '../../src/users/state.ts';
-import { deleteOidcArtifactsOfUser } from '../../src/users/queries.ts';
+import { deleteOidcArtifactsOfUser } from '../../src/users/artifact-queries.ts';
 import {
   pagesTouched,
   planOf,

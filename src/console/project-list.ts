@@ -1,0 +1,72 @@
+// Console area "Projects" (issue 22): the list with a name search, paged, and a new project; through the API's
+// ListProjects and AddProject. A project's own page is projects.ts.
+import { ManagementService as M } from '@zitadel/proto/zitadel/management_pb.js';
+import { ProjectState } from '@zitadel/proto/zitadel/project_pb.js';
+import { TextQueryMethod } from '@zitadel/proto/zitadel/object_pb.js';
+import { html } from '../views/html.ts';
+import { Flash, Input, Pager, PostForm, StateBadge, Submit, Table } from '../views/console/components.ts';
+import { type ConsolePage, type ConsoleRouter, inputError } from './page.ts';
+import { path, url } from './projects.ts';
+
+const PAGE_SIZE = 20;
+const offsetOf = (page: ConsolePage) => Math.max(0, Number((page.request.query as { offset?: string }).offset) || 0);
+
+async function showList(page: ConsolePage, flash: { error?: string; status?: number; name?: string } = {}) {
+  const { t } = page;
+  const q = String((page.request.query as { q?: unknown }).q ?? '').slice(0, 200);
+  const offset = offsetOf(page);
+  const list = await page.run(M.method.listProjects, {
+    query: { offset: BigInt(offset), limit: PAGE_SIZE, asc: true },
+    queries: q
+      ? [{ query: { case: 'nameQuery', value: { name: q, method: TextQueryMethod.CONTAINS_IGNORE_CASE } } }]
+      : [],
+  });
+  const total = Number(list.details?.totalResult ?? 0);
+  const body = html`<form method="get" action="/ui/console/projects" class="search" role="search">
+      <input type="hidden" name="org" value=${page.orgId} />
+      <label for="q">${t.searchLabel}</label>
+      <input id="q" name="q" type="search" value=${q} maxlength="200" />
+      <button type="submit" class="secondary">${t.search}</button>
+    </form>
+    <${Table}
+      t=${t}
+      caption=${t.projectsTitle}
+      head=${[t.name, t.state, t.changed]}
+      rows=${list.result.map((p) => [
+        html`<a href=${url(page, path(p.id))}>${p.name}</a>`,
+        html`<${StateBadge} t=${t} active=${p.state === ProjectState.ACTIVE} />`,
+        p.details?.changeDate ? new Date(Number(p.details.changeDate.seconds) * 1000).toISOString().slice(0, 10) : '',
+      ])}
+    />
+    <${Pager}
+      t=${t}
+      total=${total}
+      offset=${offset}
+      limit=${PAGE_SIZE}
+      href=${(o: number) => url(page, `/projects?${new URLSearchParams({ q, offset: String(o) })}`)}
+    />
+    <section aria-labelledby="new-project">
+      <h2 id="new-project">${t.newProject}</h2>
+      <${Flash} error=${flash.error} />
+      <${PostForm} action=${url(page, '/projects')} csrf=${page.csrf}>
+        <${Input} name="name" label=${t.name} value=${flash.name} required=${true} />
+        <${Submit} label=${t.createProject} />
+      <//>
+    </section>`;
+  return page.render('projects', t.projectsTitle!, body, flash.status);
+}
+
+async function create(page: ConsolePage) {
+  const name = page.field('name');
+  try {
+    const { id } = await page.run(M.method.addProject, { name });
+    return page.reply.redirect(url(page, path(id)), 303);
+  } catch (error) {
+    return showList(page, { error: inputError(error), status: 400, name });
+  }
+}
+
+export function registerProjectList(router: ConsoleRouter): void {
+  router.get('/projects', (page) => showList(page));
+  router.post('/projects', create);
+}
