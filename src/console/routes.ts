@@ -9,6 +9,8 @@ import type { Operation } from '../management/operation.ts';
 import { createRun } from './access.ts';
 import { registerApps } from './apps.ts';
 import { registerAudit } from './audit.ts';
+import { registerIdps } from './idps.ts';
+import { registerPolicies } from './policies.ts';
 import { registerUsers } from './users.ts';
 import { registerOrgs } from './orgs.ts';
 import { consoleCsrf, consoleRouter } from './page.ts';
@@ -26,6 +28,8 @@ export function registerConsole(ui: FastifyInstance, login: LoginDeps, operation
   registerApps(router);
   registerAudit(router);
   registerUsers(router);
+  registerIdps(router);
+  registerPolicies(router);
 
   // Outside the router: these run without a console session.
   ui.get(CONSOLE_CALLBACK_PATH, async (request, reply) => {
