@@ -2,13 +2,13 @@
 // role and an app through the API's operations (checked through the REST API), shows the client secret once, and
 // works with JavaScript off; a user without a management role sees no data; a cross-site post changes nothing; a
 // hostile name stays text; axe-core finds no serious or critical violation. Screenshots go to docs/screenshots/.
-import { createRequire } from 'node:module';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
 import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
 import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
 import { launchBrowser, signIn } from '../helpers/browser.ts';
+import { docsScreenshot, seriousViolations } from '../helpers/console.ts';
 import { callRest, okJson } from '../helpers/management.ts';
 import { defaultOrgId } from '../helpers/oidc.ts';
 import { ADMIN_PASSWORD, type TestServer } from '../helpers/server.ts';
@@ -18,9 +18,6 @@ import { findUserByLoginName } from '../../src/users/lookup.ts';
 import { createSecretBox } from '../../src/platform/secrets.ts';
 import { resolveMasterKey } from '../../src/platform/master-key.ts';
 import { registrationSchema } from '../../src/users/schema.ts';
-
-const DOCS_SCREENSHOTS = new URL('../../docs/screenshots/', import.meta.url);
-const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 
 describe('admin console in a browser (issue 22)', () => {
   let server: TestServer;
@@ -49,11 +46,6 @@ describe('admin console in a browser (issue 22)', () => {
     await page.goto(`${server.url}${path}`);
     await signIn(page, loginName, password);
     await page.waitForURL((url) => url.pathname === path.split('?')[0], { timeout: 15_000 });
-  }
-
-  async function shot(page: Page, name: string) {
-    mkdirSync(DOCS_SCREENSHOTS, { recursive: true });
-    await page.screenshot({ path: new URL(`${name}.png`, DOCS_SCREENSHOTS).pathname, fullPage: true });
   }
 
   async function projectByName(name: string) {
@@ -142,7 +134,7 @@ describe('admin console in a browser (issue 22)', () => {
     const secret = await page.locator('#client-secret').inputValue();
     expect(secret.length).toBeGreaterThan(20);
     await expect.poll(() => page.getByRole('button', { name: 'Copy' }).count()).toBe(2);
-    await shot(page, 'console-app-created');
+    await docsScreenshot(page, 'console-app-created');
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByText('Download as a file').click()]);
     const keyFile = JSON.parse(readFileSync((await download.path())!, 'utf8')) as Record<string, string>;
     expect([keyFile.clientId, keyFile.clientSecret]).toEqual([clientId, secret]);
@@ -178,9 +170,9 @@ describe('admin console in a browser (issue 22)', () => {
     expect(deactivated.app.state).toBe('APP_STATE_INACTIVE');
     await page.getByRole('main').getByRole('link', { name: 'Shop' }).click();
     expect(await page.getByRole('link', { name: 'Shop web' }).count()).toBe(1);
-    await shot(page, 'console-project');
+    await docsScreenshot(page, 'console-project');
     await page.getByRole('link', { name: 'Overview' }).click();
-    await shot(page, 'console-overview');
+    await docsScreenshot(page, 'console-overview');
     await page.context().close();
   });
 
@@ -294,7 +286,7 @@ describe('admin console in a browser (issue 22)', () => {
     const html = await page.content();
     expect(html).not.toContain('Shop');
     expect(await page.getByRole('navigation').count()).toBe(0);
-    await shot(page, 'console-no-access');
+    await docsScreenshot(page, 'console-no-access');
     await page.context().close();
   });
 
@@ -380,14 +372,7 @@ describe('admin console in a browser (issue 22)', () => {
       '/ui/console/users?q=adm',
     ]) {
       await page.goto(`${server.url}${path}`);
-      await page.addScriptTag({ path: AXE });
-      const violations = await page.evaluate(async () => {
-        const axe = (
-          globalThis as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string }[] }> } }
-        ).axe;
-        return (await axe.run()).violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-      });
-      expect(violations.map((v) => `${path}: ${v.id}`)).toEqual([]);
+      expect(await seriousViolations(page)).toEqual([]);
     }
     await page.context().close();
   });
