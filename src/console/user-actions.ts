@@ -58,15 +58,20 @@ export function registerUserActions(router: ConsoleRouter): void {
       return 'password';
     }, 'password'),
   );
-  router.post(
-    '/users/:id/remove',
-    removal(
-      userName,
-      (page) => page.run(M.method.removeUser, { id: userIdOf(page) }),
-      (page) => page.href(userPath(userIdOf(page))),
-      (page) => page.href('/ui/console/users'),
-    ),
+  const removeUser = removal(
+    userName,
+    (page) => page.run(M.method.removeUser, { id: userIdOf(page) }),
+    (page) => page.href(userPath(userIdOf(page))),
+    (page) => page.href('/ui/console/users'),
   );
+  // RemoveUser can refuse (the last IAM_OWNER): the user's page with the API's message, not an error page
+  router.post('/users/:id/remove', async (page) => {
+    try {
+      return await removeUser(page);
+    } catch (error) {
+      return showUser(page, { error: inputError(error), status: 400 });
+    }
+  });
   router.post(
     '/users/:id/keys/:keyId/remove',
     removal(

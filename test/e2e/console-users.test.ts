@@ -233,6 +233,27 @@ describe('a user page of the console in a browser (issue 22)', () => {
     await page.context().close();
   });
 
+  it("an action the state no longer allows, or an unknown one, is the page again with the API's message", async () => {
+    const id = await addHuman('stale');
+    const page = await userPage(id);
+    // locked elsewhere after the page was shown: the page's Lock is refused, nothing else happens
+    await ok(api('LockUser', ['POST', `/management/v1/users/${id}/_lock`], {}));
+    const lock = page.waitForResponse((r) => r.url().includes('/state'));
+    await page.getByRole('button', { name: 'Lock', exact: true }).click();
+    expect((await lock).status()).toBe(400);
+    expect(await page.locator('#form-error').textContent()).toBe('User should be active (COMMAND-3NN8v)');
+    expect(await buttons(page)).toEqual(['Unlock', 'Deactivate', 'Remove']);
+    const csrf = await page.locator('input[name=csrf]').first().inputValue();
+    const unknown = await page.request.post(`${server.url}/ui/console/users/${id}/state`, {
+      form: { csrf, action: 'explode' },
+      headers: { origin: server.url },
+    });
+    expect(unknown.status()).toBe(400);
+    expect(await unknown.text()).toContain('invalid action: explode');
+    expect(await stateOf(id)).toBe('USER_STATE_LOCKED');
+    await page.context().close();
+  });
+
   it('shows a hostile user name as text, on the list, the page and its removal confirmation', async () => {
     const name = '<img src=x onerror=alert(1)>';
     const id = await addHuman(name);
@@ -271,6 +292,48 @@ describe('a user page of the console in a browser (issue 22)', () => {
     expect(await axeViolations(page)).toEqual([]);
     await page.goto(`${server.url}/ui/console/users/${machine}`);
     expect(await axeViolations(page)).toEqual([]);
+    await page.context().close();
+  });
+
+  // Last: the admin service account gives up IAM_OWNER here, so the API token has no more use after this test.
+  it('a removal the API refuses (the last IAM_OWNER) is the page again with its message', async () => {
+    const admin = (
+      await ok<{ result: { id: string }[] }>(
+        api('ListUsers', ['POST', '/management/v1/users/_search'], {
+          queries: [{ userNameQuery: { userName: 'admin', method: 'TEXT_QUERY_METHOD_EQUALS' } }],
+        }),
+      )
+    ).result[0]!.id;
+    const members = await ok<{ result: { userId: string; userType: string }[] }>(
+      callRest(
+        server.url,
+        { service: AdminService, method: 'ListIAMMembers', rest: ['POST', '/admin/v1/members/_search'], body: {} },
+        { token: adminToken },
+      ),
+    );
+    const serviceAccount = members.result.find((m) => m.userType === 'TYPE_MACHINE')!.userId;
+    await ok(
+      callRest(
+        server.url,
+        {
+          service: AdminService,
+          method: 'RemoveIAMMember',
+          rest: ['DELETE', `/admin/v1/members/${serviceAccount}`],
+          body: { userId: serviceAccount },
+        },
+        { token: adminToken },
+      ),
+    );
+    const page = await userPage(admin);
+    page.once('dialog', (dialog) => void dialog.accept());
+    const removal = page.waitForResponse((r) => r.url().includes('/remove'));
+    await page.getByRole('button', { name: 'Remove' }).click();
+    expect((await removal).status()).toBe(400);
+    expect(await page.locator('#form-error').textContent()).toBe(
+      'The last IAM_OWNER cannot be removed or demoted (IAM-L4stOw)',
+    );
+    await page.goto(`${server.url}/ui/console/users/${admin}`);
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('admin');
     await page.context().close();
   });
 });
