@@ -67,9 +67,15 @@ export function createRun(db: Db, operations: Operation[]): Run {
   return async (viewer, method, orgId, init) => {
     const op = byMethod.get(method);
     if (!op) throw new Error(`${method.name} is not served`);
-    const caller = await authorizePrincipal(db, viewer.principal, op.permission, orgId);
     const request = create(method.input, init);
-    validateMessage(method.input, request);
+    let valid = false;
+    const validated = () => {
+      if (!valid) validateMessage(method.input, request);
+      valid = true;
+      return request;
+    };
+    const caller = await authorizePrincipal(db, viewer.principal, op.permission, orgId, validated);
+    validated();
     return create(method.output, (await op.handle(caller, request)) as MessageInitShape<typeof method.output>);
   };
 }

@@ -20,7 +20,9 @@ describe('permissions', () => {
   let otherOrg: string;
 
   const outcome = (permission: Permission, token: string, orgIdHeader?: string) =>
-    authorize(permission, { authorization: `Bearer ${token}`, orgIdHeader }).then(
+    authorize(permission, { authorization: `Bearer ${token}`, orgIdHeader }, () => {
+      throw new Error('not read');
+    }).then(
       (caller) => ({ orgId: caller.orgId }),
       (error: AppError) => ({ code: error.code }),
     );
