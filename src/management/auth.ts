@@ -6,7 +6,7 @@ import type { Message } from '@bufbuild/protobuf';
 import { AppError, permissionDenied, unauthenticated } from '../platform/errors.ts';
 import { getOrgById } from '../orgs/service.ts';
 import { projectNotFound } from '../projects/service.ts';
-import { rolesOf } from '../members/service.ts';
+import { rolesOf, type ProjectRoles, type Roles } from '../members/service.ts';
 import { IAM_OWNER, PROJECT_OWNER, PROJECT_OWNER_VIEWER } from '../members/roles.ts';
 import { MANAGEMENT_API_SCOPE } from '../oidc/scopes.ts';
 import type { Oidc } from '../oidc/plugin.ts';
@@ -90,6 +90,11 @@ async function requireOrg(db: Db, orgId: string): Promise<void> {
 // The *_GLOBAL roles are for ZITADEL's granted projects, which Gatehouse does not model: they grant nothing here.
 const PROJECT_ACCESS = { write: [PROJECT_OWNER], read: [PROJECT_OWNER, PROJECT_OWNER_VIEWER] } as const;
 
+/** The project memberships that give access to their project (the console shows their projects, issue 22). */
+export function projectMemberships(roles: Roles): ReadonlyMap<string, ProjectRoles> {
+  return new Map([...roles.projects].filter(([, m]) => PROJECT_ACCESS.read.some((r) => m.roles.has(r))));
+}
+
 /**
  * A `project` permission of a caller without the org role (issue 22): 403 when it holds no project role at all,
  * before the request is read (as for any other refusal); 404 for a project it is no member of (ids of others are
@@ -104,9 +109,7 @@ async function projectMemberCaller(
 ): Promise<Caller> {
   const allowed = PROJECT_ACCESS[permission.access];
   const grants = (roles: ReadonlySet<string>) => allowed.some((r) => roles.has(r));
-  const held = new Map(
-    [...principal.roles.projects].filter(([, m]) => PROJECT_ACCESS.read.some((r) => m.roles.has(r))),
-  );
+  const held = projectMemberships(principal.roles);
   if (held.size === 0) throw denied();
   if (!permission.projectOf) {
     const orgId = header ?? principal.orgId;

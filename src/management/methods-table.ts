@@ -22,9 +22,7 @@ function who(permission: Permission): string {
     case 'project': {
       const members = permission.access === 'write' ? 'PROJECT_OWNER' : 'PROJECT_OWNER(_VIEWER)';
       const org = `${permission.role} of the org in context, or IAM_OWNER`;
-      return permission.projectOf
-        ? `${members} of the project, ${org}`
-        : `${org}; ${members} of a project of the org`;
+      return permission.projectOf ? `${members} of the project, ${org}` : `${org}; ${members} of a project of the org`;
     }
   }
 }

@@ -136,6 +136,14 @@ export const lifecycle = {
     call(M, action === 'deactivate' ? 'DeactivateOrg' : 'ReactivateOrg', 'POST', `/management/v1/orgs/me/_${action}`),
   removeMyOrg: () => call(M, 'RemoveOrg', 'DELETE', '/management/v1/orgs/me'),
   removeOrg: (orgId: string) => call(A, 'RemoveOrg', 'DELETE', `/admin/v1/orgs/${orgId}`, { orgId }),
+  orgByDomain: (domain: string) =>
+    call(
+      M,
+      'GetOrgByDomainGlobal',
+      'GET',
+      `/management/v1/global/orgs/_by_domain?domain=${encodeURIComponent(domain)}`,
+      { domain },
+    ),
   getOrg: (id: string) => call(A, 'GetOrgByID', 'GET', `/admin/v1/orgs/${id}`, { id }),
   userChanges: (userId: string, query: Body = {}) =>
     call(M, 'ListUserChanges', 'POST', `/management/v1/users/${userId}/changes/_search`, { userId, query }),

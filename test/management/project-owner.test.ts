@@ -34,6 +34,10 @@ describeEachEncoding('project owners', ({ encoding, p, call, okCall }) => {
     const app = await as(calls.addApiApp(a));
     expect(ids(await as<List>(lifecycle.listApps(a)))).toEqual([app.appId]);
     expect((await as(lifecycle.regenerateSecret(a, app.appId, 'api'))).clientSecret).toMatch(/^.{32,}$/);
+    // the receiving org named by its domain, as ZITADEL's console finds it (GetOrgByDomainGlobal)
+    const { org } = await okCall(lifecycle.getOrg(p.otherOrgId), p.adminToken);
+    expect((await as(lifecycle.orgByDomain(org.primaryDomain as string))).org).toMatchObject({ id: p.otherOrgId });
+    expectError(await call(lifecycle.orgByDomain('no-such-domain.example'), token), encoding, 5);
     const { grantId } = await as<{ grantId: string }>(lifecycle.addProjectGrant(a, p.otherOrgId, ['reader']));
     const lent = await as<{ result: { grantId: string }[] }>(lifecycle.listProjectGrants(a));
     expect(lent.result.map((g) => g.grantId)).toEqual([grantId]);
@@ -101,6 +105,7 @@ describeEachEncoding('project owners', ({ encoding, p, call, okCall }) => {
     await okCall(lifecycle.listApps(a), token);
     await okCall(lifecycle.listProjectGrants(a), token);
     await okCall(lifecycle.listProjectMembers(a), token);
+    expectError(await call(lifecycle.orgByDomain('example.com'), token), encoding, 7);
     for (const write of [
       lifecycle.updateProject(a, 'changed by a viewer'),
       lifecycle.addProjectRole(a, 'writer'),
