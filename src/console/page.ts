@@ -5,6 +5,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { DescMessage, DescMethodUnary, MessageInitShape, MessageShape } from '@bufbuild/protobuf';
 import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
+import { AuthService } from '@zitadel/proto/zitadel/auth_pb.js';
 import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
 import { chooseLocale, type Locale, type Texts } from '../login/i18n.ts';
 import type { LoginDeps } from '../login/interaction.ts';
@@ -15,7 +16,6 @@ import { AppError, Code, permissionDenied } from '../platform/errors.ts';
 import { renderDocument, type Markup } from '../views/html.ts';
 import { ConsoleLayout, type ConsoleFrame, type NavOrg, withOrg } from '../views/console/layout.ts';
 import { html } from '../views/html.ts';
-import { AuthService } from '@zitadel/proto/zitadel/auth_pb.js';
 import { managesOrg, orgInContext, type Run, type Viewer, viewerOf } from './access.ts';
 import { CONSOLE_PATH, consoleUserId, signInRedirect } from './session.ts';
 import { consoleTexts } from './texts.ts';

@@ -96,6 +96,13 @@ describeEachEncoding('project owners', ({ encoding, p, call, okCall }) => {
     expect((await okCall(lifecycle.getProject(b))).project).toMatchObject({ id: b });
   });
 
+  it('403 comes before 400 for a caller without a project role; a project owner reads its request first', async () => {
+    const { a, token } = await memberOfA('PROJECT_OWNER');
+    const nobody = await jwtProfileToken(p.server, (await createMachine(p.server)).keyFile);
+    expectError(await call(lifecycle.updateProject(a, ''), nobody), encoding, 7);
+    expectError(await call(lifecycle.updateProject(a, ''), token), encoding, 3, /UpdateProjectRequest\.Name/);
+  });
+
   it('a PROJECT_OWNER_VIEWER reads its project and changes nothing', async () => {
     const { a, b, token } = await memberOfA('PROJECT_OWNER_VIEWER');
     await okCall(lifecycle.addProjectRole(a, 'reader'));
