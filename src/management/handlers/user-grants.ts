@@ -228,6 +228,7 @@ export function userGrantOperations({ db }: ManagementDeps): Operation[] {
           : principal.roles.instance.has(IAM_OWNER)
             ? { allOrgs: true }
             : {
+                // the orgs of its org memberships and those of its projects (a project owner's, issue 22)
                 memberOf: [
                   ...new Set([
                     ...principal.roles.orgs.keys(),
