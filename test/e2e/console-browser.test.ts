@@ -80,7 +80,7 @@ describe('admin console in a browser (issue 22)', () => {
     await page.getByRole('button', { name: 'Grant roles' }).click();
     expect(await page.locator('#form-error').textContent()).toMatch(/no user with this user name/);
     await page.getByRole('region', { name: 'User grants' }).getByLabel('User name').fill('admin');
-    await page.getByRole('checkbox', { name: 'admin' }).check();
+    await page.getByRole('region', { name: 'User grants' }).getByRole('checkbox', { name: 'admin' }).check();
     await page.getByRole('button', { name: 'Grant roles' }).click();
     await expect.poll(() => page.locator('#notice').textContent()).toBe('Saved.');
     const grants = okJson<{ result?: { roleKeys: string[]; userName: string }[] }>(
