@@ -16,7 +16,7 @@ import {
 } from '@bufbuild/protobuf';
 import type { MessageShape } from '@bufbuild/protobuf';
 import type { Db } from '../platform/db.ts';
-import { authorizePrincipal } from '../management/auth.ts';
+import { authorizePrincipal, projectMemberships } from '../management/auth.ts';
 import type { Operation, Principal } from '../management/operation.ts';
 import { validateMessage } from '../management/validate.ts';
 import { rolesOf } from '../members/service.ts';
@@ -28,6 +28,8 @@ export interface Viewer {
   isIamOwner: boolean;
   /** The organizations whose owner the viewer is (all of them are reachable for an IAM_OWNER via ListOrgs). */
   ownedOrgIds: string[];
+  /** The orgs of the projects the viewer is PROJECT_OWNER(_VIEWER) of (issue 22): it sees those projects there. */
+  projectOrgIds: string[];
   /** Whether the viewer holds any management role the console serves; else the "no access" page. */
   canManage: boolean;
 }
@@ -38,20 +40,26 @@ export async function viewerOf(db: Db, userId: string): Promise<Viewer | undefin
   const roles = await rolesOf(db, userId);
   const isIamOwner = roles.instance.has(IAM_OWNER);
   const ownedOrgIds = [...roles.orgs].filter(([, r]) => r.has(ORG_OWNER)).map(([id]) => id);
+  const projectOrgIds = [...new Set([...projectMemberships(roles).values()].map((m) => m.orgId))];
   return {
     principal: { userId, orgId: user.org_id, roles },
     isIamOwner,
     ownedOrgIds,
-    canManage: isIamOwner || ownedOrgIds.length > 0,
+    projectOrgIds,
+    canManage: isIamOwner || ownedOrgIds.length > 0 || projectOrgIds.length > 0,
   };
 }
 
+/** Whether the viewer manages the org itself (its ORG_OWNER, or IAM_OWNER), not only projects in it. */
+export const managesOrg = (viewer: Viewer, orgId: string) => viewer.isIamOwner || viewer.ownedOrgIds.includes(orgId);
+
 /** The org a page acts on: the one asked for (checked by every operation), else the viewer's own when they own
- *  it, else the first they own. */
+ *  it, else the first they own, else the first holding one of their projects. */
 export function orgInContext(viewer: Viewer, asked: string | undefined): string {
   if (asked && /^[\w-]{1,64}$/.test(asked)) return asked;
   const own = viewer.principal.orgId;
-  return viewer.isIamOwner || viewer.ownedOrgIds.includes(own) ? own : (viewer.ownedOrgIds[0] ?? own);
+  if (managesOrg(viewer, own)) return own;
+  return viewer.ownedOrgIds[0] ?? (viewer.projectOrgIds.includes(own) ? own : (viewer.projectOrgIds[0] ?? own));
 }
 
 export type Run = <I extends DescMessage, O extends DescMessage>(
@@ -67,9 +75,15 @@ export function createRun(db: Db, operations: Operation[]): Run {
   return async (viewer, method, orgId, init) => {
     const op = byMethod.get(method);
     if (!op) throw new Error(`${method.name} is not served`);
-    const caller = await authorizePrincipal(db, viewer.principal, op.permission, orgId);
     const request = create(method.input, init);
-    validateMessage(method.input, request);
+    let valid = false;
+    const validated = () => {
+      if (!valid) validateMessage(method.input, request);
+      valid = true;
+      return request;
+    };
+    const caller = await authorizePrincipal(db, viewer.principal, op.permission, orgId, validated);
+    validated();
     return create(method.output, (await op.handle(caller, request)) as MessageInitShape<typeof method.output>);
   };
 }

@@ -5,17 +5,18 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { DescMessage, DescMethodUnary, MessageInitShape, MessageShape } from '@bufbuild/protobuf';
 import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
+import { AuthService } from '@zitadel/proto/zitadel/auth_pb.js';
 import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
 import { chooseLocale, type Locale, type Texts } from '../login/i18n.ts';
 import type { LoginDeps } from '../login/interaction.ts';
 import { formField } from '../login/interaction.ts';
 import { cookieCsrf } from '../login/cookie-csrf.ts';
 import { HTML_SECURITY_HEADERS, SCRIPT_PAGE_CSP } from '../login/security.ts';
-import { AppError, Code } from '../platform/errors.ts';
+import { AppError, Code, permissionDenied } from '../platform/errors.ts';
 import { renderDocument, type Markup } from '../views/html.ts';
 import { ConsoleLayout, type ConsoleFrame, type NavOrg, withOrg } from '../views/console/layout.ts';
 import { html } from '../views/html.ts';
-import { orgInContext, type Run, type Viewer, viewerOf } from './access.ts';
+import { managesOrg, orgInContext, type Run, type Viewer, viewerOf } from './access.ts';
 import { CONSOLE_PATH, consoleUserId, signInRedirect } from './session.ts';
 import { consoleTexts } from './texts.ts';
 
@@ -38,6 +39,8 @@ export interface ConsolePage {
   viewer: Viewer;
   /** The org the page acts on (`?org=`, else the viewer's). */
   orgId: string;
+  /** Whether the viewer manages that org (ORG_OWNER, IAM_OWNER), not only projects in it (PROJECT_OWNER). */
+  managesOrg: boolean;
   locale: Locale;
   t: Texts;
   csrf: string;
@@ -66,24 +69,38 @@ export interface ConsoleRouter {
 export const consoleCsrf = (deps: LoginDeps) => cookieCsrf(deps.secrets, 'gatehouse_console_csrf', CONSOLE_PATH);
 
 async function orgChoices(page: ConsolePage): Promise<NavOrg[]> {
-  if (page.viewer.isIamOwner) {
+  const { viewer } = page;
+  if (viewer.isIamOwner) {
     const orgs = await page.run(AdminService.method.listOrgs, { query: { limit: 50 } });
     const choices = orgs.result.map((o) => ({ id: o.id, name: o.name }));
     return choices.some((o) => o.id === page.orgId) ? choices : [...choices, { id: page.orgId, name: page.orgId }];
   }
-  return Promise.all(
-    page.viewer.ownedOrgIds.map(async (id) => {
+  const owned = await Promise.all(
+    viewer.ownedOrgIds.map(async (id) => {
       const { org } = await page.run(ManagementService.method.getMyOrg, {}, id);
       return { id, name: org?.name ?? id };
     }),
   );
+  const projectOrgIds = viewer.projectOrgIds.filter((id) => !viewer.ownedOrgIds.includes(id));
+  if (projectOrgIds.length === 0) return owned;
+  // the orgs of the viewer's projects, named by ListMyProjectOrgs (a project member may not read the org itself)
+  const mine = await page.run(AuthService.method.listMyProjectOrgs, { query: { limit: 1000 } });
+  const names = new Map(mine.result.map((o) => [o.id, o.name]));
+  return [...owned, ...projectOrgIds.map((id) => ({ id, name: names.get(id) ?? id }))];
 }
+
+// A viewer who manages no org in context but projects in it (PROJECT_OWNER, issue 22) reaches the project pages
+// only: every other page is the "not found" page before it reads anything (deny by default), its start page the
+// projects list, and the navigation shows "Projects" alone.
+const PROJECT_PAGES = /^\/projects(\/|$)/;
+const PROJECT_AREAS = ['projects'];
 
 export function consoleRouter(ui: FastifyInstance, deps: ConsoleDeps): ConsoleRouter {
   const { login } = deps;
   const csrf = consoleCsrf(login);
   const handle =
-    (method: 'GET' | 'POST', handler: ConsoleHandler) => async (request: FastifyRequest, reply: FastifyReply) => {
+    (method: 'GET' | 'POST', path: string, handler: ConsoleHandler) =>
+    async (request: FastifyRequest, reply: FastifyReply) => {
       if (method === 'POST') csrf.check(request, login.config.issuer);
       const userId = consoleUserId(login, request, reply);
       const viewer = userId && (await viewerOf(login.db, userId));
@@ -99,6 +116,7 @@ export function consoleRouter(ui: FastifyInstance, deps: ConsoleDeps): ConsoleRo
         reply,
         viewer,
         orgId,
+        managesOrg: managesOrg(viewer, orgId),
         locale,
         t,
         csrf: csrf.token(request, reply, login.config.issuer.startsWith('https:')),
@@ -111,6 +129,7 @@ export function consoleRouter(ui: FastifyInstance, deps: ConsoleDeps): ConsoleRo
             instanceName: login.pages.instanceName,
             area,
             org: viewer.canManage ? { current: orgId, choices: await orgChoices(page) } : undefined,
+            ...(!page.managesOrg && { areas: PROJECT_AREAS }),
             csrf: page.csrf,
           };
           return reply
@@ -121,6 +140,10 @@ export function consoleRouter(ui: FastifyInstance, deps: ConsoleDeps): ConsoleRo
       };
       if (!viewer.canManage) return noAccess(page);
       try {
+        if (!page.managesOrg && !PROJECT_PAGES.test(path)) {
+          if (path === '' && method === 'GET') return reply.redirect(page.href(`${CONSOLE_PATH}/projects`), 303);
+          throw permissionDenied('No matching permissions found', 'CONSOLE-pr0j');
+        }
         return await handler(page);
       } catch (error) {
         if (error instanceof AppError && (error.code === Code.NotFound || error.code === Code.PermissionDenied))
@@ -129,8 +152,8 @@ export function consoleRouter(ui: FastifyInstance, deps: ConsoleDeps): ConsoleRo
       }
     };
   return {
-    get: (path, handler) => ui.get(`${CONSOLE_PATH}${path}`, handle('GET', handler)),
-    post: (path, handler) => ui.post(`${CONSOLE_PATH}${path}`, handle('POST', handler)),
+    get: (path, handler) => ui.get(`${CONSOLE_PATH}${path}`, handle('GET', path, handler)),
+    post: (path, handler) => ui.post(`${CONSOLE_PATH}${path}`, handle('POST', path, handler)),
   };
 }
 

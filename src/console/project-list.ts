@@ -45,14 +45,18 @@ async function showList(page: ConsolePage, flash: { error?: string; status?: num
       limit=${PAGE_SIZE}
       href=${(o: number) => url(page, `/projects?${new URLSearchParams({ q, offset: String(o) })}`)}
     />
-    <section aria-labelledby="new-project">
+    ${
+      // a project owner may not create projects (ZITADEL's PROJECT_OWNER has no project.create)
+      page.managesOrg &&
+      html`<section aria-labelledby="new-project">
       <h2 id="new-project">${t.newProject}</h2>
       <${Flash} error=${flash.error} />
       <${PostForm} action=${url(page, '/projects')} csrf=${page.csrf}>
         <${Input} name="name" label=${t.name} value=${flash.name} required=${true} />
         <${Submit} label=${t.createProject} />
       <//>
-    </section>`;
+    </section>`
+    }`;
   return page.render('projects', t.projectsTitle!, body, flash.status);
 }
 

@@ -17,6 +17,7 @@ import {
   Table,
 } from '../views/console/components.ts';
 import { type ConsolePage, type ConsoleRouter, inputError } from './page.ts';
+import { ProjectGrantsSection, registerProjectGrants } from './project-grants.ts';
 
 /** A project's console path, and a path as a link that keeps the org in context. */
 export const path = (projectId: string, rest = '') => `/projects/${encodeURIComponent(projectId)}${rest}`;
@@ -128,15 +129,7 @@ async function showProject(page: ConsolePage, flash: { notice?: string; error?: 
         <${Submit} label=${t.grantUser} kind="secondary" />
       <//>
     </section>
-    <section aria-labelledby="project-grants">
-      <h2 id="project-grants">${t.projectGrantsTitle}</h2>
-      <${Table}
-        t=${t}
-        caption=${t.projectGrantsTitle}
-        head=${[t.org, t.roles]}
-        rows=${projectGrants.result.map((g) => [g.grantedOrgName, g.grantedRoleKeys.join(', ')])}
-      />
-    </section>
+    <${ProjectGrantsSection} page=${page} grants=${projectGrants.result} roles=${roles.result} act=${act} />
     <${MembersSection}
       page=${page}
       members=${members.result}
@@ -193,6 +186,11 @@ export function removal(
 }
 
 export function registerProjects(router: ConsoleRouter): void {
+  const back = (page: ConsolePage) => url(page, path(projectId(page)));
+  registerProjectGrants(router, {
+    change: (apply) => change(apply),
+    removal: (name, remove) => removal(name, remove, back, back),
+  });
   router.get('/projects/:id', (page) =>
     showProject(page, { notice: (page.request.query as { saved?: string }).saved ? page.t.saved : undefined }),
   );

@@ -2,10 +2,12 @@
 // by Gatehouse, checked like introspection (active, not revoked, user active) and carrying the management API
 // audience; roles from memberships; the org in context from `x-zitadel-orgid`. 401 comes before 403.
 import type { Db } from '../platform/db.ts';
+import type { Message } from '@bufbuild/protobuf';
 import { AppError, permissionDenied, unauthenticated } from '../platform/errors.ts';
 import { getOrgById } from '../orgs/service.ts';
-import { rolesOf } from '../members/service.ts';
-import { IAM_OWNER } from '../members/roles.ts';
+import { projectNotFound } from '../projects/service.ts';
+import { rolesOf, type ProjectRoles, type Roles } from '../members/service.ts';
+import { IAM_OWNER, PROJECT_OWNER, PROJECT_OWNER_VIEWER } from '../members/roles.ts';
 import { MANAGEMENT_API_SCOPE } from '../oidc/scopes.ts';
 import type { Oidc } from '../oidc/plugin.ts';
 import type { Caller, Permission, Principal } from './operation.ts';
@@ -32,9 +34,10 @@ export function createAuthorizer(db: Db, verifyAccessToken: VerifyAccessToken) {
     return token.projectId ? { ...principal, projectId: token.projectId } : principal;
   }
 
-  /** 401, then 403: the caller as the operation sees it. */
-  return async (permission: Permission, credentials: RequestCredentials): Promise<Caller> =>
-    authorizePrincipal(db, await authenticate(credentials.authorization), permission, credentials.orgIdHeader);
+  /** 401, then 403: the caller as the operation sees it. `request` decodes and validates the request (400); only a
+   *  project member's check of a `project` permission reads it. */
+  return async (permission: Permission, credentials: RequestCredentials, request: () => Message): Promise<Caller> =>
+    authorizePrincipal(db, await authenticate(credentials.authorization), permission, credentials.orgIdHeader, request);
 }
 
 export type Authorize = ReturnType<typeof createAuthorizer>;
@@ -45,28 +48,78 @@ export async function authorizePrincipal(
   principal: Principal,
   permission: Permission,
   orgIdHeader: string | undefined,
+  request: () => Message,
 ): Promise<Caller> {
-  const denied = () => permissionDenied('No matching permissions found', 'AUTH-5mWD2');
   const isIamOwner = principal.roles.instance.has(IAM_OWNER);
+  const header = orgIdHeader?.trim() || undefined;
+  const orgId = header ?? principal.orgId;
   switch (permission.kind) {
     case 'authenticated':
       return { principal, orgId: principal.orgId };
     case 'instance':
       if (!principal.roles.instance.has(permission.role)) throw denied();
       return { principal, orgId: principal.orgId };
-    case 'org': {
-      const orgId = orgIdHeader?.trim() || principal.orgId;
-      // An org that does not exist is answered like one the caller may not see (compat.md §1).
-      const exists = await getOrgById(db, orgId).then(
-        () => true,
-        (error: unknown) => {
-          if (error instanceof AppError) return false;
-          throw error;
-        },
-      );
-      if (!exists) throw denied();
+    case 'org':
       if (!isIamOwner && !principal.roles.orgs.get(orgId)?.has(permission.role)) throw denied();
+      await requireOrg(db, orgId);
       return { principal, orgId };
-    }
+    case 'project':
+      if (isIamOwner || principal.roles.orgs.get(orgId)?.has(permission.role)) {
+        await requireOrg(db, orgId);
+        return { principal, orgId };
+      }
+      return projectMemberCaller(db, principal, permission, header, request);
   }
+}
+
+const denied = () => permissionDenied('No matching permissions found', 'AUTH-5mWD2');
+
+/** An org that does not exist is answered like one the caller may not see (compat.md §1). */
+async function requireOrg(db: Db, orgId: string): Promise<void> {
+  const exists = await getOrgById(db, orgId).then(
+    () => true,
+    (error: unknown) => {
+      if (error instanceof AppError) return false;
+      throw error;
+    },
+  );
+  if (!exists) throw denied();
+}
+
+// ZITADEL's PROJECT_OWNER may read and write its project, PROJECT_OWNER_VIEWER only read it (cmd/defaults.yaml).
+// The *_GLOBAL roles are for ZITADEL's granted projects, which Gatehouse does not model: they grant nothing here.
+const PROJECT_ACCESS = { write: [PROJECT_OWNER], read: [PROJECT_OWNER, PROJECT_OWNER_VIEWER] } as const;
+
+/** The project memberships that give access to their project (the console shows their projects, issue 22). */
+export function projectMemberships(roles: Roles): ReadonlyMap<string, ProjectRoles> {
+  return new Map([...roles.projects].filter(([, m]) => PROJECT_ACCESS.read.some((r) => m.roles.has(r))));
+}
+
+/**
+ * A `project` permission of a caller without the org role (issue 22): 403 when it holds no project role at all,
+ * before the request is read (as for any other refusal); 404 for a project it is no member of (ids of others are
+ * not found, compat.md §1), also one outside the org named by `x-zitadel-orgid`; 403 for a viewer that writes.
+ */
+async function projectMemberCaller(
+  db: Db,
+  principal: Principal,
+  permission: Extract<Permission, { kind: 'project' }>,
+  header: string | undefined,
+  request: () => Message,
+): Promise<Caller> {
+  const allowed = PROJECT_ACCESS[permission.access];
+  const grants = (roles: ReadonlySet<string>) => allowed.some((r) => roles.has(r));
+  const held = projectMemberships(principal.roles);
+  if (held.size === 0) throw denied();
+  if (!permission.projectOf) {
+    const orgId = header ?? principal.orgId;
+    const projectIds = new Set([...held].filter(([, m]) => m.orgId === orgId && grants(m.roles)).map(([id]) => id));
+    if (projectIds.size === 0) throw denied();
+    return { principal, orgId, projectIds };
+  }
+  const projectId = await permission.projectOf(request() as never, db);
+  const membership = projectId === undefined ? undefined : held.get(projectId);
+  if (!membership || (header !== undefined && header !== membership.orgId)) throw projectNotFound();
+  if (!grants(membership.roles)) throw denied();
+  return { principal, orgId: membership.orgId, projectIds: new Set([projectId!]) };
 }

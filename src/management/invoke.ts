@@ -1,5 +1,6 @@
 // The pipeline every management call goes through, whatever its encoding (compat.md §3): authentication (401),
-// permission (403), decoding and validation (400), then the operation and its business rules.
+// permission (403), decoding and validation (400), then the operation and its business rules. (A project member's
+// check reads the project from the request, so a malformed request of a project member is 400 before 403.)
 import { create, type Message } from '@bufbuild/protobuf';
 import type { Authorize, RequestCredentials } from './auth.ts';
 import type { Operation } from './operation.ts';
@@ -9,9 +10,16 @@ export type Invoke = (op: Operation, credentials: RequestCredentials, decode: ()
 
 export function createInvoke(authorize: Authorize): Invoke {
   return async (op, credentials, decode) => {
-    const caller = await authorize(op.permission, credentials);
-    const request = decode();
-    validateMessage(op.method.input, request);
-    return create(op.method.output, await op.handle(caller, request));
+    let request: Message | undefined;
+    // Decoded once, when the permission check of a project member needs the project it names, else after it.
+    const decoded = () => {
+      if (!request) {
+        request = decode();
+        validateMessage(op.method.input, request);
+      }
+      return request;
+    };
+    const caller = await authorize(op.permission, credentials, decoded);
+    return create(op.method.output, await op.handle(caller, decoded()));
   };
 }

@@ -2,12 +2,27 @@
 // function. Adding an operation means adding one of these to a handler list (handlers/*.ts); every encoding
 // (REST, gRPC, gRPC-Web) serves it through the same authentication, permission check and validation (invoke.ts).
 import type { DescMessage, DescMethodUnary, MessageInitShape, MessageShape } from '@bufbuild/protobuf';
+import { ORG_OWNER } from '../members/roles.ts';
 import type { Roles } from '../members/service.ts';
+import type { Queryable } from '../platform/db.ts';
 import type { HashAdmission } from '../users/passwords.ts';
 
+/** Where a project operation's request names its project: a field, or a lookup (a user grant's project). Each
+ *  reads its own request message (`never` here: any request type is accepted). */
+export type ProjectOf = (request: never, db: Queryable) => string | undefined | Promise<string | undefined>;
+
 /** Who may call (compat.md §1): any authenticated user, an instance role, or a role on the org in context
- *  (`x-zitadel-orgid` or the caller's own org; IAM_OWNER may act on every org). */
-export type Permission = { kind: 'authenticated' } | { kind: 'instance'; role: string } | { kind: 'org'; role: string };
+ *  (`x-zitadel-orgid` or the caller's own org; IAM_OWNER may act on every org).
+ *  `project` (issue 22, ZITADEL's PROJECT_OWNER permissions in cmd/defaults.yaml): the org role as for `org`, or a
+ *  membership of the project the request names: PROJECT_OWNER for `write`, PROJECT_OWNER or PROJECT_OWNER_VIEWER
+ *  for `read`; the project's org is then the org in context. Without `projectOf` the operation names no one project
+ *  (ListProjects, ListUsers, ListProjectMemberRoles): a member of a project of the org in context may call it, and
+ *  `Caller.projectIds` holds the projects it may see. */
+export type Permission =
+  | { kind: 'authenticated' }
+  | { kind: 'instance'; role: string }
+  | { kind: 'org'; role: string }
+  | { kind: 'project'; role: string; access: 'read' | 'write'; projectOf?: ProjectOf };
 
 /** An authenticated caller of the management API (auth.ts). */
 export interface Principal {
@@ -21,8 +36,11 @@ export interface Principal {
 
 export interface Caller {
   principal: Principal;
-  /** The organization the call acts on: only meaningful for `org` permissions, else the caller's own org. */
+  /** The organization the call acts on: only meaningful for `org` and `project` permissions, else the caller's own. */
   orgId: string;
+  /** Set when the caller acts through project memberships (not as ORG_OWNER or IAM_OWNER): the projects of the org
+   *  in context it may see; lists of projects show only these. */
+  projectIds?: ReadonlySet<string>;
 }
 
 export interface Operation<I extends DescMessage = DescMessage, O extends DescMessage = DescMessage> {
@@ -41,3 +59,15 @@ export function operation<I extends DescMessage, O extends DescMessage>(op: Oper
 export function callerHash(hashing: HashAdmission, caller: Caller): (password: string) => Promise<string> {
   return (password) => hashing.hash(`caller:${caller.principal.userId}`, password);
 }
+
+/** A project operation's permission (issue 22): ORG_OWNER or IAM_OWNER as for `org`, or a member of the project. */
+export const projectPermission = (access: 'read' | 'write', projectOf?: ProjectOf): Permission => ({
+  kind: 'project',
+  role: ORG_OWNER,
+  access,
+  ...(projectOf && { projectOf }),
+});
+
+/** The project a request names in `projectId` (roles, apps, members, grants) or in `id` (the project methods). */
+export const inProjectId: ProjectOf = (req: { projectId: string }) => req.projectId;
+export const inId: ProjectOf = (req: { id: string }) => req.id;

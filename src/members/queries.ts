@@ -18,11 +18,17 @@ export interface MembershipRow {
   resource_type: ResourceType;
   resource_id: string;
   roles: string[];
+  /** The org of a project membership's project (null for other kinds). */
+  project_org_id: string | null;
 }
 
+/** A user's memberships, a project's with its org: one statement, so the permission check of a request reads the
+ *  roles once (management/auth.ts). */
 export async function findMemberships(db: Queryable, userId: string): Promise<MembershipRow[]> {
   const { rows } = await db.query<MembershipRow>(
-    'SELECT resource_type, resource_id, roles FROM memberships WHERE user_id = $1',
+    `SELECT m.resource_type, m.resource_id, m.roles, p.org_id AS project_org_id
+     FROM memberships m LEFT JOIN projects p ON m.resource_type = 'project' AND p.id = m.resource_id
+     WHERE m.user_id = $1`,
     [userId],
   );
   return rows;

@@ -25,6 +25,8 @@ export const PROJECT_ROLES = [
 
 export const IAM_OWNER = 'IAM_OWNER';
 export const ORG_OWNER = 'ORG_OWNER';
+export const PROJECT_OWNER = 'PROJECT_OWNER';
+export const PROJECT_OWNER_VIEWER = 'PROJECT_OWNER_VIEWER';
 
 export function isOrgRole(role: string): boolean {
   return (ORG_ROLES as readonly string[]).includes(role);

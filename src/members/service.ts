@@ -37,19 +37,31 @@ export async function createMember(
   return event;
 }
 
-export interface Roles {
-  instance: ReadonlySet<string>;
-  orgs: ReadonlyMap<string, ReadonlySet<string>>;
+/** A project membership: its project's org (the org in context of a project member, issue 22) and the roles. */
+export interface ProjectRoles {
+  orgId: string;
+  roles: ReadonlySet<string>;
 }
 
+export interface Roles {
+  instance: ReadonlySet<string>;
+  /** ORG_* roles by org id. */
+  orgs: ReadonlyMap<string, ReadonlySet<string>>;
+  /** PROJECT_* roles by project id. */
+  projects: ReadonlyMap<string, ProjectRoles>;
+}
+
+/** Read once per request: a removed or changed membership counts from the next request on. */
 export async function rolesOf(db: Db, userId: string): Promise<Roles> {
   const instance = new Set<string>();
   const orgs = new Map<string, Set<string>>();
+  const projects = new Map<string, ProjectRoles>();
   for (const m of await findMemberships(db, userId)) {
     if (m.resource_type === 'instance') for (const r of m.roles) instance.add(r);
-    else orgs.set(m.resource_id, new Set(m.roles));
+    else if (m.resource_type === 'org') orgs.set(m.resource_id, new Set(m.roles));
+    else if (m.project_org_id) projects.set(m.resource_id, { orgId: m.project_org_id, roles: new Set(m.roles) });
   }
-  return { instance, orgs };
+  return { instance, orgs, projects };
 }
 
 /**

@@ -9,7 +9,7 @@ import { type HashFn, type HumanInput, type HumanRequest, hashNewHuman } from '.
 import { isOrgRole, ORG_OWNER } from '../members/roles.ts';
 import { addOrgWithHuman } from './create.ts';
 import { generateOrgDomain } from './domain-name.ts';
-import { findOrgById, type OrgRow } from './queries.ts';
+import { findOrgByDomain, findOrgById, type OrgRow } from './queries.ts';
 
 export interface SetUpOrgInput {
   org: { name: string; domain: string };
@@ -54,6 +54,13 @@ export async function setUpOrg(
     ),
   );
   return { orgId: created.orgId, userId: created.userId, details: createdDetails(created.event) };
+}
+
+/** The org holding a domain (GetOrgByDomainGlobal: the granting of a project names the receiving org by it). */
+export async function getOrgByDomain(db: Queryable, domain: string): Promise<OrgRow> {
+  const org = await findOrgByDomain(db, domain);
+  if (!org) throw notFound('Organisation not found', 'QUERY-iTTGJ');
+  return org;
 }
 
 export async function getOrgById(db: Queryable, id: string): Promise<OrgRow> {

@@ -165,8 +165,11 @@ export async function listProjects(
   orgId: string,
   names: TextFilter[],
   page: Page,
+  /** Only these (a project member's projects, issue 22); absent: every project of the org. */
+  ids?: ReadonlySet<string>,
 ): Promise<ListResult<ProjectRow>> {
   const where = new Conditions().add('p.org_id = ?', orgId);
+  if (ids) where.add('p.id = ANY(?::text[])', [...ids]);
   for (const name of names) where.text('p.name', name);
   return listPage<ProjectRow>(
     db,

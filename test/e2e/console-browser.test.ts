@@ -8,10 +8,15 @@ import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
 import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
 import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
 import { launchBrowser, signIn } from '../helpers/browser.ts';
-import { docsScreenshot, seriousViolations } from '../helpers/console.ts';
+import {
+  axeViolations,
+  consolePage as newConsolePage,
+  docsScreenshot,
+  signedIn as signedInAt,
+} from '../helpers/console.ts';
 import { callRest, okJson } from '../helpers/management.ts';
 import { defaultOrgId } from '../helpers/oidc.ts';
-import { ADMIN_PASSWORD, type TestServer } from '../helpers/server.ts';
+import type { TestServer } from '../helpers/server.ts';
 import { startServerWithAdminKey } from '../helpers/tokens.ts';
 import { registerHuman } from '../../src/users/register.ts';
 import { findUserByLoginName } from '../../src/users/lookup.ts';
@@ -36,17 +41,10 @@ describe('admin console in a browser (issue 22)', () => {
   const api = (method: string, rest: [string, string], body?: Record<string, unknown>) =>
     callRest(server.url, { service: ManagementService, method, rest, body }, { token: adminToken });
 
-  async function consolePage(options: BrowserContextOptions = {}): Promise<Page> {
-    const context = await browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 900 }, ...options });
-    return context.newPage();
-  }
-
-  /** Opens a console page, signs in on the login pages and comes back to it. */
-  async function signedIn(page: Page, path: string, loginName = 'admin', password = ADMIN_PASSWORD) {
-    await page.goto(`${server.url}${path}`);
-    await signIn(page, loginName, password);
-    await page.waitForURL((url) => url.pathname === path.split('?')[0], { timeout: 15_000 });
-  }
+  const consolePage = (options: BrowserContextOptions = {}): Promise<Page> => newConsolePage(browser, options);
+  const signedIn = (page: Page, path: string, loginName?: string, password?: string) =>
+    signedInAt(page, server.url, path, loginName, password);
+  const shot = docsScreenshot;
 
   async function projectByName(name: string) {
     const list = okJson<{ result?: { id: string; name: string }[] }>(
@@ -82,7 +80,7 @@ describe('admin console in a browser (issue 22)', () => {
     await page.getByRole('button', { name: 'Grant roles' }).click();
     expect(await page.locator('#form-error').textContent()).toMatch(/no user with this user name/);
     await page.getByRole('region', { name: 'User grants' }).getByLabel('User name').fill('admin');
-    await page.getByRole('checkbox', { name: 'admin' }).check();
+    await page.getByRole('region', { name: 'User grants' }).getByRole('checkbox', { name: 'admin' }).check();
     await page.getByRole('button', { name: 'Grant roles' }).click();
     await expect.poll(() => page.locator('#notice').textContent()).toBe('Saved.');
     const grants = okJson<{ result?: { roleKeys: string[]; userName: string }[] }>(
@@ -134,7 +132,7 @@ describe('admin console in a browser (issue 22)', () => {
     const secret = await page.locator('#client-secret').inputValue();
     expect(secret.length).toBeGreaterThan(20);
     await expect.poll(() => page.getByRole('button', { name: 'Copy' }).count()).toBe(2);
-    await docsScreenshot(page, 'console-app-created');
+    await shot(page, 'console-app-created');
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByText('Download as a file').click()]);
     const keyFile = JSON.parse(readFileSync((await download.path())!, 'utf8')) as Record<string, string>;
     expect([keyFile.clientId, keyFile.clientSecret]).toEqual([clientId, secret]);
@@ -170,9 +168,9 @@ describe('admin console in a browser (issue 22)', () => {
     expect(deactivated.app.state).toBe('APP_STATE_INACTIVE');
     await page.getByRole('main').getByRole('link', { name: 'Shop' }).click();
     expect(await page.getByRole('link', { name: 'Shop web' }).count()).toBe(1);
-    await docsScreenshot(page, 'console-project');
+    await shot(page, 'console-project');
     await page.getByRole('link', { name: 'Overview' }).click();
-    await docsScreenshot(page, 'console-overview');
+    await shot(page, 'console-overview');
     await page.context().close();
   });
 
@@ -286,7 +284,7 @@ describe('admin console in a browser (issue 22)', () => {
     const html = await page.content();
     expect(html).not.toContain('Shop');
     expect(await page.getByRole('navigation').count()).toBe(0);
-    await docsScreenshot(page, 'console-no-access');
+    await shot(page, 'console-no-access');
     await page.context().close();
   });
 
@@ -372,7 +370,8 @@ describe('admin console in a browser (issue 22)', () => {
       '/ui/console/users?q=adm',
     ]) {
       await page.goto(`${server.url}${path}`);
-      expect(await seriousViolations(page)).toEqual([]);
+      const violations = await axeViolations(page);
+      expect(violations.map((id) => `${path}: ${id}`)).toEqual([]);
     }
     await page.context().close();
   });

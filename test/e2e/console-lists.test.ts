@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
 import { launchBrowser } from '../helpers/browser.ts';
-import { signedInConsole } from '../helpers/console.ts';
+import { consolePage, signedIn as signedInAt } from '../helpers/console.ts';
 import { callRest, okJson } from '../helpers/management.ts';
 import type { TestServer } from '../helpers/server.ts';
 import { startServerWithAdminKey } from '../helpers/tokens.ts';
@@ -33,7 +33,11 @@ describe('console users and audit pages in a browser (issue 22)', () => {
       ),
     ).id;
 
-  const signedIn = (path: string) => signedInConsole(browser, server.url, path);
+  const signedIn = async (path: string) => {
+    const page = await consolePage(browser);
+    await signedInAt(page, server.url, path);
+    return page;
+  };
 
   const cells = (page: Page, column: number) =>
     page.locator(`main table tbody tr td:nth-child(${column})`).allTextContents();

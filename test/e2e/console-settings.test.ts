@@ -5,10 +5,10 @@
 // cross-site post changes nothing; the pages work with JavaScript off; axe-core finds no serious or critical
 // violation.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
 import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
 import { launchBrowser } from '../helpers/browser.ts';
-import { docsScreenshot, seriousViolations, signedInConsole } from '../helpers/console.ts';
+import { axeViolations, consolePage, docsScreenshot, signedIn } from '../helpers/console.ts';
 import { callRest, okJson } from '../helpers/management.ts';
 import type { TestServer } from '../helpers/server.ts';
 import { startServerWithAdminKey } from '../helpers/tokens.ts';
@@ -61,12 +61,17 @@ describe('console identity providers and policies in a browser (issue 22)', () =
         headerName: 'x-partner-jwt',
       })
     ).idpId;
-  const consolePage = (path: string, options = {}) => signedInConsole(browser, server.url, path, options);
+  /** A fresh browser signed in (as the admin unless told) on a console page. */
+  const openConsole = async (path: string, options: BrowserContextOptions = {}, who: string[] = []) => {
+    const page = await consolePage(browser, options);
+    await signedIn(page, server.url, path, ...who);
+    return page;
+  };
   const notice = (page: Page) => page.locator('#notice').textContent();
   const formError = (page: Page) => page.locator('#form-error').textContent();
 
   it('creates a JWT IdP, edits it, offers it at sign-in and stops, and removes it after confirming', async () => {
-    const page = await consolePage('/ui/console/idps');
+    const page = await openConsole('/ui/console/idps');
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Identity providers');
     const form = page.getByRole('region', { name: 'New JWT identity provider' });
     await form.getByLabel('Name', { exact: true }).fill('Partner SSO');
@@ -126,7 +131,7 @@ describe('console identity providers and policies in a browser (issue 22)', () =
   });
 
   it("changes password complexity, lockout and login policy; a refused or unchanged save shows the API's message", async () => {
-    const page = await consolePage('/ui/console/policies');
+    const page = await openConsole('/ui/console/policies');
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Policies');
     const password = page.getByRole('region', { name: 'Password complexity' });
     expect(await password.getByLabel('Minimum length').inputValue()).toBe('8');
@@ -182,7 +187,7 @@ describe('console identity providers and policies in a browser (issue 22)', () =
 
   it('works with JavaScript off: a policy form saves, a removal asks on its own page', async () => {
     const idpId = await addIdp('NoScript IdP');
-    const page = await consolePage('/ui/console/policies', { javaScriptEnabled: false });
+    const page = await openConsole('/ui/console/policies', { javaScriptEnabled: false });
     const lockout = page.getByRole('region', { name: 'Lockout' });
     await lockout.getByLabel('Maximum failed attempts').fill('9');
     await lockout.getByRole('button', { name: 'Save' }).click();
@@ -209,10 +214,7 @@ describe('console identity providers and policies in a browser (issue 22)', () =
         password: 'Org-Owner-Password-1',
       },
     });
-    const page = await consolePage('/ui/console/policies', {
-      loginName: 'org-owner',
-      password: 'Org-Owner-Password-1',
-    });
+    const page = await openConsole('/ui/console/policies', {}, ['org-owner', 'Org-Owner-Password-1']);
     expect(await page.getByText("These are the instance's policies").count()).toBe(1);
     expect(await page.getByRole('button', { name: 'Save' }).count()).toBe(0);
     const minLength = page.getByRole('region', { name: 'Password complexity' }).getByLabel('Minimum length');
@@ -236,7 +238,7 @@ describe('console identity providers and policies in a browser (issue 22)', () =
   });
 
   it('a policy form posted from another origin changes nothing and is not a 5xx', async () => {
-    const page = await consolePage('/ui/console/policies');
+    const page = await openConsole('/ui/console/policies');
     const before = await policy('GetLockoutPolicy', '/admin/v1/policies/lockout');
     const csrf = await page.locator('input[name=csrf]').first().inputValue();
     await page.goto('about:blank');
@@ -252,11 +254,11 @@ describe('console identity providers and policies in a browser (issue 22)', () =
 
   it('axe-core finds no serious or critical violation on the identity providers and policies pages', async () => {
     const idpId = await addIdp('Checked IdP');
-    const page = await consolePage('/ui/console/idps', { bypassCSP: true });
+    const page = await openConsole('/ui/console/idps', { bypassCSP: true });
     const found: string[] = [];
     for (const path of ['/ui/console/idps', `/ui/console/idps/${idpId}`, '/ui/console/policies']) {
       await page.goto(`${server.url}${path}`);
-      found.push(...(await seriousViolations(page)));
+      found.push(...(await axeViolations(page)).map((id) => `${path}: ${id}`));
     }
     expect(found).toEqual([]);
     await page.context().close();

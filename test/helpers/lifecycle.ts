@@ -123,6 +123,8 @@ export const lifecycle = {
       projectId,
       userId,
     }),
+  listUserMemberships: (userId: string, body: Body = {}) =>
+    call(M, 'ListUserMemberships', 'POST', `/management/v1/users/${userId}/memberships/_search`, { userId, ...body }),
   listProjectMemberRoles: () =>
     call(M, 'ListProjectMemberRoles', 'POST', '/management/v1/projects/members/roles/_search'),
   listIamMembers: (body: Body = {}) => call(A, 'ListIAMMembers', 'POST', '/admin/v1/members/_search', body),
@@ -136,6 +138,14 @@ export const lifecycle = {
     call(M, action === 'deactivate' ? 'DeactivateOrg' : 'ReactivateOrg', 'POST', `/management/v1/orgs/me/_${action}`),
   removeMyOrg: () => call(M, 'RemoveOrg', 'DELETE', '/management/v1/orgs/me'),
   removeOrg: (orgId: string) => call(A, 'RemoveOrg', 'DELETE', `/admin/v1/orgs/${orgId}`, { orgId }),
+  orgByDomain: (domain: string) =>
+    call(
+      M,
+      'GetOrgByDomainGlobal',
+      'GET',
+      `/management/v1/global/orgs/_by_domain?domain=${encodeURIComponent(domain)}`,
+      { domain },
+    ),
   getOrg: (id: string) => call(A, 'GetOrgByID', 'GET', `/admin/v1/orgs/${id}`, { id }),
   userChanges: (userId: string, query: Body = {}) =>
     call(M, 'ListUserChanges', 'POST', `/management/v1/users/${userId}/changes/_search`, { userId, query }),
@@ -147,4 +157,31 @@ export const lifecycle = {
   orgChanges: () => call(M, 'ListOrgChanges', 'POST', '/management/v1/orgs/me/changes/_search'),
   projectChanges: (projectId: string) =>
     call(M, 'ListProjectChanges', 'POST', `/management/v1/projects/${projectId}/changes/_search`, { projectId }),
+  // project settings, roles and grants (issue 21), as the project-owner tests (issue 22) call them
+  getProject: (id: string) => call(M, 'GetProjectByID', 'GET', `/management/v1/projects/${id}`, { id }),
+  removeProject: (id: string) => call(M, 'RemoveProject', 'DELETE', `/management/v1/projects/${id}`, { id }),
+  listProjects: (body: Body = {}) => call(M, 'ListProjects', 'POST', '/management/v1/projects/_search', body),
+  updateProject: (id: string, name: string) =>
+    call(M, 'UpdateProject', 'PUT', `/management/v1/projects/${id}`, { id, name }),
+  addProjectRole: (projectId: string, roleKey: string) =>
+    call(M, 'AddProjectRole', 'POST', `/management/v1/projects/${projectId}/roles`, {
+      projectId,
+      roleKey,
+      displayName: roleKey,
+    }),
+  listProjectRoles: (projectId: string) =>
+    call(M, 'ListProjectRoles', 'POST', `/management/v1/projects/${projectId}/roles/_search`, { projectId }),
+  addProjectGrant: (projectId: string, grantedOrgId: string, roleKeys: string[]) =>
+    call(M, 'AddProjectGrant', 'POST', `/management/v1/projects/${projectId}/grants`, {
+      projectId,
+      grantedOrgId,
+      roleKeys,
+    }),
+  listProjectGrants: (projectId: string) =>
+    call(M, 'ListProjectGrants', 'POST', `/management/v1/projects/${projectId}/grants/_search`, { projectId }),
+  addUserGrant: (userId: string, projectId: string, roleKeys: string[]) =>
+    call(M, 'AddUserGrant', 'POST', `/management/v1/users/${userId}/grants`, { userId, projectId, roleKeys }),
+  getUserGrant: (userId: string, grantId: string) =>
+    call(M, 'GetUserGrantByID', 'GET', `/management/v1/users/${userId}/grants/${grantId}`, { userId, grantId }),
+  listUserGrants: (body: Body = {}) => call(M, 'ListUserGrants', 'POST', '/management/v1/users/grants/_search', body),
 };

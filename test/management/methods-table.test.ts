@@ -21,7 +21,14 @@ describe('README methods table', () => {
       .filter((line) => line.startsWith('| `'));
     expect(rows).toHaveLength(operations.length);
     const who = 'ORG_OWNER of the org in context, or IAM_OWNER';
-    expect(rows).toContain(`| \`ManagementService/ListUsers\` | \`POST /management/v1/users/_search\` | ${who} |`);
+    expect(rows).toContain(`| \`ManagementService/RemoveUser\` | \`DELETE /management/v1/users/{id}\` | ${who} |`);
+    const members = 'PROJECT_OWNER(_VIEWER) of a project of the org';
+    const listUsers = '`POST /management/v1/users/_search`';
+    expect(rows).toContain(`| \`ManagementService/ListUsers\` | ${listUsers} | ${who}; ${members} |`);
+    const update = '`PUT /management/v1/projects/{id}`';
+    expect(rows).toContain(
+      `| \`ManagementService/UpdateProject\` | ${update} | PROJECT_OWNER of the project, ${who} |`,
+    );
     expect(rows).toContain('| `AdminService/ListOrgs` | `POST /admin/v1/orgs/_search` | IAM_OWNER |');
   });
 });

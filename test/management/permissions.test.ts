@@ -4,12 +4,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAuthorizer, type Authorize } from '../../src/management/auth.ts';
 import { setUpOrg } from '../../src/orgs/service.ts';
 import type { AppError } from '../../src/platform/errors.ts';
-import type { Permission } from '../../src/management/operation.ts';
+import { inId, type Permission } from '../../src/management/operation.ts';
+import { addProject } from '../../src/projects/service.ts';
+import { insertMembership } from '../../src/members/queries.ts';
+import { createMachine } from '../helpers/oidc.ts';
 import type { TestServer } from '../helpers/server.ts';
 import { defaultOrgId } from '../helpers/oidc.ts';
 import { jwtProfileToken, orgOwnerMachine, startServerWithAdminKey } from '../helpers/tokens.ts';
 
 const ORG_OWNER: Permission = { kind: 'org', role: 'ORG_OWNER' };
+const PROJECT_WRITE: Permission = { kind: 'project', role: 'ORG_OWNER', access: 'write', projectOf: inId };
 
 describe('permissions', () => {
   let server: TestServer;
@@ -20,7 +24,9 @@ describe('permissions', () => {
   let otherOrg: string;
 
   const outcome = (permission: Permission, token: string, orgIdHeader?: string) =>
-    authorize(permission, { authorization: `Bearer ${token}`, orgIdHeader }).then(
+    authorize(permission, { authorization: `Bearer ${token}`, orgIdHeader }, () => {
+      throw new Error('not read');
+    }).then(
       (caller) => ({ orgId: caller.orgId }),
       (error: AppError) => ({ code: error.code }),
     );
@@ -75,6 +81,39 @@ describe('permissions', () => {
     expect(await outcome(ORG_OWNER, admin, '999999')).toEqual({ code: 7 });
     expect(await outcome({ kind: 'instance', role: 'IAM_OWNER' }, admin)).toEqual({ orgId: ownOrg });
     expect(await outcome({ kind: 'instance', role: 'IAM_OWNER' }, orgOwner)).toEqual({ code: 7 });
+  });
+
+  it('a project permission costs an ORG_OWNER the statements of an org permission; a project member no more', async () => {
+    const { projectId } = await addProject(server.db, { orgId: ownOrg, name: 'Counted' }, 'test');
+    const member = await createMachine(server);
+    await insertMembership(server.db, {
+      userId: member.userId,
+      resourceType: 'project',
+      resourceId: projectId,
+      roles: ['PROJECT_OWNER'],
+    });
+    const memberToken = await jwtProfileToken(server, member.keyFile);
+    const check = (permission: Permission, token: string) =>
+      authorize(
+        permission,
+        { authorization: `Bearer ${token}`, orgIdHeader: undefined },
+        () => ({ id: projectId }) as never,
+      );
+    /** The fewest statements of three checks (a background job of the server may add one to a single run). */
+    const statements = async (permission: Permission, token: string) => {
+      const counts: number[] = [];
+      for (let i = 0; i < 3; i++) {
+        const before = server.db.stats.queries;
+        await check(permission, token);
+        counts.push(server.db.stats.queries - before);
+      }
+      return Math.min(...counts);
+    };
+    const orgPath = await statements(ORG_OWNER, orgOwner);
+    expect(await statements(PROJECT_WRITE, orgOwner)).toBe(orgPath);
+    expect(await statements(PROJECT_WRITE, memberToken)).toBeLessThanOrEqual(orgPath);
+    const caller = await check(PROJECT_WRITE, memberToken);
+    expect([caller.orgId, [...(caller.projectIds ?? [])]]).toEqual([ownOrg, [projectId]]);
   });
 
   it('authentication comes first: a bad token is 401 whatever the header names', async () => {

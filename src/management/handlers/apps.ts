@@ -1,8 +1,8 @@
 // Apps' whole life on zitadel.management.v1.ManagementService (issue 21): list, rename, API config, deactivate,
-// reactivate, remove, new client secrets, app keys. Within the org in context (apps of other orgs: 404).
+// reactivate, remove, new client secrets, app keys. Within the org in context (apps of other orgs: 404), and of the
+// project the path names.
 import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
 import type { ManagementDeps } from '../deps.ts';
-import { ORG_OWNER } from '../../members/roles.ts';
 import { invalidArgument } from '../../platform/errors.ts';
 import {
   listAppKeys,
@@ -18,10 +18,12 @@ import type { AppRef } from '../../apps/service.ts';
 import { API_AUTH_METHODS, appMessage } from '../app-messages.ts';
 import { detailsMessage } from '../convert.ts';
 import { listDetailsMessage, pageOf, textFilter } from '../list-query.ts';
-import { operation, type Caller, type Operation } from '../operation.ts';
+import { inProjectId, operation, projectPermission, type Caller, type Operation } from '../operation.ts';
 import { keyMessages } from './users.ts';
 
-const orgOwner = { kind: 'org', role: ORG_OWNER } as const;
+// The apps of a project: its PROJECT_OWNER too (ZITADEL's project.app.*), PROJECT_OWNER_VIEWER reads.
+const read = projectPermission('read', inProjectId);
+const write = projectPermission('write', inProjectId);
 const M = ManagementService.method;
 
 const appRef = (caller: Caller, req: { projectId: string; appId: string }): AppRef => ({
@@ -35,7 +37,7 @@ export function appOperations({ db, secrets }: ManagementDeps): Operation[] {
   const active = (method: (typeof M)['deactivateApp' | 'reactivateApp'], value: boolean) =>
     operation({
       method: method as (typeof M)['deactivateApp'],
-      permission: orgOwner,
+      permission: write,
       async handle(caller, req) {
         return { details: detailsMessage(await setAppActive(db, appRef(caller, req), value, caller.principal.userId)) };
       },
@@ -46,7 +48,7 @@ export function appOperations({ db, secrets }: ManagementDeps): Operation[] {
   ) =>
     operation({
       method: method as (typeof M)['regenerateOIDCClientSecret'],
-      permission: orgOwner,
+      permission: write,
       async handle(caller, req) {
         const ref = appRef(caller, req);
         const { clientSecret, details } = await regenerateClientSecret(db, secrets, ref, kind, caller.principal.userId);
@@ -56,7 +58,7 @@ export function appOperations({ db, secrets }: ManagementDeps): Operation[] {
   return [
     operation({
       method: M.listApps,
-      permission: orgOwner,
+      permission: read,
       async handle(caller, req) {
         const page = pageOf(req.query, 'ListAppsRequest');
         const names = req.queries.map((q, i) => {
@@ -70,14 +72,14 @@ export function appOperations({ db, secrets }: ManagementDeps): Operation[] {
     }),
     operation({
       method: M.updateApp,
-      permission: orgOwner,
+      permission: write,
       async handle(caller, req) {
         return { details: detailsMessage(await updateApp(db, appRef(caller, req), req.name, caller.principal.userId)) };
       },
     }),
     operation({
       method: M.updateAPIAppConfig,
-      permission: orgOwner,
+      permission: write,
       async handle(caller, req) {
         const method = API_AUTH_METHODS[req.authMethodType]!;
         const details = await updateApiAppConfig(db, secrets, appRef(caller, req), method, caller.principal.userId);
@@ -88,7 +90,7 @@ export function appOperations({ db, secrets }: ManagementDeps): Operation[] {
     active(M.reactivateApp, true),
     operation({
       method: M.removeApp,
-      permission: orgOwner,
+      permission: write,
       async handle(caller, req) {
         return { details: detailsMessage(await removeApp(db, appRef(caller, req), caller.principal.userId)) };
       },
@@ -97,7 +99,7 @@ export function appOperations({ db, secrets }: ManagementDeps): Operation[] {
     secret(M.regenerateAPIClientSecret, 'api'),
     operation({
       method: M.listAppKeys,
-      permission: orgOwner,
+      permission: read,
       async handle(caller, req) {
         const result = await listAppKeys(db, appRef(caller, req), pageOf(req.query, 'ListAppKeysRequest'));
         return { details: listDetailsMessage(result), result: keyMessages(result, caller.orgId) };
@@ -105,7 +107,7 @@ export function appOperations({ db, secrets }: ManagementDeps): Operation[] {
     }),
     operation({
       method: M.removeAppKey,
-      permission: orgOwner,
+      permission: write,
       async handle(caller, req) {
         const details = await removeAppKey(db, appRef(caller, req), req.keyId, caller.principal.userId);
         return { details: detailsMessage(details) };

@@ -14,9 +14,12 @@ import { changeUserState } from '../../users/state.ts';
 import { ORG_OWNER } from '../../members/roles.ts';
 import { detailsMessage, userMessage, humanInput, orgMessage } from '../convert.ts';
 import { API_AUTH_METHODS, appMessage, complianceMessages, oidcConfigInput, TOKEN_TYPES } from '../app-messages.ts';
-import { callerHash, operation, type Caller, type Operation } from '../operation.ts';
+import { callerHash, inProjectId, operation, projectPermission, type Caller, type Operation } from '../operation.ts';
 
 const orgOwner = { kind: 'org', role: ORG_OWNER } as const;
+// A project's apps: its PROJECT_OWNER too (ZITADEL's project.app.*), PROJECT_OWNER_VIEWER reads.
+const appRead = projectPermission('read', inProjectId);
+const appWrite = projectPermission('write', inProjectId);
 
 /** keyDetails: the key file JSON, as bytes (base64 in the JSON encoding), compat.md §6. */
 const keyDetails = (keyFile: object) => new TextEncoder().encode(JSON.stringify(keyFile));
@@ -54,7 +57,7 @@ export function managementServiceOperations({ db, secrets, hashing }: Management
     }),
     operation({
       method: ManagementService.method.addOIDCApp,
-      permission: orgOwner,
+      permission: appWrite,
       async handle(caller, req) {
         const added = await addOidcApp(
           db,
@@ -74,7 +77,7 @@ export function managementServiceOperations({ db, secrets, hashing }: Management
     }),
     operation({
       method: ManagementService.method.addAPIApp,
-      permission: orgOwner,
+      permission: appWrite,
       async handle(caller, req) {
         const added = await addApiApp(
           db,
@@ -93,14 +96,14 @@ export function managementServiceOperations({ db, secrets, hashing }: Management
     }),
     operation({
       method: ManagementService.method.getAppByID,
-      permission: orgOwner,
+      permission: appRead,
       async handle(caller, req) {
         return { app: appMessage(await getApp(db, appRef(caller, req))) };
       },
     }),
     operation({
       method: ManagementService.method.updateOIDCAppConfig,
-      permission: orgOwner,
+      permission: appWrite,
       async handle(caller, req) {
         const { details } = await updateOidcAppConfig(
           db,
@@ -114,7 +117,7 @@ export function managementServiceOperations({ db, secrets, hashing }: Management
     }),
     operation({
       method: ManagementService.method.addAppKey,
-      permission: orgOwner,
+      permission: appWrite,
       async handle(caller, req) {
         const expiresAt = req.expirationDate ? timestampDate(req.expirationDate) : undefined;
         const { keyId, keyFile, details } = await addAppKey(
@@ -193,7 +196,8 @@ export function managementServiceOperations({ db, secrets, hashing }: Management
     }),
     operation({
       method: ManagementService.method.getUserByID,
-      permission: orgOwner,
+      // ZITADEL's PROJECT_OWNER(_VIEWER) holds user.read (cmd/defaults.yaml), as for ListUsers
+      permission: projectPermission('read'),
       async handle(caller, req) {
         return { user: userMessage(await getOrgUser(db, { orgId: caller.orgId, userId: req.id })) };
       },

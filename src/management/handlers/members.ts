@@ -1,10 +1,11 @@
 // Members of the org in context, of its projects and of the instance (issue 21): list, add, change roles, remove,
-// and the roles each may hold. The last IAM_OWNER cannot be removed or demoted (members/manage.ts).
+// and the roles each may hold; a user's own memberships (ListUserMemberships, issue 22). The last IAM_OWNER cannot
+// be removed or demoted (members/manage.ts).
 import type { DescMessage, DescMethodUnary, MessageInitShape } from '@bufbuild/protobuf';
 import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
 import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
 import type { SearchQuery, MemberSchema } from '@zitadel/proto/zitadel/member_pb.js';
-import { Type } from '@zitadel/proto/zitadel/user_pb.js';
+import { Type, type MembershipQuery, type MembershipSchema } from '@zitadel/proto/zitadel/user_pb.js';
 import type { ManagementDeps } from '../deps.ts';
 import {
   addMember,
@@ -18,14 +19,31 @@ import {
 import type { ResourceType } from '../../members/queries.ts';
 import { IAM_OWNER, ORG_OWNER } from '../../members/roles.ts';
 import type { MemberResource } from '../../members/service.ts';
+import {
+  listUserMemberships,
+  type UserMembershipFilter,
+  type UserMembershipRow,
+} from '../../members/user-memberships.ts';
 import { invalidArgument } from '../../platform/errors.ts';
 import { getProject } from '../../projects/service.ts';
 import { detailsMessage, storedDetails } from '../convert.ts';
 import { listDetailsMessage, pageOf, textFilter } from '../list-query.ts';
-import { operation, type Caller, type Operation, type Permission } from '../operation.ts';
+import {
+  inProjectId,
+  operation,
+  projectPermission,
+  type Caller,
+  type Operation,
+  type Permission,
+} from '../operation.ts';
 
 const orgOwner = { kind: 'org', role: ORG_OWNER } as const;
 const iamOwner = { kind: 'instance', role: IAM_OWNER } as const;
+const projectMembers: MemberPermissions = {
+  read: projectPermission('read', inProjectId),
+  write: projectPermission('write', inProjectId),
+  roles: projectPermission('read'),
+};
 const M = ManagementService.method;
 const A = AdminService.method;
 
@@ -78,18 +96,33 @@ interface MemberRequest {
   queries: SearchQuery[];
 }
 
+/** Who may list members, change them, and list the roles members may hold. */
+interface MemberPermissions {
+  read: Permission;
+  write: Permission;
+  roles: Permission;
+}
+
+const alike = (permission: Permission): MemberPermissions => ({
+  read: permission,
+  write: permission,
+  roles: permission,
+});
+
 function memberOperations(
   { db }: ManagementDeps,
   type: ResourceType,
   methods: MemberMethods,
-  permission: Permission,
+  permissions: MemberPermissions,
   resourceOf: (caller: Caller, req: MemberRequest) => Promise<MemberResource>,
 ): Operation[] {
-  const op = (method: DescMethodUnary<DescMessage, DescMessage>, handle: Operation['handle']) =>
-    operation({ method, permission, handle });
+  const op =
+    (permission: Permission) => (method: DescMethodUnary<DescMessage, DescMessage>, handle: Operation['handle']) =>
+      operation({ method, permission, handle });
+  const [read, write, roles] = [op(permissions.read), op(permissions.write), op(permissions.roles)];
   const { prefix } = methods;
   return [
-    op(methods.list, async (caller, request) => {
+    read(methods.list, async (caller, request) => {
       const req = request as unknown as MemberRequest;
       const resource = await resourceOf(caller, req);
       const name = `List${prefix}MembersRequest`;
@@ -98,7 +131,7 @@ function memberOperations(
       const owner = resource.owner ?? resource.id;
       return { details: listDetailsMessage(result), result: result.rows.map((m) => memberMessage(m, owner)) };
     }),
-    op(methods.add, async (caller, request) => {
+    write(methods.add, async (caller, request) => {
       const req = request as unknown as MemberRequest;
       const resource = await resourceOf(caller, req);
       const name = `Add${prefix}MemberRequest`;
@@ -106,7 +139,7 @@ function memberOperations(
         details: detailsMessage(await addMember(db, resource, req.userId, req.roles, caller.principal.userId, name)),
       };
     }),
-    op(methods.update, async (caller, request) => {
+    write(methods.update, async (caller, request) => {
       const req = request as unknown as MemberRequest;
       const resource = await resourceOf(caller, req);
       const name = `Update${prefix}MemberRequest`;
@@ -114,12 +147,12 @@ function memberOperations(
         details: detailsMessage(await updateMember(db, resource, req.userId, req.roles, caller.principal.userId, name)),
       };
     }),
-    op(methods.remove, async (caller, request) => {
+    write(methods.remove, async (caller, request) => {
       const req = request as unknown as MemberRequest;
       const resource = await resourceOf(caller, req);
       return { details: detailsMessage(await removeMember(db, resource, req.userId, caller.principal.userId)) };
     }),
-    op(methods.roles, async () => ({
+    roles(methods.roles, async () => ({
       // ListIAMMemberRoles names its list `roles`, the others `result`
       [type === 'instance' ? 'roles' : 'result']: [...MEMBER_ROLES[type]],
       ...(type === 'org' ? {} : { details: { totalResult: BigInt(MEMBER_ROLES[type].length) } }),
@@ -136,21 +169,68 @@ const methods = (m: Record<string, DescMethodUnary<DescMessage, DescMessage>>, p
   prefix,
 });
 
+function userMembershipFilter(query: MembershipQuery, i: number): UserMembershipFilter {
+  const q = query.query;
+  switch (q.case) {
+    case 'iamQuery':
+      return { field: 'instance' };
+    case 'orgQuery':
+      return { field: 'org', id: q.value.orgId };
+    case 'projectQuery':
+      return { field: 'project', id: q.value.projectId };
+    case 'projectGrantQuery':
+      return { field: 'none' };
+    default:
+      throw invalidArgument(`invalid ListUserMembershipsRequest.Queries[${i}]: an empty query is not supported`);
+  }
+}
+
+function membershipMessage(userId: string, m: UserMembershipRow): MessageInitShape<typeof MembershipSchema> {
+  const type =
+    m.resource_type === 'instance'
+      ? { case: 'iam' as const, value: true }
+      : m.resource_type === 'org'
+        ? { case: 'orgId' as const, value: m.resource_id }
+        : { case: 'projectId' as const, value: m.resource_id };
+  return {
+    userId,
+    details: storedDetails(m, m.resource_owner),
+    roles: m.roles,
+    displayName: m.display_name,
+    type,
+  };
+}
+
 export function memberOperationLists(deps: ManagementDeps): Operation[] {
   const M_ = M as unknown as Record<string, DescMethodUnary<DescMessage, DescMessage>>;
   const A_ = A as unknown as Record<string, DescMethodUnary<DescMessage, DescMessage>>;
   return [
-    ...memberOperations(deps, 'org', methods(M_, 'Org'), orgOwner, async (caller) => ({
+    ...memberOperations(deps, 'org', methods(M_, 'Org'), alike(orgOwner), async (caller) => ({
       type: 'org',
       id: caller.orgId,
     })),
-    ...memberOperations(deps, 'project', methods(M_, 'Project'), orgOwner, async (caller, req) => {
+    // ZITADEL's PROJECT_OWNER manages its project's members (project.member.*), PROJECT_OWNER_VIEWER reads them
+    ...memberOperations(deps, 'project', methods(M_, 'Project'), projectMembers, async (caller, req) => {
       const project = await getProject(deps.db, caller.orgId, req.projectId ?? '');
       return { type: 'project', id: project.id, owner: project.org_id };
     }),
-    ...memberOperations(deps, 'instance', methods(A_, 'IAM'), iamOwner, async () => ({
+    ...memberOperations(deps, 'instance', methods(A_, 'IAM'), alike(iamOwner), async () => ({
       type: 'instance',
       id: deps.instance.id,
     })),
+    operation({
+      method: M.listUserMemberships,
+      permission: orgOwner,
+      async handle(caller, req) {
+        const filters = req.queries.map(userMembershipFilter);
+        const page = pageOf(req.query, 'ListUserMembershipsRequest');
+        const ref = { orgId: caller.orgId, userId: req.userId };
+        const result = await listUserMemberships(deps.db, ref, filters, page);
+        return {
+          details: listDetailsMessage(result),
+          result: result.rows.map((m) => membershipMessage(req.userId, m)),
+        };
+      },
+    }),
   ];
 }

@@ -1,15 +1,17 @@
 // Organizations' whole life (issue 21): the org in context changes, deactivates, reactivates and removes itself
-// (ManagementService, ORG_OWNER); the instance's admin lists and removes any org (AdminService, IAM_OWNER).
+// (ManagementService, ORG_OWNER); the instance's admin lists and removes any org (AdminService, IAM_OWNER); who
+// lends projects finds an org by its domain (GetOrgByDomainGlobal).
 import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
 import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
 import { OrgFieldName, OrgState, type OrgQuery } from '@zitadel/proto/zitadel/org_pb.js';
 import type { ManagementDeps } from '../deps.ts';
 import { IAM_OWNER, ORG_OWNER } from '../../members/roles.ts';
 import { listOrgs, removeOrg, setOrgActive, updateOrg, type OrgFilter } from '../../orgs/lifecycle.ts';
+import { getOrgByDomain } from '../../orgs/service.ts';
 import { invalidArgument } from '../../platform/errors.ts';
 import { detailsMessage, orgMessage } from '../convert.ts';
 import { listDetailsMessage, pageOf, textFilter } from '../list-query.ts';
-import { operation, type Operation } from '../operation.ts';
+import { operation, projectPermission, type Operation } from '../operation.ts';
 
 const orgOwner = { kind: 'org', role: ORG_OWNER } as const;
 const iamOwner = { kind: 'instance', role: IAM_OWNER } as const;
@@ -58,6 +60,15 @@ export function orgOperations({ db, instance }: ManagementDeps): Operation[] {
       async handle(caller) {
         const details = await removeOrg(db, caller.orgId, instance.default_org_id, caller.principal.userId);
         return { details: detailsMessage(details) };
+      },
+    }),
+    operation({
+      method: M.getOrgByDomainGlobal,
+      // ZITADEL's org.global.read, held by those who lend projects to other orgs (ORG_OWNER, PROJECT_OWNER,
+      // IAM_OWNER): they name the receiving org by its domain (issue 22's "Grant project")
+      permission: projectPermission('write'),
+      async handle(_caller, req) {
+        return { org: orgMessage(await getOrgByDomain(db, req.domain)) };
       },
     }),
     operation({

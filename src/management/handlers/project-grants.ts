@@ -19,9 +19,12 @@ import {
 import { invalidArgument } from '../../platform/errors.ts';
 import { detailsMessage, storedDetails } from '../convert.ts';
 import { listDetailsMessage, pageOf, textFilter } from '../list-query.ts';
-import { operation, type Caller, type Operation } from '../operation.ts';
+import { inProjectId, operation, projectPermission, type Caller, type Operation } from '../operation.ts';
 
 const orgOwner = { kind: 'org', role: ORG_OWNER } as const;
+// The grants of a project: its PROJECT_OWNER too (ZITADEL's project.grant.*), PROJECT_OWNER_VIEWER reads.
+const read = projectPermission('read', inProjectId);
+const write = projectPermission('write', inProjectId);
 
 function grantedProjectMessage(g: ProjectGrantRow): MessageInitShape<typeof GrantedProjectSchema> {
   return {
@@ -51,7 +54,7 @@ export function projectGrantOperations({ db }: ManagementDeps): Operation[] {
   return [
     operation({
       method: ManagementService.method.addProjectGrant,
-      permission: orgOwner,
+      permission: write,
       async handle(caller, req) {
         const { grantId, details } = await addProjectGrant(
           db,
@@ -63,14 +66,14 @@ export function projectGrantOperations({ db }: ManagementDeps): Operation[] {
     }),
     operation({
       method: ManagementService.method.getProjectGrantByID,
-      permission: orgOwner,
+      permission: read,
       async handle(caller, req) {
         return { projectGrant: grantedProjectMessage(await getProjectGrant(db, ref(caller, req))) };
       },
     }),
     operation({
       method: ManagementService.method.listProjectGrants,
-      permission: orgOwner,
+      permission: read,
       async handle(caller, req) {
         const filters = req.queries.map(({ query: q }, i): ProjectGrantFilter => {
           if (q.case === 'projectNameQuery') return { projectName: textFilter(q.value.name, q.value.method) };
@@ -84,7 +87,7 @@ export function projectGrantOperations({ db }: ManagementDeps): Operation[] {
     }),
     operation({
       method: ManagementService.method.updateProjectGrant,
-      permission: orgOwner,
+      permission: write,
       async handle(caller, req) {
         const details = await updateProjectGrantRoles(
           db,
@@ -97,17 +100,17 @@ export function projectGrantOperations({ db }: ManagementDeps): Operation[] {
     }),
     operation({
       method: ManagementService.method.deactivateProjectGrant,
-      permission: orgOwner,
+      permission: write,
       handle: state('inactive'),
     }),
     operation({
       method: ManagementService.method.reactivateProjectGrant,
-      permission: orgOwner,
+      permission: write,
       handle: state('active'),
     }),
     operation({
       method: ManagementService.method.removeProjectGrant,
-      permission: orgOwner,
+      permission: write,
       async handle(caller, req) {
         return { details: detailsMessage(await removeProjectGrant(db, ref(caller, req), caller.principal.userId)) };
       },

@@ -1,10 +1,10 @@
 // zitadel.management.v1.ManagementService, issue 21 "Project settings" and project roles: the org in context's
-// projects (ORG_OWNER of it, IAM_OWNER everywhere; auth.ts).
+// projects (ORG_OWNER of it, IAM_OWNER everywhere; a project's PROJECT_OWNER, or PROJECT_OWNER_VIEWER for reads,
+// as ZITADEL's cmd/defaults.yaml gives them: auth.ts).
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
 import { ProjectState, type ProjectSchema, type RoleSchema } from '@zitadel/proto/zitadel/project_pb.js';
 import type { ManagementDeps } from '../deps.ts';
-import { ORG_OWNER } from '../../members/roles.ts';
 import {
   getProject,
   listProjects,
@@ -17,9 +17,12 @@ import { addProjectRoles, listProjectRoles, removeProjectRole, updateProjectRole
 import type { RoleRow } from '../../projects/queries.ts';
 import { detailsMessage, storedDetails } from '../convert.ts';
 import { listDetailsMessage, pageOf, textFilter } from '../list-query.ts';
-import { operation, type Operation } from '../operation.ts';
+import { inId, inProjectId, operation, projectPermission, type Operation } from '../operation.ts';
 
-const orgOwner = { kind: 'org', role: ORG_OWNER } as const;
+const read = projectPermission('read', inProjectId);
+const write = projectPermission('write', inProjectId);
+const readProject = projectPermission('read', inId);
+const writeProject = projectPermission('write', inId);
 
 function projectMessage(p: ProjectRow): MessageInitShape<typeof ProjectSchema> {
   return {
@@ -51,25 +54,27 @@ export function projectOperations({ db }: ManagementDeps): Operation[] {
   return [
     operation({
       method: ManagementService.method.getProjectByID,
-      permission: orgOwner,
+      permission: readProject,
       async handle(caller, req) {
         return { project: projectMessage(await getProject(db, caller.orgId, req.id)) };
       },
     }),
     operation({
       method: ManagementService.method.listProjects,
-      permission: orgOwner,
+      permission: projectPermission('read'),
       async handle(caller, req) {
         const names = req.queries.flatMap((q) =>
           q.query.case === 'nameQuery' ? [textFilter(q.query.value.name, q.query.value.method)] : [],
         );
-        const result = await listProjects(db, caller.orgId, names, pageOf(req.query, 'ListProjectsRequest'));
+        const page = pageOf(req.query, 'ListProjectsRequest');
+        // a project member sees its own projects only (ZITADEL filters the list by permission the same way)
+        const result = await listProjects(db, caller.orgId, names, page, caller.projectIds);
         return { details: listDetailsMessage(result), result: result.rows.map(projectMessage) };
       },
     }),
     operation({
       method: ManagementService.method.updateProject,
-      permission: orgOwner,
+      permission: writeProject,
       async handle(caller, req) {
         const details = await updateProject(
           db,
@@ -85,11 +90,19 @@ export function projectOperations({ db }: ManagementDeps): Operation[] {
         return { details: detailsMessage(details) };
       },
     }),
-    operation({ method: ManagementService.method.deactivateProject, permission: orgOwner, handle: state('inactive') }),
-    operation({ method: ManagementService.method.reactivateProject, permission: orgOwner, handle: state('active') }),
+    operation({
+      method: ManagementService.method.deactivateProject,
+      permission: writeProject,
+      handle: state('inactive'),
+    }),
+    operation({
+      method: ManagementService.method.reactivateProject,
+      permission: writeProject,
+      handle: state('active'),
+    }),
     operation({
       method: ManagementService.method.removeProject,
-      permission: orgOwner,
+      permission: writeProject,
       async handle(caller, req) {
         const ref = { orgId: caller.orgId, projectId: req.id };
         return { details: detailsMessage(await removeProject(db, ref, caller.principal.userId)) };
@@ -97,7 +110,7 @@ export function projectOperations({ db }: ManagementDeps): Operation[] {
     }),
     operation({
       method: ManagementService.method.addProjectRole,
-      permission: orgOwner,
+      permission: write,
       async handle(caller, req) {
         const details = await addProjectRoles(
           db,
@@ -111,7 +124,7 @@ export function projectOperations({ db }: ManagementDeps): Operation[] {
     }),
     operation({
       method: ManagementService.method.bulkAddProjectRoles,
-      permission: orgOwner,
+      permission: write,
       async handle(caller, req) {
         const details = await addProjectRoles(
           db,
@@ -125,7 +138,7 @@ export function projectOperations({ db }: ManagementDeps): Operation[] {
     }),
     operation({
       method: ManagementService.method.listProjectRoles,
-      permission: orgOwner,
+      permission: read,
       async handle(caller, req) {
         const filters = req.queries.map((q) =>
           q.query.case === 'keyQuery'
@@ -145,7 +158,7 @@ export function projectOperations({ db }: ManagementDeps): Operation[] {
     }),
     operation({
       method: ManagementService.method.updateProjectRole,
-      permission: orgOwner,
+      permission: write,
       async handle(caller, req) {
         const details = await updateProjectRole(
           db,
@@ -158,7 +171,7 @@ export function projectOperations({ db }: ManagementDeps): Operation[] {
     }),
     operation({
       method: ManagementService.method.removeProjectRole,
-      permission: orgOwner,
+      permission: write,
       async handle(caller, req) {
         const ref = { orgId: caller.orgId, projectId: req.projectId };
         return { details: detailsMessage(await removeProjectRole(db, ref, req.roleKey, caller.principal.userId)) };

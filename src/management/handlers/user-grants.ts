@@ -21,14 +21,31 @@ import {
   type GrantFilter,
   type ProjectOrgsOf,
 } from '../../grants/list.ts';
+import { findGrant } from '../../grants/queries.ts';
 import { IAM_OWNER } from '../../members/roles.ts';
 import { detailsMessage, orgMessage, storedDetails } from '../convert.ts';
 import { listDetailsMessage, pageOf, textFilter } from '../list-query.ts';
-import { operation, type Caller, type Operation } from '../operation.ts';
+import {
+  inProjectId,
+  operation,
+  projectPermission,
+  type Caller,
+  type Operation,
+  type ProjectOf,
+} from '../operation.ts';
 import { invalidArgument } from '../../platform/errors.ts';
 
 const orgOwner = { kind: 'org', role: ORG_OWNER } as const;
 const authenticated = { kind: 'authenticated' } as const;
+
+// The user grants of a project: its PROJECT_OWNER too (ZITADEL's user.grant.*), PROJECT_OWNER_VIEWER reads. The
+// project is the grant's (looked up) or, for the list, the one its projectIdQuery names: without one a project
+// member is refused, as it may not read the grants of other projects.
+const grantProject: ProjectOf = async (req: { grantId: string }, db) => (await findGrant(db, req.grantId))?.project_id;
+const queriedProject: ProjectOf = (req: { queries: UserGrantQuery[] }) =>
+  req.queries.flatMap(({ query: q }) => (q.case === 'projectIdQuery' ? [q.value.projectId] : []))[0];
+const readGrant = projectPermission('read', grantProject);
+const writeGrant = projectPermission('write', grantProject);
 
 const grantState = (g: UserGrantRow) => (g.state === 'active' ? UserGrantState.ACTIVE : UserGrantState.INACTIVE);
 const userType = (g: UserGrantRow) => (g.user_type === 'human' ? Type.HUMAN : Type.MACHINE);
@@ -125,7 +142,7 @@ export function userGrantOperations({ db }: ManagementDeps): Operation[] {
   return [
     operation({
       method: ManagementService.method.addUserGrant,
-      permission: orgOwner,
+      permission: projectPermission('write', inProjectId),
       async handle(caller, req) {
         const { grantId, details } = await addUserGrant(
           db,
@@ -143,14 +160,14 @@ export function userGrantOperations({ db }: ManagementDeps): Operation[] {
     }),
     operation({
       method: ManagementService.method.getUserGrantByID,
-      permission: orgOwner,
+      permission: readGrant,
       async handle(caller, req) {
         return { userGrant: grantMessage(await getUserGrant(db, ref(caller, req))) };
       },
     }),
     operation({
       method: ManagementService.method.listUserGrants,
-      permission: orgOwner,
+      permission: projectPermission('read', queriedProject),
       async handle(caller, req) {
         const filters = req.queries.map(grantFilter);
         const result = await listUserGrants(db, caller.orgId, filters, pageOf(req.query, 'ListUserGrantRequest'));
@@ -159,7 +176,7 @@ export function userGrantOperations({ db }: ManagementDeps): Operation[] {
     }),
     operation({
       method: ManagementService.method.updateUserGrant,
-      permission: orgOwner,
+      permission: writeGrant,
       async handle(caller, req) {
         const details = await updateUserGrant(
           db,
@@ -172,13 +189,17 @@ export function userGrantOperations({ db }: ManagementDeps): Operation[] {
     }),
     operation({
       method: ManagementService.method.deactivateUserGrant,
-      permission: orgOwner,
+      permission: writeGrant,
       handle: state('inactive'),
     }),
-    operation({ method: ManagementService.method.reactivateUserGrant, permission: orgOwner, handle: state('active') }),
+    operation({
+      method: ManagementService.method.reactivateUserGrant,
+      permission: writeGrant,
+      handle: state('active'),
+    }),
     operation({
       method: ManagementService.method.removeUserGrant,
-      permission: orgOwner,
+      permission: writeGrant,
       async handle(caller, req) {
         const details = await removeUserGrants(
           db,
@@ -206,7 +227,15 @@ export function userGrantOperations({ db }: ManagementDeps): Operation[] {
           ? { userId: principal.userId, projectId: principal.projectId }
           : principal.roles.instance.has(IAM_OWNER)
             ? { allOrgs: true }
-            : { memberOf: [...principal.roles.orgs.keys()] };
+            : {
+                // the orgs of its org memberships and those of its projects (a project owner's, issue 22)
+                memberOf: [
+                  ...new Set([
+                    ...principal.roles.orgs.keys(),
+                    ...[...principal.roles.projects.values()].map((p) => p.orgId),
+                  ]),
+                ],
+              };
         const filters = req.queries.map(({ query: q }) =>
           q.case === 'nameQuery'
             ? { name: textFilter(q.value.name, q.value.method) }

@@ -20,7 +20,7 @@ import { updateHumanPhone, updateHumanProfile, updateMachine, updateUserName } f
 import { TOKEN_TYPES } from '../app-messages.ts';
 import { detailsMessage, enumName, humanInput, storedDetails, userMessage } from '../convert.ts';
 import { listDetailsMessage, pageOf, textFilter } from '../list-query.ts';
-import { callerHash, operation, type Caller, type Operation } from '../operation.ts';
+import { callerHash, operation, projectPermission, type Caller, type Operation } from '../operation.ts';
 
 const orgOwner = { kind: 'org', role: ORG_OWNER } as const;
 const M = ManagementService.method;
@@ -119,7 +119,8 @@ export function userOperations({ db, hashing }: ManagementDeps): Operation[] {
   return [
     operation({
       method: M.listUsers,
-      permission: orgOwner,
+      // ZITADEL's PROJECT_OWNER(_VIEWER) holds user.read: a project member finds the org's users it grants roles to
+      permission: projectPermission('read'),
       async handle(caller, req) {
         const page = pageOf(req.query, 'ListUsersRequest');
         const result = await listUsers(

@@ -16,6 +16,8 @@ export interface ConsoleFrame {
   area: string;
   /** The org in context and the ones the viewer may switch to; absent on pages without one (no access). */
   org?: { current: string; choices: NavOrg[] } | undefined;
+  /** The navigation's entries shown (a project owner's: "Projects" only, issue 22); absent: all. */
+  areas?: readonly string[];
   csrf: string;
 }
 
@@ -74,7 +76,7 @@ export function ConsoleLayout({ frame, title, children }: { frame: ConsoleFrame;
         org &&
         html`<nav class="console-nav" aria-label=${t.mainNav}>
         <ul>
-          ${NAV.map(
+          ${NAV.filter(([area]) => !frame.areas || frame.areas.includes(area)).map(
             ([area, path, key]) =>
               html`<li>
                 <a href=${withOrg(path, org.current)} aria-current=${area === frame.area ? 'page' : undefined}>
