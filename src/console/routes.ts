@@ -9,6 +9,8 @@ import type { Operation } from '../management/operation.ts';
 import { createRun } from './access.ts';
 import { registerApps } from './apps.ts';
 import { registerAudit } from './audit.ts';
+import { registerIdps } from './idps.ts';
+import { registerPolicies } from './policies.ts';
 import { registerUserActions } from './user-actions.ts';
 import { registerUserDetail } from './user-detail.ts';
 import { registerUserList } from './user-list.ts';
@@ -30,6 +32,8 @@ export function registerConsole(ui: FastifyInstance, login: LoginDeps, operation
   registerUserList(router);
   registerUserDetail(router);
   registerUserActions(router);
+  registerIdps(router);
+  registerPolicies(router);
 
   // Outside the router: these run without a console session.
   ui.get(CONSOLE_CALLBACK_PATH, async (request, reply) => {

@@ -1,6 +1,11 @@
 import type { Queryable } from '../platform/db.ts';
 import { loginNameParts, userByLoginName, type SignInUserRow } from '../users/queries.ts';
 
+/** An account's maximum attempts: the lockout policy's (issue 22, migration 0175), else the configured default
+ *  (`param`). Read inside each counting statement, so a change holds on every instance at its next attempt, with no
+ *  statement and no cache of its own. */
+const accountMax = (param: string) => `coalesce((SELECT max_password_attempts FROM lockout_policy), ${param}::int)`;
+
 export type LockScope = 'account' | 'ip';
 export interface LockKey {
   scope: LockScope;
@@ -86,8 +91,8 @@ export async function reserveAttemptOfLoginName(
 }
 
 // The CTEs and the answer of reserveAttempt: `account` is the SQL of the account key; $2 the address, $3 and $4 the
-// maximum attempts of the account and the address, $5 the window in seconds. `more` adds columns (from `named`)
-// and a condition for counting.
+// maximum attempts of the account (accountMax's default) and the address, $5 the window in seconds. `more` adds
+// columns (from `named`) and a condition for counting.
 const reserveSql = (account: string, more?: { columns: string; when?: string }) => `
   k (scope, key, ord) AS (VALUES ('account', ${account}, 1), ('ip', $2::text, 2)),
   counted AS (
@@ -98,7 +103,8 @@ const reserveSql = (account: string, more?: { columns: string; when?: string }) 
       locked_until = CASE WHEN ${FRESH} THEN NULL ELSE f.locked_until END,
       window_started_at = CASE WHEN ${FRESH} THEN now() ELSE f.window_started_at END
     WHERE ${FRESH}
-       OR (f.locked_until IS NULL AND f.failures < CASE f.scope WHEN 'account' THEN $3::int ELSE $4::int END)
+       OR (f.locked_until IS NULL
+           AND f.failures < CASE f.scope WHEN 'account' THEN ${accountMax('$3')} ELSE $4::int END)
     RETURNING f.scope, f.key)
   SELECT k.scope, k.key, c.key IS NOT NULL AS reserved,
          coalesce(greatest(0, ceil(extract(epoch FROM old.locked_until - now()))), 0)::int AS seconds
@@ -141,15 +147,16 @@ export function releaseSql(
   );
 }
 
-/** After a failed attempt: locks the key for `seconds` when its attempts reached `max` (a lock already running is
- *  kept; a new one restarts the window, so both end together). Returns the lock's remaining seconds, 0 when not
- *  locked. One row per statement: it cannot deadlock with the two-row statements. */
+/** After a failed attempt: locks the key for `seconds` when its attempts reached `max` (an account's: accountMax,
+ *  `max` its default); a lock already running is kept, a new one restarts the window, so both end together. Returns
+ *  the lock's remaining seconds, 0 when not locked. One row per statement: it cannot deadlock with the two-row
+ *  statements. */
 export async function lockWhenSpent(db: Queryable, k: LockKey, max: number, seconds: number): Promise<number> {
   const { rows } = await db.query<{ seconds: number }>(
     `UPDATE login_failures SET locked_until = ` +
       `CASE WHEN locked_until > now() THEN locked_until ELSE now() + make_interval(secs => $4) END,
         window_started_at = CASE WHEN locked_until > now() THEN window_started_at ELSE now() END
-      WHERE scope = $1 AND key = $2 AND failures >= $3
+      WHERE scope = $1 AND key = $2 AND failures >= CASE WHEN $1 = 'account' THEN ${accountMax('$3')} ELSE $3 END
       RETURNING greatest(1, ceil(extract(epoch FROM locked_until - now())))::int AS seconds`,
     [k.scope, k.key, max, seconds],
   );
@@ -165,5 +172,36 @@ export async function purgeStaleFailures(db: Queryable, seconds: number): Promis
         WHERE window_started_at <= now() - make_interval(secs => $1) AND (locked_until IS NULL OR locked_until <= now())
         LIMIT 100 FOR UPDATE SKIP LOCKED)`,
     [seconds],
+  );
+}
+
+export interface LockoutPolicyRow {
+  maxPasswordAttempts: number;
+  createdAt: Date;
+  changedAt: Date;
+  sequence: string;
+}
+
+/** The stored lockout policy (migration 0175); no row: the configured default. */
+export async function findLockoutPolicy(db: Queryable): Promise<LockoutPolicyRow | undefined> {
+  const { rows } = await db.query<LockoutPolicyRow>(
+    `SELECT max_password_attempts AS "maxPasswordAttempts", created_at AS "createdAt", changed_at AS "changedAt",
+            sequence
+       FROM lockout_policy`,
+  );
+  return rows[0];
+}
+
+/** Held until the transaction ends, so an update compares with a policy no other update is changing (a singleton
+ *  row that may not exist yet cannot be locked with FOR UPDATE). */
+export async function lockLockoutPolicy(tx: Queryable): Promise<void> {
+  await tx.query('LOCK TABLE lockout_policy IN SHARE ROW EXCLUSIVE MODE');
+}
+
+export async function upsertLockoutPolicy(tx: Queryable, max: number, sequence: string, at: Date): Promise<void> {
+  await tx.query(
+    `INSERT INTO lockout_policy (max_password_attempts, created_at, changed_at, sequence) VALUES ($1, $2, $2, $3)
+     ON CONFLICT (singleton) DO UPDATE SET max_password_attempts = $1, changed_at = $2, sequence = $3`,
+    [max, at, sequence],
   );
 }

@@ -21,6 +21,12 @@ export async function findLoginPolicy(db: Queryable): Promise<LoginPolicyRow | u
   return rows[0];
 }
 
+/** Held until the transaction ends, so an update compares with a policy no other update is changing (the singleton
+ *  row may not exist yet, so FOR UPDATE cannot lock it). Reads, the sign-in's included, are not blocked. */
+export async function lockLoginPolicy(tx: Queryable): Promise<void> {
+  await tx.query('LOCK TABLE login_policy IN SHARE ROW EXCLUSIVE MODE');
+}
+
 export async function upsertLoginPolicy(tx: Queryable, p: LoginPolicy, sequence: string, at: Date): Promise<void> {
   await tx.query(
     `INSERT INTO login_policy (allow_username_password, allow_register, allow_external_idp, force_mfa,

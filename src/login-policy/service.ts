@@ -2,9 +2,9 @@
 import type { Db } from '../platform/db.ts';
 import { appendEvent } from '../events/log.ts';
 import { changedDetails, type Details } from '../events/details.ts';
-import { invalidArgument } from '../platform/errors.ts';
-import type { LoginPolicy } from './policy.ts';
-import { upsertLoginPolicy } from './queries.ts';
+import { failedPrecondition, invalidArgument } from '../platform/errors.ts';
+import { DEFAULT_LOGIN_POLICY, type LoginPolicy } from './policy.ts';
+import { findLoginPolicy, lockLoginPolicy, upsertLoginPolicy } from './queries.ts';
 
 export async function updateLoginPolicy(
   db: Db,
@@ -19,6 +19,11 @@ export async function updateLoginPolicy(
       'IAM-LOGPOL1',
     );
   return db.tx(async (tx) => {
+    // ZITADEL's answer to a policy saved as it is (the default counts as the policy in force)
+    await lockLoginPolicy(tx);
+    const current = (await findLoginPolicy(tx)) ?? DEFAULT_LOGIN_POLICY;
+    if ((Object.keys(DEFAULT_LOGIN_POLICY) as (keyof LoginPolicy)[]).every((k) => current[k] === policy[k]))
+      throw failedPrecondition('Login policy not changed', 'INSTANCE-5M9vdd');
     const event = await appendEvent(tx, {
       aggregateType: 'instance',
       aggregateId: instanceId,

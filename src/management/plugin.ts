@@ -29,6 +29,7 @@ import { accountOperations } from './handlers/account-operations.ts';
 import { passkeyOperations } from './handlers/passkeys.ts';
 import { authFactorOperations } from './handlers/auth-factors.ts';
 import { loginPolicyOperations } from './handlers/login-policy.ts';
+import { lockoutPolicyOperations } from './handlers/lockout-policy.ts';
 
 export const MANAGEMENT_SERVICES = [AuthService, AdminService, ManagementService] as const;
 
@@ -59,6 +60,7 @@ export function managementOperations(deps: ManagementDeps): Operation[] {
     ...passkeyOperations(deps),
     ...authFactorOperations(deps),
     ...loginPolicyOperations(deps),
+    ...lockoutPolicyOperations(deps),
     ...idpOperations(deps),
   ];
 }

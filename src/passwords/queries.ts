@@ -19,6 +19,12 @@ export async function findPasswordPolicy(db: Queryable): Promise<PolicyRow | und
   return rows[0];
 }
 
+/** Held until the transaction ends, so an update compares with a policy no other update is changing (the singleton
+ *  row may not exist yet, so FOR UPDATE cannot lock it). Reads are not blocked. */
+export async function lockPasswordPolicy(tx: Queryable): Promise<void> {
+  await tx.query('LOCK TABLE password_complexity_policy IN SHARE ROW EXCLUSIVE MODE');
+}
+
 export async function upsertPasswordPolicy(
   tx: Queryable,
   policy: PasswordPolicy,

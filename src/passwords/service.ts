@@ -11,8 +11,8 @@ import { findUserById, lockUser } from '../users/queries.ts';
 import { userNotFound, type UserRef } from '../users/service.ts';
 import type { HashSlot } from '../users/passwords.ts';
 import { DEFAULT_PASSWORD_POLICY, type PasswordPolicy } from './policy.ts';
-import { checkPasswordPolicy } from './current.ts';
-import { endOtherSessions, storePasswordHash, upsertPasswordPolicy } from './queries.ts';
+import { checkPasswordPolicy, getPasswordPolicy } from './current.ts';
+import { endOtherSessions, lockPasswordPolicy, storePasswordHash, upsertPasswordPolicy } from './queries.ts';
 
 export async function updatePasswordPolicy(
   db: Db,
@@ -27,6 +27,11 @@ export async function updatePasswordPolicy(
       'IAM-PWPOL1',
     );
   return db.tx(async (tx) => {
+    // ZITADEL's answer to a policy saved as it is (the default counts as the policy in force)
+    await lockPasswordPolicy(tx);
+    const current = await getPasswordPolicy(tx);
+    if ((Object.keys(DEFAULT_PASSWORD_POLICY) as (keyof PasswordPolicy)[]).every((k) => current[k] === policy[k]))
+      throw failedPrecondition('Password complexity policy not changed', 'INSTANCE-9jlsf');
     const event = await appendEvent(tx, {
       aggregateType: 'instance',
       aggregateId: instanceId,

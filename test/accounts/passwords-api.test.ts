@@ -78,6 +78,10 @@ describe('passwords on the management API (issue 16)', () => {
         expect(tooShort.ok || tooShort.message).toMatch(/UpdatePasswordComplexityPolicyRequest\.MinLength/);
         okJson(await callApi(server.url, encoding, policyCall(STRICT), { token: admin }));
         try {
+          // the same policy again: ZITADEL's "not changed"
+          const again = await callApi(server.url, encoding, policyCall(STRICT), { token: admin });
+          expect(again).toMatchObject({ ok: false, code: 9 });
+          expect(again.ok || again.message).toBe('Password complexity policy not changed (INSTANCE-9jlsf)');
           const after = okJson<{ policy: Record<string, unknown> }>(
             await callApi(server.url, encoding, policyCall(), { token: admin }),
           );

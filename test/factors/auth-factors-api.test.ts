@@ -109,6 +109,9 @@ describe('second factors and the login policy on the management API (issue 17)',
         try {
           const changed = { ...ALL_ALLOWED, allowRegister: false, forceMfa: true, passwordCheckLifetime: '86400s' };
           okJson(await callApi(server.url, encoding, updatePolicy(changed), { token: admin }));
+          const again = await callApi(server.url, encoding, updatePolicy(changed), { token: admin });
+          expect(again).toMatchObject({ ok: false, code: 9 });
+          expect(again.ok || again.message).toBe('Login policy not changed (INSTANCE-5M9vdd)');
           const after = okJson<{ policy: Record<string, unknown> }>(
             await callApi(server.url, encoding, getPolicy, { token: admin }),
           );

@@ -284,6 +284,24 @@ describe.runIf(isPostgres)('three nodes behind HAProxy, on PgBouncer and one Pos
     }
   });
 
+  it('a lockout policy set through one node holds on every node at the next attempt (issue 22)', async () => {
+    // the statements that count an attempt read the policy themselves: no cache, so no delay on any node
+    await api('PUT', '/admin/v1/policies/password/lockout', { maxPasswordAttempts: 3 });
+    try {
+      const app = await createApp();
+      const user = await createHuman('Guessed-Password-2');
+      const hopping = new HoppingBrowser(1);
+      const login = await hopping.follow((await pkceAuthorization({ url: cluster.url }, app.clientId!)).url.toString());
+      const statuses: number[] = [];
+      for (let i = 0; i < 3; i++)
+        statuses.push((await hopping.postPassword(login.url, user.userName, `wrong-${i}`)).response.status);
+      expect(statuses).toEqual([401, 401, 429]);
+      expect(new Set(hopping.served).size).toBe(3);
+    } finally {
+      await api('PUT', '/admin/v1/policies/password/lockout', { maxPasswordAttempts: 5 });
+    }
+  });
+
   it('self-registrations from one address count across nodes (GATEHOUSE_REGISTRATION_PER_IP, 3 here)', async () => {
     const app = await createApp();
     let attempts = 0;

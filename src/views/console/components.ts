@@ -32,13 +32,16 @@ export interface InputProps {
   name: string;
   label: string | undefined;
   value?: string | undefined;
-  type?: 'text' | 'email' | 'password' | 'url';
+  type?: 'text' | 'email' | 'password' | 'url' | 'number';
   required?: boolean;
   maxLength?: number;
   help?: string | undefined;
   /** A field prefix, so two forms of one page have distinct ids. */
   idPrefix?: string;
   autocomplete?: string;
+  /** Bounds of a number. */
+  min?: number;
+  max?: number;
 }
 
 export function Input(p: InputProps) {
@@ -51,7 +54,9 @@ export function Input(p: InputProps) {
       type=${p.type ?? 'text'}
       value=${p.value ?? ''}
       required=${p.required ?? false}
-      maxlength=${p.maxLength ?? 200}
+      maxlength=${p.type === 'number' ? undefined : (p.maxLength ?? 200)}
+      min=${p.min}
+      max=${p.max}
       autocomplete=${p.autocomplete ?? 'off'}
       aria-describedby=${p.help ? `${id}-help` : undefined}
     />
@@ -123,4 +128,14 @@ export function ConfirmRemoval(p: { t: Texts; name: string; action: string; back
       <button type="submit" class="primary danger">${p.t.confirmRemove}</button>
       <a class="button secondary" href=${p.back}>${p.t.cancel}</a>
     <//>`;
+}
+
+/** A labelled choice of one value. */
+export function Select(p: { name: string; label: string | undefined; value: string; options: [string, string][] }) {
+  return html`<div class="field">
+    <label for=${p.name}>${p.label}</label>
+    <select id=${p.name} name=${p.name}>
+      ${p.options.map(([value, label]) => html`<option value=${value} selected=${value === p.value}>${label}</option>`)}
+    </select>
+  </div>`;
 }

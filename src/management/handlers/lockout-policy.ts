@@ -1,0 +1,59 @@
+// The lockout policy (issue 22, ZITADEL's LockoutPolicy; the update's REST path is the proto's,
+// PUT /admin/v1/policies/password/lockout): administrators read and update the instance's; org owners
+// read it (organizations have none of their own). Stored in the database, GATEHOUSE_LOCKOUT_MAX_ATTEMPTS until an
+// administrator sets one (lockout/policy.ts). Password and second-factor failures share one counter per account,
+// so maxOtpAttempts reports maxPasswordAttempts; an update may repeat it or leave it out (0), and is refused when it
+// asks for another.
+import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
+import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
+import type { ManagementDeps } from '../deps.ts';
+import { IAM_OWNER, ORG_OWNER } from '../../members/roles.ts';
+import { getLockoutPolicy, type StoredLockoutPolicy, updateLockoutPolicy } from '../../lockout/policy.ts';
+import { invalidArgument } from '../../platform/errors.ts';
+import { detailsMessage } from '../convert.ts';
+import { operation, type Operation } from '../operation.ts';
+
+export function lockoutPolicyOperations({ db, instance, config }: ManagementDeps): Operation[] {
+  // (config is read per call: the README's methods table lists the operations without one)
+  const fallback = () => config.lockout.maxAttempts;
+  const policyMessage = (p: StoredLockoutPolicy) => ({
+    details: detailsMessage({ ...p.details, resourceOwner: instance.id }),
+    maxPasswordAttempts: BigInt(p.maxPasswordAttempts),
+    maxOtpAttempts: BigInt(p.maxPasswordAttempts),
+    // the instance's policy is every org's default (as for the other policies)
+    isDefault: true,
+  });
+  const read = async () => ({ policy: policyMessage(await getLockoutPolicy(db, fallback())) });
+  return [
+    operation({ method: AdminService.method.getLockoutPolicy, permission: iamOwner, handle: read }),
+    operation({
+      method: AdminService.method.updateLockoutPolicy,
+      permission: iamOwner,
+      async handle(caller, req) {
+        if (req.maxOtpAttempts !== 0 && req.maxOtpAttempts !== req.maxPasswordAttempts)
+          throw invalidArgument(
+            'invalid UpdateLockoutPolicyRequest.MaxOtpAttempts: second-factor failures count toward ' +
+              'MaxPasswordAttempts (leave it out or repeat that value)',
+            'IAM-LOCKPOL2',
+          );
+        const details = await updateLockoutPolicy(
+          db,
+          instance.id,
+          req.maxPasswordAttempts,
+          fallback(),
+          caller.principal.userId,
+        );
+        return { details: detailsMessage(details) };
+      },
+    }),
+    operation({
+      method: ManagementService.method.getLockoutPolicy,
+      permission: { kind: 'org', role: ORG_OWNER },
+      async handle() {
+        return { ...(await read()), isDefault: true };
+      },
+    }),
+  ];
+}
+
+const iamOwner = { kind: 'instance', role: IAM_OWNER } as const;
