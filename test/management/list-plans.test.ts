@@ -111,7 +111,7 @@ describe('list and lookup plans at scale', () => {
       await db.query(`ANALYZE ${table}`);
   }, 240_000);
 
-  /** A statement a service function sent, and whether it was planned for its values (listPage asks for that). */
+  /** A statement a service function sent, and whether it was planned for its values (listPage's are). */
   interface Sent {
     text: string;
     params: unknown[];
@@ -121,19 +121,21 @@ describe('list and lookup plans at scale', () => {
   /** The statements a service function sends, recorded on their way to the database. */
   async function statements(run: (db: Db) => Promise<unknown>): Promise<Sent[]> {
     const sent: Sent[] = [];
-    const record = (q: Queryable): Queryable => {
-      let custom = false;
-      return {
-        query: (text, params) => {
-          if (/^SET LOCAL plan_cache_mode = force_custom_plan$/.test(text)) custom = true;
-          else sent.push({ text, params: [...(params ?? [])], custom });
-          return q.query(text, params);
-        },
-      };
-    };
+    const record = (q: Queryable): Queryable => ({
+      query: (text, params) => {
+        sent.push({ text, params: [...(params ?? [])], custom: false });
+        return q.query(text, params);
+      },
+    });
     const recorder = new Proxy(db, {
       get(target, key) {
         if (key === 'query') return record(target).query;
+        // a list's statement, planned for its values every time (Db.queryPlanned)
+        if (key === 'queryPlanned')
+          return (text: string, params: unknown[]) => {
+            sent.push({ text, params: [...params], custom: true });
+            return target.queryPlanned(text, params);
+          };
         if (key === 'tx') return (fn: (tx: Queryable) => Promise<unknown>) => target.tx((tx) => fn(record(tx)));
         return Reflect.get(target, key);
       },
