@@ -131,10 +131,18 @@ export async function startGatehouse(port: number, options: StartOptions = {}): 
     child.kill('SIGTERM');
     if (child.exitCode === null) await new Promise((r) => child.once('exit', r));
   };
-  await waitReady(url, child);
-  const adminKey = JSON.parse(readFileSync(env.GATEHOUSE_ADMIN_KEY_FILE!, 'utf8')) as KeyFile;
-  const adminToken = await jwtProfileToken(url, adminKey, `openid ${MANAGEMENT_SCOPE}`);
-  const fixtures = await createFixtures(url, adminToken);
+  // a start that fails leaves neither the process nor its database behind
+  const started = async () => {
+    await waitReady(url, child);
+    const adminKey = JSON.parse(readFileSync(env.GATEHOUSE_ADMIN_KEY_FILE!, 'utf8')) as KeyFile;
+    const adminToken = await jwtProfileToken(url, adminKey, `openid ${MANAGEMENT_SCOPE}`);
+    return { adminToken, ...(await createFixtures(url, adminToken)) };
+  };
+  const { adminToken, ...fixtures } = await started().catch(async (error: unknown) => {
+    await stopChild();
+    await dropDatabase();
+    throw error;
+  });
   return {
     url,
     get pid() {
@@ -161,7 +169,12 @@ export async function startGatehouse(port: number, options: StartOptions = {}): 
 
 /** The schema first (the seed fills Gatehouse's own tables), then the rows; Gatehouse starts on the seeded database
  *  as it would after an upgrade of a large deployment. */
-async function migrateAndSeed(url: string | undefined, seed: NonNullable<StartOptions['seed']>): Promise<SeedReport> {
+async function migrateAndSeed(url: string | undefined, seed: NonNullable<StartOptions['seed']>): Promise<SeedReport>;
+async function migrateAndSeed(url: string, seed: undefined): Promise<undefined>;
+async function migrateAndSeed(
+  url: string | undefined,
+  seed: StartOptions['seed'] | undefined,
+): Promise<SeedReport | undefined> {
   if (!url) throw new Error('seeding at scale needs PostgreSQL (DATABASE_URL)');
   // an hour: the seed's index builds over ten million rows are single statements
   const db = await openDb({
@@ -173,7 +186,7 @@ async function migrateAndSeed(url: string | undefined, seed: NonNullable<StartOp
   });
   try {
     await migrate(db);
-    return await seedScale(db, seed.size, seed.progress);
+    return seed && (await seedScale(db, seed.size, seed.progress));
   } finally {
     await db.close();
   }
@@ -202,7 +215,9 @@ async function seedTemplate(
       ).rows[0]?.report;
     const kept = await comment();
     if (kept) {
-      seed.progress(`reusing the seeded database ${name}`);
+      seed.progress(`reusing the seeded database ${name}, migrated to this schema`);
+      // once here rather than in every copy: a migration over a million rows takes its time
+      await migrateAndSeed(`${new URL(`/${name}`, server)}`, undefined);
       return { name, seed: JSON.parse(kept) as SeedReport };
     }
     // a template without its report is one whose seeding did not finish
@@ -219,7 +234,8 @@ async function seedTemplate(
 }
 
 async function waitReady(url: string, child: ChildProcess): Promise<void> {
-  const deadline = Date.now() + 60_000;
+  // minutes: a fresh database migrates first, on a busy machine too
+  const deadline = Date.now() + 180_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`gatehouse exited with ${child.exitCode}`);
     const ok = await fetch(`${url}/readyz`).then(
@@ -229,7 +245,7 @@ async function waitReady(url: string, child: ChildProcess): Promise<void> {
     if (ok) return;
     await new Promise((r) => setTimeout(r, 200));
   }
-  throw new Error('gatehouse did not become ready within 60 s');
+  throw new Error('gatehouse did not become ready within 180 s');
 }
 
 /** A management call; T names the fields of the answer the caller reads. */
