@@ -17,7 +17,7 @@ import {
 import type { MessageShape } from '@bufbuild/protobuf';
 import type { Db } from '../platform/db.ts';
 import { authorizePrincipal } from '../management/auth.ts';
-import type { Operation, Principal } from '../management/operation.ts';
+import type { Caller, Operation, Permission, Principal } from '../management/operation.ts';
 import { validateMessage } from '../management/validate.ts';
 import { rolesOf } from '../members/service.ts';
 import { IAM_OWNER, ORG_OWNER } from '../members/roles.ts';
@@ -30,6 +30,9 @@ export interface Viewer {
   ownedOrgIds: string[];
   /** Whether the viewer holds any management role the console serves; else the "no access" page. */
   canManage: boolean;
+  /** The org permissions checked for this request, by role and org: a page runs several operations on one org
+   *  (the overview one per project), and the org's existence need not be read again within one request. */
+  orgChecks: Map<string, Promise<Caller>>;
 }
 
 export async function viewerOf(db: Db, userId: string): Promise<Viewer | undefined> {
@@ -43,6 +46,7 @@ export async function viewerOf(db: Db, userId: string): Promise<Viewer | undefin
     isIamOwner,
     ownedOrgIds,
     canManage: isIamOwner || ownedOrgIds.length > 0,
+    orgChecks: new Map(),
   };
 }
 
@@ -61,13 +65,26 @@ export type Run = <I extends DescMessage, O extends DescMessage>(
   request: MessageInitShape<I>,
 ) => Promise<MessageShape<O>>;
 
+/** authorizePrincipal, once per role and org in a request for org permissions (which depend on nothing else); a
+ *  refusal is thrown to every operation that asks again. */
+function authorize(db: Db, viewer: Viewer, permission: Permission, orgId: string): Promise<Caller> {
+  if (permission.kind !== 'org') return authorizePrincipal(db, viewer.principal, permission, orgId);
+  const key = `${permission.role} ${orgId}`;
+  let check = viewer.orgChecks.get(key);
+  if (!check) {
+    check = authorizePrincipal(db, viewer.principal, permission, orgId);
+    viewer.orgChecks.set(key, check);
+  }
+  return check;
+}
+
 /** Runs operations of the registry as the viewer: authorize, validate, handle (management/invoke.ts's order). */
 export function createRun(db: Db, operations: Operation[]): Run {
   const byMethod = new Map<DescMethod, Operation>(operations.map((op) => [op.method, op]));
   return async (viewer, method, orgId, init) => {
     const op = byMethod.get(method);
     if (!op) throw new Error(`${method.name} is not served`);
-    const caller = await authorizePrincipal(db, viewer.principal, op.permission, orgId);
+    const caller = await authorize(db, viewer, op.permission, orgId);
     const request = create(method.input, init);
     validateMessage(method.input, request);
     return create(method.output, (await op.handle(caller, request)) as MessageInitShape<typeof method.output>);
