@@ -1,7 +1,7 @@
 // The admin console at /ui/console (issue 22), registered in the login pages' plugin scope (login/routes.ts): the
 // same cookies, form parser, NUL check and error pages. Each area is a route module (overview.ts, orgs.ts,
-// projects.ts, apps.ts; the lists issue adds users, audit, identity providers and policies the same way) that
-// registers GET pages and POST actions on the console router (page.ts).
+// projects.ts, apps.ts, audit.ts, user-list.ts, user-detail.ts, user-actions.ts; identity providers and policies
+// the same way) that registers GET pages and POST actions on the console router (page.ts).
 import type { FastifyInstance } from 'fastify';
 import type { LoginDeps } from '../login/interaction.ts';
 import { CONSOLE_CALLBACK_PATH } from '../oidc/account-client.ts';
@@ -9,7 +9,9 @@ import type { Operation } from '../management/operation.ts';
 import { createRun } from './access.ts';
 import { registerApps } from './apps.ts';
 import { registerAudit } from './audit.ts';
-import { registerUsers } from './users.ts';
+import { registerUserActions } from './user-actions.ts';
+import { registerUserDetail } from './user-detail.ts';
+import { registerUserList } from './user-list.ts';
 import { registerOrgs } from './orgs.ts';
 import { consoleCsrf, consoleRouter } from './page.ts';
 import { registerOverview } from './overview.ts';
@@ -25,7 +27,9 @@ export function registerConsole(ui: FastifyInstance, login: LoginDeps, operation
   registerProjects(router);
   registerApps(router);
   registerAudit(router);
-  registerUsers(router);
+  registerUserList(router);
+  registerUserDetail(router);
+  registerUserActions(router);
 
   // Outside the router: these run without a console session.
   ui.get(CONSOLE_CALLBACK_PATH, async (request, reply) => {

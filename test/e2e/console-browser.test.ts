@@ -2,25 +2,27 @@
 // role and an app through the API's operations (checked through the REST API), shows the client secret once, and
 // works with JavaScript off; a user without a management role sees no data; a cross-site post changes nothing; a
 // hostile name stays text; axe-core finds no serious or critical violation. Screenshots go to docs/screenshots/.
-import { createRequire } from 'node:module';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
 import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
 import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
 import { launchBrowser, signIn } from '../helpers/browser.ts';
+import {
+  axeViolations,
+  consolePage as newConsolePage,
+  docsScreenshot,
+  signedIn as signedInAt,
+} from '../helpers/console.ts';
 import { callRest, okJson } from '../helpers/management.ts';
 import { defaultOrgId } from '../helpers/oidc.ts';
-import { ADMIN_PASSWORD, type TestServer } from '../helpers/server.ts';
+import type { TestServer } from '../helpers/server.ts';
 import { startServerWithAdminKey } from '../helpers/tokens.ts';
 import { registerHuman } from '../../src/users/register.ts';
 import { findUserByLoginName } from '../../src/users/lookup.ts';
 import { createSecretBox } from '../../src/platform/secrets.ts';
 import { resolveMasterKey } from '../../src/platform/master-key.ts';
 import { registrationSchema } from '../../src/users/schema.ts';
-
-const DOCS_SCREENSHOTS = new URL('../../docs/screenshots/', import.meta.url);
-const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 
 describe('admin console in a browser (issue 22)', () => {
   let server: TestServer;
@@ -39,22 +41,10 @@ describe('admin console in a browser (issue 22)', () => {
   const api = (method: string, rest: [string, string], body?: Record<string, unknown>) =>
     callRest(server.url, { service: ManagementService, method, rest, body }, { token: adminToken });
 
-  async function consolePage(options: BrowserContextOptions = {}): Promise<Page> {
-    const context = await browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 900 }, ...options });
-    return context.newPage();
-  }
-
-  /** Opens a console page, signs in on the login pages and comes back to it. */
-  async function signedIn(page: Page, path: string, loginName = 'admin', password = ADMIN_PASSWORD) {
-    await page.goto(`${server.url}${path}`);
-    await signIn(page, loginName, password);
-    await page.waitForURL((url) => url.pathname === path.split('?')[0], { timeout: 15_000 });
-  }
-
-  async function shot(page: Page, name: string) {
-    mkdirSync(DOCS_SCREENSHOTS, { recursive: true });
-    await page.screenshot({ path: new URL(`${name}.png`, DOCS_SCREENSHOTS).pathname, fullPage: true });
-  }
+  const consolePage = (options: BrowserContextOptions = {}): Promise<Page> => newConsolePage(browser, options);
+  const signedIn = (page: Page, path: string, loginName?: string, password?: string) =>
+    signedInAt(page, server.url, path, loginName, password);
+  const shot = docsScreenshot;
 
   async function projectByName(name: string) {
     const list = okJson<{ result?: { id: string; name: string }[] }>(
@@ -380,14 +370,8 @@ describe('admin console in a browser (issue 22)', () => {
       '/ui/console/users?q=adm',
     ]) {
       await page.goto(`${server.url}${path}`);
-      await page.addScriptTag({ path: AXE });
-      const violations = await page.evaluate(async () => {
-        const axe = (
-          globalThis as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string }[] }> } }
-        ).axe;
-        return (await axe.run()).violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-      });
-      expect(violations.map((v) => `${path}: ${v.id}`)).toEqual([]);
+      const violations = await axeViolations(page);
+      expect(violations.map((id) => `${path}: ${id}`)).toEqual([]);
     }
     await page.context().close();
   });

@@ -4,9 +4,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
-import { launchBrowser, signIn } from '../helpers/browser.ts';
+import { launchBrowser } from '../helpers/browser.ts';
+import { consolePage, signedIn as signedInAt } from '../helpers/console.ts';
 import { callRest, okJson } from '../helpers/management.ts';
-import { ADMIN_PASSWORD, type TestServer } from '../helpers/server.ts';
+import type { TestServer } from '../helpers/server.ts';
 import { startServerWithAdminKey } from '../helpers/tokens.ts';
 
 describe('console users and audit pages in a browser (issue 22)', () => {
@@ -33,10 +34,8 @@ describe('console users and audit pages in a browser (issue 22)', () => {
     ).id;
 
   const signedIn = async (path: string) => {
-    const page = await (await browser.newContext({ locale: 'en-US' })).newPage();
-    await page.goto(`${server.url}${path}`);
-    await signIn(page, 'admin', ADMIN_PASSWORD);
-    await page.waitForURL((url) => url.pathname === path, { timeout: 15_000 });
+    const page = await consolePage(browser);
+    await signedInAt(page, server.url, path);
     return page;
   };
 

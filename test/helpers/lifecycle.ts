@@ -123,6 +123,8 @@ export const lifecycle = {
       projectId,
       userId,
     }),
+  listUserMemberships: (userId: string, body: Body = {}) =>
+    call(M, 'ListUserMemberships', 'POST', `/management/v1/users/${userId}/memberships/_search`, { userId, ...body }),
   listProjectMemberRoles: () =>
     call(M, 'ListProjectMemberRoles', 'POST', '/management/v1/projects/members/roles/_search'),
   listIamMembers: (body: Body = {}) => call(A, 'ListIAMMembers', 'POST', '/admin/v1/members/_search', body),

@@ -1,10 +1,11 @@
 // Members of the org in context, of its projects and of the instance (issue 21): list, add, change roles, remove,
-// and the roles each may hold. The last IAM_OWNER cannot be removed or demoted (members/manage.ts).
+// and the roles each may hold; a user's own memberships (ListUserMemberships, issue 22). The last IAM_OWNER cannot
+// be removed or demoted (members/manage.ts).
 import type { DescMessage, DescMethodUnary, MessageInitShape } from '@bufbuild/protobuf';
 import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
 import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
 import type { SearchQuery, MemberSchema } from '@zitadel/proto/zitadel/member_pb.js';
-import { Type } from '@zitadel/proto/zitadel/user_pb.js';
+import { Type, type MembershipQuery, type MembershipSchema } from '@zitadel/proto/zitadel/user_pb.js';
 import type { ManagementDeps } from '../deps.ts';
 import {
   addMember,
@@ -18,6 +19,11 @@ import {
 import type { ResourceType } from '../../members/queries.ts';
 import { IAM_OWNER, ORG_OWNER } from '../../members/roles.ts';
 import type { MemberResource } from '../../members/service.ts';
+import {
+  listUserMemberships,
+  type UserMembershipFilter,
+  type UserMembershipRow,
+} from '../../members/user-memberships.ts';
 import { invalidArgument } from '../../platform/errors.ts';
 import { getProject } from '../../projects/service.ts';
 import { detailsMessage, storedDetails } from '../convert.ts';
@@ -136,6 +142,38 @@ const methods = (m: Record<string, DescMethodUnary<DescMessage, DescMessage>>, p
   prefix,
 });
 
+function userMembershipFilter(query: MembershipQuery, i: number): UserMembershipFilter {
+  const q = query.query;
+  switch (q.case) {
+    case 'iamQuery':
+      return { field: 'instance' };
+    case 'orgQuery':
+      return { field: 'org', id: q.value.orgId };
+    case 'projectQuery':
+      return { field: 'project', id: q.value.projectId };
+    case 'projectGrantQuery':
+      return { field: 'none' };
+    default:
+      throw invalidArgument(`invalid ListUserMembershipsRequest.Queries[${i}]: an empty query is not supported`);
+  }
+}
+
+function membershipMessage(userId: string, m: UserMembershipRow): MessageInitShape<typeof MembershipSchema> {
+  const type =
+    m.resource_type === 'instance'
+      ? { case: 'iam' as const, value: true }
+      : m.resource_type === 'org'
+        ? { case: 'orgId' as const, value: m.resource_id }
+        : { case: 'projectId' as const, value: m.resource_id };
+  return {
+    userId,
+    details: storedDetails(m, m.resource_owner),
+    roles: m.roles,
+    displayName: m.display_name,
+    type,
+  };
+}
+
 export function memberOperationLists(deps: ManagementDeps): Operation[] {
   const M_ = M as unknown as Record<string, DescMethodUnary<DescMessage, DescMessage>>;
   const A_ = A as unknown as Record<string, DescMethodUnary<DescMessage, DescMessage>>;
@@ -152,5 +190,19 @@ export function memberOperationLists(deps: ManagementDeps): Operation[] {
       type: 'instance',
       id: deps.instance.id,
     })),
+    operation({
+      method: M.listUserMemberships,
+      permission: orgOwner,
+      async handle(caller, req) {
+        const filters = req.queries.map(userMembershipFilter);
+        const page = pageOf(req.query, 'ListUserMembershipsRequest');
+        const ref = { orgId: caller.orgId, userId: req.userId };
+        const result = await listUserMemberships(deps.db, ref, filters, page);
+        return {
+          details: listDetailsMessage(result),
+          result: result.rows.map((m) => membershipMessage(req.userId, m)),
+        };
+      },
+    }),
   ];
 }

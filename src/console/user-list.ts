@@ -1,14 +1,16 @@
 // Console area "Users" (issue 22): the list, with one search box over user name, e-mail and display name (ZITADEL's
 // orQuery of three STARTS_WITH_IGNORE_CASE queries, each served by its per-org index, so the page stays fast at a
 // million users; test/management/list-plans.test.ts), sorted by user name, a page at a time; and the creation of
-// human and machine users. Every read and write is the API's operation (ListUsers, AddHumanUser, AddMachineUser).
+// human and machine users; each user name links to the user's page (user-detail.ts). Every read and write is the
+// API's operation (ListUsers, AddHumanUser, AddMachineUser).
 import { ManagementService as M } from '@zitadel/proto/zitadel/management_pb.js';
 import { TextQueryMethod } from '@zitadel/proto/zitadel/object_pb.js';
 import type { MessageInitShape } from '@bufbuild/protobuf';
-import { UserFieldName, UserState, type SearchQuerySchema } from '@zitadel/proto/zitadel/user_pb.js';
+import { UserFieldName, type SearchQuerySchema } from '@zitadel/proto/zitadel/user_pb.js';
 import { html } from '../views/html.ts';
-import { Flash, Input, Pager, PostForm, StateBadge, Submit, Table } from '../views/console/components.ts';
+import { Flash, Input, Pager, PostForm, Submit, Table } from '../views/console/components.ts';
 import { type ConsolePage, type ConsoleRouter, inputError } from './page.ts';
+import { UserStateBadge, userPath } from './user-detail.ts';
 
 const PAGE_SIZE = 20;
 const offsetOf = (page: ConsolePage) => Math.max(0, Number((page.request.query as { offset?: string }).offset) || 0);
@@ -64,10 +66,10 @@ async function showList(page: ConsolePage, flash: Flashed = {}) {
       rows=${list.result.map((u) => {
         const human = u.type.case === 'human' ? u.type.value : undefined;
         return [
-          u.userName,
+          html`<a href=${page.href(userPath(u.id))}>${u.userName}</a>`,
           human?.profile?.displayName ?? (u.type.case === 'machine' ? u.type.value.name : ''),
           human?.email?.email ?? '',
-          html`<${StateBadge} t=${t} active=${u.state === UserState.ACTIVE} />`,
+          html`<${UserStateBadge} t=${t} state=${u.state} />`,
         ];
       })}
     />
@@ -127,7 +129,7 @@ async function create(page: ConsolePage) {
   }
 }
 
-export function registerUsers(router: ConsoleRouter): void {
+export function registerUserList(router: ConsoleRouter): void {
   router.get('/users', (page) => showList(page));
   router.post('/users', create);
 }

@@ -1,0 +1,231 @@
+// Console area "Users": one user's page (issue 22). Its profile and state, the actions its state allows
+// (user-actions.ts runs them), its grants, its memberships, and per kind: a human's second factors and passkeys, a
+// machine's keys. ZITADEL's v1 API lists no sessions per user (the management service has no such method), so the
+// sign-in methods a person holds stand where the issue asks for sessions. Every read is the API's operation
+// (GetUserByID, ListUserGrants, ListUserMemberships, ListHumanAuthFactors, ListHumanPasswordless, ListMachineKeys):
+// a user of another org is the "not found" page, as in the API.
+import { timestampDate, type Timestamp } from '@bufbuild/protobuf/wkt';
+import { ManagementService as M } from '@zitadel/proto/zitadel/management_pb.js';
+import {
+  AccessTokenType,
+  AuthFactorState,
+  UserGrantState,
+  UserState,
+  type AuthFactor,
+  type Membership,
+  type User,
+} from '@zitadel/proto/zitadel/user_pb.js';
+import type { Texts } from '../login/i18n.ts';
+import { html, type Markup } from '../views/html.ts';
+import { Checkbox, Flash, Input, PostForm, StateBadge, Submit, Table } from '../views/console/components.ts';
+import type { ConsolePage, ConsoleRouter } from './page.ts';
+
+/** A user's console path (to pass through `page.href`, which keeps the org in context). */
+export const userPath = (userId: string, rest = '') => `/ui/console/users/${encodeURIComponent(userId)}${rest}`;
+export const userIdOf = (page: ConsolePage) => (page.request.params as { id: string }).id;
+
+/** The state changes of LockUser, UnlockUser, DeactivateUser and ReactivateUser, and the states each is valid in
+ *  (users/state.ts's transitions), so a page offers only what the API would accept. */
+export const STATE_ACTIONS = {
+  lock: { from: [UserState.ACTIVE], label: 'lock' },
+  unlock: { from: [UserState.LOCKED], label: 'unlock' },
+  deactivate: { from: [UserState.ACTIVE, UserState.LOCKED], label: 'deactivate' },
+  reactivate: { from: [UserState.INACTIVE], label: 'reactivate' },
+} as const;
+export type StateAction = keyof typeof STATE_ACTIONS;
+
+export const UserStateBadge = ({ t, state }: { t: Texts; state: UserState }) =>
+  state === UserState.LOCKED
+    ? html`<span class="badge">${t.locked}</span>`
+    : html`<${StateBadge} t=${t} active=${state === UserState.ACTIVE} />`;
+
+/** What the page shows above its sections, or above the password form (`form: 'password'`). */
+export interface UserFlash {
+  notice?: string | undefined;
+  error?: string | undefined;
+  status?: number;
+  form?: 'password';
+}
+
+const day = (ts: Timestamp | undefined) => (ts ? timestampDate(ts).toISOString().replace('T', ' ').slice(0, 16) : '');
+
+function Profile({ t, user }: { t: Texts; user: User }) {
+  const row = (label: string | undefined, value: Markup) => html`<dt>${label}</dt><dd>${value}</dd>`;
+  const human = user.type.case === 'human' ? user.type.value : undefined;
+  const machine = user.type.case === 'machine' ? user.type.value : undefined;
+  const checked = (verified: boolean) => html` <span class="badge">${verified ? t.verified : t.notVerified}</span>`;
+  return html`<section aria-labelledby="profile">
+    <h2 id="profile">${t.profileTitle}</h2>
+    <dl class="profile">
+      ${row(t.userName, user.userName)} ${row(t.loginName, user.preferredLoginName)}
+      ${row(t.state, html`<${UserStateBadge} t=${t} state=${user.state} />`)}
+      ${
+        human &&
+        html`${row(t.firstName, human.profile?.firstName ?? '')} ${row(t.lastName, human.profile?.lastName ?? '')}
+      ${row(t.displayName, human.profile?.displayName ?? '')}
+      ${row(t.email, html`${human.email?.email}${checked(human.email?.isEmailVerified ?? false)}`)}
+      ${human.phone?.phone && row(t.phone, html`${human.phone.phone}${checked(human.phone.isPhoneVerified)}`)}
+      ${row(t.preferredLanguage, human.profile?.preferredLanguage || '–')}`
+      }
+      ${
+        machine &&
+        html`${row(t.name, machine.name)} ${row(t.description, machine.description || '–')}
+      ${row(t.accessTokenType, machine.accessTokenType === AccessTokenType.JWT ? 'JWT' : 'Bearer')}`
+      }
+    </dl>
+  </section>`;
+}
+
+function Actions({ page, user, flash }: { page: ConsolePage; user: User; flash: UserFlash }) {
+  const { t } = page;
+  const act = (rest: string) => page.href(userPath(user.id, rest));
+  const actions = (Object.keys(STATE_ACTIONS) as StateAction[]).filter((a) =>
+    (STATE_ACTIONS[a].from as readonly UserState[]).includes(user.state),
+  );
+  return html`<section aria-labelledby="user-actions">
+      <h2 id="user-actions">${t.actions}</h2>
+      <div class="actions">
+        ${actions.map(
+          (a) => html`<${PostForm} action=${act('/state')} csrf=${page.csrf} class="inline">
+            <input type="hidden" name="action" value=${a} />
+            <${Submit} label=${t[STATE_ACTIONS[a].label]} kind="secondary" />
+          <//>`,
+        )}
+        <${PostForm} action=${act('/remove')} csrf=${page.csrf} class="inline" confirm=${t.confirmLead}>
+          <${Submit} label=${t.remove} kind="secondary" />
+        <//>
+      </div>
+    </section>
+    ${
+      user.type.case === 'human' &&
+      html`<section aria-labelledby="set-password">
+      <h2 id="set-password">${t.password}</h2>
+      ${flash.form === 'password' && html`<${Flash} error=${flash.error} />`}
+      <${PostForm} action=${act('/password')} csrf=${page.csrf}>
+        <${Input}
+          name="password"
+          idPrefix="new-"
+          type="password"
+          label=${t.newPassword}
+          required=${true}
+          maxLength=${1024}
+          autocomplete="new-password"
+        />
+        <${Checkbox} name="changeRequired" label=${t.changeRequired} checked=${false} />
+        <${Submit} label=${t.setPassword} kind="secondary" />
+      <//>
+    </section>`
+    }`;
+}
+
+const membershipKind = (t: Texts, m: Membership) =>
+  m.type.case === 'iam' ? t.instance : m.type.case === 'orgId' ? t.org : t.project;
+
+function factorRows(t: Texts, factors: AuthFactor[], passkeys: { name: string; state: AuthFactorState }[]) {
+  const ready = (state: AuthFactorState) => (state === AuthFactorState.READY ? t.factorReady : t.factorNotReady);
+  return [
+    ...factors.map((f) => [
+      f.type.case === 'otp' ? t.factorOtp : t.factorU2f,
+      f.type.case === 'u2f' ? f.type.value.name : '',
+      ready(f.state),
+    ]),
+    ...passkeys.map((p) => [t.factorPasskey, p.name, ready(p.state)]),
+  ];
+}
+
+export async function showUser(page: ConsolePage, flash: UserFlash = {}) {
+  const { t } = page;
+  const id = userIdOf(page);
+  const { user } = await page.run(M.method.getUserByID, { id });
+  if (!user) throw new Error('GetUserByID answered without a user');
+  const human = user.type.case === 'human';
+  const [grants, memberships, factors, passkeys, keys] = await Promise.all([
+    page.run(M.method.listUserGrants, {
+      query: { limit: 100 },
+      queries: [{ query: { case: 'userIdQuery', value: { userId: id } } }],
+    }),
+    page.run(M.method.listUserMemberships, { userId: id, query: { limit: 100 } }),
+    human ? page.run(M.method.listHumanAuthFactors, { userId: id }) : undefined,
+    human ? page.run(M.method.listHumanPasswordless, { userId: id }) : undefined,
+    human ? undefined : page.run(M.method.listMachineKeys, { userId: id, query: { limit: 100 } }),
+  ]);
+  const body = html`${flash.form !== 'password' && html`<${Flash} notice=${flash.notice} error=${flash.error} />`}
+    <${Profile} t=${t} user=${user} />
+    <${Actions} page=${page} user=${user} flash=${flash} />
+    <section aria-labelledby="user-grants">
+      <h2 id="user-grants">${t.userGrantsTitle}</h2>
+      <${Table}
+        t=${t}
+        caption=${t.userGrantsTitle}
+        head=${[t.project, t.roles, t.state]}
+        rows=${grants.result.map((g) => [
+          g.projectName,
+          g.roleKeys.join(', '),
+          html`<${StateBadge} t=${t} active=${g.state === UserGrantState.ACTIVE} />`,
+        ])}
+      />
+    </section>
+    <section aria-labelledby="memberships">
+      <h2 id="memberships">${t.membershipsTitle}</h2>
+      <${Table}
+        t=${t}
+        caption=${t.membershipsTitle}
+        head=${[t.kind, t.name, t.roles]}
+        rows=${memberships.result.map((m) => [membershipKind(t, m), m.displayName, m.roles.join(', ')])}
+      />
+    </section>
+    ${
+      factors &&
+      html`<section aria-labelledby="factors">
+      <h2 id="factors">${t.factorsTitle}</h2>
+      <p class="help">${t.factorsHelp}</p>
+      <${Table}
+        t=${t}
+        caption=${t.factorsTitle}
+        head=${[t.kind, t.name, t.state]}
+        rows=${factorRows(t, factors.result, passkeys?.result ?? [])}
+      />
+    </section>`
+    }
+    ${
+      keys &&
+      html`<section aria-labelledby="keys">
+      <h2 id="keys">${t.keysTitle}</h2>
+      <${Table}
+        t=${t}
+        caption=${t.keysTitle}
+        head=${[t.keyId, t.expires, t.actions]}
+        rows=${keys.result.map((k) => [
+          html`<code>${k.id}</code>`,
+          `${day(k.expirationDate)} UTC`,
+          html`<${PostForm}
+            action=${page.href(userPath(id, `/keys/${encodeURIComponent(k.id)}/remove`))}
+            csrf=${page.csrf}
+            confirm=${t.confirmLead}
+          >
+            <${Submit} label=${t.remove} kind="secondary" />
+          <//>`,
+        ])}
+      />
+    </section>`
+    }`;
+  return page.render('users', user.userName, body, flash.status);
+}
+
+/** The notices of the actions (user-actions.ts redirects to `?done=<action>`). */
+const NOTICES = new Map([
+  ['lock', 'noticeLocked'],
+  ['unlock', 'noticeUnlocked'],
+  ['deactivate', 'noticeDeactivated'],
+  ['reactivate', 'noticeReactivated'],
+  ['password', 'noticePasswordSet'],
+  ['key', 'noticeKeyRemoved'],
+]);
+
+export function registerUserDetail(router: ConsoleRouter): void {
+  router.get('/users/:id', (page) => {
+    const done = (page.request.query as { done?: unknown }).done;
+    const key = typeof done === 'string' ? NOTICES.get(done) : undefined;
+    return showUser(page, { notice: key ? page.t[key] : undefined });
+  });
+}

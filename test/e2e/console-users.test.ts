@@ -1,0 +1,339 @@
+// Issue 22's user page in a real browser (Chromium): the admin opens a user from the list, sees its profile, grants
+// and memberships, locks, unlocks, deactivates and reactivates it (each checked through GetUserByID), sets its
+// password (a weak one is the form's message; "ask for a new one" sends the person to the change page) and the
+// person signs in with it, then removes it; the API answers 404. A machine user's keys are removed, and the user
+// too, with JavaScript off. The owner of another org gets "not found"; a cross-site post changes nothing; a hostile
+// user name stays text; axe-core finds no serious or critical violation on both kinds of user page.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
+import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
+import { launchBrowser, signIn } from '../helpers/browser.ts';
+import { axeViolations, consolePage, docsScreenshot, signedIn } from '../helpers/console.ts';
+import { callRest, okJson, type Outcome } from '../helpers/management.ts';
+import type { TestServer } from '../helpers/server.ts';
+import { startServerWithAdminKey } from '../helpers/tokens.ts';
+
+describe('a user page of the console in a browser (issue 22)', () => {
+  let server: TestServer;
+  let adminToken: string;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    ({ server, adminToken } = await startServerWithAdminKey());
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  const api = (method: string, rest: [string, string], body?: Record<string, unknown>, orgId?: string) =>
+    callRest(server.url, { service: ManagementService, method, rest, body }, { token: adminToken, orgId });
+  const ok = async <T = Record<string, string>>(outcome: Promise<Outcome>) => okJson<T>(await outcome);
+
+  /** A human user who can sign in (verified e-mail, a password). */
+  const addHuman = async (userName: string) =>
+    (
+      await ok(
+        api('ImportHumanUser', ['POST', '/management/v1/users/human/_import'], {
+          userName,
+          profile: { firstName: 'Dora', lastName: 'Explorer', displayName: 'Dora E.', preferredLanguage: 'de' },
+          email: { email: `${userName.replace(/\W/g, '')}@example.com`, isEmailVerified: true },
+          password: 'Initial-Password-1',
+        }),
+      )
+    ).userId!;
+  const stateOf = async (id: string) =>
+    (await ok<{ user: { state: string } }>(api('GetUserByID', ['GET', `/management/v1/users/${id}`]))).user.state;
+  const userPage = async (id: string, options = {}) => {
+    const page = await consolePage(browser, options);
+    await signedIn(page, server.url, `/ui/console/users/${id}`);
+    return page;
+  };
+  const buttons = (page: Page) => page.locator('#user-actions ~ .actions button').allTextContents();
+  const notice = (page: Page) => page.locator('#notice').textContent();
+
+  it('opens a user from the list; lock, unlock, deactivate, reactivate, set password, remove', async () => {
+    const id = await addHuman('dora');
+    const { id: projectId } = await ok(api('AddProject', ['POST', '/management/v1/projects'], { name: 'Atlas' }));
+    await ok(
+      api('AddProjectRole', ['POST', `/management/v1/projects/${projectId}/roles`], {
+        roleKey: 'reader',
+        displayName: 'Reader',
+      }),
+    );
+    await ok(api('AddUserGrant', ['POST', `/management/v1/users/${id}/grants`], { projectId, roleKeys: ['reader'] }));
+    await ok(api('AddOrgMember', ['POST', '/management/v1/orgs/me/members'], { userId: id, roles: ['ORG_OWNER'] }));
+
+    const page = await consolePage(browser);
+    await signedIn(page, server.url, '/ui/console/users?q=dora');
+    await page.getByRole('link', { name: 'dora', exact: true }).click();
+    await page.waitForURL((url) => url.pathname === `/ui/console/users/${id}`);
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('dora');
+    const profile = page.getByRole('region', { name: 'Profile' });
+    expect(await profile.locator('dd').allTextContents()).toEqual(
+      expect.arrayContaining(['Dora', 'Explorer', 'Dora E.', 'dora@example.com Verified', 'de']),
+    );
+    expect(await page.getByRole('region', { name: 'Grants' }).getByRole('cell').allTextContents()).toEqual(
+      expect.arrayContaining(['Atlas', 'reader', 'Active']),
+    );
+    expect(await page.getByRole('region', { name: 'Memberships' }).getByRole('cell').allTextContents()).toEqual(
+      expect.arrayContaining(['Organization', 'ORG_OWNER']),
+    );
+    expect(await page.getByRole('region', { name: 'Second factors and passkeys' }).textContent()).toContain(
+      'Nothing here yet.',
+    );
+    expect(await page.getByRole('heading', { name: 'Keys', exact: true }).count()).toBe(0);
+    await docsScreenshot(page, 'console-user');
+
+    // only the actions the state allows, each the API's operation
+    expect(await buttons(page)).toEqual(['Lock', 'Deactivate', 'Remove']);
+    await page.getByRole('button', { name: 'Lock', exact: true }).click();
+    await expect.poll(() => notice(page)).toBe('The user is locked.');
+    expect(await stateOf(id)).toBe('USER_STATE_LOCKED');
+    expect(await buttons(page)).toEqual(['Unlock', 'Deactivate', 'Remove']);
+    await page.getByRole('button', { name: 'Unlock' }).click();
+    await expect.poll(() => notice(page)).toBe('The user is unlocked.');
+    expect(await stateOf(id)).toBe('USER_STATE_ACTIVE');
+    await page.getByRole('button', { name: 'Deactivate' }).click();
+    await expect.poll(() => notice(page)).toBe('The user is deactivated.');
+    expect(await stateOf(id)).toBe('USER_STATE_INACTIVE');
+    expect(await buttons(page)).toEqual(['Reactivate', 'Remove']);
+    await page.getByRole('button', { name: 'Reactivate' }).click();
+    await expect.poll(() => notice(page)).toBe('The user is active again.');
+    expect(await stateOf(id)).toBe('USER_STATE_ACTIVE');
+
+    // a password the complexity policy refuses is the form's message; nothing changed
+    await page.getByLabel('New password', { exact: true }).fill('short');
+    await page.getByRole('button', { name: 'Set password' }).click();
+    expect(await page.getByRole('region', { name: 'Password' }).locator('#form-error').textContent()).toMatch(
+      /Password/i,
+    );
+    // with "ask for a new password" the person must choose one at the next sign-in
+    await page.getByLabel('New password', { exact: true }).fill('Temporary-Password-2');
+    await page.getByLabel('Ask for a new password at the next sign-in').check();
+    await page.getByRole('button', { name: 'Set password' }).click();
+    await expect.poll(() => notice(page)).toBe('The password is set.');
+    const person = await consolePage(browser);
+    await person.goto(`${server.url}/ui/account`);
+    await signIn(person, 'dora', 'Temporary-Password-2');
+    await expect.poll(() => person.getByRole('heading', { level: 1 }).textContent()).toBe('Choose a new password');
+    await person.context().close();
+    await page.getByLabel('New password', { exact: true }).fill('Dora-New-Password-3');
+    await page.getByRole('button', { name: 'Set password' }).click();
+    await expect.poll(() => notice(page)).toBe('The password is set.');
+    const signedInPerson = await consolePage(browser);
+    await signedInPerson.goto(`${server.url}/ui/account`);
+    await signIn(signedInPerson, 'dora', 'Dora-New-Password-3');
+    await signedInPerson.waitForURL(`${server.url}/ui/account`, { timeout: 15_000 });
+    await signedInPerson.context().close();
+
+    // removal after the script's confirmation; the API no longer knows the user
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.getByRole('button', { name: 'Remove' }).click();
+    await page.waitForURL((url) => url.pathname === '/ui/console/users');
+    const gone = await api('GetUserByID', ['GET', `/management/v1/users/${id}`]);
+    expect(gone).toMatchObject({ ok: false, status: 404 });
+    await page.context().close();
+  });
+
+  it("a machine user's page: profile and keys; key and user removed with JavaScript off", async () => {
+    const { userId } = await ok(
+      api('AddMachineUser', ['POST', '/management/v1/users/machine'], {
+        userName: 'deploy-bot',
+        name: 'Deploy bot',
+        description: 'Ships releases',
+        accessTokenType: 'ACCESS_TOKEN_TYPE_JWT',
+      }),
+    );
+    const { keyId } = await ok(api('AddMachineKey', ['POST', `/management/v1/users/${userId}/keys`], { type: 1 }));
+    const page = await userPage(userId!, { javaScriptEnabled: false });
+    expect(await page.getByRole('region', { name: 'Profile' }).locator('dd').allTextContents()).toEqual(
+      expect.arrayContaining(['Deploy bot', 'Ships releases', 'JWT']),
+    );
+    expect(await page.getByRole('heading', { name: 'Password' }).count()).toBe(0);
+    const keys = page.getByRole('region', { name: 'Keys' });
+    expect(await keys.locator('code').allTextContents()).toEqual([keyId]);
+    await keys.getByRole('button', { name: 'Remove' }).click();
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe(`Remove ${keyId}?`);
+    await page.getByRole('button', { name: 'Remove for good' }).click();
+    await expect.poll(() => notice(page)).toBe('The key is removed.');
+    const listed = await ok<{ result?: unknown[] }>(
+      api('ListMachineKeys', ['POST', `/management/v1/users/${userId}/keys/_search`], {}),
+    );
+    expect(listed.result).toBeUndefined();
+
+    await page.getByRole('button', { name: 'Lock', exact: true }).click();
+    await expect.poll(() => notice(page)).toBe('The user is locked.');
+    expect(await stateOf(userId!)).toBe('USER_STATE_LOCKED');
+    await page.locator('#user-actions ~ .actions').getByRole('button', { name: 'Remove' }).click();
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Remove deploy-bot?');
+    expect(await stateOf(userId!)).toBe('USER_STATE_LOCKED');
+    await page.getByRole('button', { name: 'Remove for good' }).click();
+    await page.waitForURL((url) => url.pathname === '/ui/console/users');
+    expect(await api('GetUserByID', ['GET', `/management/v1/users/${userId}`])).toMatchObject({ status: 404 });
+    await page.context().close();
+  });
+
+  it("the owner of another org gets 'not found' for the user's page, with or without ?org=", async () => {
+    const id = await addHuman('only-here');
+    const firstOrg = (await ok<{ org: { id: string } }>(api('GetMyOrg', ['GET', '/management/v1/orgs/me']))).org.id;
+    await ok(
+      callRest(
+        server.url,
+        {
+          service: AdminService,
+          method: 'SetUpOrg',
+          rest: ['POST', '/admin/v1/orgs/_setup'],
+          body: {
+            org: { name: 'Elsewhere' },
+            human: {
+              userName: 'elsewhere-owner',
+              profile: { firstName: 'E', lastName: 'Owner' },
+              email: { email: 'owner@elsewhere.example', isEmailVerified: true },
+              password: 'Elsewhere-Owner-1',
+            },
+          },
+        },
+        { token: adminToken },
+      ),
+    );
+    const page = await consolePage(browser);
+    await signedIn(page, server.url, '/ui/console/users', 'elsewhere-owner', 'Elsewhere-Owner-1');
+    for (const path of [`/ui/console/users/${id}`, `/ui/console/users/${id}?org=${firstOrg}`]) {
+      const response = await page.goto(`${server.url}${path}`);
+      expect(response?.status()).toBe(404);
+      expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Not found');
+      expect(await page.content()).not.toContain('only-here');
+    }
+    // nor can the owner act on the user
+    const csrf = await page.locator('input[name=csrf]').first().inputValue();
+    const posted = await page.request.post(`${server.url}/ui/console/users/${id}/state`, {
+      form: { csrf, action: 'lock' },
+      headers: { origin: server.url },
+    });
+    expect(posted.status()).toBe(404);
+    expect(await stateOf(id)).toBe('USER_STATE_ACTIVE');
+    await page.context().close();
+  });
+
+  it('a form posted from another origin changes nothing and is not a 5xx', async () => {
+    const id = await addHuman('cross-site');
+    const page = await userPage(id);
+    const csrf = await page.locator('input[name=csrf]').first().inputValue();
+    await page.goto('about:blank');
+    await page.setContent(
+      `<form method="post" action="${server.url}/ui/console/users/${id}/state">` +
+        `<input name="action" value="lock"><input name="csrf" value="${csrf}"></form>`,
+    );
+    const [response] = await Promise.all([page.waitForNavigation(), page.evaluate(() => document.forms[0]!.submit())]);
+    expect(response?.status()).toBe(403);
+    expect(await stateOf(id)).toBe('USER_STATE_ACTIVE');
+    await page.context().close();
+  });
+
+  it("an action the state no longer allows, or an unknown one, is the page again with the API's message", async () => {
+    const id = await addHuman('stale');
+    const page = await userPage(id);
+    // locked elsewhere after the page was shown: the page's Lock is refused, nothing else happens
+    await ok(api('LockUser', ['POST', `/management/v1/users/${id}/_lock`], {}));
+    const lock = page.waitForResponse((r) => r.url().includes('/state'));
+    await page.getByRole('button', { name: 'Lock', exact: true }).click();
+    expect((await lock).status()).toBe(400);
+    expect(await page.locator('#form-error').textContent()).toBe('User should be active (COMMAND-3NN8v)');
+    expect(await buttons(page)).toEqual(['Unlock', 'Deactivate', 'Remove']);
+    const csrf = await page.locator('input[name=csrf]').first().inputValue();
+    const unknown = await page.request.post(`${server.url}/ui/console/users/${id}/state`, {
+      form: { csrf, action: 'explode' },
+      headers: { origin: server.url },
+    });
+    expect(unknown.status()).toBe(400);
+    expect(await unknown.text()).toContain('invalid action: explode');
+    expect(await stateOf(id)).toBe('USER_STATE_LOCKED');
+    await page.context().close();
+  });
+
+  it('shows a hostile user name as text, on the list, the page and its removal confirmation', async () => {
+    const name = '<img src=x onerror=alert(1)>';
+    const id = await addHuman(name);
+    const page = await consolePage(browser, { javaScriptEnabled: true });
+    let dialogs = 0;
+    page.on('dialog', (dialog) => {
+      dialogs++;
+      void dialog.dismiss();
+    });
+    await signedIn(page, server.url, `/ui/console/users?q=${encodeURIComponent('<img')}`);
+    await page.getByRole('link', { name, exact: true }).click();
+    await page.waitForURL((url) => url.pathname === `/ui/console/users/${id}`);
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe(name);
+    expect(await page.locator('img[src=x]').count()).toBe(0);
+    // the script's confirmation is dismissed (nothing is removed); the server's confirmation page names the user
+    await page.getByRole('button', { name: 'Remove' }).click();
+    expect(await stateOf(id)).toBe('USER_STATE_ACTIVE');
+    const confirm = await page.request.post(`${server.url}/ui/console/users/${id}/remove`, {
+      form: { csrf: await page.locator('input[name=csrf]').first().inputValue() },
+      headers: { origin: server.url },
+    });
+    const confirmation = await confirm.text();
+    expect(confirmation).toContain('<h1>Remove &lt;img src=x onerror=alert(1)>?</h1>');
+    expect(confirmation).not.toContain('<img src=x');
+    expect(dialogs).toBe(1); // the removal's question, not the name's script
+    await page.context().close();
+  });
+
+  it("axe-core finds no serious or critical violation on a human's and a machine's page", async () => {
+    const human = await addHuman('axe-human');
+    const { userId: machine } = await ok(
+      api('AddMachineUser', ['POST', '/management/v1/users/machine'], { userName: 'axe-bot', name: 'Axe bot' }),
+    );
+    await ok(api('AddMachineKey', ['POST', `/management/v1/users/${machine}/keys`], { type: 1 }));
+    const page = await userPage(human, { bypassCSP: true });
+    expect(await axeViolations(page)).toEqual([]);
+    await page.goto(`${server.url}/ui/console/users/${machine}`);
+    expect(await axeViolations(page)).toEqual([]);
+    await page.context().close();
+  });
+
+  // Last: the admin service account gives up IAM_OWNER here, so the API token has no more use after this test.
+  it('a removal the API refuses (the last IAM_OWNER) is the page again with its message', async () => {
+    const admin = (
+      await ok<{ result: { id: string }[] }>(
+        api('ListUsers', ['POST', '/management/v1/users/_search'], {
+          queries: [{ userNameQuery: { userName: 'admin', method: 'TEXT_QUERY_METHOD_EQUALS' } }],
+        }),
+      )
+    ).result[0]!.id;
+    const members = await ok<{ result: { userId: string; userType: string }[] }>(
+      callRest(
+        server.url,
+        { service: AdminService, method: 'ListIAMMembers', rest: ['POST', '/admin/v1/members/_search'], body: {} },
+        { token: adminToken },
+      ),
+    );
+    const serviceAccount = members.result.find((m) => m.userType === 'TYPE_MACHINE')!.userId;
+    await ok(
+      callRest(
+        server.url,
+        {
+          service: AdminService,
+          method: 'RemoveIAMMember',
+          rest: ['DELETE', `/admin/v1/members/${serviceAccount}`],
+          body: { userId: serviceAccount },
+        },
+        { token: adminToken },
+      ),
+    );
+    const page = await userPage(admin);
+    page.once('dialog', (dialog) => void dialog.accept());
+    const removal = page.waitForResponse((r) => r.url().includes('/remove'));
+    await page.getByRole('button', { name: 'Remove' }).click();
+    expect((await removal).status()).toBe(400);
+    expect(await page.locator('#form-error').textContent()).toBe(
+      'The last IAM_OWNER cannot be removed or demoted (IAM-L4stOw)',
+    );
+    await page.goto(`${server.url}/ui/console/users/${admin}`);
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('admin');
+    await page.context().close();
+  });
+});

@@ -1,0 +1,47 @@
+// The admin console's browser tests (issue 22) share these: a page in a fresh browser context, signing in on the
+// login pages to land on a console page, the README's screenshots, and axe-core's serious and critical findings.
+import { createRequire } from 'node:module';
+import { mkdirSync } from 'node:fs';
+import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
+import { signIn } from './browser.ts';
+import { ADMIN_PASSWORD } from './server.ts';
+
+const DOCS_SCREENSHOTS = new URL('../../docs/screenshots/', import.meta.url);
+const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+
+/** A page of its own browser context (its own cookies), English unless told. */
+export async function consolePage(browser: Browser, options: BrowserContextOptions = {}): Promise<Page> {
+  const context = await browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 900 }, ...options });
+  return context.newPage();
+}
+
+/** Opens a console page, signs in on the login pages and waits to be back on it. */
+export async function signedIn(
+  page: Page,
+  baseUrl: string,
+  path: string,
+  loginName = 'admin',
+  password = ADMIN_PASSWORD,
+): Promise<void> {
+  await page.goto(`${baseUrl}${path}`);
+  await signIn(page, loginName, password);
+  await page.waitForURL((url) => url.pathname === path.split('?')[0], { timeout: 15_000 });
+}
+
+/** A full-page screenshot for the README (docs/screenshots/<name>.png). */
+export async function docsScreenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(DOCS_SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: new URL(`${name}.png`, DOCS_SCREENSHOTS).pathname, fullPage: true });
+}
+
+/** axe-core's serious and critical violations on the page (its context needs `bypassCSP`: the console's CSP
+ *  allows no injected script). */
+export async function axeViolations(page: Page): Promise<string[]> {
+  await page.addScriptTag({ path: AXE });
+  const violations = await page.evaluate(async () => {
+    const axe = (globalThis as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string }[] }> } })
+      .axe;
+    return (await axe.run()).violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  });
+  return violations.map((v) => v.id);
+}
