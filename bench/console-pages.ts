@@ -105,6 +105,13 @@ export function consolePages(gh: GatehouseTarget, size?: ScaleSize): ConsolePage
     },
     { name: 'Users', path: () => at('/users', someOrg()) },
     {
+      name: 'User',
+      path: () => {
+        const u = someone();
+        return at(`/users/${u.id}`, u.org);
+      },
+    },
+    {
       name: 'Users, user name prefix',
       path: () => {
         const u = someone();

@@ -522,6 +522,9 @@ const CONSOLE_SET = 'console pages';
 const consoleSelected = !only || only.some((o) => CONSOLE_SET.startsWith(o));
 const PAGE_REQUESTS = smoke ? 3 : Number(args[args.indexOf('--page-requests') + 1] || 0) || 300;
 const PAGE_WARM_UP = Math.max(1, Math.round(PAGE_REQUESTS / 10));
+// `--pages Overview,Users`: only the console pages whose names start so (e.g. to profile one with --cpu-prof)
+const PAGES = args.includes('--pages') ? args[args.indexOf('--pages') + 1]!.split(',') : undefined;
+const pageSelected = PAGES && ((name: string) => PAGES.some((p) => name.startsWith(p)));
 /** `--smoke` (CI): a console page that failed fails the run. */
 function failOnPageErrors(timings: PageTiming[][]): void {
   const failed = timings.flat().filter((t) => t.errors > 0 || t.requests === 0);
@@ -562,14 +565,14 @@ async function main(): Promise<void> {
       peakRssMb: runPeakRssMb,
       results,
     };
-    process.stdout.write(`\n${toMarkdown(run)}`);
+    if (results.length) process.stdout.write(`\n${toMarkdown(run)}`);
     if (consoleSelected) {
-      const pages = await timeConsole([{ gh }], PAGE_REQUESTS, PAGE_WARM_UP);
+      const pages = await timeConsole([{ gh }], PAGE_REQUESTS, PAGE_WARM_UP, pageSelected);
       process.stdout.write(`\n${consoleTable(pages, [gh.database])}\n`);
       if (smoke) failOnPageErrors(pages);
     }
     if (smoke) failOnErrors(results);
-    else process.stdout.write(`\nwritten to ${writeRun(run)}.{json,md}\n`);
+    else if (results.length) process.stdout.write(`\nwritten to ${writeRun(run)}.{json,md}\n`);
   } finally {
     bl.stop();
     await gh.stop();
@@ -663,7 +666,7 @@ async function benchAtScale(): Promise<void> {
     if (loads) await pass('at scale');
     // the console's pages, one request at a time, on the still database
     const pages = consoleSelected
-      ? await timeConsole([{ gh: empty }, { gh: scaled, size }], PAGE_REQUESTS, PAGE_WARM_UP)
+      ? await timeConsole([{ gh: empty }, { gh: scaled, size }], PAGE_REQUESTS, PAGE_WARM_UP, pageSelected)
       : [];
     if (loads) {
       step('restarting the seeded Gatehouse with its background sweep on');
