@@ -22,7 +22,8 @@ async function showList(page: ConsolePage, flash: { error?: string; status?: num
       : [],
   });
   const total = Number(list.details?.totalResult ?? 0);
-  const body = html`<${SearchBox} t=${t} action="/ui/console/projects" orgId=${page.orgId} label=${t.searchLabel} q=${q} />
+  const search = { t, orgId: page.orgId, label: t.searchLabel, q };
+  const body = html`<${SearchBox} ...${search} action="/ui/console/projects" />
     <${Table}
       t=${t}
       caption=${t.projectsTitle}

@@ -239,7 +239,8 @@ describe('list and lookup plans at scale', () => {
     await expectIndexBacked((d) =>
       listUsers(d, ORG, [{ field: 'displayName', text: { value: 'user 4242', method: 'equalsIgnoreCase' } }], page),
     );
-    await expectIndexBacked((d) => listUsers(d, ORG, [], page), USERS);
+    // an org of the bench's size (1,000 users); the big org is 99% of the table, whose count is rightly a table scan
+    await expectIndexBacked((d) => listUsers(d, SMALL_ORG, [], page));
   });
 
   it("ListUsers with a search box's OR of user name, e-mail and display name (the console's users page)", async () => {
