@@ -3,7 +3,7 @@
 // on any error (CI); a full run writes bench/results/<time>-<database>.{json,md}.
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { type Client, createClient } from '@connectrpc/connect';
@@ -665,9 +665,11 @@ async function benchAtScale(): Promise<void> {
     const loads = selected(scenarioList(await prepare(empty, step), undefined)).length > 0;
     if (loads) await pass('at scale');
     // the console's pages, one request at a time, on the still database
+    const loadBefore = loadavg()[0]!;
     const pages = consoleSelected
       ? await timeConsole([{ gh: empty }, { gh: scaled, size }], PAGE_REQUESTS, PAGE_WARM_UP, pageSelected)
       : [];
+    const pageLoad = [loadBefore, loadavg()[0]!];
     if (loads) {
       step('restarting the seeded Gatehouse with its background sweep on');
       await scaled.restart({ GATEHOUSE_OIDC_SWEEP_INTERVAL_MS: String(SWEEP_INTERVAL_MS) });
@@ -680,6 +682,7 @@ async function benchAtScale(): Promise<void> {
       durationSeconds: DURATION,
       consolePages: pages,
       pageRequests: PAGE_REQUESTS,
+      pageLoad,
     });
     process.stdout.write(`\n${report}`);
     if (smoke) failOnPageErrors(pages);

@@ -59,6 +59,8 @@ export function scaleReport(run: {
   /** Per page: its timing on the empty database, then on the seeded one. */
   consolePages?: PageTiming[][];
   pageRequests?: number;
+  /** The machine's 1-minute load average before and after the console pages. */
+  pageLoad?: number[];
 }): string {
   const [still, sweeping] = run.phases;
   const { size, loadSeconds, vacuumSeconds } = run.seed;
@@ -112,7 +114,8 @@ export function scaleReport(run: {
       '',
       `Console pages (bench/console-pages.ts): the bench's admin (IAM_OWNER) signed in through the login pages, ` +
         `${run.pageRequests} requests per page one at a time after a tenth as many to warm up, a random seeded ` +
-        'org (project, app, user) per request; server times from Server-Timing, statements per page from the pool.',
+        'org (project, app, user) per request; server times from Server-Timing, statements per page from the pool; ' +
+        `load average ${run.pageLoad?.map((l) => l.toFixed(1)).join(' before, ')} after.`,
       '',
       consoleTable(run.consolePages, ['empty', `${size.users} users`]),
     );
