@@ -48,6 +48,10 @@ export interface GatehouseTarget {
   projectId: string;
   serviceKey: KeyFile;
   web: Credentials;
+  /** The app of `web` (the console pages' app). */
+  webAppId: string;
+  /** The admin's org, where the fixtures are. */
+  orgId: string;
   /** The ID of USER, the human of the login scenarios. */
   userId: string;
   /** How the database was seeded before the start (`seed` option), if it was. */
@@ -59,8 +63,9 @@ export interface GatehouseTarget {
 
 export interface StartOptions {
   cpuProfileDir?: string;
-  /** PostgreSQL only: migrate and seed the new database like a large deployment before Gatehouse starts on it. */
-  seed?: { size: ScaleSize; progress: (what: string) => void };
+  /** PostgreSQL only: migrate and seed the new database like a large deployment before Gatehouse starts on it;
+   *  `reuse`: copy it from a seeded template database kept between runs (seedTemplate). */
+  seed?: { size: ScaleSize; progress: (what: string) => void; reuse?: boolean };
   env?: Record<string, string>;
   /** GATEHOUSE_WORKERS (issue 24), 1 unless given. */
   workers?: number;
@@ -91,13 +96,17 @@ export async function startGatehouse(port: number, options: StartOptions = {}): 
     GATEHOUSE_AUTH_CODE_TTL: '600',
   };
   let dropDatabase = async () => {};
+  let reused: SeedReport | undefined;
   if (process.env.DATABASE_URL) {
     const name = `gatehouse_bench_${Date.now().toString(36)}`;
     const server = new URL(process.env.DATABASE_URL);
+    const template = options.seed?.reuse ? await seedTemplate(server, options.seed) : undefined;
     const admin = new pg.Client({ connectionString: server.toString() });
     await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`);
+    // a copy of the template's files: a minute where seeding takes five
+    await admin.query(`CREATE DATABASE ${name}${template ? ` TEMPLATE ${template.name} STRATEGY FILE_COPY` : ''}`);
     await admin.end();
+    reused = template?.seed;
     const target = new URL(server);
     target.pathname = `/${name}`;
     env.DATABASE_URL = target.toString();
@@ -113,7 +122,7 @@ export async function startGatehouse(port: number, options: StartOptions = {}): 
   } else {
     env.GATEHOUSE_DATA_DIR = join(dir, 'data');
   }
-  const seed = options.seed && (await migrateAndSeed(env.DATABASE_URL, options.seed));
+  const seed = reused ?? (options.seed && (await migrateAndSeed(env.DATABASE_URL, options.seed)));
   const profiling = options.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`] : [];
   const spawnGatehouse = () =>
     spawn(process.execPath, [...profiling, ...START_FLAGS, MAIN], { env, stdio: ['ignore', 'ignore', 'inherit'] });
@@ -122,10 +131,18 @@ export async function startGatehouse(port: number, options: StartOptions = {}): 
     child.kill('SIGTERM');
     if (child.exitCode === null) await new Promise((r) => child.once('exit', r));
   };
-  await waitReady(url, child);
-  const adminKey = JSON.parse(readFileSync(env.GATEHOUSE_ADMIN_KEY_FILE!, 'utf8')) as KeyFile;
-  const adminToken = await jwtProfileToken(url, adminKey, `openid ${MANAGEMENT_SCOPE}`);
-  const fixtures = await createFixtures(url, adminToken);
+  // a start that fails leaves neither the process nor its database behind
+  const started = async () => {
+    await waitReady(url, child);
+    const adminKey = JSON.parse(readFileSync(env.GATEHOUSE_ADMIN_KEY_FILE!, 'utf8')) as KeyFile;
+    const adminToken = await jwtProfileToken(url, adminKey, `openid ${MANAGEMENT_SCOPE}`);
+    return { adminToken, ...(await createFixtures(url, adminToken)) };
+  };
+  const { adminToken, ...fixtures } = await started().catch(async (error: unknown) => {
+    await stopChild();
+    await dropDatabase();
+    throw error;
+  });
   return {
     url,
     get pid() {
@@ -152,7 +169,12 @@ export async function startGatehouse(port: number, options: StartOptions = {}): 
 
 /** The schema first (the seed fills Gatehouse's own tables), then the rows; Gatehouse starts on the seeded database
  *  as it would after an upgrade of a large deployment. */
-async function migrateAndSeed(url: string | undefined, seed: NonNullable<StartOptions['seed']>): Promise<SeedReport> {
+async function migrateAndSeed(url: string | undefined, seed: NonNullable<StartOptions['seed']>): Promise<SeedReport>;
+async function migrateAndSeed(url: string, seed: undefined): Promise<undefined>;
+async function migrateAndSeed(
+  url: string | undefined,
+  seed: StartOptions['seed'] | undefined,
+): Promise<SeedReport | undefined> {
   if (!url) throw new Error('seeding at scale needs PostgreSQL (DATABASE_URL)');
   // an hour: the seed's index builds over ten million rows are single statements
   const db = await openDb({
@@ -164,14 +186,56 @@ async function migrateAndSeed(url: string | undefined, seed: NonNullable<StartOp
   });
   try {
     await migrate(db);
-    return await seedScale(db, seed.size, seed.progress);
+    return seed && (await seedScale(db, seed.size, seed.progress));
   } finally {
     await db.close();
   }
 }
 
+/**
+ * `--reuse-seed`: the seeded database kept as a template, `gatehouse_scale_<orgs>_<users>_<apps>_<tokens>`, seeded
+ * the first time (its seed report kept as the database's comment); runs copy it and migrate the copy on start, so a
+ * later schema still applies. The template stays after the run (DROP DATABASE it to free the disk).
+ */
+async function seedTemplate(
+  server: URL,
+  seed: NonNullable<StartOptions['seed']>,
+): Promise<{ name: string; seed: SeedReport }> {
+  const { orgs, users, apps, tokens } = seed.size;
+  const name = `gatehouse_scale_${orgs}_${users}_${apps}_${tokens}`;
+  const admin = new pg.Client({ connectionString: server.toString() });
+  await admin.connect();
+  try {
+    const comment = async () =>
+      (
+        await admin.query<{ report: string | null }>(
+          'SELECT shobj_description(oid, $2) AS report FROM pg_database WHERE datname = $1',
+          [name, 'pg_database'],
+        )
+      ).rows[0]?.report;
+    const kept = await comment();
+    if (kept) {
+      seed.progress(`reusing the seeded database ${name}, migrated to this schema`);
+      // once here rather than in every copy: a migration over a million rows takes its time
+      await migrateAndSeed(`${new URL(`/${name}`, server)}`, undefined);
+      return { name, seed: JSON.parse(kept) as SeedReport };
+    }
+    // a template without its report is one whose seeding did not finish
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.query(`CREATE DATABASE ${name}`);
+    const target = new URL(server);
+    target.pathname = `/${name}`;
+    const report = await migrateAndSeed(target.toString(), seed);
+    await admin.query(`COMMENT ON DATABASE ${name} IS '${JSON.stringify(report)}'`);
+    return { name, seed: report };
+  } finally {
+    await admin.end();
+  }
+}
+
 async function waitReady(url: string, child: ChildProcess): Promise<void> {
-  const deadline = Date.now() + 60_000;
+  // minutes: a fresh database migrates first, on a busy machine too
+  const deadline = Date.now() + 180_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`gatehouse exited with ${child.exitCode}`);
     const ok = await fetch(`${url}/readyz`).then(
@@ -181,7 +245,7 @@ async function waitReady(url: string, child: ChildProcess): Promise<void> {
     if (ok) return;
     await new Promise((r) => setTimeout(r, 200));
   }
-  throw new Error('gatehouse did not become ready within 60 s');
+  throw new Error('gatehouse did not become ready within 180 s');
 }
 
 /** A management call; T names the fields of the answer the caller reads. */
@@ -236,14 +300,20 @@ async function createFixtures(url: string, token: string) {
     name: 'bench-rs',
     authMethodType: 'API_AUTH_METHOD_TYPE_BASIC',
   });
-  const web = await api<Credentials>(url, token, 'POST', `/management/v1/projects/${projectId}/apps/oidc`, {
-    name: 'bench-web',
-    redirectUris: [CALLBACK],
-    appType: 'OIDC_APP_TYPE_WEB',
-    authMethodType: 'OIDC_AUTH_METHOD_TYPE_BASIC',
-    responseTypes: ['OIDC_RESPONSE_TYPE_CODE'],
-    grantTypes: ['OIDC_GRANT_TYPE_AUTHORIZATION_CODE', 'OIDC_GRANT_TYPE_REFRESH_TOKEN'],
-  });
+  const web = await api<Credentials & { appId: string }>(
+    url,
+    token,
+    'POST',
+    `/management/v1/projects/${projectId}/apps/oidc`,
+    {
+      name: 'bench-web',
+      redirectUris: [CALLBACK],
+      appType: 'OIDC_APP_TYPE_WEB',
+      authMethodType: 'OIDC_AUTH_METHOD_TYPE_BASIC',
+      responseTypes: ['OIDC_RESPONSE_TYPE_CODE'],
+      grantTypes: ['OIDC_GRANT_TYPE_AUTHORIZATION_CODE', 'OIDC_GRANT_TYPE_REFRESH_TOKEN'],
+    },
+  );
   const { userId } = await api<{ userId: string }>(url, token, 'POST', '/management/v1/users/human/_import', {
     userName: USER.loginName,
     profile: { firstName: 'Bench', lastName: 'User' },
@@ -251,9 +321,14 @@ async function createFixtures(url: string, token: string) {
     password: USER.password,
     passwordChangeRequired: false,
   });
+  const { org } = await fetch(`${url}/management/v1/orgs/me`, { headers: { authorization: `Bearer ${token}` } }).then(
+    (r) => r.json() as Promise<{ org: { id: string } }>,
+  );
   return {
     clientCredentials,
     clientCredentialsJwt,
+    orgId: org.id,
+    webAppId: web.appId,
     serviceKey,
     projectId,
     introspector: { clientId: api1.clientId, clientSecret: api1.clientSecret },

@@ -54,16 +54,29 @@ export async function authorizationCode(
     code_challenge_method: 'S256',
     ...params,
   });
-  let url = `${base}/oauth/v2/authorize?${query}`;
+  const url = await throughLogin(base, browser, `${base}/oauth/v2/authorize?${query}`, user, (u) =>
+    u.startsWith(CALLBACK),
+  );
+  const code = new URL(url).searchParams.get('code');
+  if (!code) throw new Error(`no code at the callback: ${url}`);
+  return { code, verifier };
+}
+
+/** Follows a browser from `start` through redirects and the login pages (their forms filled in for `user`, hidden
+ *  fields included) until a redirect leads where `arrived` says it wanted to go; returns that URL, not requested. */
+export async function throughLogin(
+  base: string,
+  browser: BenchBrowser,
+  start: string,
+  user: { loginName: string; password: string } | undefined,
+  arrived: (url: string) => boolean,
+): Promise<string> {
+  let url = start;
   let res = await browser.request(url);
   for (let step = 0; step < 12; step++) {
     if (res.status >= 300 && res.status < 400) {
       url = new URL(res.headers.get('location')!, url).toString();
-      if (url.startsWith(CALLBACK)) {
-        const code = new URL(url).searchParams.get('code');
-        if (!code) throw new Error(`no code at the callback: ${url}`);
-        return { code, verifier };
-      }
+      if (arrived(url)) return url;
       res = await browser.request(url);
       continue;
     }
@@ -86,7 +99,7 @@ export async function authorizationCode(
     });
     url = action;
   }
-  throw new Error('login did not reach the callback within 12 steps');
+  throw new Error(`login did not arrive within 12 steps from ${start}`);
 }
 
 /** A whole password login in a new browser: authorize, the login pages, the code redeemed. */

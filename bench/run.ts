@@ -3,7 +3,7 @@
 // on any error (CI); a full run writes bench/results/<time>-<database>.{json,md}.
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { type Client, createClient } from '@connectrpc/connect';
@@ -20,6 +20,7 @@ import {
   silentReauthentication,
 } from './login-flow.ts';
 import { cpuBetween, databaseCpu } from './database-time.ts';
+import { consoleTable, type PageTiming, timeConsole } from './console-pages.ts';
 import {
   comparison,
   printedDatabaseMs,
@@ -515,6 +516,20 @@ function failOnErrors(results: ScenarioResult[]): void {
 
 const only = args.includes('--only') ? args[args.indexOf('--only') + 1]!.split(',') : undefined;
 const selected = (scenarios: Scenario[]) => scenarios.filter((x) => !only || only.some((o) => x.name.startsWith(o)));
+// The console's pages (issue 22, bench/console-pages.ts) are one set, `--only console` alone; `--page-requests N`
+// measured requests per page (300; 3 in a smoke run), one at a time, after a tenth as many to warm up.
+const CONSOLE_SET = 'console pages';
+const consoleSelected = !only || only.some((o) => CONSOLE_SET.startsWith(o));
+const PAGE_REQUESTS = smoke ? 3 : Number(args[args.indexOf('--page-requests') + 1] || 0) || 300;
+const PAGE_WARM_UP = Math.max(1, Math.round(PAGE_REQUESTS / 10));
+// `--pages Overview,Users`: only the console pages whose names start so (e.g. to profile one with --cpu-prof)
+const PAGES = args.includes('--pages') ? args[args.indexOf('--pages') + 1]!.split(',') : undefined;
+const pageSelected = PAGES && ((name: string) => PAGES.some((p) => name.startsWith(p)));
+/** `--smoke` (CI): a console page that failed fails the run. */
+function failOnPageErrors(timings: PageTiming[][]): void {
+  const failed = timings.flat().filter((t) => t.errors > 0 || t.requests === 0);
+  if (failed.length) throw new Error(`console pages had errors: ${failed.map((t) => t.page).join(', ')}`);
+}
 const randomPort = () => 18000 + Math.floor(Math.random() * 2000);
 const step = (what: string) => process.stderr.write(`bench: ${what}\n`);
 
@@ -550,9 +565,14 @@ async function main(): Promise<void> {
       peakRssMb: runPeakRssMb,
       results,
     };
-    process.stdout.write(`\n${toMarkdown(run)}`);
+    if (results.length) process.stdout.write(`\n${toMarkdown(run)}`);
+    if (consoleSelected) {
+      const pages = await timeConsole([{ gh }], PAGE_REQUESTS, PAGE_WARM_UP, pageSelected);
+      process.stdout.write(`\n${consoleTable(pages, [gh.database])}\n`);
+      if (smoke) failOnPageErrors(pages);
+    }
     if (smoke) failOnErrors(results);
-    else process.stdout.write(`\nwritten to ${writeRun(run)}.{json,md}\n`);
+    else if (results.length) process.stdout.write(`\nwritten to ${writeRun(run)}.{json,md}\n`);
   } finally {
     bl.stop();
     await gh.stop();
@@ -628,7 +648,8 @@ async function benchAtScale(): Promise<void> {
   const size = scaleSize(args);
   const noSweep = { GATEHOUSE_OIDC_SWEEP_INTERVAL_MS: String(24 * 3600_000) };
   step(`seeding ${JSON.stringify(size)}`);
-  const scaled = await startGatehouse(randomPort(), { seed: { size, progress: step }, env: noSweep });
+  const reuse = args.includes('--reuse-seed');
+  const scaled = await startGatehouse(randomPort(), { seed: { size, progress: step, reuse }, env: noSweep });
   const empty = await startGatehouse(randomPort(), { env: noSweep });
   const phases: ScalePhase[] = [];
   try {
@@ -641,12 +662,30 @@ async function benchAtScale(): Promise<void> {
       phase.sweep = { ...(await sweepProgress(scaled.url)), since: phase.sweep };
       phases.push(phase);
     };
-    await pass('at scale');
-    step('restarting the seeded Gatehouse with its background sweep on');
-    await scaled.restart({ GATEHOUSE_OIDC_SWEEP_INTERVAL_MS: String(SWEEP_INTERVAL_MS) });
-    await pass('at scale, sweep running');
-    const report = scaleReport({ seed: scaled.seed!, phases, expired: expiredRows(size), durationSeconds: DURATION });
+    const loads = selected(scenarioList(await prepare(empty, step), undefined)).length > 0;
+    if (loads) await pass('at scale');
+    // the console's pages, one request at a time, on the still database
+    const loadBefore = loadavg()[0]!;
+    const pages = consoleSelected
+      ? await timeConsole([{ gh: empty }, { gh: scaled, size }], PAGE_REQUESTS, PAGE_WARM_UP, pageSelected)
+      : [];
+    const pageLoad = [loadBefore, loadavg()[0]!];
+    if (loads) {
+      step('restarting the seeded Gatehouse with its background sweep on');
+      await scaled.restart({ GATEHOUSE_OIDC_SWEEP_INTERVAL_MS: String(SWEEP_INTERVAL_MS) });
+      await pass('at scale, sweep running');
+    }
+    const report = scaleReport({
+      seed: scaled.seed!,
+      phases,
+      expired: expiredRows(size),
+      durationSeconds: DURATION,
+      consolePages: pages,
+      pageRequests: PAGE_REQUESTS,
+      pageLoad,
+    });
     process.stdout.write(`\n${report}`);
+    if (smoke) failOnPageErrors(pages);
     if (smoke) failOnErrors(phases.flatMap((p) => p.pairs.flatMap((pair) => [pair.empty, pair.scaled])));
     else process.stdout.write(`\nwritten to ${writeScaleReport(report)}\n`);
   } finally {

@@ -3,6 +3,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { ScenarioResult } from './report.ts';
+import { consoleTable, type PageTiming } from './console-pages.ts';
 import { LARGE_DEPLOYMENT, type ScaleSize, type SeedReport } from './scale-seed.ts';
 
 /** Targets of issue 18 "Scale". */
@@ -55,6 +56,11 @@ export function scaleReport(run: {
   phases: ScalePhase[];
   expired: number;
   durationSeconds: number;
+  /** Per page: its timing on the empty database, then on the seeded one. */
+  consolePages?: PageTiming[][];
+  pageRequests?: number;
+  /** The machine's 1-minute load average before and after the console pages. */
+  pageLoad?: number[];
 }): string {
   const [still, sweeping] = run.phases;
   const { size, loadSeconds, vacuumSeconds } = run.seed;
@@ -103,6 +109,16 @@ export function scaleReport(run: {
         `${run.expired - sweeping.sweep.swept} of the ${run.expired} expired rows left.`,
     );
   }
+  if (run.consolePages?.length)
+    lines.push(
+      '',
+      `Console pages (bench/console-pages.ts): the bench's admin (IAM_OWNER) signed in through the login pages, ` +
+        `${run.pageRequests} requests per page one at a time after a tenth as many to warm up, a random seeded ` +
+        'org (project, app, user) per request; server times from Server-Timing, statements per page from the pool; ' +
+        `load average ${run.pageLoad?.map((l) => l.toFixed(1)).join(' before, ')} after.`,
+      '',
+      consoleTable(run.consolePages, ['empty', `${size.users} users`]),
+    );
   return `${lines.join('\n')}\n`;
 }
 

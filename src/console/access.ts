@@ -9,6 +9,7 @@
 // themselves.
 import {
   create,
+  type Message,
   type DescMessage,
   type DescMethod,
   type DescMethodUnary,
@@ -17,7 +18,7 @@ import {
 import type { MessageShape } from '@bufbuild/protobuf';
 import type { Db } from '../platform/db.ts';
 import { authorizePrincipal, projectMemberships } from '../management/auth.ts';
-import type { Operation, Principal } from '../management/operation.ts';
+import type { Caller, Operation, Permission, Principal } from '../management/operation.ts';
 import { validateMessage } from '../management/validate.ts';
 import { rolesOf } from '../members/service.ts';
 import { IAM_OWNER, ORG_OWNER } from '../members/roles.ts';
@@ -32,6 +33,9 @@ export interface Viewer {
   projectOrgIds: string[];
   /** Whether the viewer holds any management role the console serves; else the "no access" page. */
   canManage: boolean;
+  /** The org permissions checked for this request, by role and org: a page runs several operations on one org
+   *  (the overview one per project), and the org's existence need not be read again within one request. */
+  orgChecks: Map<string, Promise<Caller>>;
 }
 
 export async function viewerOf(db: Db, userId: string): Promise<Viewer | undefined> {
@@ -47,6 +51,7 @@ export async function viewerOf(db: Db, userId: string): Promise<Viewer | undefin
     ownedOrgIds,
     projectOrgIds,
     canManage: isIamOwner || ownedOrgIds.length > 0 || projectOrgIds.length > 0,
+    orgChecks: new Map(),
   };
 }
 
@@ -69,6 +74,32 @@ export type Run = <I extends DescMessage, O extends DescMessage>(
   request: MessageInitShape<I>,
 ) => Promise<MessageShape<O>>;
 
+/**
+ * authorizePrincipal, once per role and org in a request where the answer depends on nothing else: an `org`
+ * permission, and a `project` one the viewer holds through the org (ORG_OWNER or IAM_OWNER); a project member's
+ * check reads the request, so it runs each time. A refusal is thrown to every operation that asks again.
+ */
+function authorize(
+  db: Db,
+  viewer: Viewer,
+  permission: Permission,
+  orgId: string,
+  request: () => Message,
+): Promise<Caller> {
+  const byOrg =
+    permission.kind === 'org' ||
+    (permission.kind === 'project' &&
+      (viewer.isIamOwner || Boolean(viewer.principal.roles.orgs.get(orgId)?.has(permission.role))));
+  if (!byOrg) return authorizePrincipal(db, viewer.principal, permission, orgId, request);
+  const key = `${permission.role} ${orgId}`;
+  let check = viewer.orgChecks.get(key);
+  if (!check) {
+    check = authorizePrincipal(db, viewer.principal, permission, orgId, request);
+    viewer.orgChecks.set(key, check);
+  }
+  return check;
+}
+
 /** Runs operations of the registry as the viewer: authorize, validate, handle (management/invoke.ts's order). */
 export function createRun(db: Db, operations: Operation[]): Run {
   const byMethod = new Map<DescMethod, Operation>(operations.map((op) => [op.method, op]));
@@ -82,7 +113,7 @@ export function createRun(db: Db, operations: Operation[]): Run {
       valid = true;
       return request;
     };
-    const caller = await authorizePrincipal(db, viewer.principal, op.permission, orgId, validated);
+    const caller = await authorize(db, viewer, op.permission, orgId, validated);
     validated();
     return create(method.output, (await op.handle(caller, request)) as MessageInitShape<typeof method.output>);
   };

@@ -4,7 +4,7 @@ import { ManagementService as M } from '@zitadel/proto/zitadel/management_pb.js'
 import { ProjectState } from '@zitadel/proto/zitadel/project_pb.js';
 import { TextQueryMethod } from '@zitadel/proto/zitadel/object_pb.js';
 import { html } from '../views/html.ts';
-import { Flash, Input, Pager, PostForm, StateBadge, Submit, Table } from '../views/console/components.ts';
+import { Flash, Input, Pager, PostForm, SearchBox, StateBadge, Submit, Table } from '../views/console/components.ts';
 import { type ConsolePage, type ConsoleRouter, inputError } from './page.ts';
 import { path, url } from './projects.ts';
 
@@ -22,12 +22,8 @@ async function showList(page: ConsolePage, flash: { error?: string; status?: num
       : [],
   });
   const total = Number(list.details?.totalResult ?? 0);
-  const body = html`<form method="get" action="/ui/console/projects" class="search" role="search">
-      <input type="hidden" name="org" value=${page.orgId} />
-      <label for="q">${t.searchLabel}</label>
-      <input id="q" name="q" type="search" value=${q} maxlength="200" />
-      <button type="submit" class="secondary">${t.search}</button>
-    </form>
+  const search = { t, orgId: page.orgId, label: t.searchLabel, q };
+  const body = html`<${SearchBox} ...${search} action="/ui/console/projects" />
     <${Table}
       t=${t}
       caption=${t.projectsTitle}

@@ -28,6 +28,11 @@ export interface Db extends Queryable {
    *  pool from inside a transaction waits for that transaction forever. A known constraint violation leaves it as
    *  its AppError (fromDatabaseError, platform/errors.ts). */
   tx<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /** A read planned for its values every time it runs, on its own (no transaction): sent as the unnamed statement,
+   *  which PostgreSQL plans at Bind with the values at hand. For lists (platform/search.ts), whose best plan depends
+   *  on them: a named statement may get a generic plan after five runs, and a generic plan of `LIKE $1` cannot use
+   *  an index. Costs one parse and plan per run, which these statements need anyway. */
+  queryPlanned<R extends pg.QueryResultRow = Row>(text: string, params: readonly unknown[]): Promise<pg.QueryResult<R>>;
   /** Queries sent since start: benchmarks and tests count queries per request with it. */
   readonly stats: { queries: number };
   readonly pool: pg.Pool;
@@ -44,6 +49,8 @@ export interface Db extends Queryable {
 /** How statements reach the server: per statement outside and inside a transaction, and how a transaction opens. */
 interface Protocol {
   bare: Statement;
+  /** Db.queryPlanned's: never a named statement. */
+  planned: Statement;
   inTx: Statement;
   begin: string;
   /** The health check's reads on their own connection. */
@@ -91,17 +98,29 @@ class PoolDb implements Db {
     pool.on('error', () => {});
   }
 
-  async query<R extends pg.QueryResultRow = Row>(
+  query<R extends pg.QueryResultRow = Row>(text: string, params?: readonly unknown[]): Promise<pg.QueryResult<R>> {
+    return this.#send<R>(this.#protocol.bare, text, params);
+  }
+
+  queryPlanned<R extends pg.QueryResultRow = Row>(
     text: string,
-    params?: readonly unknown[],
+    params: readonly unknown[],
+  ): Promise<pg.QueryResult<R>> {
+    return this.#send<R>(this.#protocol.planned, text, params);
+  }
+
+  async #send<R extends pg.QueryResultRow>(
+    statement: Statement,
+    text: string,
+    params: readonly unknown[] | undefined,
   ): Promise<pg.QueryResult<R>> {
     this.stats.queries++;
     try {
-      return await send<R>(this.pool, this.#protocol.bare(text, params));
+      return await send<R>(this.pool, statement(text, params));
     } catch (error) {
       if (!READ.test(text) || !isLostConnection(error)) throw error;
       // a new statement object: a submitted pg.Query is not sent twice
-      return send<R>(this.pool, this.#protocol.bare(text, params));
+      return send<R>(this.pool, statement(text, params));
     }
   }
 
@@ -213,6 +232,7 @@ export async function openDb(database: Config['database'], log?: Pick<Logger, 'w
     const protocol: Protocol = transactionPooling
       ? {
           bare: (text, params) => new TimedQuery(timeoutMs, text, params),
+          planned: (text, params) => new TimedQuery(timeoutMs, text, params),
           inTx: unnamed,
           begin: `BEGIN; SET LOCAL statement_timeout = ${Math.trunc(timeoutMs)}`,
           ping: (sql) => new TimedQuery(pingTimeout, sql, undefined),
@@ -237,7 +257,14 @@ export async function openDb(database: Config['database'], log?: Pick<Logger, 'w
             return Object.assign(client, { release: () => void client.end().catch(() => {}) });
           },
         }
-      : { bare: named, inTx: named, begin: 'BEGIN', ping: (sql) => ({ text: sql }), session: fromPool(pool) };
+      : {
+          bare: named,
+          planned: unnamed,
+          inTx: named,
+          begin: 'BEGIN',
+          ping: (sql) => ({ text: sql }),
+          session: fromPool(pool),
+        };
     return new PoolDb('postgres', pool, protocol, undefined, {
       ...connection,
       ...startup(pingTimeout),
@@ -264,6 +291,7 @@ export async function openDb(database: Config['database'], log?: Pick<Logger, 'w
     const pool = new pg.Pool({ ...(createPgConfig(pglite) as unknown as pg.PoolConfig), max: 1 });
     const protocol: Protocol = {
       bare: unnamed,
+      planned: unnamed,
       inTx: unnamed,
       begin: 'BEGIN',
       ping: (sql) => ({ text: sql }),

@@ -17,6 +17,16 @@ export function Table({ caption, head, rows, t }: { caption: string; head: strin
   </table>`;
 }
 
+/** A list page's search box: a GET form to `action` that keeps the org in context. */
+export function SearchBox(p: { t: Texts; action: string; orgId: string; label: string | undefined; q: string }) {
+  return html`<form method="get" action=${p.action} class="search" role="search">
+    <input type="hidden" name="org" value=${p.orgId} />
+    <label for="q">${p.label}</label>
+    <input id="q" name="q" type="search" value=${p.q} maxlength="200" />
+    <button type="submit" class="secondary">${p.t.search}</button>
+  </form>`;
+}
+
 /** Previous/next links over a list with ZITADEL's offset and limit; `href` builds the link of an offset. */
 export function Pager(p: { t: Texts; total: number; offset: number; limit: number; href: (offset: number) => string }) {
   if (p.total <= p.limit && p.offset === 0) return null;
