@@ -50,6 +50,15 @@ export async function findAppById(db: Queryable, id: string): Promise<AppRow | u
   return rows[0];
 }
 
+/** How many apps the org's projects hold (the console's overview; projects_name_unique and apps_project_idx). */
+export async function countOrgApps(db: Queryable, orgId: string): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(
+    'SELECT count(*)::int AS n FROM apps a JOIN projects p ON p.id = a.project_id WHERE p.org_id = $1',
+    [orgId],
+  );
+  return rows[0]!.n;
+}
+
 export async function findAppByClientId(db: Queryable, clientId: string): Promise<AppRow | undefined> {
   const { rows } = await db.query<AppRow>(`${SELECT_APP} WHERE a.client_id = $1`, [clientId]);
   return rows[0];

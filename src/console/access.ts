@@ -100,6 +100,24 @@ function authorize(
   return check;
 }
 
+/**
+ * A read no API operation serves (the overview's count of an org's apps: v1 lists apps per project only), behind
+ * the permission of the org's operations: its ORG_OWNER or IAM_OWNER, checked as for them (and with them, once per
+ * request). The read gets the org the check allowed.
+ */
+export async function readAsOrgOwner<T>(
+  db: Db,
+  viewer: Viewer,
+  orgId: string,
+  read: (db: Db, orgId: string) => Promise<T>,
+): Promise<T> {
+  const noRequest = (): Message => {
+    throw new Error('an org permission reads no request');
+  };
+  const caller = await authorize(db, viewer, { kind: 'org', role: ORG_OWNER }, orgId, noRequest);
+  return read(db, caller.orgId);
+}
+
 /** Runs operations of the registry as the viewer: authorize, validate, handle (management/invoke.ts's order). */
 export function createRun(db: Db, operations: Operation[]): Run {
   const byMethod = new Map<DescMethod, Operation>(operations.map((op) => [op.method, op]));

@@ -2,6 +2,7 @@
 // developer needs (discovery document, documentation).
 import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
 import { ManagementService as M } from '@zitadel/proto/zitadel/management_pb.js';
+import { countOrgApps } from '../apps/queries.ts';
 import { html } from '../views/html.ts';
 import { Table } from '../views/console/components.ts';
 import type { ConsolePage, ConsoleRouter } from './page.ts';
@@ -12,17 +13,15 @@ const DOCS_URL = 'https://zitadel.com/docs/apis/introduction';
 async function showOverview(page: ConsolePage) {
   const { t, viewer } = page;
   const total = (list: { details?: { totalResult: bigint } }) => Number(list.details?.totalResult ?? 0);
-  const [orgs, projects, users, changes] = await Promise.all([
+  const [orgs, projects, apps, users, changes] = await Promise.all([
     viewer.isIamOwner
       ? page.run(AdminService.method.listOrgs, { query: { limit: 1 } }).then(total)
       : viewer.ownedOrgIds.length,
-    page.run(M.method.listProjects, { query: { limit: 100 } }),
+    page.run(M.method.listProjects, { query: { limit: 1 } }),
+    page.readAsOrgOwner(countOrgApps),
     page.run(M.method.listUsers, { query: { limit: 1 } }).then(total),
     page.run(M.method.listOrgChanges, { query: { limit: 10, asc: false } }),
   ]);
-  const apps = (
-    await Promise.all(projects.result.map((p) => page.run(M.method.listApps, { projectId: p.id, query: { limit: 1 } })))
-  ).reduce((sum, list) => sum + total(list), 0);
   const counts: [string | undefined, number][] = [
     [t.countOrgs, orgs],
     [t.countProjects, total(projects)],

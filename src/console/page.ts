@@ -12,11 +12,12 @@ import type { LoginDeps } from '../login/interaction.ts';
 import { formField } from '../login/interaction.ts';
 import { cookieCsrf } from '../login/cookie-csrf.ts';
 import { HTML_SECURITY_HEADERS, SCRIPT_PAGE_CSP } from '../login/security.ts';
+import type { Db } from '../platform/db.ts';
 import { AppError, Code, permissionDenied } from '../platform/errors.ts';
 import { renderDocument, type Markup } from '../views/html.ts';
 import { ConsoleLayout, type ConsoleFrame, type NavOrg, withOrg } from '../views/console/layout.ts';
 import { html } from '../views/html.ts';
-import { managesOrg, orgInContext, type Run, type Viewer, viewerOf } from './access.ts';
+import { managesOrg, orgInContext, readAsOrgOwner, type Run, type Viewer, viewerOf } from './access.ts';
 import { CONSOLE_PATH, consoleUserId, signInRedirect } from './session.ts';
 import { consoleTexts } from './texts.ts';
 
@@ -50,6 +51,8 @@ export interface ConsolePage {
     request: MessageInitShape<I>,
     orgId?: string,
   ): Promise<MessageShape<O>>;
+  /** A read of the org in context that no operation serves, allowed to its ORG_OWNER or IAM_OWNER (access.ts). */
+  readAsOrgOwner<T>(read: (db: Db, orgId: string) => Promise<T>): Promise<T>;
   /** The page in the console's layout. */
   render(area: string, title: string, body: Markup, status?: number): Promise<FastifyReply>;
   /** A posted form field ('' when absent). */
@@ -121,6 +124,7 @@ export function consoleRouter(ui: FastifyInstance, deps: ConsoleDeps): ConsoleRo
         t,
         csrf: csrf.token(request, reply, login.config.issuer.startsWith('https:')),
         run: (m, r, org) => deps.run(viewer, m, org ?? orgId, r),
+        readAsOrgOwner: (read) => readAsOrgOwner(login.db, viewer, orgId, read),
         field: (name) => formField(request, name)?.trim() ?? '',
         href: (path) => withOrg(path, orgId),
         async render(area, title, body, status = 200) {

@@ -170,6 +170,19 @@ describe('admin console in a browser (issue 22)', () => {
     expect(await page.getByRole('link', { name: 'Shop web' }).count()).toBe(1);
     await shot(page, 'console-project');
     await page.getByRole('link', { name: 'Overview' }).click();
+    // the overview's app count is the org's apps over all its projects, as the API lists them
+    const projects = okJson<{ result: { id: string }[] }>(
+      await api('ListProjects', ['POST', '/management/v1/projects/_search'], { query: { limit: 1000 } }),
+    );
+    let appCount = 0;
+    for (const { id } of projects.result) {
+      const list = okJson<{ details?: { totalResult?: string } }>(
+        await api('ListApps', ['POST', `/management/v1/projects/${id}/apps/_search`], {}),
+      );
+      appCount += Number(list.details?.totalResult ?? 0);
+    }
+    expect(appCount).toBeGreaterThan(0);
+    expect(await page.locator('.counts li', { hasText: 'Apps' }).locator('strong').textContent()).toBe(`${appCount}`);
     await shot(page, 'console-overview');
     await page.context().close();
   });
