@@ -29,7 +29,7 @@ describe('permissions', () => {
     const started = await startServerWithAdminKey();
     server = started.server;
     admin = started.adminToken;
-    authorize = createAuthorizer(server.db, (token) => server.app.oidc.verifyAccessToken(token));
+    authorize = createAuthorizer(server.db, (token, orgId) => server.app.oidc.verifyBearer(token, orgId));
     ownOrg = await defaultOrgId(server);
     orgOwner = await jwtProfileToken(server, (await orgOwnerMachine(server)).keyFile);
     otherOrg = (
