@@ -24,6 +24,12 @@ export interface Session extends Queryable {
 
 export interface Db extends Queryable {
   readonly kind: 'postgres' | 'embedded';
+  /** A statement planned for its parameters' values on every run (an unnamed statement, never a prepared one's
+   *  generic plan): for searches whose index depends on the values, such as `LIKE $1` (search.ts listPage). */
+  queryForValues<R extends pg.QueryResultRow = Row>(
+    text: string,
+    params: readonly unknown[],
+  ): Promise<pg.QueryResult<R>>;
   /** Runs fn in one transaction. Inside fn use only the given tx: PGlite has a single session, so a query on the
    *  pool from inside a transaction waits for that transaction forever. A known constraint violation leaves it as
    *  its AppError (fromDatabaseError, platform/errors.ts). */
@@ -44,6 +50,8 @@ export interface Db extends Queryable {
 /** How statements reach the server: per statement outside and inside a transaction, and how a transaction opens. */
 interface Protocol {
   bare: Statement;
+  /** A bare statement planned for its values (Db.queryForValues). */
+  forValues: Statement;
   inTx: Statement;
   begin: string;
   /** The health check's reads on their own connection. */
@@ -91,17 +99,29 @@ class PoolDb implements Db {
     pool.on('error', () => {});
   }
 
-  async query<R extends pg.QueryResultRow = Row>(
+  query<R extends pg.QueryResultRow = Row>(text: string, params?: readonly unknown[]): Promise<pg.QueryResult<R>> {
+    return this.#bare(this.#protocol.bare, text, params);
+  }
+
+  queryForValues<R extends pg.QueryResultRow = Row>(
     text: string,
-    params?: readonly unknown[],
+    params: readonly unknown[],
+  ): Promise<pg.QueryResult<R>> {
+    return this.#bare(this.#protocol.forValues, text, params);
+  }
+
+  async #bare<R extends pg.QueryResultRow>(
+    statement: Statement,
+    text: string,
+    params: readonly unknown[] | undefined,
   ): Promise<pg.QueryResult<R>> {
     this.stats.queries++;
     try {
-      return await send<R>(this.pool, this.#protocol.bare(text, params));
+      return await send<R>(this.pool, statement(text, params));
     } catch (error) {
       if (!READ.test(text) || !isLostConnection(error)) throw error;
       // a new statement object: a submitted pg.Query is not sent twice
-      return send<R>(this.pool, this.#protocol.bare(text, params));
+      return send<R>(this.pool, statement(text, params));
     }
   }
 
@@ -213,6 +233,7 @@ export async function openDb(database: Config['database'], log?: Pick<Logger, 'w
     const protocol: Protocol = transactionPooling
       ? {
           bare: (text, params) => new TimedQuery(timeoutMs, text, params),
+          forValues: (text, params) => new TimedQuery(timeoutMs, text, params),
           inTx: unnamed,
           begin: `BEGIN; SET LOCAL statement_timeout = ${Math.trunc(timeoutMs)}`,
           ping: (sql) => new TimedQuery(pingTimeout, sql, undefined),
@@ -237,7 +258,14 @@ export async function openDb(database: Config['database'], log?: Pick<Logger, 'w
             return Object.assign(client, { release: () => void client.end().catch(() => {}) });
           },
         }
-      : { bare: named, inTx: named, begin: 'BEGIN', ping: (sql) => ({ text: sql }), session: fromPool(pool) };
+      : {
+          bare: named,
+          forValues: unnamed,
+          inTx: named,
+          begin: 'BEGIN',
+          ping: (sql) => ({ text: sql }),
+          session: fromPool(pool),
+        };
     return new PoolDb('postgres', pool, protocol, undefined, {
       ...connection,
       ...startup(pingTimeout),
@@ -264,6 +292,7 @@ export async function openDb(database: Config['database'], log?: Pick<Logger, 'w
     const pool = new pg.Pool({ ...(createPgConfig(pglite) as unknown as pg.PoolConfig), max: 1 });
     const protocol: Protocol = {
       bare: unnamed,
+      forValues: unnamed,
       inTx: unnamed,
       begin: 'BEGIN',
       ping: (sql) => ({ text: sql }),

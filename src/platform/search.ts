@@ -1,7 +1,7 @@
 // The SQL side of ZITADEL's v1 lists (issue 21 "Every list has ZITADEL's query"): filters built from parameters
 // only, text matches as LIKE with the pattern escaped, one page with its total, and where the log stood. The
 // management API's side (ListQuery, TextQueryMethod, ListDetails) is management/list-query.ts.
-import type { Db, Queryable } from './db.ts';
+import type { Db } from './db.ts';
 
 export const TEXT_METHODS = [
   'equals',
@@ -116,45 +116,45 @@ export interface ListSql {
 }
 
 /**
- * One page of rows with the number of all matching rows, in one transaction. The plans are made for the values at
- * hand (plan_cache_mode): a prepared statement's generic plan cannot use an index for `LIKE $1` at all, and
- * these statements are prepared under a name on PostgreSQL (platform/statements.ts).
+ * One page of rows with the number of all matching rows and where the log stood, in one statement: one snapshot
+ * and one round trip (issue 21's lookups: it was five, BEGIN, a plan setting, the page, the log's position and
+ * COMMIT). Past the last row the window has nothing to count, so the total then comes from a count of its own in
+ * the same statement. Planned for the values at hand (Db.queryForValues): a prepared statement's generic plan
+ * cannot use an index for `LIKE $1` at all.
  */
 export async function listPage<R extends object>(db: Db, sql: ListSql, page: Page): Promise<ListResult<R>> {
-  return db.tx(async (tx) => {
-    if (db.kind === 'postgres') await tx.query('SET LOCAL plan_cache_mode = force_custom_plan');
-    const { params } = sql.where;
-    const [first, ...rest] = sql.orderBy;
-    const order = [`${first} ${page.asc ? 'ASC' : 'DESC'}`, ...rest].join(', ');
-    const n = params.length;
-    const { rows } = await tx.query<R & { total_result: string }>(
-      `SELECT ${sql.select}, count(*) OVER () AS total_result FROM ${sql.from} ${sql.where.sql} ` +
-        `ORDER BY ${order} LIMIT $${n + 1} OFFSET $${n + 2}`,
-      [...params, page.limit, page.offset.toString()],
-    );
-    // Past the last row the window has nothing to count: the total then takes a query of its own.
-    const total = rows[0] ? rows[0].total_result : page.offset > 0n ? await count(tx, sql) : '0';
-    const state = await logPosition(tx);
-    return {
-      rows: rows.map(({ total_result: _, ...row }) => row as unknown as R),
-      totalResult: BigInt(total),
-      ...state,
-    };
-  });
+  const { params } = sql.where;
+  const [first, ...rest] = sql.orderBy;
+  const order = [`${first} ${page.asc ? 'ASC' : 'DESC'}`, ...rest].join(', ');
+  const n = params.length;
+  const matching = `FROM ${sql.from} ${sql.where.sql}`;
+  const { rows } = await db.queryForValues<R & ListStateColumns>(
+    `SELECT list_page.*, list_state.list_sequence, list_state.list_time,
+       CASE WHEN list_page.total_result IS NULL AND $${n + 2}::bigint > 0
+         THEN (SELECT count(*) ${matching}) END AS list_total_past_end
+     FROM (SELECT coalesce((SELECT max(sequence) FROM events), 0) AS list_sequence, now() AS list_time) AS list_state
+     LEFT JOIN LATERAL (
+       SELECT ${sql.select}, count(*) OVER () AS total_result ${matching}
+       ORDER BY ${order} LIMIT $${n + 1} OFFSET $${n + 2}
+     ) AS list_page ON true`, // ON true: only a nested loop joins it, so the rows keep the page's order
+    [...params, page.limit, page.offset.toString()],
+  );
+  const state = rows[0]!;
+  const found = state.total_result === null ? [] : rows;
+  return {
+    rows: found.map(({ total_result: _, list_sequence: _s, list_time: _t, list_total_past_end: _p, ...row }) => {
+      return row as unknown as R;
+    }),
+    totalResult: BigInt(state.total_result ?? state.list_total_past_end ?? '0'),
+    processedSequence: state.list_sequence,
+    viewTimestamp: state.list_time,
+  };
 }
 
-async function count(tx: Queryable, sql: ListSql): Promise<string> {
-  const { rows } = await tx.query<{ n: string }>(
-    `SELECT count(*) AS n FROM ${sql.from} ${sql.where.sql}`,
-    sql.where.params,
-  );
-  return rows[0]!.n;
-}
-
-/** The log's newest sequence (a backward step on its primary key) and the time of the read. */
-async function logPosition(tx: Queryable): Promise<{ processedSequence: string; viewTimestamp: Date }> {
-  const { rows } = await tx.query<{ sequence: string; now: Date }>(
-    'SELECT coalesce((SELECT max(sequence) FROM events), 0) AS sequence, now() AS now',
-  );
-  return { processedSequence: rows[0]!.sequence, viewTimestamp: rows[0]!.now };
+/** The columns listPage adds to each row. */
+interface ListStateColumns {
+  total_result: string | null;
+  list_sequence: string;
+  list_time: Date;
+  list_total_past_end: string | null;
 }
