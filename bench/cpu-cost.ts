@@ -69,6 +69,18 @@ async function main() {
       ],
       ['code exchange', () => codeExchange(gh.url, gh.web, browsers, SECONDS)],
       ['password login', async () => () => passwordLogin(gh.url, gh.web, USER, 'openid').then(() => {})],
+      // issue 21's lookups over REST, each with the caller's token and permission check
+      ['GetUserByID', async () => () => management(gh.url, gh.adminToken, 'GET', `/management/v1/users/${gh.userId}`)],
+      [
+        'ListUsers by user name prefix',
+        async () => () =>
+          management(gh.url, gh.adminToken, 'POST', '/management/v1/users/_search', {
+            query: { limit: 20 },
+            queries: [
+              { userNameQuery: { userName: USER.loginName.slice(0, -1), method: 'TEXT_QUERY_METHOD_STARTS_WITH' } },
+            ],
+          }),
+      ],
     ];
     for (const [name, prepare] of scenarios) {
       if (!selected(name)) continue;
@@ -112,6 +124,16 @@ function refresh(url: string, app: Credentials, pool: string[]) {
     if (!json.refresh_token) throw new Error(`refresh: ${res.status}`);
     pool.push(json.refresh_token);
   };
+}
+
+async function management(url: string, token: string, method: string, path: string, body?: object): Promise<void> {
+  const res = await fetch(`${url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body && JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (res.status !== 200 || !text.includes('"userName"')) throw new Error(`${path}: ${res.status}`);
 }
 
 /** Codes minted for at most a minute; the flow then waits out the run once they are used up (uncounted). */

@@ -119,6 +119,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     registerAccountRoutes(ui, login);
     registerConsole(ui, login, managementOperations(deps));
   });
-  registerManagement(app, deps, { verifyAccessToken: (token) => oidc.verifyAccessToken(token), bodyLimit: BODY_LIMIT });
+  registerManagement(app, deps, {
+    verifyBearer: (token, orgId) => oidc.verifyBearer(token, orgId),
+    bodyLimit: BODY_LIMIT,
+  });
   return app;
 }

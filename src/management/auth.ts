@@ -6,38 +6,57 @@ import type { Message } from '@bufbuild/protobuf';
 import { AppError, permissionDenied, unauthenticated } from '../platform/errors.ts';
 import { getOrgById } from '../orgs/service.ts';
 import { projectNotFound } from '../projects/service.ts';
-import { rolesOf, type ProjectRoles, type Roles } from '../members/service.ts';
+import { rolesFrom, type ProjectRoles, type Roles } from '../members/service.ts';
 import { IAM_OWNER, PROJECT_OWNER, PROJECT_OWNER_VIEWER } from '../members/roles.ts';
 import { MANAGEMENT_API_SCOPE } from '../oidc/scopes.ts';
 import type { Oidc } from '../oidc/plugin.ts';
 import type { Caller, Permission, Principal } from './operation.ts';
 
-/** The OIDC provider's check of a presented access token; undefined when it is not active. */
-export type VerifyAccessToken = Oidc['verifyAccessToken'];
+/** The OIDC provider's check of a presented access token, with the caller's memberships and the org in context;
+ *  undefined when the token is not active. */
+export type VerifyBearer = Oidc['verifyBearer'];
 
 export interface RequestCredentials {
   authorization: string | undefined;
   orgIdHeader: string | undefined;
 }
 
+/** An org whose existence was read with the caller's token (VerifyBearer). */
+interface KnownOrg {
+  id: string;
+  exists: boolean;
+}
+
 const invalidToken = () => unauthenticated('Errors.Token.Invalid', 'AUTH-7fs1e');
 
-export function createAuthorizer(db: Db, verifyAccessToken: VerifyAccessToken) {
-  async function authenticate(authorization: string | undefined): Promise<Principal> {
+export function createAuthorizer(db: Db, verifyBearer: VerifyBearer) {
+  async function authenticate(
+    permission: Permission,
+    { authorization, orgIdHeader }: RequestCredentials,
+  ): Promise<{ principal: Principal; knownOrg: KnownOrg }> {
     if (!authorization) throw unauthenticated('auth header missing', 'AUTH-7mr9s');
     const match = /^Bearer +(\S+) *$/i.exec(authorization);
     if (!match) throw unauthenticated('invalid auth header', 'AUTH-7fs1e');
-    // active, not revoked, of an active user (oidc/access-tokens.ts)
-    const token = await verifyAccessToken(match[1]!);
+    // The org asked for is read with the token (one statement, issue 21's lookups); text with NUL matches no row
+    // and would fail the shared statement, so such a header is left to requireOrg's own lookup.
+    const asked =
+      permission.kind === 'org' || permission.kind === 'project' ? orgIdHeader?.trim() || undefined : undefined;
+    // active, not revoked, of an active user (oidc/access-tokens.ts); roles and the org read at once, every call
+    const token = await verifyBearer(match[1]!, asked?.includes('\0') ? undefined : asked);
     if (!token?.scopes.has(MANAGEMENT_API_SCOPE)) throw invalidToken();
-    const principal = { userId: token.userId, orgId: token.orgId, roles: await rolesOf(db, token.userId) };
-    return token.projectId ? { ...principal, projectId: token.projectId } : principal;
+    const principal = { userId: token.userId, orgId: token.orgId, roles: rolesFrom(token.memberships) };
+    return {
+      principal: token.projectId ? { ...principal, projectId: token.projectId } : principal,
+      knownOrg: token.contextOrg,
+    };
   }
 
   /** 401, then 403: the caller as the operation sees it. `request` decodes and validates the request (400); only a
    *  project member's check of a `project` permission reads it. */
-  return async (permission: Permission, credentials: RequestCredentials, request: () => Message): Promise<Caller> =>
-    authorizePrincipal(db, await authenticate(credentials.authorization), permission, credentials.orgIdHeader, request);
+  return async (permission: Permission, credentials: RequestCredentials, request: () => Message): Promise<Caller> => {
+    const { principal, knownOrg } = await authenticate(permission, credentials);
+    return authorizePrincipal(db, principal, permission, credentials.orgIdHeader, request, knownOrg);
+  };
 }
 
 export type Authorize = ReturnType<typeof createAuthorizer>;
@@ -49,6 +68,7 @@ export async function authorizePrincipal(
   permission: Permission,
   orgIdHeader: string | undefined,
   request: () => Message,
+  knownOrg?: KnownOrg,
 ): Promise<Caller> {
   const isIamOwner = principal.roles.instance.has(IAM_OWNER);
   const header = orgIdHeader?.trim() || undefined;
@@ -61,11 +81,11 @@ export async function authorizePrincipal(
       return { principal, orgId: principal.orgId };
     case 'org':
       if (!isIamOwner && !principal.roles.orgs.get(orgId)?.has(permission.role)) throw denied();
-      await requireOrg(db, orgId);
+      await requireOrg(db, orgId, knownOrg);
       return { principal, orgId };
     case 'project':
       if (isIamOwner || principal.roles.orgs.get(orgId)?.has(permission.role)) {
-        await requireOrg(db, orgId);
+        await requireOrg(db, orgId, knownOrg);
         return { principal, orgId };
       }
       return projectMemberCaller(db, principal, permission, header, request);
@@ -74,15 +94,19 @@ export async function authorizePrincipal(
 
 const denied = () => permissionDenied('No matching permissions found', 'AUTH-5mWD2');
 
-/** An org that does not exist is answered like one the caller may not see (compat.md §1). */
-async function requireOrg(db: Db, orgId: string): Promise<void> {
-  const exists = await getOrgById(db, orgId).then(
-    () => true,
-    (error: unknown) => {
-      if (error instanceof AppError) return false;
-      throw error;
-    },
-  );
+/** An org that does not exist is answered like one the caller may not see (compat.md §1); read with the token
+ *  when it is the org asked for (`known`), else on its own. */
+async function requireOrg(db: Db, orgId: string, known: KnownOrg | undefined): Promise<void> {
+  const exists =
+    known?.id === orgId
+      ? known.exists
+      : await getOrgById(db, orgId).then(
+          () => true,
+          (error: unknown) => {
+            if (error instanceof AppError) return false;
+            throw error;
+          },
+        );
   if (!exists) throw denied();
 }
 

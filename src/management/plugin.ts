@@ -7,7 +7,7 @@ import { AuthService } from '@zitadel/proto/zitadel/auth_pb.js';
 import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
 import type { FastifyInstance } from 'fastify';
 import type { ManagementDeps } from './deps.ts';
-import { createAuthorizer, type VerifyAccessToken } from './auth.ts';
+import { createAuthorizer, type VerifyBearer } from './auth.ts';
 import { createInvoke } from './invoke.ts';
 import type { Operation } from './operation.ts';
 import { registerRestGateway } from './rest-gateway.ts';
@@ -34,7 +34,7 @@ import { lockoutPolicyOperations } from './handlers/lockout-policy.ts';
 export const MANAGEMENT_SERVICES = [AuthService, AdminService, ManagementService] as const;
 
 export interface ManagementOptions {
-  verifyAccessToken: VerifyAccessToken;
+  verifyBearer: VerifyBearer;
   /** Largest request message accepted on every encoding. */
   bodyLimit: number;
 }
@@ -73,7 +73,7 @@ export function registerManagement(app: FastifyInstance, deps: ManagementDeps, o
     if (operations.has(op.method)) throw new Error(`${op.method.parent.typeName}.${op.method.name} has two operations`);
     operations.set(op.method, op);
   }
-  const invoke = createInvoke(createAuthorizer(deps.db, options.verifyAccessToken));
+  const invoke = createInvoke(createAuthorizer(deps.db, options.verifyBearer));
   registerRestGateway(app, MANAGEMENT_SERVICES, operations, invoke);
   registerRpc(app, MANAGEMENT_SERVICES, operations, invoke, options.bodyLimit);
 }

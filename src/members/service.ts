@@ -4,7 +4,7 @@
 import type { Db, Queryable } from '../platform/db.ts';
 import { appendEvent, type WrittenEvent } from '../events/log.ts';
 import { alreadyExists, failedPrecondition } from '../platform/errors.ts';
-import { findMemberships, insertNewMembership, lockIamOwners, type Resource } from './queries.ts';
+import { findMemberships, insertNewMembership, lockIamOwners, type MembershipRow, type Resource } from './queries.ts';
 
 /** A resource members are held on, with its resource owner (the org of a project; else the resource itself). */
 export type MemberResource = Resource & { owner?: string };
@@ -53,10 +53,15 @@ export interface Roles {
 
 /** Read once per request: a removed or changed membership counts from the next request on. */
 export async function rolesOf(db: Db, userId: string): Promise<Roles> {
+  return rolesFrom(await findMemberships(db, userId));
+}
+
+/** The roles a user's memberships give (the management API's bearer check reads them with the token). */
+export function rolesFrom(memberships: readonly MembershipRow[]): Roles {
   const instance = new Set<string>();
   const orgs = new Map<string, Set<string>>();
   const projects = new Map<string, ProjectRoles>();
-  for (const m of await findMemberships(db, userId)) {
+  for (const m of memberships) {
     if (m.resource_type === 'instance') for (const r of m.roles) instance.add(r);
     else if (m.resource_type === 'org') orgs.set(m.resource_id, new Set(m.roles));
     else if (m.project_org_id) projects.set(m.resource_id, { orgId: m.project_org_id, roles: new Set(m.roles) });

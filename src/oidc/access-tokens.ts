@@ -8,7 +8,8 @@ import { isActive } from '../users/lookup.ts';
 import type { UserProfileRow } from '../users/queries.ts';
 import { usableRedirectUri } from '../apps/schema.ts';
 import { hashId, type AccessTokenPayload } from './payloads.ts';
-import { ACCESS_TOKENS_SQL, type AccessTokenRow } from './queries.ts';
+import type { MembershipRow } from '../members/queries.ts';
+import { ACCESS_TOKENS_SQL, BEARER_SQL, type AccessTokenRow, type BearerRow } from './queries.ts';
 
 export interface ActiveAccessToken {
   payload: AccessTokenPayload;
@@ -43,6 +44,29 @@ export function activeAccessTokenFinder(db: Queryable): ActiveAccessTokenFinder 
   return async (ref) => {
     const row = await lookup([hashId(ref.jti)]);
     return row && activeAccessToken(row, ref);
+  };
+}
+
+/** A bearer of the management API: its active token, the user's memberships and whether the org in context
+ *  exists (queries.ts BEARER_SQL). */
+export interface ActiveBearer {
+  token: ActiveAccessToken;
+  memberships: MembershipRow[];
+  contextOrgExists: boolean;
+}
+
+export type ActiveBearerFinder = (
+  ref: TokenReference,
+  contextOrgId: string | undefined,
+) => Promise<ActiveBearer | undefined>;
+
+/** Finds the management API's bearers, with the rules of activeAccessToken. */
+export function activeBearerFinder(db: Queryable): ActiveBearerFinder {
+  const lookup = batchedStatement<[string, string | null], BearerRow>(db, BEARER_SQL);
+  return async (ref, contextOrgId) => {
+    const row = await lookup([hashId(ref.jti), contextOrgId ?? null]);
+    const token = row && activeAccessToken(row, ref);
+    return token && { token, memberships: row.caller_memberships, contextOrgExists: row.context_org_exists };
   };
 }
 

@@ -10,9 +10,10 @@ import { scheduleJob } from '../platform/jobs.ts';
 import type { SecretBox } from '../platform/secrets.ts';
 import type { Metrics } from '../platform/metrics.ts';
 import type { InstanceRow } from '../instance/queries.ts';
+import type { MembershipRow } from '../members/queries.ts';
 import { scopeGrantedSilently } from '../consents/service.ts';
 import { createFindAccount } from './accounts.ts';
-import { activeAccessTokenFinder } from './access-tokens.ts';
+import { activeAccessTokenFinder, activeBearerFinder, type ActiveAccessToken } from './access-tokens.ts';
 import { createClientRateLimit } from './client-rate-limit.ts';
 import { JwtAccessTokens } from './jwt-access-tokens.ts';
 import { loadKeySet, type KeySet } from './keys.ts';
@@ -59,9 +60,19 @@ export interface VerifiedAccessToken {
   expiresAt: Date;
 }
 
+/** A management API caller's token, with what the permission check needs, read in the same statement. */
+export interface VerifiedBearer extends VerifiedAccessToken {
+  memberships: MembershipRow[];
+  /** The org in context: the one asked for, else the user's own, and whether it exists. */
+  contextOrg: { id: string; exists: boolean };
+}
+
 export interface Oidc {
   /** Checks an access token (opaque or JWT) as introspection does: exists, not expired, not revoked, user active. */
   verifyAccessToken(token: string): Promise<VerifiedAccessToken | undefined>;
+  /** verifyAccessToken for the management API, with the user's memberships and the org in context
+   *  (`contextOrgId`, else the user's own org), in one statement shared by concurrent calls (issue 21). */
+  verifyBearer(token: string, contextOrgId: string | undefined): Promise<VerifiedBearer | undefined>;
   /** The current provider; it is replaced on key rotation, so call this per request. */
   provider(): Provider;
   close(): Promise<void>;
@@ -186,6 +197,7 @@ export async function registerOidc(app: FastifyInstance, deps: OidcDeps): Promis
 
   const resolveToken = (value: string) => jwtAccessTokens.resolve(value);
   const findActiveAccessToken = activeAccessTokenFinder(db);
+  const findActiveBearer = activeBearerFinder(db);
   const machineGrants = machineTokenFastPath({ ...machineTokens, db, secrets });
   const userGrants = userGrantFastPath({
     db,
@@ -224,16 +236,14 @@ export async function registerOidc(app: FastifyInstance, deps: OidcDeps): Promis
     async verifyAccessToken(value) {
       const ref = await resolveToken(value);
       const token = ref && (await findActiveAccessToken(ref));
-      if (!token) return undefined;
-      return {
-        tokenId: hashId(token.payload.jti),
-        userId: token.user.id,
-        orgId: token.user.org_id,
-        clientId: token.payload.clientId,
-        projectId: token.client.projectId,
-        scopes: token.scopes,
-        expiresAt: new Date(token.payload.exp * 1000),
-      };
+      return token && verified(token);
+    },
+    async verifyBearer(value, contextOrgId) {
+      const ref = await resolveToken(value);
+      const bearer = ref && (await findActiveBearer(ref, contextOrgId));
+      if (!bearer) return undefined;
+      const contextOrg = { id: contextOrgId ?? bearer.token.user.org_id, exists: bearer.contextOrgExists };
+      return { ...verified(bearer.token), memberships: bearer.memberships, contextOrg };
     },
     async close() {
       clearInterval(reloadTimer);
@@ -243,4 +253,16 @@ export async function registerOidc(app: FastifyInstance, deps: OidcDeps): Promis
   app.decorate('oidc', oidc);
   app.addHook('onClose', async () => oidc.close());
   return oidc;
+}
+
+function verified(token: ActiveAccessToken): VerifiedAccessToken {
+  return {
+    tokenId: hashId(token.payload.jti),
+    userId: token.user.id,
+    orgId: token.user.org_id,
+    clientId: token.payload.clientId,
+    projectId: token.client.projectId,
+    scopes: token.scopes,
+    expiresAt: new Date(token.payload.exp * 1000),
+  };
 }

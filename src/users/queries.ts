@@ -70,6 +70,11 @@ const USER_COLUMNS = `${USER_PROFILE_COLUMNS}, ${USER_CREDENTIAL_COLUMNS}`;
 
 const SELECT_USER = `SELECT ${USER_COLUMNS} FROM users u JOIN orgs o ON o.id = u.org_id`;
 
+// Concurrent lookups by ID share one statement (platform/batch.ts); $1 holds their ids.
+export const USERS_BY_ID_SQL = `
+  SELECT r.i, u.* FROM unnest($1::text[]) WITH ORDINALITY AS r(id, i)
+  JOIN LATERAL (${SELECT_USER} WHERE u.id = r.id LIMIT 1) AS u ON true`;
+
 export async function findUserById(db: Queryable, id: string): Promise<UserRow | undefined> {
   const { rows } = await db.query<UserRow>(`${SELECT_USER} WHERE u.id = $1`, [id]);
   return rows[0];

@@ -3,7 +3,8 @@ import type { Db, Queryable } from '../platform/db.ts';
 import { appendEvent } from '../events/log.ts';
 import { changedDetails, type Details } from '../events/details.ts';
 import { failedPrecondition, notFound } from '../platform/errors.ts';
-import { findUserById, updateHumanProfile, type HumanProfile, type UserRow } from './queries.ts';
+import { batchedStatement } from '../platform/batch.ts';
+import { findUserById, updateHumanProfile, USERS_BY_ID_SQL, type HumanProfile, type UserRow } from './queries.ts';
 
 export async function getUserById(db: Queryable, id: string): Promise<UserRow> {
   const user = await findUserById(db, id);
@@ -22,7 +23,16 @@ export const userNotFound = () => notFound('User could not be found', 'QUERY-Dfb
 
 /** The user, which must belong to the org given. */
 export async function getOrgUser(db: Queryable, ref: UserRef): Promise<UserRow> {
-  const user = await findUserById(db, ref.userId);
+  return inOrg(await findUserById(db, ref.userId), ref);
+}
+
+/** getOrgUser for GetUserByID, issue 21's hot lookup: concurrent calls share one statement (platform/batch.ts). */
+export function orgUserGetter(db: Queryable): (ref: UserRef) => Promise<UserRow> {
+  const lookup = batchedStatement<[string], UserRow>(db, USERS_BY_ID_SQL);
+  return async (ref) => inOrg(await lookup([ref.userId]), ref);
+}
+
+function inOrg(user: UserRow | undefined, ref: UserRef): UserRow {
   if (user?.org_id !== ref.orgId) throw userNotFound();
   return user;
 }

@@ -54,6 +54,12 @@ describeEachEncoding('lifecycle: users', ({ encoding, p, call, okCall }) => {
     );
     expect(page.result!.map((u) => u.userName)).toEqual([`${prefix}_b`]);
     expect(page.details.totalResult).toBe('3');
+    // past the last row the total is still counted (platform/search.ts listPage), and the log position given
+    const past = await okCall<List>(
+      lifecycle.listUsers({ ...byPrefix('TEXT_QUERY_METHOD_STARTS_WITH'), query: { offset: '10', limit: 1 } }),
+    );
+    expect(past.result ?? []).toEqual([]);
+    expect(past.details).toMatchObject({ totalResult: '3', processedSequence: page.details.processedSequence });
     // the IAM_OWNER in the other org sees only that org's user
     const other = await okCall<List>(
       lifecycle.listUsers(byPrefix('TEXT_QUERY_METHOD_STARTS_WITH')),

@@ -14,7 +14,7 @@ import type { Page, TextMethod } from '../../src/platform/search.ts';
 import { listUsers, type UserFilter } from '../../src/users/list.ts';
 import { deleteOidcArtifactsOfOrgUsers, deleteOidcArtifactsOfUser } from '../../src/users/artifact-queries.ts';
 import { isUserUnique } from '../../src/users/queries.ts';
-import { getOrgUser } from '../../src/users/service.ts';
+import { getOrgUser, orgUserGetter } from '../../src/users/service.ts';
 import { useTestDb } from '../helpers/database.ts';
 
 const USERS = 100_000;
@@ -331,6 +331,8 @@ describe('list and lookup plans at scale', () => {
 
   it('GetUserByID, IsUserUnique, the members, orgs and history lists, and ending a user or org session', async () => {
     await expectIndexBacked((d) => getOrgUser(d, { orgId: ORG, userId: '800000000000004242' }));
+    // the management API's GetUserByID, batched (a prepared statement: its generic plan is checked too)
+    await expectIndexBacked((d) => orgUserGetter(d)({ orgId: ORG, userId: '800000000000004242' }));
     await expectIndexBacked((d) => isUserUnique(d, ORG, 'user4242', 'user4242@example.test'));
     await expectIndexBacked((d) => listMembers(d, { type: 'org', id: ORG }, [], page));
     await expectIndexBacked((d) =>

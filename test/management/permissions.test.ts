@@ -8,7 +8,8 @@ import { inId, type Permission } from '../../src/management/operation.ts';
 import { addProject } from '../../src/projects/service.ts';
 import { insertMembership } from '../../src/members/queries.ts';
 import { createMachine } from '../helpers/oidc.ts';
-import type { TestServer } from '../helpers/server.ts';
+import { isPostgres } from '../helpers/postgres.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { defaultOrgId } from '../helpers/oidc.ts';
 import { jwtProfileToken, orgOwnerMachine, startServerWithAdminKey } from '../helpers/tokens.ts';
 
@@ -35,7 +36,7 @@ describe('permissions', () => {
     const started = await startServerWithAdminKey();
     server = started.server;
     admin = started.adminToken;
-    authorize = createAuthorizer(server.db, (token) => server.app.oidc.verifyAccessToken(token));
+    authorize = createAuthorizer(server.db, (token, orgId) => server.app.oidc.verifyBearer(token, orgId));
     ownOrg = await defaultOrgId(server);
     orgOwner = await jwtProfileToken(server, (await orgOwnerMachine(server)).keyFile);
     otherOrg = (
@@ -115,6 +116,37 @@ describe('permissions', () => {
     const caller = await check(PROJECT_WRITE, memberToken);
     expect([caller.orgId, [...(caller.projectIds ?? [])]]).toEqual([ownOrg, [projectId]]);
   });
+  // The bearer check reads the token, the roles and the org with every call (oidc/queries.ts BEARER_SQL): nothing
+  // is kept by a node, so a change made through one node holds on the next call to another (issue 21, issue 24).
+  it.runIf(isPostgres)(
+    'a removed membership is 403 and a deactivated caller 401 on the next call to another node',
+    async () => {
+      const second: TestServer = await startTestServer({ database: server.database });
+      try {
+        const caller = await orgOwnerMachine(server);
+        const token = await jwtProfileToken(server, caller.keyFile);
+        const getUser = async (node: TestServer) =>
+          (
+            await fetch(`${node.url}/management/v1/users/${caller.userId}`, {
+              headers: { authorization: `Bearer ${token}`, 'x-zitadel-orgid': ownOrg },
+            })
+          ).status;
+        const asAdmin = (path: string, method: string) =>
+          fetch(`${server.url}${path}`, {
+            method,
+            headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
+            body: '{}',
+          }).then((res) => res.status);
+        expect(await getUser(second)).toBe(200);
+        expect(await asAdmin(`/management/v1/orgs/me/members/${caller.userId}`, 'DELETE')).toBe(200);
+        expect(await getUser(second)).toBe(403);
+        expect(await asAdmin(`/management/v1/users/${caller.userId}/_deactivate`, 'POST')).toBe(200);
+        expect(await getUser(second)).toBe(401);
+      } finally {
+        await second.stop();
+      }
+    },
+  );
 
   it('authentication comes first: a bad token is 401 whatever the header names', async () => {
     expect(await outcome(ORG_OWNER, 'nope', '999999')).toEqual({ code: 16 });

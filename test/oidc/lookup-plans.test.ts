@@ -2,7 +2,7 @@
 // writes) work key by key through indexes, however many rows are stored: PostgreSQL plans a prepared batch once for
 // any number of keys, and without care it flattens the per-key work into joins over whole tables.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ACCESS_TOKENS_SQL, INSERT_TOKENS, INTROSPECTION_SQL } from '../../src/oidc/queries.ts';
+import { ACCESS_TOKENS_SQL, BEARER_SQL, INSERT_TOKENS, INTROSPECTION_SQL } from '../../src/oidc/queries.ts';
 import { useTestDb } from '../helpers/database.ts';
 
 const STORED_TOKENS = 60_000;
@@ -43,6 +43,7 @@ describe('batched token statement plans', () => {
       for (const plan of [
         await planOf(ACCESS_TOKENS_SQL, keys, mode),
         await planOf(INTROSPECTION_SQL, `${keys}, ARRAY['caller', 'caller']`, mode),
+        await planOf(BEARER_SQL, `${keys}, ARRAY['org', NULL]`, mode),
       ]) {
         expect(plan).toMatch(/Index Scan using oidc_payloads_pkey on oidc_payloads t/);
         // each key runs a lookup of its own (a Limit inside the loop over the keys), never a join across the batch:

@@ -7,7 +7,7 @@ import { invalidArgument } from '../../platform/errors.ts';
 import { getOrgById } from '../../orgs/service.ts';
 import { addProject } from '../../projects/service.ts';
 import { addApiApp, addAppKey, addOidcApp, getApp, updateOidcAppConfig, type AppRef } from '../../apps/service.ts';
-import { getOrgUser } from '../../users/service.ts';
+import { orgUserGetter } from '../../users/service.ts';
 import { addMachineUser, addMachineUserKey, generateMachineSecret } from '../../users/machine-service.ts';
 import { importHumanUser } from '../../users/human-service.ts';
 import { changeUserState } from '../../users/state.ts';
@@ -34,6 +34,7 @@ const appRef = (caller: Caller, req: { projectId: string; appId: string }): AppR
 const unsupported = (field: string) => invalidArgument(`invalid ${field}: not supported by Gatehouse`, 'API-N0tSup');
 
 export function managementServiceOperations({ db, secrets, hashing }: ManagementDeps): Operation[] {
+  const getOrgUserById = orgUserGetter(db);
   return [
     operation({
       method: ManagementService.method.getMyOrg,
@@ -199,7 +200,7 @@ export function managementServiceOperations({ db, secrets, hashing }: Management
       // ZITADEL's PROJECT_OWNER(_VIEWER) holds user.read (cmd/defaults.yaml), as for ListUsers
       permission: projectPermission('read'),
       async handle(caller, req) {
-        return { user: userMessage(await getOrgUser(db, { orgId: caller.orgId, userId: req.id })) };
+        return { user: userMessage(await getOrgUserById({ orgId: caller.orgId, userId: req.id })) };
       },
     }),
     operation({
