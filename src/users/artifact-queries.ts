@@ -52,7 +52,9 @@ export interface UserSession {
  * payload holds the account, `loginTs` (seconds), `amr` and `authorizations` keyed by client id (whose members, the
  * sid and grant id, are not read). Only the user's rows are read (oidc_payloads_account_idx, whose predicate it
  * repeats as the DELETE above does; test/users/artifact-plans.test.ts), and only for a user of the org: $1 the user,
- * $2 the org, so another org's user gives nothing. A payload of another shape gives empty lists, never an error.
+ * $2 the org, so another org's user gives nothing: the user's org is read by its primary key (with an EXISTS on
+ * id and org the planner may read the org's whole users_org_created_idx instead, every user of a big org). A
+ * payload of another shape gives empty lists, never an error.
  */
 export const USER_SESSIONS = `
   SELECT to_timestamp((s.payload->>'loginTs')::float8) AS "signedInAt", s.expires_at AS "expiresAt",
@@ -64,7 +66,7 @@ export const USER_SESSIONS = `
   FROM oidc_payloads s
   WHERE s.payload ? 'accountId' AND s.payload->>'accountId' = $1 AND s.model = 'Session'
     AND (s.expires_at IS NULL OR s.expires_at > now())
-    AND EXISTS (SELECT 1 FROM users u WHERE u.id = $1 AND u.org_id = $2)
+    AND (SELECT u.org_id FROM users u WHERE u.id = $1) = $2
   ORDER BY "signedInAt" DESC NULLS LAST
   LIMIT 50`;
 
