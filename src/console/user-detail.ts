@@ -1,9 +1,10 @@
 // Console area "Users": one user's page (issue 22). Its profile and state, the actions its state allows
-// (user-actions.ts runs them), its grants, its memberships, and per kind: a human's second factors and passkeys, a
-// machine's keys. ZITADEL's v1 API lists no sessions per user (the management service has no such method), so the
-// sign-in methods a person holds stand where the issue asks for sessions. Every read is the API's operation
-// (GetUserByID, ListUserGrants, ListUserMemberships, ListHumanAuthFactors, ListHumanPasswordless, ListMachineKeys):
-// a user of another org is the "not found" page, as in the API.
+// (user-actions.ts runs them), its grants, its memberships, and per kind: a human's sign-in sessions, second factors
+// and passkeys, a machine's keys. Every read is the API's operation (GetUserByID, ListUserGrants, ListUserMemberships,
+// ListHumanAuthFactors, ListHumanPasswordless, ListMachineKeys), but the sessions: ZITADEL's v1 API lists none per
+// user (only the user's own AuthService), so they are read behind the org owner's check (page.readAsOrgOwner, as
+// the overview's app count), after GetUserByID, and only for a user of that org. A user of another org is the "not
+// found" page, as in the API.
 import { timestampDate, type Timestamp } from '@bufbuild/protobuf/wkt';
 import { ManagementService as M } from '@zitadel/proto/zitadel/management_pb.js';
 import {
@@ -16,6 +17,7 @@ import {
   type User,
 } from '@zitadel/proto/zitadel/user_pb.js';
 import type { Texts } from '../login/i18n.ts';
+import { findUserSessions, type UserSession } from '../users/artifact-queries.ts';
 import { html, type Markup } from '../views/html.ts';
 import { Checkbox, Flash, Input, PostForm, StateBadge, Submit, Table } from '../views/console/components.ts';
 import type { ConsolePage, ConsoleRouter } from './page.ts';
@@ -47,7 +49,8 @@ export interface UserFlash {
   form?: 'password';
 }
 
-const day = (ts: Timestamp | undefined) => (ts ? timestampDate(ts).toISOString().replace('T', ' ').slice(0, 16) : '');
+const minute = (date: Date) => `${date.toISOString().replace('T', ' ').slice(0, 16)} UTC`;
+const day = (ts: Timestamp | undefined) => (ts ? minute(timestampDate(ts)) : '');
 
 function Profile({ t, user }: { t: Texts; user: User }) {
   const row = (label: string | undefined, value: Markup) => html`<dt>${label}</dt><dd>${value}</dd>`;
@@ -133,18 +136,38 @@ function factorRows(t: Texts, factors: AuthFactor[], passkeys: { name: string; s
   ];
 }
 
+/** The sessions' table: when, until when, which apps, how (amr); never a session's id (security.md §7). */
+function Sessions({ t, sessions }: { t: Texts; sessions: UserSession[] }) {
+  const when = (date: Date | null) => (date ? minute(date) : '–');
+  return html`<section aria-labelledby="sessions">
+    <h2 id="sessions">${t.sessionsTitle}</h2>
+    <${Table}
+      t=${t}
+      caption=${t.sessionsTitle}
+      head=${[t.signedIn, t.expires, t.sessionApps, t.signInMethods]}
+      rows=${sessions.map((s) => [
+        when(s.signedInAt),
+        when(s.expiresAt),
+        s.clientIds.map((id, i) => html`${i > 0 && ', '}<code>${id}</code>`),
+        s.amr.join(', ') || '–',
+      ])}
+    />
+  </section>`;
+}
+
 export async function showUser(page: ConsolePage, flash: UserFlash = {}) {
   const { t } = page;
   const id = userIdOf(page);
   const { user } = await page.run(M.method.getUserByID, { id });
   if (!user) throw new Error('GetUserByID answered without a user');
   const human = user.type.case === 'human';
-  const [grants, memberships, factors, passkeys, keys] = await Promise.all([
+  const [grants, memberships, sessions, factors, passkeys, keys] = await Promise.all([
     page.run(M.method.listUserGrants, {
       query: { limit: 100 },
       queries: [{ query: { case: 'userIdQuery', value: { userId: id } } }],
     }),
     page.run(M.method.listUserMemberships, { userId: id, query: { limit: 100 } }),
+    human ? page.readAsOrgOwner((db, orgId) => findUserSessions(db, orgId, id)) : undefined,
     human ? page.run(M.method.listHumanAuthFactors, { userId: id }) : undefined,
     human ? page.run(M.method.listHumanPasswordless, { userId: id }) : undefined,
     human ? undefined : page.run(M.method.listMachineKeys, { userId: id, query: { limit: 100 } }),
@@ -174,6 +197,7 @@ export async function showUser(page: ConsolePage, flash: UserFlash = {}) {
         rows=${memberships.result.map((m) => [membershipKind(t, m), m.displayName, m.roles.join(', ')])}
       />
     </section>
+    ${sessions && html`<${Sessions} t=${t} sessions=${sessions} />`}
     ${
       factors &&
       html`<section aria-labelledby="factors">
@@ -197,7 +221,7 @@ export async function showUser(page: ConsolePage, flash: UserFlash = {}) {
         head=${[t.keyId, t.expires, t.actions]}
         rows=${keys.result.map((k) => [
           html`<code>${k.id}</code>`,
-          `${day(k.expirationDate)} UTC`,
+          day(k.expirationDate),
           html`<${PostForm}
             action=${page.href(userPath(id, `/keys/${encodeURIComponent(k.id)}/remove`))}
             csrf=${page.csrf}

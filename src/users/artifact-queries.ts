@@ -1,5 +1,6 @@
-// The statements that end what oidc-provider holds for users (issue 6 DeactivateUser, issue 24 at production size),
-// apart from users/queries.ts because they write oidc_payloads, not users.
+// The statements over what oidc-provider holds for users: those that end it (issue 6 DeactivateUser, issue 24 at
+// production size) and the console's list of a user's sessions (issue 22), apart from users/queries.ts because they
+// read and write oidc_payloads, not users.
 import type { Queryable } from '../platform/db.ts';
 
 /**
@@ -34,4 +35,42 @@ export async function deleteOidcArtifactsOfOrgUsers(tx: Queryable, orgId: string
   );
   const rest = await tx.query(`DELETE FROM oidc_payloads WHERE ${owned}`, [orgId]);
   return (grants.rowCount ?? 0) + (rest.rowCount ?? 0);
+}
+
+/** One sign-in session of a user as the console shows it: never its id, cookie or any token (security.md §7). */
+export interface UserSession {
+  signedInAt: Date | null;
+  expiresAt: Date | null;
+  /** The apps (client ids) the session authorized, sorted. */
+  clientIds: string[];
+  /** How the person signed in (RFC 8176 amr, as in the ID token), when the session holds it. */
+  amr: string[];
+}
+
+/**
+ * A user's open sessions, newest sign-in first, at most 50 (issue 22: a user's page). oidc-provider 9's Session
+ * payload holds the account, `loginTs` (seconds), `amr` and `authorizations` keyed by client id (whose members, the
+ * sid and grant id, are not read). Only the user's rows are read (oidc_payloads_account_idx, whose predicate it
+ * repeats as the DELETE above does; test/users/artifact-plans.test.ts), and only for a user of the org: $1 the user,
+ * $2 the org, so another org's user gives nothing: the user's org is read by its primary key (with an EXISTS on
+ * id and org the planner may read the org's whole users_org_created_idx instead, every user of a big org). A
+ * payload of another shape gives empty lists, never an error.
+ */
+export const USER_SESSIONS = `
+  SELECT to_timestamp((s.payload->>'loginTs')::float8) AS "signedInAt", s.expires_at AS "expiresAt",
+         ARRAY(SELECT k FROM jsonb_object_keys(CASE WHEN jsonb_typeof(s.payload->'authorizations') = 'object'
+                                                    THEN s.payload->'authorizations' ELSE '{}' END) AS k
+               ORDER BY k) AS "clientIds",
+         ARRAY(SELECT jsonb_array_elements_text(CASE WHEN jsonb_typeof(s.payload->'amr') = 'array'
+                                                     THEN s.payload->'amr' ELSE '[]' END)) AS amr
+  FROM oidc_payloads s
+  WHERE s.payload ? 'accountId' AND s.payload->>'accountId' = $1 AND s.model = 'Session'
+    AND (s.expires_at IS NULL OR s.expires_at > now())
+    AND (SELECT u.org_id FROM users u WHERE u.id = $1) = $2
+  ORDER BY "signedInAt" DESC NULLS LAST
+  LIMIT 50`;
+
+export async function findUserSessions(db: Queryable, orgId: string, userId: string): Promise<UserSession[]> {
+  const { rows } = await db.query<UserSession>(USER_SESSIONS, [userId, orgId]);
+  return rows;
 }

@@ -2,8 +2,9 @@
 // and memberships, locks, unlocks, deactivates and reactivates it (each checked through GetUserByID), sets its
 // password (a weak one is the form's message; "ask for a new one" sends the person to the change page) and the
 // person signs in with it, then removes it; the API answers 404. A machine user's keys are removed, and the user
-// too, with JavaScript off. The owner of another org gets "not found"; a cross-site post changes nothing; a hostile
-// user name stays text; axe-core finds no serious or critical violation on both kinds of user page.
+// too, with JavaScript off. A person's sign-in sessions are listed with their app, and gone after LockUser. The
+// owner of another org gets "not found"; a cross-site post changes nothing; a hostile user name stays text;
+// axe-core finds no serious or critical violation on both kinds of user page.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
@@ -135,6 +136,48 @@ describe('a user page of the console in a browser (issue 22)', () => {
     await page.waitForURL((url) => url.pathname === '/ui/console/users');
     const gone = await api('GetUserByID', ['GET', `/management/v1/users/${id}`]);
     expect(gone).toMatchObject({ ok: false, status: 404 });
+    await page.context().close();
+  });
+
+  it("a person's sessions: one row with the app after signing in, none after LockUser", async () => {
+    const id = await addHuman('session-sam');
+    const page = await userPage(id);
+    const sessions = page.getByRole('region', { name: 'Sessions', exact: true });
+    expect(await sessions.textContent()).toContain('Nothing here yet.');
+
+    // the person signs in to the account pages: a session that authorized their client
+    const person = await consolePage(browser);
+    await person.goto(`${server.url}/ui/account`);
+    await signIn(person, 'session-sam', 'Initial-Password-1');
+    await person.waitForURL(`${server.url}/ui/account`, { timeout: 15_000 });
+    await person.context().close();
+
+    await page.reload();
+    const rows = sessions.locator('tbody tr');
+    expect(await rows.count()).toBe(1);
+    const [signedInAt, expires, apps, methods] = await rows.first().getByRole('cell').allTextContents();
+    expect(apps).toBe('gatehouse-account');
+    expect(methods).toBe('pwd');
+    // signed in within the last minutes; the session lasts beyond now
+    const at = (text: string | undefined) => Date.parse(text!.replace(' ', 'T').replace(' UTC', 'Z'));
+    expect(Math.abs(Date.now() - at(signedInAt))).toBeLessThan(10 * 60_000);
+    expect(at(expires)).toBeGreaterThan(Date.now());
+    // the admin's own console session is on the admin's page, not on this one
+    expect(await sessions.textContent()).not.toContain('gatehouse-console');
+    const admins = await ok<{ result: { id: string }[] }>(
+      api('ListUsers', ['POST', '/management/v1/users/_search'], {
+        queries: [{ userNameQuery: { userName: 'admin', method: 'TEXT_QUERY_METHOD_EQUALS' } }],
+      }),
+    );
+    await page.goto(`${server.url}/ui/console/users/${admins.result[0]!.id}`);
+    expect(await sessions.locator('code').allTextContents()).toContain('gatehouse-console');
+    await page.goto(`${server.url}/ui/console/users/${id}`);
+
+    // locking ends the person's sessions (issue 6)
+    await ok(api('LockUser', ['POST', `/management/v1/users/${id}/_lock`], {}));
+    await page.reload();
+    expect(await rows.count()).toBe(0);
+    expect(await sessions.textContent()).toContain('Nothing here yet.');
     await page.context().close();
   });
 

@@ -4,16 +4,17 @@
 import { type ScaleSize, seedScale } from '../../bench/scale-seed.ts';
 import { openDb, type Db } from '../../src/platform/db.ts';
 import { END_OTHER_SESSIONS } from '../../src/passwords/queries.ts';
-import { DELETE_OIDC_ARTIFACTS_OF_USER } from '../../src/users/artifact-queries.ts';
+import { DELETE_OIDC_ARTIFACTS_OF_USER, USER_SESSIONS } from '../../src/users/artifact-queries.ts';
 import { createTestDatabase } from './database.ts';
 
-/** Every statement in src/ that removes or lists one user's artifacts, with its parameters for a user ID. A new
- *  lifecycle statement belongs here. Deactivate, lock and remove run deleteOidcArtifactsOfUser (users/state.ts,
- *  users/remove.ts); a password change ends the other sessions (passwords/service.ts). */
+/** Every statement in src/ that removes or lists one user's artifacts, with its parameters for a user ID (and the
+ *  user's org). A new lifecycle statement belongs here. Deactivate, lock and remove run deleteOidcArtifactsOfUser
+ *  (users/state.ts, users/remove.ts); a password change ends the other sessions (passwords/service.ts); the
+ *  console's user page lists the user's sessions (console/user-detail.ts). */
 export const USER_ARTIFACT_STATEMENTS: {
   name: string;
   sql: string;
-  params: (userId: string) => (string | null)[];
+  params: (userId: string, orgId: string) => (string | null)[];
   /** The indexes its plan reads. */
   indexes: string[];
 }[] = [
@@ -28,6 +29,12 @@ export const USER_ARTIFACT_STATEMENTS: {
     sql: END_OTHER_SESSIONS,
     params: (userId) => [userId, 'kept-session-uid'],
     indexes: ['oidc_payloads_account_idx'],
+  },
+  {
+    name: 'findUserSessions',
+    sql: USER_SESSIONS,
+    params: (userId, orgId) => [userId, orgId],
+    indexes: ['oidc_payloads_account_idx', 'users_pkey'],
   },
 ];
 

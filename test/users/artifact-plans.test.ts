@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { orgOfSeededUser, seededId, type ScaleSize } from '../../bench/scale-seed.ts';
 import { changeUserState } from '../../src/users/state.ts';
-import { deleteOidcArtifactsOfUser } from '../../src/users/artifact-queries.ts';
+import { deleteOidcArtifactsOfUser, findUserSessions } from '../../src/users/artifact-queries.ts';
 import {
   pagesTouched,
   planOf,
@@ -16,6 +16,8 @@ import {
 // Big enough that a whole-table read costs the planner more than the index lookups (a few hundred pages), small
 // enough to seed in seconds on either database.
 const SIZE: ScaleSize = { orgs: 20, users: 5000, apps: 100, tokens: 50_000 };
+/** The parameters' user and org of seeded user n. */
+const seededUser = (n: number) => [seededId('user', n), seededId('org', orgOfSeededUser(n, SIZE))] as const;
 
 describe('statements over one user’s artifacts', () => {
   let seeded: Awaited<ReturnType<typeof seededDatabase>>;
@@ -27,14 +29,14 @@ describe('statements over one user’s artifacts', () => {
   for (const { name, sql, params, indexes } of USER_ARTIFACT_STATEMENTS)
     for (const mode of ['force_generic_plan', 'force_custom_plan'] as const)
       it(`${name} reads the user's rows by index only (${mode})`, async () => {
-        const { scans } = await planOf(seeded.db, sql, params(seededId('user', 42)), mode);
+        const { scans } = await planOf(seeded.db, sql, params(...seededUser(42)), mode);
         expect(wholeTableScans(scans)).toEqual([]);
         for (const index of indexes) expect(scans).toContainEqual(expect.objectContaining({ index }));
       });
 
   for (const { name, sql, params } of USER_ARTIFACT_STATEMENTS)
     it(`${name} touches only tens of pages`, async () => {
-      expect(await pagesTouched(seeded.db, sql, params(seededId('user', 43)))).toBeLessThan(200);
+      expect(await pagesTouched(seeded.db, sql, params(...seededUser(43)))).toBeLessThan(200);
     });
 
   it("deletes exactly the user's rows and those of the user's grants, no others", async () => {
@@ -57,6 +59,29 @@ describe('statements over one user’s artifacts', () => {
     expect(removed).toBe(own + 1);
     expect(await count('true')).toBe(before - own - 1);
     expect(await count("payload->>'accountId' = $1", [userId])).toBe(0);
+  });
+
+  it("lists the user's open session (sign-in, apps, amr) for the user's org only", async () => {
+    const [userId, orgId] = seededUser(9);
+    const { rows } = await seeded.db.query<{ client_id: string; login_ts: number }>(
+      `SELECT jsonb_object_keys(payload->'authorizations') AS client_id, (payload->>'loginTs')::int AS login_ts
+       FROM oidc_payloads WHERE payload->>'accountId' = $1 AND model = 'Session'`,
+      [userId],
+    );
+    expect(rows).toHaveLength(1);
+    const sessions = await findUserSessions(seeded.db, orgId, userId);
+    expect(sessions).toEqual([
+      {
+        signedInAt: new Date(rows[0]!.login_ts * 1000),
+        expiresAt: expect.any(Date),
+        clientIds: [rows[0]!.client_id],
+        amr: ['pwd'],
+      },
+    ]);
+    expect(sessions[0]!.expiresAt!.getTime()).toBeGreaterThan(Date.now());
+    const [, otherOrg] = seededUser(10);
+    expect(otherOrg).not.toBe(orgId);
+    expect(await findUserSessions(seeded.db, otherOrg, userId)).toEqual([]);
   });
 
   it('deactivating a seeded user ends its artifacts', async () => {
