@@ -99,6 +99,9 @@ describe('HAProxy health checks over HTTP/2', () => {
     const haproxy = await startHaproxy([
       'option httpchk GET /readyz',
       'http-check expect status 200',
+      // Without it a check may take only `inter` (100 ms): a busy CI machine's slow answer is a timeout, not the
+      // HTTP/2 failure this test is about (issue 24), and took the node down once (failedChecks 1, status L7OK).
+      'timeout check 2s',
       `server node1 127.0.0.1:${port} proto h2 check inter 100ms fall 1 rise 1`,
     ]);
     try {
