@@ -17,9 +17,9 @@ import {
 } from '@bufbuild/protobuf';
 import type { MessageShape } from '@bufbuild/protobuf';
 import type { Db } from '../platform/db.ts';
-import { authorizePrincipal, projectMemberships } from '../management/auth.ts';
+import { actsForOrg, authorizePrincipal, projectMemberships } from '../management/auth.ts';
 import type { Caller, Operation, Permission, Principal } from '../management/operation.ts';
-import { validateMessage } from '../management/validate.ts';
+import { validatedOnce } from '../management/validate.ts';
 import { rolesOf } from '../members/service.ts';
 import { IAM_OWNER, ORG_OWNER } from '../members/roles.ts';
 import { findActiveUser } from '../users/lookup.ts';
@@ -34,7 +34,7 @@ export interface Viewer {
   /** Whether the viewer holds any management role the console serves; else the "no access" page. */
   canManage: boolean;
   /** The org permissions checked for this request, by role and org: a page runs several operations on one org
-   *  (the overview one per project), and the org's existence need not be read again within one request. */
+   *  (the user page six), and the org's existence need not be read again within one request. */
   orgChecks: Map<string, Promise<Caller>>;
 }
 
@@ -88,8 +88,7 @@ function authorize(
 ): Promise<Caller> {
   const byOrg =
     permission.kind === 'org' ||
-    (permission.kind === 'project' &&
-      (viewer.isIamOwner || Boolean(viewer.principal.roles.orgs.get(orgId)?.has(permission.role))));
+    (permission.kind === 'project' && actsForOrg(viewer.principal, permission.role, orgId));
   if (!byOrg) return authorizePrincipal(db, viewer.principal, permission, orgId, request);
   const key = `${permission.role} ${orgId}`;
   let check = viewer.orgChecks.get(key);
@@ -124,15 +123,8 @@ export function createRun(db: Db, operations: Operation[]): Run {
   return async (viewer, method, orgId, init) => {
     const op = byMethod.get(method);
     if (!op) throw new Error(`${method.name} is not served`);
-    const request = create(method.input, init);
-    let valid = false;
-    const validated = () => {
-      if (!valid) validateMessage(method.input, request);
-      valid = true;
-      return request;
-    };
-    const caller = await authorize(db, viewer, op.permission, orgId, validated);
-    validated();
-    return create(method.output, (await op.handle(caller, request)) as MessageInitShape<typeof method.output>);
+    const request = validatedOnce(method.input, () => create(method.input, init));
+    const caller = await authorize(db, viewer, op.permission, orgId, request);
+    return create(method.output, (await op.handle(caller, request())) as MessageInitShape<typeof method.output>);
   };
 }

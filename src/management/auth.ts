@@ -70,7 +70,6 @@ export async function authorizePrincipal(
   request: () => Message,
   knownOrg?: KnownOrg,
 ): Promise<Caller> {
-  const isIamOwner = principal.roles.instance.has(IAM_OWNER);
   const header = orgIdHeader?.trim() || undefined;
   const orgId = header ?? principal.orgId;
   switch (permission.kind) {
@@ -80,11 +79,11 @@ export async function authorizePrincipal(
       if (!principal.roles.instance.has(permission.role)) throw denied();
       return { principal, orgId: principal.orgId };
     case 'org':
-      if (!isIamOwner && !principal.roles.orgs.get(orgId)?.has(permission.role)) throw denied();
+      if (!actsForOrg(principal, permission.role, orgId)) throw denied();
       await requireOrg(db, orgId, knownOrg);
       return { principal, orgId };
     case 'project':
-      if (isIamOwner || principal.roles.orgs.get(orgId)?.has(permission.role)) {
+      if (actsForOrg(principal, permission.role, orgId)) {
         await requireOrg(db, orgId, knownOrg);
         return { principal, orgId };
       }
@@ -93,6 +92,10 @@ export async function authorizePrincipal(
 }
 
 const denied = () => permissionDenied('No matching permissions found', 'AUTH-5mWD2');
+
+/** Whether the principal holds the org role on the org, or is IAM_OWNER (who may act on every org). */
+export const actsForOrg = (principal: Principal, role: string, orgId: string): boolean =>
+  principal.roles.instance.has(IAM_OWNER) || Boolean(principal.roles.orgs.get(orgId)?.has(role));
 
 /** An org that does not exist is answered like one the caller may not see (compat.md §1); read with the token
  *  when it is the org asked for (`known`), else on its own. */

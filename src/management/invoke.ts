@@ -4,22 +4,15 @@
 import { create, type Message } from '@bufbuild/protobuf';
 import type { Authorize, RequestCredentials } from './auth.ts';
 import type { Operation } from './operation.ts';
-import { validateMessage } from './validate.ts';
+import { validatedOnce } from './validate.ts';
 
 export type Invoke = (op: Operation, credentials: RequestCredentials, decode: () => Message) => Promise<Message>;
 
 export function createInvoke(authorize: Authorize): Invoke {
   return async (op, credentials, decode) => {
-    let request: Message | undefined;
     // Decoded once, when the permission check of a project member needs the project it names, else after it.
-    const decoded = () => {
-      if (!request) {
-        request = decode();
-        validateMessage(op.method.input, request);
-      }
-      return request;
-    };
-    const caller = await authorize(op.permission, credentials, decoded);
-    return create(op.method.output, await op.handle(caller, decoded()));
+    const request = validatedOnce(op.method.input, decode);
+    const caller = await authorize(op.permission, credentials, request);
+    return create(op.method.output, await op.handle(caller, request()));
   };
 }

@@ -28,6 +28,20 @@ export function validateMessage(schema: DescMessage, message: Message): void {
   if (violation) throw new AppError(Code.InvalidArgument, violation);
 }
 
+/** A request made (decoded) and validated on first use, then the same one: a project member's permission check reads
+ *  the project from it before the operation does (management/auth.ts), and a malformed one is 400 either way. */
+export function validatedOnce(schema: DescMessage, make: () => Message): () => Message {
+  let request: Message | undefined;
+  return () => {
+    if (!request) {
+      const made = make();
+      validateMessage(schema, made);
+      request = made;
+    }
+    return request;
+  };
+}
+
 type Values = Record<string, unknown>;
 
 function firstViolation(schema: DescMessage, message: Message): string | undefined {

@@ -22,15 +22,17 @@ export interface MembershipRow {
   project_org_id: string | null;
 }
 
+/** The memberships of the user `userId` names (an SQL expression) as MembershipRow columns, a project's with its
+ *  org: also read with the management API's bearer token (oidc/queries.ts BEARER_SQL). */
+export const membershipsOf = (userId: string) =>
+  `SELECT m.resource_type, m.resource_id, m.roles, p.org_id AS project_org_id
+   FROM memberships m LEFT JOIN projects p ON m.resource_type = 'project' AND p.id = m.resource_id
+   WHERE m.user_id = ${userId}`;
+
 /** A user's memberships, a project's with its org: one statement, so the permission check of a request reads the
  *  roles once (management/auth.ts). */
 export async function findMemberships(db: Queryable, userId: string): Promise<MembershipRow[]> {
-  const { rows } = await db.query<MembershipRow>(
-    `SELECT m.resource_type, m.resource_id, m.roles, p.org_id AS project_org_id
-     FROM memberships m LEFT JOIN projects p ON m.resource_type = 'project' AND p.id = m.resource_id
-     WHERE m.user_id = $1`,
-    [userId],
-  );
+  const { rows } = await db.query<MembershipRow>(membershipsOf('$1'), [userId]);
   return rows;
 }
 

@@ -8,7 +8,7 @@
 import type { JSONWebKeySet } from 'jose';
 import type { AdapterPayload } from 'oidc-provider';
 import { APP_COLUMNS, APPS_FROM, type AppType } from '../apps/queries.ts';
-import type { MembershipRow } from '../members/queries.ts';
+import { membershipsOf, type MembershipRow } from '../members/queries.ts';
 import { USER_PROFILE_COLUMNS, type UserProfileRow } from '../users/queries.ts';
 import type { AccessTokenPayload } from './payloads.ts';
 
@@ -75,11 +75,7 @@ export interface BearerRow extends AccessTokenRow {
 // next call on every node. $1 holds the tokens' storage ids, $2 the orgs asked for (null: the user's own).
 export const BEARER_SQL = `
   SELECT r.i, tok.*,
-    (SELECT coalesce(json_agg(json_build_object(
-              'resource_type', m.resource_type, 'resource_id', m.resource_id, 'roles', m.roles,
-              'project_org_id', p.org_id)), '[]')
-       FROM memberships m LEFT JOIN projects p ON m.resource_type = 'project' AND p.id = m.resource_id
-       WHERE m.user_id = tok.id) AS caller_memberships,
+    (SELECT coalesce(json_agg(mine), '[]') FROM (${membershipsOf('tok.id')}) AS mine) AS caller_memberships,
     EXISTS (SELECT 1 FROM orgs co WHERE co.id = coalesce(r.org_id, tok.org_id)) AS context_org_exists
   FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS r(id, org_id, i)
   JOIN LATERAL (${accessTokenLookup('r.id')}) AS tok ON true`;
