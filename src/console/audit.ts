@@ -5,7 +5,7 @@ import { timestampDate, timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
 import type { Event } from '@zitadel/proto/zitadel/event_pb.js';
 import { html } from '../views/html.ts';
-import { Input, Submit, Table } from '../views/console/components.ts';
+import { Input, Submit, Table, utcText } from '../views/console/components.ts';
 import type { ConsolePage, ConsoleRouter } from './page.ts';
 
 const PAGE = 50;
@@ -55,7 +55,7 @@ async function showAudit(page: ConsolePage) {
       caption=${t.auditTitle}
       head=${[t.changed, t.event, t.auditObject, t.editor]}
       rows=${shown.map((e) => [
-        when(e).toISOString().replace('T', ' ').slice(0, 19),
+        utcText(when(e), 19),
         e.type?.type ?? '',
         html`${e.aggregate?.type?.type} <code>${e.aggregate?.id}</code>`,
         e.editor?.displayName || e.editor?.userId || '',

@@ -4,7 +4,7 @@ import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
 import { ManagementService as M } from '@zitadel/proto/zitadel/management_pb.js';
 import { countOrgApps } from '../apps/queries.ts';
 import { html } from '../views/html.ts';
-import { Table } from '../views/console/components.ts';
+import { Table, utcText } from '../views/console/components.ts';
 import type { ConsolePage, ConsoleRouter } from './page.ts';
 
 // Gatehouse answers ZITADEL's v1 API, so ZITADEL's reference describes every served method.
@@ -40,9 +40,7 @@ async function showOverview(page: ConsolePage) {
         rows=${changes.result.map((c) => [
           c.eventType?.localizedMessage || c.eventType?.key,
           c.editorDisplayName || c.editorId,
-          c.changeDate
-            ? new Date(Number(c.changeDate.seconds) * 1000).toISOString().replace('T', ' ').slice(0, 16)
-            : '',
+          utcText(c.changeDate, 16),
         ])}
       />
     </section>

@@ -4,7 +4,17 @@ import { ManagementService as M } from '@zitadel/proto/zitadel/management_pb.js'
 import { ProjectState } from '@zitadel/proto/zitadel/project_pb.js';
 import { TextQueryMethod } from '@zitadel/proto/zitadel/object_pb.js';
 import { html } from '../views/html.ts';
-import { Flash, Input, Pager, PostForm, SearchBox, StateBadge, Submit, Table } from '../views/console/components.ts';
+import {
+  Flash,
+  Input,
+  Pager,
+  PostForm,
+  SearchBox,
+  StateBadge,
+  Submit,
+  Table,
+  utcText,
+} from '../views/console/components.ts';
 import { type ConsolePage, type ConsoleRouter, inputError } from './page.ts';
 import { path, url } from './projects.ts';
 
@@ -31,7 +41,7 @@ async function showList(page: ConsolePage, flash: { error?: string; status?: num
       rows=${list.result.map((p) => [
         html`<a href=${url(page, path(p.id))}>${p.name}</a>`,
         html`<${StateBadge} t=${t} active=${p.state === ProjectState.ACTIVE} />`,
-        p.details?.changeDate ? new Date(Number(p.details.changeDate.seconds) * 1000).toISOString().slice(0, 10) : '',
+        utcText(p.details?.changeDate, 10),
       ])}
     />
     <${Pager}

@@ -5,7 +5,7 @@
 // user (only the user's own AuthService), so they are read behind the org owner's check (page.readAsOrgOwner, as
 // the overview's app count), after GetUserByID, and only for a user of that org. A user of another org is the "not
 // found" page, as in the API.
-import { timestampDate, type Timestamp } from '@bufbuild/protobuf/wkt';
+import type { Timestamp } from '@bufbuild/protobuf/wkt';
 import { ManagementService as M } from '@zitadel/proto/zitadel/management_pb.js';
 import {
   AccessTokenType,
@@ -19,7 +19,7 @@ import {
 import type { Texts } from '../login/i18n.ts';
 import { findUserSessions, type UserSession } from '../users/artifact-queries.ts';
 import { html, type Markup } from '../views/html.ts';
-import { Checkbox, Flash, Input, PostForm, StateBadge, Submit, Table } from '../views/console/components.ts';
+import { Checkbox, Flash, Input, PostForm, StateBadge, Submit, Table, utcText } from '../views/console/components.ts';
 import type { ConsolePage, ConsoleRouter } from './page.ts';
 
 /** A user's console path (to pass through `page.href`, which keeps the org in context). */
@@ -49,8 +49,7 @@ export interface UserFlash {
   form?: 'password';
 }
 
-const minute = (date: Date) => `${date.toISOString().replace('T', ' ').slice(0, 16)} UTC`;
-const day = (ts: Timestamp | undefined) => (ts ? minute(timestampDate(ts)) : '');
+const minute = (at: Date | Timestamp | undefined) => (at ? `${utcText(at, 16)} UTC` : '');
 
 function Profile({ t, user }: { t: Texts; user: User }) {
   const row = (label: string | undefined, value: Markup) => html`<dt>${label}</dt><dd>${value}</dd>`;
@@ -221,7 +220,7 @@ export async function showUser(page: ConsolePage, flash: UserFlash = {}) {
         head=${[t.keyId, t.expires, t.actions]}
         rows=${keys.result.map((k) => [
           html`<code>${k.id}</code>`,
-          day(k.expirationDate),
+          minute(k.expirationDate),
           html`<${PostForm}
             action=${page.href(userPath(id, `/keys/${encodeURIComponent(k.id)}/remove`))}
             csrf=${page.csrf}
