@@ -3,47 +3,35 @@
 // works with JavaScript off; a user without a management role sees no data; a cross-site post changes nothing; a
 // hostile name stays text; axe-core finds no serious or critical violation. Screenshots go to docs/screenshots/.
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import type { BrowserContextOptions, Page } from 'playwright-core';
 import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
 import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
-import { launchBrowser, signIn } from '../helpers/browser.ts';
+import { signIn } from '../helpers/browser.ts';
 import {
   axeViolations,
   consolePage as newConsolePage,
   docsScreenshot,
   signedIn as signedInAt,
+  useConsoleTestEnv,
 } from '../helpers/console.ts';
 import { callRest, okJson } from '../helpers/management.ts';
 import { defaultOrgId } from '../helpers/oidc.ts';
-import type { TestServer } from '../helpers/server.ts';
-import { startServerWithAdminKey } from '../helpers/tokens.ts';
 import { registerHuman } from '../../src/users/register.ts';
 import { findUserByLoginName } from '../../src/users/lookup.ts';
 import { createSecretBox } from '../../src/platform/secrets.ts';
 import { resolveMasterKey } from '../../src/platform/master-key.ts';
 import { registrationSchema } from '../../src/users/schema.ts';
 
-describe('admin console in a browser (issue 22)', () => {
-  let server: TestServer;
-  let adminToken: string;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    ({ server, adminToken } = await startServerWithAdminKey());
-    browser = await launchBrowser();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
+describe('admin console in a env.browser (issue 22)', () => {
+  const env = useConsoleTestEnv();
 
   const api = (method: string, rest: [string, string], body?: Record<string, unknown>) =>
-    callRest(server.url, { service: ManagementService, method, rest, body }, { token: adminToken });
+    callRest(env.server.url, { service: ManagementService, method, rest, body }, { token: env.adminToken });
 
-  const consolePage = (options: BrowserContextOptions = {}): Promise<Page> => newConsolePage(browser, options);
+  const consolePage = (options: BrowserContextOptions = {}): Promise<Page> => newConsolePage(env.browser, options);
   const signedIn = (page: Page, path: string, loginName?: string, password?: string) =>
-    signedInAt(page, server.url, path, loginName, password);
+    signedInAt(page, env.server.url, path, loginName, password);
   const shot = docsScreenshot;
 
   async function projectByName(name: string) {
@@ -68,7 +56,7 @@ describe('admin console in a browser (issue 22)', () => {
     await page.getByLabel('Search by name').fill('nothing like it');
     await page.getByRole('button', { name: 'Search' }).click();
     expect(await page.getByText('Nothing here yet.').count()).toBe(1);
-    await page.goto(`${server.url}/ui/console/projects/${project!.id}`);
+    await page.goto(`${env.server.url}/ui/console/projects/${project!.id}`);
 
     await page.getByLabel('Key', { exact: true }).fill('admin');
     await page.getByRole('button', { name: 'Add role' }).click();
@@ -209,9 +197,9 @@ describe('admin console in a browser (issue 22)', () => {
     await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Acme');
     const orgs = okJson<{ result?: { id: string; name: string; state: string }[] }>(
       await callRest(
-        server.url,
+        env.server.url,
         { service: AdminService, method: 'ListOrgs', rest: ['POST', '/admin/v1/orgs/_search'], body: {} },
-        { token: adminToken },
+        { token: env.adminToken },
       ),
     );
     const acme = orgs.result?.find((o) => o.name === 'Acme');
@@ -224,14 +212,14 @@ describe('admin console in a browser (issue 22)', () => {
     expect(await page.locator('#form-error').textContent()).not.toBe('');
     const members = okJson<{ result?: { userId: string; roles: string[] }[] }>(
       await callRest(
-        server.url,
+        env.server.url,
         {
           service: ManagementService,
           method: 'ListOrgMembers',
           rest: ['POST', '/management/v1/orgs/me/members/_search'],
           body: {},
         },
-        { token: adminToken, orgId: acme!.id },
+        { token: env.adminToken, orgId: acme!.id },
       ),
     );
     expect(members.result?.map((m) => m.roles)).toEqual([['ORG_OWNER']]);
@@ -239,9 +227,9 @@ describe('admin console in a browser (issue 22)', () => {
     await expect.poll(() => page.getByRole('button', { name: 'Reaktivieren' }).count()).toBe(1);
     const after = okJson<{ org: { state: string } }>(
       await callRest(
-        server.url,
+        env.server.url,
         { service: ManagementService, method: 'GetMyOrg', rest: ['GET', '/management/v1/orgs/me'] },
-        { token: adminToken, orgId: acme!.id },
+        { token: env.adminToken, orgId: acme!.id },
       ),
     );
     expect(after.org.state).toBe('ORG_STATE_INACTIVE');
@@ -287,9 +275,9 @@ describe('admin console in a browser (issue 22)', () => {
       userName: 'plain',
       password: 'Plain-Password-1',
     });
-    await registerHuman(server.db, await defaultOrgId(server), input, 'en');
+    await registerHuman(env.server.db, await defaultOrgId(env.server), input, 'en');
     const page = await consolePage();
-    await page.goto(`${server.url}/ui/console/projects`);
+    await page.goto(`${env.server.url}/ui/console/projects`);
     await signIn(page, 'plain', 'Plain-Password-1');
     await page.waitForURL((url) => url.pathname === '/ui/console/projects');
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('No access');
@@ -307,7 +295,7 @@ describe('admin console in a browser (issue 22)', () => {
     const csrf = await page.locator('input[name=csrf]').first().inputValue();
     await page.goto('about:blank');
     await page.setContent(
-      `<form method="post" action="${server.url}/ui/console/projects">` +
+      `<form method="post" action="${env.server.url}/ui/console/projects">` +
         `<input name="name" value="Evil"><input name="csrf" value="${csrf}"></form>`,
     );
     const [response] = await Promise.all([page.waitForNavigation(), page.evaluate(() => document.forms[0]!.submit())]);
@@ -336,12 +324,12 @@ describe('admin console in a browser (issue 22)', () => {
   });
 
   it('a console session is sealed, and ends when idle (GATEHOUSE_CONSOLE_IDLE_TTL) or after 12 hours', async () => {
-    const secrets = createSecretBox(resolveMasterKey(server.config));
-    const admin = (await findUserByLoginName(server.db, 'admin'))!;
+    const secrets = createSecretBox(resolveMasterKey(env.server.config));
+    const admin = (await findUserByLoginName(env.server.db, 'admin'))!;
     const now = Math.floor(Date.now() / 1000);
-    const idle = server.config.ttl.consoleIdle;
+    const idle = env.server.config.ttl.consoleIdle;
     const open = (cookie: string) =>
-      fetch(`${server.url}/ui/console`, { redirect: 'manual', headers: { cookie: `gatehouse_console=${cookie}` } });
+      fetch(`${env.server.url}/ui/console`, { redirect: 'manual', headers: { cookie: `gatehouse_console=${cookie}` } });
     const sealed = (issuedAt: number, seenAt: number) =>
       encodeURIComponent(secrets.encrypt(JSON.stringify({ userId: admin.id, issuedAt, seenAt })));
     expect((await open(sealed(now, now))).status).toBe(200);
@@ -363,7 +351,7 @@ describe('admin console in a browser (issue 22)', () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.locator('#logout').click();
     await page.waitForURL((url) => url.pathname === '/');
-    await page.goto(`${server.url}/ui/console`);
+    await page.goto(`${env.server.url}/ui/console`);
     expect(await page.locator('#loginName').count()).toBe(1);
     await page.context().close();
   });
@@ -382,7 +370,7 @@ describe('admin console in a browser (issue 22)', () => {
       '/ui/console/audit',
       '/ui/console/users?q=adm',
     ]) {
-      await page.goto(`${server.url}${path}`);
+      await page.goto(`${env.server.url}${path}`);
       const violations = await axeViolations(page);
       expect(violations.map((id) => `${path}: ${id}`)).toEqual([]);
     }

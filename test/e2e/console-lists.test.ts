@@ -1,41 +1,27 @@
 // Issue 22's users and audit pages in a real browser (Chromium): the admin finds users by one search box over user
 // name, e-mail and name (ListUsers' orQuery); reads the org's event log newest first, narrows it to one object and
 // to one editor by labelled fields, and pages back through it without a gap or a repeat (AdminService.ListEvents).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
 import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
-import { launchBrowser } from '../helpers/browser.ts';
-import { consolePage, signedIn as signedInAt } from '../helpers/console.ts';
+import { consolePage, signedIn as signedInAt, useConsoleTestEnv } from '../helpers/console.ts';
 import { callRest, okJson } from '../helpers/management.ts';
-import type { TestServer } from '../helpers/server.ts';
-import { startServerWithAdminKey } from '../helpers/tokens.ts';
 
-describe('console users and audit pages in a browser (issue 22)', () => {
-  let server: TestServer;
-  let adminToken: string;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    ({ server, adminToken } = await startServerWithAdminKey());
-    browser = await launchBrowser();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
+describe('console users and audit pages in a env.browser (issue 22)', () => {
+  const env = useConsoleTestEnv();
 
   const addProject = async (name: string) =>
     okJson<{ id: string }>(
       await callRest(
-        server.url,
+        env.server.url,
         { service: ManagementService, method: 'AddProject', rest: ['POST', '/management/v1/projects'], body: { name } },
-        { token: adminToken },
+        { token: env.adminToken },
       ),
     ).id;
 
   const signedIn = async (path: string) => {
-    const page = await consolePage(browser);
-    await signedInAt(page, server.url, path);
+    const page = await consolePage(env.browser);
+    await signedInAt(page, env.server.url, path);
     return page;
   };
 
@@ -49,14 +35,14 @@ describe('console users and audit pages in a browser (issue 22)', () => {
     ])
       okJson(
         await callRest(
-          server.url,
+          env.server.url,
           {
             service: ManagementService,
             method: 'ImportHumanUser',
             rest: ['POST', '/management/v1/users/human/_import'],
             body: { userName, email: { email }, profile: { firstName: 'F', lastName: 'L', displayName } },
           },
-          { token: adminToken },
+          { token: env.adminToken },
         ),
       );
     const page = await signedIn('/ui/console/users');
@@ -89,9 +75,9 @@ describe('console users and audit pages in a browser (issue 22)', () => {
     await expect.poll(() => page.locator('#notice').textContent()).toBe('Saved.');
     const listed = okJson<{ result?: { userName: string; human?: object; machine?: object }[] }>(
       await callRest(
-        server.url,
+        env.server.url,
         { service: ManagementService, method: 'ListUsers', rest: ['POST', '/management/v1/users/_search'], body: {} },
-        { token: adminToken },
+        { token: env.adminToken },
       ),
     );
     const byName = new Map(listed.result?.map((u) => [u.userName, u]));

@@ -2,24 +2,21 @@
 // only the person's projects; the org's other pages and other projects answer the "not found" page with no data.
 // On its project it grants the project to another org named by its domain (AddProjectGrant, checked through
 // ListProjectGrants), deactivates and reactivates the grant, and removes it on the confirmation page without script.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
 import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
 import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
-import { launchBrowser, signIn } from '../helpers/browser.ts';
+import { signIn } from '../helpers/browser.ts';
+import { useConsoleTestEnv } from '../helpers/console.ts';
 import { callRest, okJson } from '../helpers/management.ts';
 import { defaultOrgId } from '../helpers/oidc.ts';
-import type { TestServer } from '../helpers/server.ts';
-import { startServerWithAdminKey } from '../helpers/tokens.ts';
 import { registerHuman } from '../../src/users/register.ts';
 import { registrationSchema } from '../../src/users/schema.ts';
 
 const PASSWORD = 'Project-Owner-Password-1';
 
 describe('the console for a PROJECT_OWNER (issue 22)', () => {
-  let server: TestServer;
-  let adminToken: string;
-  let browser: Browser;
+  const env = useConsoleTestEnv();
   let owned: string;
   let other: string;
   let partner: { id: string; domain: string };
@@ -29,7 +26,7 @@ describe('the console for a PROJECT_OWNER (issue 22)', () => {
     method: string,
     rest: [string, string],
     body?: Record<string, unknown>,
-  ) => callRest(server.url, { service, method, rest, body }, { token: adminToken }).then((o) => okJson<T>(o));
+  ) => callRest(env.server.url, { service, method, rest, body }, { token: env.adminToken }).then((o) => okJson<T>(o));
   const addProject = async (name: string) =>
     (await api<{ id: string }>(ManagementService, 'AddProject', ['POST', '/management/v1/projects'], { name })).id;
   const projectGrants = async () =>
@@ -43,8 +40,6 @@ describe('the console for a PROJECT_OWNER (issue 22)', () => {
     ).result ?? [];
 
   beforeAll(async () => {
-    ({ server, adminToken } = await startServerWithAdminKey());
-    browser = await launchBrowser();
     owned = await addProject('Owned app');
     other = await addProject('Secret project');
     for (const roleKey of ['viewer', 'editor'])
@@ -59,7 +54,7 @@ describe('the console for a PROJECT_OWNER (issue 22)', () => {
       userName: 'pat',
       password: PASSWORD,
     });
-    const { userId } = await registerHuman(server.db, await defaultOrgId(server), input, 'en');
+    const { userId } = await registerHuman(env.server.db, await defaultOrgId(env.server), input, 'en');
     await api(ManagementService, 'AddProjectMember', ['POST', `/management/v1/projects/${owned}/members`], {
       userId,
       roles: ['PROJECT_OWNER'],
@@ -74,14 +69,10 @@ describe('the console for a PROJECT_OWNER (issue 22)', () => {
     ]);
     partner = { id: orgId, domain: org.primaryDomain };
   });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
 
   async function signedIn(javaScriptEnabled = true): Promise<Page> {
-    const page = await (await browser.newContext({ locale: 'en-US', javaScriptEnabled })).newPage();
-    await page.goto(`${server.url}/ui/console`);
+    const page = await (await env.browser.newContext({ locale: 'en-US', javaScriptEnabled })).newPage();
+    await page.goto(`${env.server.url}/ui/console`);
     await signIn(page, 'pat', PASSWORD);
     // the start page of a project owner is its projects
     await page.waitForURL((url) => url.pathname === '/ui/console/projects', { timeout: 15_000 });
@@ -99,15 +90,15 @@ describe('the console for a PROJECT_OWNER (issue 22)', () => {
       '/ui/console/audit',
       `/ui/console/projects/${other}`,
     ]) {
-      const response = await page.goto(`${server.url}${path}`);
+      const response = await page.goto(`${env.server.url}${path}`);
       expect(response?.status()).toBe(404);
       const html = await page.content();
       for (const secret of ['Secret project', 'admin', 'partner-owner']) expect(html).not.toContain(secret);
     }
     // a post to an org page, with the page's own CSRF token, changes nothing and shows nothing
-    await page.goto(`${server.url}/ui/console/projects`);
+    await page.goto(`${env.server.url}/ui/console/projects`);
     const csrf = await page.locator('input[name=csrf]').first().inputValue();
-    const created = await page.request.post(`${server.url}/ui/console/orgs`, {
+    const created = await page.request.post(`${env.server.url}/ui/console/orgs`, {
       form: { csrf, name: 'Taken', userName: 'taker', email: 'x@x.test', firstName: 'X', lastName: 'X' },
     });
     expect(created.status()).toBe(404);

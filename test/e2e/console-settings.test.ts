@@ -4,14 +4,11 @@
 // API; a refused or unchanged save shows the API's message); an org's owner reads the policies without a form; a
 // cross-site post changes nothing; the pages work with JavaScript off; axe-core finds no serious or critical
 // violation.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import type { BrowserContextOptions, Page } from 'playwright-core';
 import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
-import { launchBrowser } from '../helpers/browser.ts';
-import { axeViolations, consolePage, docsScreenshot, signedIn } from '../helpers/console.ts';
+import { axeViolations, consolePage, docsScreenshot, signedIn, useConsoleTestEnv } from '../helpers/console.ts';
 import { callRest, okJson } from '../helpers/management.ts';
-import type { TestServer } from '../helpers/server.ts';
-import { startServerWithAdminKey } from '../helpers/tokens.ts';
 
 interface Idp {
   id: string;
@@ -20,25 +17,15 @@ interface Idp {
   jwtConfig?: Record<string, string>;
 }
 
-describe('console identity providers and policies in a browser (issue 22)', () => {
-  let server: TestServer;
-  let adminToken: string;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    ({ server, adminToken } = await startServerWithAdminKey());
-    browser = await launchBrowser();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
+describe('console identity providers and policies in a env.browser (issue 22)', () => {
+  const env = useConsoleTestEnv();
 
   const admin = async <T = Record<string, unknown>>(
     method: string,
     rest: [string, string],
     body?: Record<string, unknown>,
-  ) => okJson<T>(await callRest(server.url, { service: AdminService, method, rest, body }, { token: adminToken }));
+  ) =>
+    okJson<T>(await callRest(env.server.url, { service: AdminService, method, rest, body }, { token: env.adminToken }));
   const idps = async () =>
     (await admin<{ result?: Idp[] }>('ListIDPs', ['POST', '/admin/v1/idps/_search'], {})).result ?? [];
   const offered = async () =>
@@ -63,8 +50,8 @@ describe('console identity providers and policies in a browser (issue 22)', () =
     ).idpId;
   /** A fresh browser signed in (as the admin unless told) on a console page. */
   const openConsole = async (path: string, options: BrowserContextOptions = {}, who: string[] = []) => {
-    const page = await consolePage(browser, options);
-    await signedIn(page, server.url, path, ...who);
+    const page = await consolePage(env.browser, options);
+    await signedIn(page, env.server.url, path, ...who);
     return page;
   };
   const notice = (page: Page) => page.locator('#notice').textContent();
@@ -225,9 +212,9 @@ describe('console identity providers and policies in a browser (issue 22)', () =
     // a post of the admin's form is the API's refusal (shown as "not found"), and changes nothing
     const before = await policy('GetLockoutPolicy', '/admin/v1/policies/lockout');
     const csrf = await page.locator('input[name=csrf]').first().inputValue();
-    const answer = await page.request.post(`${server.url}/ui/console/policies/lockout`, {
+    const answer = await page.request.post(`${env.server.url}/ui/console/policies/lockout`, {
       form: { csrf, maxPasswordAttempts: '42' },
-      headers: { origin: server.url, 'sec-fetch-site': 'same-origin' },
+      headers: { origin: env.server.url, 'sec-fetch-site': 'same-origin' },
     });
     expect(answer.status()).toBe(404);
     expect(await policy('GetLockoutPolicy', '/admin/v1/policies/lockout')).toEqual(before);
@@ -243,7 +230,7 @@ describe('console identity providers and policies in a browser (issue 22)', () =
     const csrf = await page.locator('input[name=csrf]').first().inputValue();
     await page.goto('about:blank');
     await page.setContent(
-      `<form method="post" action="${server.url}/ui/console/policies/lockout">` +
+      `<form method="post" action="${env.server.url}/ui/console/policies/lockout">` +
         `<input name="maxPasswordAttempts" value="999"><input name="csrf" value="${csrf}"></form>`,
     );
     const [response] = await Promise.all([page.waitForNavigation(), page.evaluate(() => document.forms[0]!.submit())]);
@@ -257,7 +244,7 @@ describe('console identity providers and policies in a browser (issue 22)', () =
     const page = await openConsole('/ui/console/idps', { bypassCSP: true });
     const found: string[] = [];
     for (const path of ['/ui/console/idps', `/ui/console/idps/${idpId}`, '/ui/console/policies']) {
-      await page.goto(`${server.url}${path}`);
+      await page.goto(`${env.server.url}${path}`);
       found.push(...(await axeViolations(page)).map((id) => `${path}: ${id}`));
     }
     expect(found).toEqual([]);

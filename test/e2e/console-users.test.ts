@@ -5,32 +5,20 @@
 // too, with JavaScript off. A person's sign-in sessions are listed with their app, and gone after LockUser. The
 // owner of another org gets "not found"; a cross-site post changes nothing; a hostile user name stays text;
 // axe-core finds no serious or critical violation on both kinds of user page.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
 import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
 import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
-import { launchBrowser, signIn } from '../helpers/browser.ts';
-import { axeViolations, consolePage, docsScreenshot, signedIn } from '../helpers/console.ts';
+import { signIn } from '../helpers/browser.ts';
+import { axeViolations, consolePage, docsScreenshot, signedIn, useConsoleTestEnv } from '../helpers/console.ts';
 import { callRest, okJson, type Outcome } from '../helpers/management.ts';
-import type { TestServer } from '../helpers/server.ts';
-import { startServerWithAdminKey } from '../helpers/tokens.ts';
+import { setUpOtherOrgApp } from '../helpers/other-org.ts';
 
-describe('a user page of the console in a browser (issue 22)', () => {
-  let server: TestServer;
-  let adminToken: string;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    ({ server, adminToken } = await startServerWithAdminKey());
-    browser = await launchBrowser();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
+describe('a user page of the console in a env.browser (issue 22)', () => {
+  const env = useConsoleTestEnv();
 
   const api = (method: string, rest: [string, string], body?: Record<string, unknown>, orgId?: string) =>
-    callRest(server.url, { service: ManagementService, method, rest, body }, { token: adminToken, orgId });
+    callRest(env.server.url, { service: ManagementService, method, rest, body }, { token: env.adminToken, orgId });
   const ok = async <T = Record<string, string>>(outcome: Promise<Outcome>) => okJson<T>(await outcome);
 
   /** A human user who can sign in (verified e-mail, a password). */
@@ -48,8 +36,8 @@ describe('a user page of the console in a browser (issue 22)', () => {
   const stateOf = async (id: string) =>
     (await ok<{ user: { state: string } }>(api('GetUserByID', ['GET', `/management/v1/users/${id}`]))).user.state;
   const userPage = async (id: string, options = {}) => {
-    const page = await consolePage(browser, options);
-    await signedIn(page, server.url, `/ui/console/users/${id}`);
+    const page = await consolePage(env.browser, options);
+    await signedIn(page, env.server.url, `/ui/console/users/${id}`);
     return page;
   };
   const buttons = (page: Page) => page.locator('#user-actions ~ .actions button').allTextContents();
@@ -67,8 +55,8 @@ describe('a user page of the console in a browser (issue 22)', () => {
     await ok(api('AddUserGrant', ['POST', `/management/v1/users/${id}/grants`], { projectId, roleKeys: ['reader'] }));
     await ok(api('AddOrgMember', ['POST', '/management/v1/orgs/me/members'], { userId: id, roles: ['ORG_OWNER'] }));
 
-    const page = await consolePage(browser);
-    await signedIn(page, server.url, '/ui/console/users?q=dora');
+    const page = await consolePage(env.browser);
+    await signedIn(page, env.server.url, '/ui/console/users?q=dora');
     await page.getByRole('link', { name: 'dora', exact: true }).click();
     await page.waitForURL((url) => url.pathname === `/ui/console/users/${id}`);
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('dora');
@@ -116,18 +104,18 @@ describe('a user page of the console in a browser (issue 22)', () => {
     await page.getByLabel('Ask for a new password at the next sign-in').check();
     await page.getByRole('button', { name: 'Set password' }).click();
     await expect.poll(() => notice(page)).toBe('The password is set.');
-    const person = await consolePage(browser);
-    await person.goto(`${server.url}/ui/account`);
+    const person = await consolePage(env.browser);
+    await person.goto(`${env.server.url}/ui/account`);
     await signIn(person, 'dora', 'Temporary-Password-2');
     await expect.poll(() => person.getByRole('heading', { level: 1 }).textContent()).toBe('Choose a new password');
     await person.context().close();
     await page.getByLabel('New password', { exact: true }).fill('Dora-New-Password-3');
     await page.getByRole('button', { name: 'Set password' }).click();
     await expect.poll(() => notice(page)).toBe('The password is set.');
-    const signedInPerson = await consolePage(browser);
-    await signedInPerson.goto(`${server.url}/ui/account`);
+    const signedInPerson = await consolePage(env.browser);
+    await signedInPerson.goto(`${env.server.url}/ui/account`);
     await signIn(signedInPerson, 'dora', 'Dora-New-Password-3');
-    await signedInPerson.waitForURL(`${server.url}/ui/account`, { timeout: 15_000 });
+    await signedInPerson.waitForURL(`${env.server.url}/ui/account`, { timeout: 15_000 });
     await signedInPerson.context().close();
 
     // removal after the script's confirmation; the API no longer knows the user
@@ -146,10 +134,10 @@ describe('a user page of the console in a browser (issue 22)', () => {
     expect(await sessions.textContent()).toContain('Nothing here yet.');
 
     // the person signs in to the account pages: a session that authorized their client
-    const person = await consolePage(browser);
-    await person.goto(`${server.url}/ui/account`);
+    const person = await consolePage(env.browser);
+    await person.goto(`${env.server.url}/ui/account`);
     await signIn(person, 'session-sam', 'Initial-Password-1');
-    await person.waitForURL(`${server.url}/ui/account`, { timeout: 15_000 });
+    await person.waitForURL(`${env.server.url}/ui/account`, { timeout: 15_000 });
     await person.context().close();
 
     await page.reload();
@@ -169,9 +157,9 @@ describe('a user page of the console in a browser (issue 22)', () => {
         queries: [{ userNameQuery: { userName: 'admin', method: 'TEXT_QUERY_METHOD_EQUALS' } }],
       }),
     );
-    await page.goto(`${server.url}/ui/console/users/${admins.result[0]!.id}`);
+    await page.goto(`${env.server.url}/ui/console/users/${admins.result[0]!.id}`);
     expect(await sessions.locator('code').allTextContents()).toContain('gatehouse-console');
-    await page.goto(`${server.url}/ui/console/users/${id}`);
+    await page.goto(`${env.server.url}/ui/console/users/${id}`);
 
     // locking ends the person's sessions (issue 6)
     await ok(api('LockUser', ['POST', `/management/v1/users/${id}/_lock`], {}));
@@ -222,39 +210,20 @@ describe('a user page of the console in a browser (issue 22)', () => {
   it("the owner of another org gets 'not found' for the user's page, with or without ?org=", async () => {
     const id = await addHuman('only-here');
     const firstOrg = (await ok<{ org: { id: string } }>(api('GetMyOrg', ['GET', '/management/v1/orgs/me']))).org.id;
-    await ok(
-      callRest(
-        server.url,
-        {
-          service: AdminService,
-          method: 'SetUpOrg',
-          rest: ['POST', '/admin/v1/orgs/_setup'],
-          body: {
-            org: { name: 'Elsewhere' },
-            human: {
-              userName: 'elsewhere-owner',
-              profile: { firstName: 'E', lastName: 'Owner' },
-              email: { email: 'owner@elsewhere.example', isEmailVerified: true },
-              password: 'Elsewhere-Owner-1',
-            },
-          },
-        },
-        { token: adminToken },
-      ),
-    );
-    const page = await consolePage(browser);
-    await signedIn(page, server.url, '/ui/console/users', 'elsewhere-owner', 'Elsewhere-Owner-1');
+    const { owner } = await setUpOtherOrgApp(env.server, env.adminToken, 'https://elsewhere.example/callback');
+    const page = await consolePage(env.browser);
+    await signedIn(page, env.server.url, '/ui/console/users', owner.userName, owner.password);
     for (const path of [`/ui/console/users/${id}`, `/ui/console/users/${id}?org=${firstOrg}`]) {
-      const response = await page.goto(`${server.url}${path}`);
+      const response = await page.goto(`${env.server.url}${path}`);
       expect(response?.status()).toBe(404);
       expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Not found');
       expect(await page.content()).not.toContain('only-here');
     }
     // nor can the owner act on the user
     const csrf = await page.locator('input[name=csrf]').first().inputValue();
-    const posted = await page.request.post(`${server.url}/ui/console/users/${id}/state`, {
+    const posted = await page.request.post(`${env.server.url}/ui/console/users/${id}/state`, {
       form: { csrf, action: 'lock' },
-      headers: { origin: server.url },
+      headers: { origin: env.server.url },
     });
     expect(posted.status()).toBe(404);
     expect(await stateOf(id)).toBe('USER_STATE_ACTIVE');
@@ -267,7 +236,7 @@ describe('a user page of the console in a browser (issue 22)', () => {
     const csrf = await page.locator('input[name=csrf]').first().inputValue();
     await page.goto('about:blank');
     await page.setContent(
-      `<form method="post" action="${server.url}/ui/console/users/${id}/state">` +
+      `<form method="post" action="${env.server.url}/ui/console/users/${id}/state">` +
         `<input name="action" value="lock"><input name="csrf" value="${csrf}"></form>`,
     );
     const [response] = await Promise.all([page.waitForNavigation(), page.evaluate(() => document.forms[0]!.submit())]);
@@ -287,9 +256,9 @@ describe('a user page of the console in a browser (issue 22)', () => {
     expect(await page.locator('#form-error').textContent()).toBe('User should be active (COMMAND-3NN8v)');
     expect(await buttons(page)).toEqual(['Unlock', 'Deactivate', 'Remove']);
     const csrf = await page.locator('input[name=csrf]').first().inputValue();
-    const unknown = await page.request.post(`${server.url}/ui/console/users/${id}/state`, {
+    const unknown = await page.request.post(`${env.server.url}/ui/console/users/${id}/state`, {
       form: { csrf, action: 'explode' },
-      headers: { origin: server.url },
+      headers: { origin: env.server.url },
     });
     expect(unknown.status()).toBe(400);
     expect(await unknown.text()).toContain('invalid action: explode');
@@ -300,13 +269,13 @@ describe('a user page of the console in a browser (issue 22)', () => {
   it('shows a hostile user name as text, on the list, the page and its removal confirmation', async () => {
     const name = '<img src=x onerror=alert(1)>';
     const id = await addHuman(name);
-    const page = await consolePage(browser, { javaScriptEnabled: true });
+    const page = await consolePage(env.browser, { javaScriptEnabled: true });
     let dialogs = 0;
     page.on('dialog', (dialog) => {
       dialogs++;
       void dialog.dismiss();
     });
-    await signedIn(page, server.url, `/ui/console/users?q=${encodeURIComponent('<img')}`);
+    await signedIn(page, env.server.url, `/ui/console/users?q=${encodeURIComponent('<img')}`);
     await page.getByRole('link', { name, exact: true }).click();
     await page.waitForURL((url) => url.pathname === `/ui/console/users/${id}`);
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe(name);
@@ -314,9 +283,9 @@ describe('a user page of the console in a browser (issue 22)', () => {
     // the script's confirmation is dismissed (nothing is removed); the server's confirmation page names the user
     await page.getByRole('button', { name: 'Remove' }).click();
     expect(await stateOf(id)).toBe('USER_STATE_ACTIVE');
-    const confirm = await page.request.post(`${server.url}/ui/console/users/${id}/remove`, {
+    const confirm = await page.request.post(`${env.server.url}/ui/console/users/${id}/remove`, {
       form: { csrf: await page.locator('input[name=csrf]').first().inputValue() },
-      headers: { origin: server.url },
+      headers: { origin: env.server.url },
     });
     const confirmation = await confirm.text();
     expect(confirmation).toContain('<h1>Remove &lt;img src=x onerror=alert(1)>?</h1>');
@@ -333,7 +302,7 @@ describe('a user page of the console in a browser (issue 22)', () => {
     await ok(api('AddMachineKey', ['POST', `/management/v1/users/${machine}/keys`], { type: 1 }));
     const page = await userPage(human, { bypassCSP: true });
     expect(await axeViolations(page)).toEqual([]);
-    await page.goto(`${server.url}/ui/console/users/${machine}`);
+    await page.goto(`${env.server.url}/ui/console/users/${machine}`);
     expect(await axeViolations(page)).toEqual([]);
     await page.context().close();
   });
@@ -349,22 +318,22 @@ describe('a user page of the console in a browser (issue 22)', () => {
     ).result[0]!.id;
     const members = await ok<{ result: { userId: string; userType: string }[] }>(
       callRest(
-        server.url,
+        env.server.url,
         { service: AdminService, method: 'ListIAMMembers', rest: ['POST', '/admin/v1/members/_search'], body: {} },
-        { token: adminToken },
+        { token: env.adminToken },
       ),
     );
     const serviceAccount = members.result.find((m) => m.userType === 'TYPE_MACHINE')!.userId;
     await ok(
       callRest(
-        server.url,
+        env.server.url,
         {
           service: AdminService,
           method: 'RemoveIAMMember',
           rest: ['DELETE', `/admin/v1/members/${serviceAccount}`],
           body: { userId: serviceAccount },
         },
-        { token: adminToken },
+        { token: env.adminToken },
       ),
     );
     const page = await userPage(admin);
@@ -375,7 +344,7 @@ describe('a user page of the console in a browser (issue 22)', () => {
     expect(await page.locator('#form-error').textContent()).toBe(
       'The last IAM_OWNER cannot be removed or demoted (IAM-L4stOw)',
     );
-    await page.goto(`${server.url}/ui/console/users/${admin}`);
+    await page.goto(`${env.server.url}/ui/console/users/${admin}`);
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('admin');
     await page.context().close();
   });

@@ -3,11 +3,35 @@
 import { createRequire } from 'node:module';
 import { mkdirSync } from 'node:fs';
 import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
-import { signIn } from './browser.ts';
-import { ADMIN_PASSWORD } from './server.ts';
+import { afterAll, beforeAll } from 'vitest';
+import { launchBrowser, signIn } from './browser.ts';
+import { ADMIN_PASSWORD, type TestServer } from './server.ts';
+import { startServerWithAdminKey } from './tokens.ts';
 
 const DOCS_SCREENSHOTS = new URL('../../docs/screenshots/', import.meta.url);
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+
+export interface ConsoleTestEnv {
+  server: TestServer;
+  /** The first start's admin service account's token (IAM_OWNER), for checks through the API. */
+  adminToken: string;
+  browser: Browser;
+}
+
+/** A Gatehouse with its admin's key and a Chromium for the calling file's tests: started before them, stopped after
+ *  them. Read the fields inside tests (or a later beforeAll). */
+export function useConsoleTestEnv(): Readonly<ConsoleTestEnv> {
+  const env = {} as ConsoleTestEnv;
+  beforeAll(async () => {
+    ({ server: env.server, adminToken: env.adminToken } = await startServerWithAdminKey());
+    env.browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await env.browser?.close();
+    await env.server?.stop();
+  });
+  return env;
+}
 
 /** A page of its own browser context (its own cookies), English unless told. */
 export async function consolePage(browser: Browser, options: BrowserContextOptions = {}): Promise<Page> {
