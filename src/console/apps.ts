@@ -24,8 +24,7 @@ import {
   TextArea,
 } from '../views/console/components.ts';
 import { format } from '../login/i18n.ts';
-import { type ConsolePage, type ConsoleRouter, inputError } from './page.ts';
-import { removal } from './projects.ts';
+import { type ConsolePage, type ConsoleRouter, inputError, removal } from './page.ts';
 
 /** The four kinds a person chooses from, as the AddOIDCApp / AddAPIApp settings they stand for. */
 const KINDS = {

@@ -7,8 +7,7 @@ import { AdminService as A } from '@zitadel/proto/zitadel/admin_pb.js';
 import { type IDP, IDPFieldName, IDPState, IDPStylingType } from '@zitadel/proto/zitadel/idp_pb.js';
 import { html } from '../views/html.ts';
 import { Checkbox, Flash, Input, PostForm, Select, StateBadge, Submit, Table } from '../views/console/components.ts';
-import { type ConsolePage, type ConsoleRouter, inputError } from './page.ts';
-import { removal, url } from './projects.ts';
+import { type ConsolePage, type ConsoleRouter, inputError, removal, url } from './page.ts';
 
 type FlashState = { notice?: string | undefined; error?: string | undefined; status?: number };
 

@@ -7,8 +7,7 @@ import { OrgFieldName, OrgState } from '@zitadel/proto/zitadel/org_pb.js';
 import { TextQueryMethod } from '@zitadel/proto/zitadel/object_pb.js';
 import { html } from '../views/html.ts';
 import { Flash, Input, Pager, PostForm, SearchBox, StateBadge, Submit, Table } from '../views/console/components.ts';
-import { type ConsolePage, type ConsoleRouter, inputError } from './page.ts';
-import { removal } from './projects.ts';
+import { type ConsolePage, type ConsoleRouter, inputError, removal } from './page.ts';
 import { checkedValues, MembersSection, userIdByName } from './members.ts';
 
 const orgUrl = (id: string, rest = '') =>

@@ -12,8 +12,7 @@ import { html, type Markup } from '../views/html.ts';
 import { format } from '../login/i18n.ts';
 import { invalidArgument } from '../platform/errors.ts';
 import { Checkbox, Flash, Input, PostForm, Submit } from '../views/console/components.ts';
-import { type ConsolePage, type ConsoleRouter, inputError } from './page.ts';
-import { url } from './projects.ts';
+import { type ConsolePage, type ConsoleRouter, inputError, url } from './page.ts';
 
 type Section = 'login' | 'password' | 'lockout';
 

@@ -15,8 +15,8 @@ import {
   Table,
   utcText,
 } from '../views/console/components.ts';
-import { type ConsolePage, type ConsoleRouter, inputError } from './page.ts';
-import { path, url } from './projects.ts';
+import { type ConsolePage, type ConsoleRouter, inputError, url } from './page.ts';
+import { path } from './projects.ts';
 
 const PAGE_SIZE = 20;
 const offsetOf = (page: ConsolePage) => Math.max(0, Number((page.request.query as { offset?: string }).offset) || 0);

@@ -6,23 +6,12 @@ import { ProjectState } from '@zitadel/proto/zitadel/project_pb.js';
 import { checkedValues, MembersSection, userIdByName } from './members.ts';
 import { AppState } from '@zitadel/proto/zitadel/app_pb.js';
 import { html } from '../views/html.ts';
-import {
-  Checkbox,
-  ConfirmRemoval,
-  Flash,
-  Input,
-  PostForm,
-  StateBadge,
-  Submit,
-  Table,
-} from '../views/console/components.ts';
-import { type ConsolePage, type ConsoleRouter, inputError } from './page.ts';
+import { Checkbox, Flash, Input, PostForm, StateBadge, Submit, Table } from '../views/console/components.ts';
+import { type ConsolePage, type ConsoleRouter, inputError, removal, url } from './page.ts';
 import { ProjectGrantsSection, registerProjectGrants } from './project-grants.ts';
 
 /** A project's console path, and a path as a link that keeps the org in context. */
 export const path = (projectId: string, rest = '') => `/projects/${encodeURIComponent(projectId)}${rest}`;
-export const url = (page: ConsolePage, p: string) => page.href(`/ui/console${p}`);
-
 const projectId = (page: ConsolePage) => (page.request.params as { id: string }).id;
 
 async function showProject(page: ConsolePage, flash: { notice?: string; error?: string; status?: number } = {}) {
@@ -159,31 +148,6 @@ const change =
     }
     return page.reply.redirect(url(page, path(projectId(page), notice ? '?saved=1' : '')), 303);
   };
-
-/** A removal: without `confirm=yes` the confirmation page (the server-side step), then the operation. */
-export function removal(
-  name: (page: ConsolePage) => Promise<string>,
-  remove: (page: ConsolePage) => Promise<unknown>,
-  back: (page: ConsolePage) => string,
-  after: (page: ConsolePage) => string,
-) {
-  return async (page: ConsolePage) => {
-    const { t } = page;
-    if (page.field('confirm') !== 'yes') {
-      const what = await name(page);
-      const body = html`<${ConfirmRemoval}
-        t=${t}
-        name=${what}
-        action=${page.request.url}
-        back=${back(page)}
-        csrf=${page.csrf}
-      />`;
-      return page.render('', t.confirmTitle!.replace('{name}', what), body);
-    }
-    await remove(page);
-    return page.reply.redirect(after(page), 303);
-  };
-}
 
 export function registerProjects(router: ConsoleRouter): void {
   const back = (page: ConsolePage) => url(page, path(projectId(page)));
