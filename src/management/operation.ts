@@ -71,3 +71,8 @@ export const projectPermission = (access: 'read' | 'write', projectOf?: ProjectO
 /** The project a request names in `projectId` (roles, apps, members, grants) or in `id` (the project methods). */
 export const inProjectId: ProjectOf = (req: { projectId: string }) => req.projectId;
 export const inId: ProjectOf = (req: { id: string }) => req.id;
+
+/** The permissions of the operations whose request names its project in `projectId` (roles, apps, members, grants,
+ *  changes): reading it, and changing it. */
+export const projectRead = projectPermission('read', inProjectId);
+export const projectWrite = projectPermission('write', inProjectId);

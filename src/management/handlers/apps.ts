@@ -18,12 +18,10 @@ import type { AppRef } from '../../apps/service.ts';
 import { API_AUTH_METHODS, appMessage } from '../app-messages.ts';
 import { detailsMessage } from '../convert.ts';
 import { listDetailsMessage, pageOf, textFilter } from '../list-query.ts';
-import { inProjectId, operation, projectPermission, type Caller, type Operation } from '../operation.ts';
+import { operation, type Caller, type Operation, projectRead, projectWrite } from '../operation.ts';
 import { keyMessages } from './users.ts';
 
 // The apps of a project: its PROJECT_OWNER too (ZITADEL's project.app.*), PROJECT_OWNER_VIEWER reads.
-const read = projectPermission('read', inProjectId);
-const write = projectPermission('write', inProjectId);
 const M = ManagementService.method;
 
 const appRef = (caller: Caller, req: { projectId: string; appId: string }): AppRef => ({
@@ -37,7 +35,7 @@ export function appOperations({ db, secrets }: ManagementDeps): Operation[] {
   const active = (method: (typeof M)['deactivateApp' | 'reactivateApp'], value: boolean) =>
     operation({
       method: method as (typeof M)['deactivateApp'],
-      permission: write,
+      permission: projectWrite,
       async handle(caller, req) {
         return { details: detailsMessage(await setAppActive(db, appRef(caller, req), value, caller.principal.userId)) };
       },
@@ -48,7 +46,7 @@ export function appOperations({ db, secrets }: ManagementDeps): Operation[] {
   ) =>
     operation({
       method: method as (typeof M)['regenerateOIDCClientSecret'],
-      permission: write,
+      permission: projectWrite,
       async handle(caller, req) {
         const ref = appRef(caller, req);
         const { clientSecret, details } = await regenerateClientSecret(db, secrets, ref, kind, caller.principal.userId);
@@ -58,7 +56,7 @@ export function appOperations({ db, secrets }: ManagementDeps): Operation[] {
   return [
     operation({
       method: M.listApps,
-      permission: read,
+      permission: projectRead,
       async handle(caller, req) {
         const page = pageOf(req.query, 'ListAppsRequest');
         const names = req.queries.map((q, i) => {
@@ -72,14 +70,14 @@ export function appOperations({ db, secrets }: ManagementDeps): Operation[] {
     }),
     operation({
       method: M.updateApp,
-      permission: write,
+      permission: projectWrite,
       async handle(caller, req) {
         return { details: detailsMessage(await updateApp(db, appRef(caller, req), req.name, caller.principal.userId)) };
       },
     }),
     operation({
       method: M.updateAPIAppConfig,
-      permission: write,
+      permission: projectWrite,
       async handle(caller, req) {
         const method = API_AUTH_METHODS[req.authMethodType]!;
         const details = await updateApiAppConfig(db, secrets, appRef(caller, req), method, caller.principal.userId);
@@ -90,7 +88,7 @@ export function appOperations({ db, secrets }: ManagementDeps): Operation[] {
     active(M.reactivateApp, true),
     operation({
       method: M.removeApp,
-      permission: write,
+      permission: projectWrite,
       async handle(caller, req) {
         return { details: detailsMessage(await removeApp(db, appRef(caller, req), caller.principal.userId)) };
       },
@@ -99,7 +97,7 @@ export function appOperations({ db, secrets }: ManagementDeps): Operation[] {
     secret(M.regenerateAPIClientSecret, 'api'),
     operation({
       method: M.listAppKeys,
-      permission: read,
+      permission: projectRead,
       async handle(caller, req) {
         const result = await listAppKeys(db, appRef(caller, req), pageOf(req.query, 'ListAppKeysRequest'));
         return { details: listDetailsMessage(result), result: keyMessages(result, caller.orgId) };
@@ -107,7 +105,7 @@ export function appOperations({ db, secrets }: ManagementDeps): Operation[] {
     }),
     operation({
       method: M.removeAppKey,
-      permission: write,
+      permission: projectWrite,
       async handle(caller, req) {
         const details = await removeAppKey(db, appRef(caller, req), req.keyId, caller.principal.userId);
         return { details: detailsMessage(details) };

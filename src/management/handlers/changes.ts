@@ -11,7 +11,7 @@ import { ORG_OWNER } from '../../members/roles.ts';
 import { getProject } from '../../projects/service.ts';
 import { getOrgUser } from '../../users/service.ts';
 import { changePageOf } from '../list-query.ts';
-import { inProjectId, operation, projectPermission, type Operation } from '../operation.ts';
+import { operation, type Operation, projectRead } from '../operation.ts';
 
 const orgOwner = { kind: 'org', role: ORG_OWNER } as const;
 const M = ManagementService.method;
@@ -42,7 +42,7 @@ export function changeOperations({ db }: ManagementDeps): Operation[] {
     }),
     operation({
       method: M.listAppChanges,
-      permission: projectPermission('read', inProjectId),
+      permission: projectRead,
       async handle(caller, req) {
         const page = changePageOf(req.query, 'ListAppChangesRequest');
         const app = await getApp(db, { orgId: caller.orgId, projectId: req.projectId, appId: req.appId });
@@ -60,7 +60,7 @@ export function changeOperations({ db }: ManagementDeps): Operation[] {
     }),
     operation({
       method: M.listProjectChanges,
-      permission: projectPermission('read', inProjectId),
+      permission: projectRead,
       async handle(caller, req) {
         const page = changePageOf(req.query, 'ListProjectChangesRequest');
         const project = await getProject(db, caller.orgId, req.projectId);

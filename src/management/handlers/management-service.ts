@@ -14,12 +14,18 @@ import { changeUserState } from '../../users/state.ts';
 import { ORG_OWNER } from '../../members/roles.ts';
 import { detailsMessage, userMessage, humanInput, orgMessage } from '../convert.ts';
 import { API_AUTH_METHODS, appMessage, complianceMessages, oidcConfigInput, TOKEN_TYPES } from '../app-messages.ts';
-import { callerHash, inProjectId, operation, projectPermission, type Caller, type Operation } from '../operation.ts';
+import {
+  callerHash,
+  operation,
+  projectPermission,
+  type Caller,
+  type Operation,
+  projectRead,
+  projectWrite,
+} from '../operation.ts';
 
 const orgOwner = { kind: 'org', role: ORG_OWNER } as const;
 // A project's apps: its PROJECT_OWNER too (ZITADEL's project.app.*), PROJECT_OWNER_VIEWER reads.
-const appRead = projectPermission('read', inProjectId);
-const appWrite = projectPermission('write', inProjectId);
 
 /** keyDetails: the key file JSON, as bytes (base64 in the JSON encoding), compat.md §6. */
 const keyDetails = (keyFile: object) => new TextEncoder().encode(JSON.stringify(keyFile));
@@ -58,7 +64,7 @@ export function managementServiceOperations({ db, secrets, hashing }: Management
     }),
     operation({
       method: ManagementService.method.addOIDCApp,
-      permission: appWrite,
+      permission: projectWrite,
       async handle(caller, req) {
         const added = await addOidcApp(
           db,
@@ -78,7 +84,7 @@ export function managementServiceOperations({ db, secrets, hashing }: Management
     }),
     operation({
       method: ManagementService.method.addAPIApp,
-      permission: appWrite,
+      permission: projectWrite,
       async handle(caller, req) {
         const added = await addApiApp(
           db,
@@ -97,14 +103,14 @@ export function managementServiceOperations({ db, secrets, hashing }: Management
     }),
     operation({
       method: ManagementService.method.getAppByID,
-      permission: appRead,
+      permission: projectRead,
       async handle(caller, req) {
         return { app: appMessage(await getApp(db, appRef(caller, req))) };
       },
     }),
     operation({
       method: ManagementService.method.updateOIDCAppConfig,
-      permission: appWrite,
+      permission: projectWrite,
       async handle(caller, req) {
         const { details } = await updateOidcAppConfig(
           db,
@@ -118,7 +124,7 @@ export function managementServiceOperations({ db, secrets, hashing }: Management
     }),
     operation({
       method: ManagementService.method.addAppKey,
-      permission: appWrite,
+      permission: projectWrite,
       async handle(caller, req) {
         const expiresAt = req.expirationDate ? timestampDate(req.expirationDate) : undefined;
         const { keyId, keyFile, details } = await addAppKey(

@@ -29,19 +29,20 @@ import { getProject } from '../../projects/service.ts';
 import { detailsMessage, storedDetails } from '../convert.ts';
 import { listDetailsMessage, pageOf, textFilter } from '../list-query.ts';
 import {
-  inProjectId,
   operation,
   projectPermission,
   type Caller,
   type Operation,
   type Permission,
+  projectRead,
+  projectWrite,
 } from '../operation.ts';
 
 const orgOwner = { kind: 'org', role: ORG_OWNER } as const;
 const iamOwner = { kind: 'instance', role: IAM_OWNER } as const;
 const projectMembers: MemberPermissions = {
-  read: projectPermission('read', inProjectId),
-  write: projectPermission('write', inProjectId),
+  read: projectRead,
+  write: projectWrite,
   roles: projectPermission('read'),
 };
 const M = ManagementService.method;

@@ -19,12 +19,10 @@ import {
 import { invalidArgument } from '../../platform/errors.ts';
 import { detailsMessage, storedDetails } from '../convert.ts';
 import { listDetailsMessage, pageOf, textFilter } from '../list-query.ts';
-import { inProjectId, operation, projectPermission, type Caller, type Operation } from '../operation.ts';
+import { operation, type Caller, type Operation, projectRead, projectWrite } from '../operation.ts';
 
 const orgOwner = { kind: 'org', role: ORG_OWNER } as const;
 // The grants of a project: its PROJECT_OWNER too (ZITADEL's project.grant.*), PROJECT_OWNER_VIEWER reads.
-const read = projectPermission('read', inProjectId);
-const write = projectPermission('write', inProjectId);
 
 function grantedProjectMessage(g: ProjectGrantRow): MessageInitShape<typeof GrantedProjectSchema> {
   return {
@@ -54,7 +52,7 @@ export function projectGrantOperations({ db }: ManagementDeps): Operation[] {
   return [
     operation({
       method: ManagementService.method.addProjectGrant,
-      permission: write,
+      permission: projectWrite,
       async handle(caller, req) {
         const { grantId, details } = await addProjectGrant(
           db,
@@ -66,14 +64,14 @@ export function projectGrantOperations({ db }: ManagementDeps): Operation[] {
     }),
     operation({
       method: ManagementService.method.getProjectGrantByID,
-      permission: read,
+      permission: projectRead,
       async handle(caller, req) {
         return { projectGrant: grantedProjectMessage(await getProjectGrant(db, ref(caller, req))) };
       },
     }),
     operation({
       method: ManagementService.method.listProjectGrants,
-      permission: read,
+      permission: projectRead,
       async handle(caller, req) {
         const filters = req.queries.map(({ query: q }, i): ProjectGrantFilter => {
           if (q.case === 'projectNameQuery') return { projectName: textFilter(q.value.name, q.value.method) };
@@ -87,7 +85,7 @@ export function projectGrantOperations({ db }: ManagementDeps): Operation[] {
     }),
     operation({
       method: ManagementService.method.updateProjectGrant,
-      permission: write,
+      permission: projectWrite,
       async handle(caller, req) {
         const details = await updateProjectGrantRoles(
           db,
@@ -100,17 +98,17 @@ export function projectGrantOperations({ db }: ManagementDeps): Operation[] {
     }),
     operation({
       method: ManagementService.method.deactivateProjectGrant,
-      permission: write,
+      permission: projectWrite,
       handle: state('inactive'),
     }),
     operation({
       method: ManagementService.method.reactivateProjectGrant,
-      permission: write,
+      permission: projectWrite,
       handle: state('active'),
     }),
     operation({
       method: ManagementService.method.removeProjectGrant,
-      permission: write,
+      permission: projectWrite,
       async handle(caller, req) {
         return { details: detailsMessage(await removeProjectGrant(db, ref(caller, req), caller.principal.userId)) };
       },

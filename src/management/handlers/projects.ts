@@ -17,10 +17,8 @@ import { addProjectRoles, listProjectRoles, removeProjectRole, updateProjectRole
 import type { RoleRow } from '../../projects/queries.ts';
 import { detailsMessage, storedDetails } from '../convert.ts';
 import { listDetailsMessage, pageOf, textFilter } from '../list-query.ts';
-import { inId, inProjectId, operation, projectPermission, type Operation } from '../operation.ts';
+import { inId, operation, projectPermission, type Operation, projectRead, projectWrite } from '../operation.ts';
 
-const read = projectPermission('read', inProjectId);
-const write = projectPermission('write', inProjectId);
 const readProject = projectPermission('read', inId);
 const writeProject = projectPermission('write', inId);
 
@@ -110,7 +108,7 @@ export function projectOperations({ db }: ManagementDeps): Operation[] {
     }),
     operation({
       method: ManagementService.method.addProjectRole,
-      permission: write,
+      permission: projectWrite,
       async handle(caller, req) {
         const details = await addProjectRoles(
           db,
@@ -124,7 +122,7 @@ export function projectOperations({ db }: ManagementDeps): Operation[] {
     }),
     operation({
       method: ManagementService.method.bulkAddProjectRoles,
-      permission: write,
+      permission: projectWrite,
       async handle(caller, req) {
         const details = await addProjectRoles(
           db,
@@ -138,7 +136,7 @@ export function projectOperations({ db }: ManagementDeps): Operation[] {
     }),
     operation({
       method: ManagementService.method.listProjectRoles,
-      permission: read,
+      permission: projectRead,
       async handle(caller, req) {
         const filters = req.queries.map((q) =>
           q.query.case === 'keyQuery'
@@ -158,7 +156,7 @@ export function projectOperations({ db }: ManagementDeps): Operation[] {
     }),
     operation({
       method: ManagementService.method.updateProjectRole,
-      permission: write,
+      permission: projectWrite,
       async handle(caller, req) {
         const details = await updateProjectRole(
           db,
@@ -171,7 +169,7 @@ export function projectOperations({ db }: ManagementDeps): Operation[] {
     }),
     operation({
       method: ManagementService.method.removeProjectRole,
-      permission: write,
+      permission: projectWrite,
       async handle(caller, req) {
         const ref = { orgId: caller.orgId, projectId: req.projectId };
         return { details: detailsMessage(await removeProjectRole(db, ref, req.roleKey, caller.principal.userId)) };

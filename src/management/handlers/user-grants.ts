@@ -26,12 +26,12 @@ import { IAM_OWNER } from '../../members/roles.ts';
 import { detailsMessage, orgMessage, storedDetails } from '../convert.ts';
 import { listDetailsMessage, pageOf, textFilter } from '../list-query.ts';
 import {
-  inProjectId,
   operation,
   projectPermission,
   type Caller,
   type Operation,
   type ProjectOf,
+  projectWrite,
 } from '../operation.ts';
 import { invalidArgument } from '../../platform/errors.ts';
 
@@ -142,7 +142,7 @@ export function userGrantOperations({ db }: ManagementDeps): Operation[] {
   return [
     operation({
       method: ManagementService.method.addUserGrant,
-      permission: projectPermission('write', inProjectId),
+      permission: projectWrite,
       async handle(caller, req) {
         const { grantId, details } = await addUserGrant(
           db,
