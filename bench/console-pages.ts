@@ -4,6 +4,7 @@
 // "Server-side" is the page's `Server-Timing: app;dur=<ms>` (src/console/page.ts: from the request's arrival to
 // its response, on the server's clock); the round trip the bench sees is reported beside it. Statements per page
 // are the pool's counter (/metrics) over the page's requests, which run alone.
+import { withOrg } from '../src/views/console/layout.ts';
 import type { GatehouseTarget } from './gatehouse.ts';
 import { BenchBrowser, throughLogin } from './login-flow.ts';
 import { orgOfSeededUser, type ScaleSize, seededId, seededUserName } from './scale-seed.ts';
@@ -11,7 +12,7 @@ import { orgOfSeededUser, type ScaleSize, seededId, seededUserName } from './sca
 /** The bootstrap admin of every bench Gatehouse (GATEHOUSE_ADMIN_PASSWORD in gatehouse.ts), an IAM_OWNER. */
 export const ADMIN = { loginName: 'admin', password: 'Bench-Admin-1' };
 const CONSOLE = '/ui/console';
-/** The users list's page size (src/console/users.ts). */
+/** The users list's page size (src/console/user-list.ts). */
 const USERS_PAGE = 20;
 
 export interface ConsolePageSpec {
@@ -50,7 +51,6 @@ export async function signInToConsole(base: string, user = ADMIN): Promise<Bench
 }
 
 const random = (n: number) => 1 + Math.floor(Math.random() * n);
-const inOrg = (path: string, org: string) => `${path}${path.includes('?') ? '&' : '?'}org=${org}`;
 
 /** The main pages of the console: on a seeded database (`size`) with random seeded objects, else with the bench's
  *  own fixtures in the admin's org. */
@@ -72,7 +72,7 @@ export function consolePages(gh: GatehouseTarget, size?: ScaleSize): ConsolePage
       org: seededId('org', 1 + ((p - 1) % size.orgs)),
     };
   };
-  const at = (path: string, org: string | undefined) => `${CONSOLE}${org ? inOrg(path, org) : path}`;
+  const at = (path: string, org: string | undefined) => withOrg(`${CONSOLE}${path}`, org);
   const someOrg = () => (size ? seededId('org', random(size.orgs)) : undefined);
   // the last page of an org's users (the seed spreads them evenly)
   const usersPerOrg = size ? Math.ceil(size.users / size.orgs) : 5;
