@@ -7,7 +7,7 @@ import { OrgFieldName, OrgState } from '@zitadel/proto/zitadel/org_pb.js';
 import { TextQueryMethod } from '@zitadel/proto/zitadel/object_pb.js';
 import { html } from '../views/html.ts';
 import { Flash, Input, Pager, PostForm, SearchBox, StateBadge, Submit, Table } from '../views/console/components.ts';
-import { type ConsolePage, type ConsoleRouter, inputError, removal } from './page.ts';
+import { type ConsolePage, type ConsoleRouter, inputError, removal, listQuery } from './page.ts';
 import { checkedValues, MembersSection, userIdByName } from './members.ts';
 
 const orgUrl = (id: string, rest = '') =>
@@ -46,9 +46,7 @@ async function orgsPage(page: ConsolePage, q: string, offset: number) {
 
 async function showList(page: ConsolePage, form: NewOrg = {}, flash: { error?: string; status?: number } = {}) {
   const { t, viewer } = page;
-  const query = page.request.query as { q?: unknown; offset?: string };
-  const q = String(query.q ?? '').slice(0, 200);
-  const offset = Math.max(0, Number(query.offset) || 0);
+  const { q, offset } = listQuery(page);
   const { total, orgs } = await orgsPage(page, q, offset);
   const body = html`${
     viewer.isIamOwner &&

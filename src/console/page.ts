@@ -191,6 +191,12 @@ export function inputError(error: unknown): string | undefined {
   throw error;
 }
 
+/** A list page's search text (`?q=`, its first 200 characters) and offset (`?offset=`, else 0). */
+export function listQuery(page: ConsolePage): { q: string; offset: number } {
+  const query = page.request.query as { q?: unknown; offset?: unknown };
+  return { q: String(query.q ?? '').slice(0, 200), offset: Math.max(0, Number(query.offset) || 0) };
+}
+
 /** A link to a console page (`p` below /ui/console) that keeps the org in context. */
 export const url = (page: ConsolePage, p: string) => page.href(`/ui/console${p}`);
 

@@ -15,16 +15,14 @@ import {
   Table,
   utcText,
 } from '../views/console/components.ts';
-import { type ConsolePage, type ConsoleRouter, inputError, url } from './page.ts';
+import { type ConsolePage, type ConsoleRouter, inputError, url, listQuery } from './page.ts';
 import { path } from './projects.ts';
 
 const PAGE_SIZE = 20;
-const offsetOf = (page: ConsolePage) => Math.max(0, Number((page.request.query as { offset?: string }).offset) || 0);
 
 async function showList(page: ConsolePage, flash: { error?: string; status?: number; name?: string } = {}) {
   const { t } = page;
-  const q = String((page.request.query as { q?: unknown }).q ?? '').slice(0, 200);
-  const offset = offsetOf(page);
+  const { q, offset } = listQuery(page);
   const list = await page.run(M.method.listProjects, {
     query: { offset: BigInt(offset), limit: PAGE_SIZE, asc: true },
     queries: q

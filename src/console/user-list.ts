@@ -9,11 +9,10 @@ import type { MessageInitShape } from '@bufbuild/protobuf';
 import { UserFieldName, type SearchQuerySchema } from '@zitadel/proto/zitadel/user_pb.js';
 import { html } from '../views/html.ts';
 import { Flash, Input, Pager, PostForm, Submit, Table } from '../views/console/components.ts';
-import { type ConsolePage, type ConsoleRouter, inputError } from './page.ts';
+import { type ConsolePage, type ConsoleRouter, inputError, listQuery } from './page.ts';
 import { UserStateBadge, userPath } from './user-detail.ts';
 
 const PAGE_SIZE = 20;
-const offsetOf = (page: ConsolePage) => Math.max(0, Number((page.request.query as { offset?: string }).offset) || 0);
 
 /** A search box's text as a prefix of the user name, the e-mail or the display name. */
 function typed(text: string): MessageInitShape<typeof SearchQuerySchema>[] {
@@ -41,10 +40,8 @@ const MACHINE_FIELDS = ['userName', 'name'] as const;
 
 async function showList(page: ConsolePage, flash: Flashed = {}) {
   const { t } = page;
-  const q = String((page.request.query as { q?: unknown }).q ?? '')
-    .trim()
-    .slice(0, 200);
-  const offset = offsetOf(page);
+  const { q: typedText, offset } = listQuery(page);
+  const q = typedText.trim();
   const list = await page.run(M.method.listUsers, {
     query: { offset: BigInt(offset), limit: PAGE_SIZE, asc: true },
     sortingColumn: UserFieldName.USER_NAME,
