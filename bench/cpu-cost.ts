@@ -2,11 +2,13 @@
 // the load generator. On a machine shared with other work the rates of `npm run bench` move with the load, the CPU
 // an operation costs much less: two cores divided by the sum is what this machine could do on its own (issue 18).
 //   DATABASE_URL=postgres://... node bench/cpu-cost.ts [seconds] [--only=<name>,...] [--cpu-prof=<dir>]
+//     [--scale-size=orgs,users,apps,tokens]
 // --only runs the scenarios whose names contain one of the texts; --cpu-prof writes a CPU profile of Gatehouse
-// (summarise it with bench/profile-summary.ts).
+// (summarise it with bench/profile-summary.ts); --scale-size runs on a copy of the seeded template database that
+// `npm run bench -- --scale --reuse-seed` keeps (seeded here the first time), the lookups reading random users.
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
-import { startGatehouse, USER, type Credentials } from './gatehouse.ts';
+import { type Credentials, lookupUser, startGatehouse, USER } from './gatehouse.ts';
 import {
   BenchBrowser,
   codeRedemption,
@@ -15,12 +17,14 @@ import {
   silentReauthentication,
 } from './login-flow.ts';
 import { runFlowLoad } from './load.ts';
+import { scaleSize } from './scale-report.ts';
 
 const args = process.argv.slice(2);
 const SECONDS = Number(args.find((a) => !a.startsWith('--')) ?? 10);
 const option = (name: string) => args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const ONLY = option('only')?.split(',');
 const selected = (name: string) => !ONLY || ONLY.some((text) => name.includes(text));
+const SCALE = option('scale-size');
 const CONNECTIONS = 32;
 const TICKS = 100; // USER_HZ: /proc times are in clock ticks of 10 ms
 
@@ -39,7 +43,11 @@ async function backendPids(admin: pg.Client, database: string): Promise<number[]
 
 async function main() {
   if (!process.env.DATABASE_URL) throw new Error('DATABASE_URL must name a PostgreSQL server');
-  const gh = await startGatehouse(18000 + Math.floor(Math.random() * 2000), { cpuProfileDir: option('cpu-prof') });
+  const size = SCALE ? scaleSize(['--scale-size', SCALE]) : undefined;
+  const gh = await startGatehouse(18000 + Math.floor(Math.random() * 2000), {
+    cpuProfileDir: option('cpu-prof'),
+    seed: size && { size, progress: (what) => process.stderr.write(`${what}\n`), reuse: true },
+  });
   const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
   await admin.connect();
   const dbName = gh.databaseName!;
@@ -70,16 +78,24 @@ async function main() {
       ['code exchange', () => codeExchange(gh.url, gh.web, browsers, SECONDS)],
       ['password login', async () => () => passwordLogin(gh.url, gh.web, USER, 'openid').then(() => {})],
       // issue 21's lookups over REST, each with the caller's token and permission check
-      ['GetUserByID', async () => () => management(gh.url, gh.adminToken, 'GET', `/management/v1/users/${gh.userId}`)],
+      [
+        'GetUserByID',
+        async () => () => {
+          const user = lookupUser(gh);
+          return management(gh.url, gh.adminToken, user.headers, 'GET', `/management/v1/users/${user.id}`);
+        },
+      ],
       [
         'ListUsers by user name prefix',
-        async () => () =>
-          management(gh.url, gh.adminToken, 'POST', '/management/v1/users/_search', {
+        async () => () => {
+          const user = lookupUser(gh);
+          return management(gh.url, gh.adminToken, user.headers, 'POST', '/management/v1/users/_search', {
             query: { limit: 20 },
             queries: [
-              { userNameQuery: { userName: USER.loginName.slice(0, -1), method: 'TEXT_QUERY_METHOD_STARTS_WITH' } },
+              { userNameQuery: { userName: user.userName.slice(0, -1), method: 'TEXT_QUERY_METHOD_STARTS_WITH' } },
             ],
-          }),
+          });
+        },
       ],
     ];
     for (const [name, prepare] of scenarios) {
@@ -126,10 +142,21 @@ function refresh(url: string, app: Credentials, pool: string[]) {
   };
 }
 
-async function management(url: string, token: string, method: string, path: string, body?: object): Promise<void> {
+async function management(
+  url: string,
+  token: string,
+  headers: Record<string, string>,
+  method: string,
+  path: string,
+  body?: object,
+): Promise<void> {
   const res = await fetch(`${url}${path}`, {
     method,
-    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...headers,
+      ...(body ? { 'content-type': 'application/json' } : {}),
+    },
     body: body && JSON.stringify(body),
   });
   const text = await res.text();

@@ -10,7 +10,7 @@ import { SignJWT } from 'jose';
 import pg from 'pg';
 import { openDb } from '../src/platform/db.ts';
 import { migrate } from '../src/platform/migrate.ts';
-import { type ScaleSize, type SeedReport, seedScale } from './scale-seed.ts';
+import { randomSeededUser, type ScaleSize, type SeedReport, seedScale } from './scale-seed.ts';
 
 const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 // The node flags of `npm start` (V8 heap sizing), so the bench measures the process operators run.
@@ -22,6 +22,21 @@ const START_FLAGS = (
 export const MANAGEMENT_SCOPE = 'urn:zitadel:iam:org:project:id:zitadel:aud';
 export const CALLBACK = 'https://rp.bench.test/callback';
 export const USER = { loginName: 'bench-user', password: 'Bench-Password-1' };
+
+/** A user for the lookups (GetUserByID, ListUsers), with the org header that names its org. */
+export interface LookupUser {
+  id: string;
+  userName: string;
+  headers: Record<string, string>;
+}
+
+/** A seeded user at random on a seeded database (issue 18 "Scale": reads spread over a million users, not one hot
+ *  row), else the bench user of the default org. */
+export function lookupUser(gh: GatehouseTarget): LookupUser {
+  if (!gh.seed) return { id: gh.userId, userName: USER.loginName, headers: {} };
+  const { id, userName, orgId } = randomSeededUser(gh.seed.size);
+  return { id, userName, headers: { 'x-zitadel-orgid': orgId } };
+}
 
 export interface KeyFile {
   keyId: string;

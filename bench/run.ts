@@ -11,7 +11,15 @@ import { createGrpcTransport } from '@connectrpc/connect-node';
 import { fromJson } from '@bufbuild/protobuf';
 import { AdminService, SetUpOrgRequestSchema } from '@zitadel/proto/zitadel/admin_pb.js';
 import { runFlowLoad, runHttpLoad, type HttpScenario, type LoadResult } from './load.ts';
-import { serviceAssertion, startGatehouse, USER, type Credentials, type GatehouseTarget } from './gatehouse.ts';
+import {
+  type Credentials,
+  type GatehouseTarget,
+  type LookupUser,
+  lookupUser,
+  serviceAssertion,
+  startGatehouse,
+  USER,
+} from './gatehouse.ts';
 import {
   authorizationCode,
   BenchBrowser,
@@ -39,7 +47,7 @@ import {
   sweepProgress,
   writeScaleReport,
 } from './scale-report.ts';
-import { expiredRows, orgOfSeededUser, seededId, seededUserName } from './scale-seed.ts';
+import { expiredRows } from './scale-seed.ts';
 
 const args = process.argv.slice(2);
 const smoke = args.includes('--smoke');
@@ -221,11 +229,6 @@ async function measure(
 let org = 0;
 
 /** What the scenarios of one Gatehouse need, made before the first of them. */
-interface BenchUser {
-  id: string;
-  userName: string;
-  headers: Record<string, string>;
-}
 
 interface Prepared {
   gh: GatehouseTarget;
@@ -237,9 +240,7 @@ interface Prepared {
   admin: Client<typeof AdminService>;
   grpcHeaders: Record<string, string>;
   setUpOrgBody(): string;
-  /** A user for GetUserByID and ListUsers, with the org header that names its org: a seeded one at random on a
-   *  seeded database (issue 18 "Scale": reads spread over a million users, not one hot row), else the bench user. */
-  someUser(): BenchUser;
+  someUser(): LookupUser;
 }
 
 async function prepare(gh: GatehouseTarget, step: (what: string) => void): Promise<Prepared> {
@@ -254,7 +255,6 @@ async function prepare(gh: GatehouseTarget, step: (what: string) => void): Promi
     }
     return pool;
   };
-  const size = gh.seed?.size;
   return {
     gh,
     token: await clientCredentialsToken(gh.url, gh.clientCredentials, projectScope),
@@ -272,15 +272,7 @@ async function prepare(gh: GatehouseTarget, step: (what: string) => void): Promi
           password: 'Bench-Password-1',
         },
       }),
-    someUser: (): BenchUser => {
-      if (!size) return { id: gh.userId, userName: USER.loginName, headers: {} };
-      const n = 1 + Math.floor(Math.random() * size.users);
-      return {
-        id: seededId('user', n),
-        userName: seededUserName(n),
-        headers: { 'x-zitadel-orgid': seededId('org', orgOfSeededUser(n, size)) },
-      };
-    },
+    someUser: () => lookupUser(gh),
   };
 }
 

@@ -68,7 +68,8 @@ export function scaleReport(run: {
     `# Gatehouse at scale, ${new Date().toISOString()}`,
     '',
     `Seeded: ${size.orgs} orgs, ${size.users} users, ${size.apps} apps, ${size.tokens} oidc_payloads rows ` +
-      `(${run.expired} expired) in ${round(loadSeconds, 0)} s, then VACUUM ANALYZE and CHECKPOINT in ${round(vacuumSeconds, 0)} s ` +
+      `(${run.expired} expired) in ${round(loadSeconds, 0)} s, ` +
+      `then VACUUM ANALYZE and CHECKPOINT in ${round(vacuumSeconds, 0)} s ` +
       '(bench/scale-seed.ts). PostgreSQL, 32 connections (1 where named), ' +
       `${run.durationSeconds} s per scenario after warm-up, the empty database and the seeded one alternating.`,
     '',

@@ -35,6 +35,12 @@ const sqlId = (kind: keyof typeof PREFIX, n: string) => `('${PREFIX[kind]}' || l
 export const orgOfSeededUser = (n: number, size: ScaleSize) => 1 + ((n - 1) % size.orgs);
 export const seededUserName = (n: number) => `scale-user-${n}`;
 
+/** A seeded user at random, with its org: reads spread over all users, not one hot row (issue 18 "Scale"). */
+export function randomSeededUser(size: ScaleSize): { id: string; userName: string; orgId: string } {
+  const n = 1 + Math.floor(Math.random() * size.users);
+  return { id: seededId('user', n), userName: seededUserName(n), orgId: seededId('org', orgOfSeededUser(n, size)) };
+}
+
 /**
  * The rows of one grant, in this order: its Session and Grant, the consumed AuthorizationCode, four AccessTokens
  * and three RefreshTokens of a rotation chain. Expired (ready for the background sweep): the code, three access

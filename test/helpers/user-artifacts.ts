@@ -6,6 +6,7 @@ import { openDb, type Db } from '../../src/platform/db.ts';
 import { END_OTHER_SESSIONS } from '../../src/passwords/queries.ts';
 import { DELETE_OIDC_ARTIFACTS_OF_USER, USER_SESSIONS } from '../../src/users/artifact-queries.ts';
 import { createTestDatabase } from './database.ts';
+import { explainPrepared, type PlanMode, sqlLiteral } from './explain.ts';
 
 /** Every statement in src/ that removes or lists one user's artifacts, with its parameters for a user ID (and the
  *  user's org). A new lifecycle statement belongs here. Deactivate, lock and remove run deleteOidcArtifactsOfUser
@@ -38,9 +39,6 @@ export const USER_ARTIFACT_STATEMENTS: {
   },
 ];
 
-/** A parameter as an SQL literal, for EXPLAIN EXECUTE and EXPLAIN ANALYZE. */
-const literal = (value: string | null) => (value === null ? 'NULL' : `'${value.replace(/'/g, "''")}'`);
-
 /** The tables that grow with a deployment: a scan of any of them whole is what these statements must never do. */
 const BIG_TABLES = ['oidc_payloads', 'users', 'events'];
 
@@ -70,19 +68,9 @@ export interface Plan {
  * The scans of a statement's plan, generic (what a connection uses for a prepared statement after five runs, blind
  * to the parameter) or custom (for this user). A DELETE is planned, not run (EXPLAIN without ANALYZE).
  */
-export async function planOf(
-  db: Db,
-  sql: string,
-  params: (string | null)[],
-  mode: 'force_generic_plan' | 'force_custom_plan',
-): Promise<Plan> {
+export async function planOf(db: Db, sql: string, params: (string | null)[], mode: PlanMode): Promise<Plan> {
   return db.tx(async (tx) => {
-    await tx.query(`SET LOCAL plan_cache_mode = ${mode}`);
-    await tx.query(`PREPARE artifacts AS ${sql}`);
-    const { rows } = await tx.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
-      `EXPLAIN (FORMAT JSON) EXECUTE artifacts(${params.map(literal).join(', ')})`,
-    );
-    await tx.query('DEALLOCATE artifacts');
+    const plan = await explainPrepared<PlanNode>(tx, sql, params, mode, false);
     const scans: Scan[] = [];
     const walk = (node: PlanNode) => {
       // a Bitmap Index Scan names only its index, whose table its Bitmap Heap Scan names
@@ -90,7 +78,6 @@ export async function planOf(
         scans.push({ node: node['Node Type'], relation: node['Relation Name'] ?? '', index: node['Index Name'] });
       node.Plans?.forEach(walk);
     };
-    const plan = rows[0]!['QUERY PLAN'][0].Plan;
     walk(plan);
     return { scans, cost: plan['Total Cost'] };
   });
@@ -105,7 +92,7 @@ export async function pagesTouched(db: Db, sql: string, params: (string | null)[
   try {
     await session.query('BEGIN');
     const { rows } = await session.query<{ 'QUERY PLAN': [{ Plan: Record<string, number> }] }>(
-      `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${sql.replace(/\$(\d)/g, (_, n) => literal(params[Number(n) - 1]!))}`,
+      `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${sql.replace(/\$(\d)/g, (_, n) => sqlLiteral(params[Number(n) - 1]!))}`,
     );
     const plan = rows[0]!['QUERY PLAN'][0].Plan;
     return plan['Shared Hit Blocks']! + plan['Shared Read Blocks']!;

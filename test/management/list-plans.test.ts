@@ -16,6 +16,7 @@ import { deleteOidcArtifactsOfOrgUsers, deleteOidcArtifactsOfUser } from '../../
 import { isUserUnique } from '../../src/users/queries.ts';
 import { getOrgUser, orgUserGetter } from '../../src/users/service.ts';
 import { useTestDb } from '../helpers/database.ts';
+import { explainPrepared, type PlanMode } from '../helpers/explain.ts';
 
 const USERS = 100_000;
 const BIG_TABLES = ['users', 'events', 'oidc_payloads', 'user_grants'];
@@ -156,22 +157,17 @@ describe('list and lookup plans at scale', () => {
     Plans?: PlanNode[];
   }
 
-  /** The plans PostgreSQL makes for a statement, run (EXPLAIN ANALYZE, rolled back): for its values, and (on
-   *  PostgreSQL, where statements are prepared under a name and may get a generic plan after five runs) for any
-   *  values, unless it asked for custom plans. */
+  /** The plans PostgreSQL runs a statement with (EXPLAIN ANALYZE, rolled back): for its values, and on PostgreSQL,
+   *  where statements are prepared under a name, the generic plan a connection may use after five runs, unless the
+   *  statement is planned for its values every time. */
   async function plans({ text, params, custom }: Sent): Promise<PlanNode[]> {
-    const modes =
+    const modes: PlanMode[] =
       db.kind === 'postgres' && !custom ? ['force_custom_plan', 'force_generic_plan'] : ['force_custom_plan'];
     const found: PlanNode[] = [];
     for (const mode of modes) {
       await db
         .tx(async (tx) => {
-          await tx.query(`SET LOCAL plan_cache_mode = ${mode}`);
-          const { rows } = await tx.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
-            `EXPLAIN (ANALYZE, FORMAT JSON) ${text}`,
-            params,
-          );
-          found.push(rows[0]!['QUERY PLAN'][0].Plan);
+          found.push(await explainPrepared<PlanNode>(tx, text, params, mode, true));
           throw new RolledBack();
         })
         .catch((e: unknown) => {

@@ -31,7 +31,8 @@ describe.runIf(isPostgres)('a user’s artifacts at 1M users and 10M stored toke
   beforeAll(async () => {
     seeded = await seededDatabase(LARGE_DEPLOYMENT, (what) => process.stderr.write(`seeding: ${what}\n`));
     process.stderr.write(
-      `seeded in ${seeded.seed.loadSeconds.toFixed(0)} s + VACUUM ANALYZE, CHECKPOINT ${seeded.seed.vacuumSeconds.toFixed(0)} s\n`,
+      `seeded in ${seeded.seed.loadSeconds.toFixed(0)} s, ` +
+        `then VACUUM ANALYZE and CHECKPOINT in ${seeded.seed.vacuumSeconds.toFixed(0)} s\n`,
     );
   }, 1_800_000);
   afterAll(() => seeded?.drop(), 300_000);

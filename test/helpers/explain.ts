@@ -1,0 +1,35 @@
+// How a test reads the plan PostgreSQL runs a statement with. A named statement (platform/statements.ts) is planned
+// for its values for five runs, then may be planned once for any values (a generic plan). EXPLAIN of the statement
+// with bound parameters shows neither reliably: PostgreSQL 15 plans the EXPLAINed query with the values folded in,
+// whatever plan_cache_mode says (it has no EXPLAIN (GENERIC_PLAN)). PREPARE and EXPLAIN EXECUTE do run the cached
+// plan, generic or custom as plan_cache_mode forces it; EXECUTE takes its values as literals.
+import type { Queryable } from '../../src/platform/db.ts';
+
+export type PlanMode = 'force_generic_plan' | 'force_custom_plan';
+
+/** A statement's parameter as an SQL literal, of the type PREPARE inferred for it. */
+export function sqlLiteral(value: unknown): string {
+  if (value === null || value === undefined) return 'NULL';
+  if (Array.isArray(value)) return `ARRAY[${value.map(sqlLiteral).join(', ')}]`;
+  if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean') return String(value);
+  return `'${String(value).replace(/'/g, "''")}'`;
+}
+
+/** The JSON plan of `sql` with `params`, prepared and executed under `mode` inside `tx`; `analyze` runs it (the
+ *  caller rolls the transaction back). */
+export async function explainPrepared<P>(
+  tx: Queryable,
+  sql: string,
+  params: readonly unknown[],
+  mode: PlanMode,
+  analyze: boolean,
+): Promise<P> {
+  await tx.query(`SET LOCAL plan_cache_mode = ${mode}`);
+  await tx.query(`PREPARE explained AS ${sql}`);
+  const args = params.length ? `(${params.map(sqlLiteral).join(', ')})` : '';
+  const { rows } = await tx.query<{ 'QUERY PLAN': [{ Plan: P }] }>(
+    `EXPLAIN (${analyze ? 'ANALYZE, ' : ''}FORMAT JSON) EXECUTE explained${args}`,
+  );
+  await tx.query('DEALLOCATE explained');
+  return rows[0]!['QUERY PLAN'][0].Plan;
+}
