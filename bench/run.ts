@@ -229,7 +229,6 @@ async function measure(
 let org = 0;
 
 /** What the scenarios of one Gatehouse need, made before the first of them. */
-
 interface Prepared {
   gh: GatehouseTarget;
   token: string;

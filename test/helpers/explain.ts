@@ -11,6 +11,7 @@ export type PlanMode = 'force_generic_plan' | 'force_custom_plan';
 export function sqlLiteral(value: unknown): string {
   if (value === null || value === undefined) return 'NULL';
   if (Array.isArray(value)) return `ARRAY[${value.map(sqlLiteral).join(', ')}]`;
+  if (value instanceof Date) return `'${value.toISOString()}'`;
   if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean') return String(value);
   return `'${String(value).replace(/'/g, "''")}'`;
 }
