@@ -5,9 +5,9 @@
 // its response, on the server's clock); the round trip the bench sees is reported beside it. Statements per page
 // are the pool's counter (/metrics) over the page's requests, which run alone.
 import { withOrg } from '../src/views/console/layout.ts';
-import type { GatehouseTarget } from './gatehouse.ts';
+import { type GatehouseTarget, USER } from './gatehouse.ts';
 import { BenchBrowser, throughLogin } from './login-flow.ts';
-import { orgOfSeededUser, type ScaleSize, seededId, seededUserName } from './scale-seed.ts';
+import { randomSeededUser, type ScaleSize, seededId } from './scale-seed.ts';
 
 /** The bootstrap admin of every bench Gatehouse (GATEHOUSE_ADMIN_PASSWORD in gatehouse.ts), an IAM_OWNER. */
 export const ADMIN = { loginName: 'admin', password: 'Bench-Admin-1' };
@@ -57,10 +57,9 @@ const random = (n: number) => 1 + Math.floor(Math.random() * n);
 export function consolePages(gh: GatehouseTarget, size?: ScaleSize): ConsolePageSpec[] {
   // one seeded user (its org, e-mail), or the bench user, per request
   const someone = () => {
-    if (!size) return { id: gh.userId, org: undefined, userName: 'bench-user', email: 'bench@example.test' };
-    const n = random(size.users);
-    const name = seededUserName(n);
-    return { id: seededId('user', n), org: seededId('org', orgOfSeededUser(n, size)), userName: name, email: name };
+    if (!size) return { id: gh.userId, org: undefined, userName: USER.loginName, email: 'bench@example.test' };
+    const { id, userName, orgId } = randomSeededUser(size);
+    return { id, org: orgId, userName, email: userName };
   };
   // one seeded project with its app (app p is project p's), or the bench's
   const someApp = () => {

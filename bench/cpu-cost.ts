@@ -17,7 +17,7 @@ import {
   silentReauthentication,
 } from './login-flow.ts';
 import { runFlowLoad } from './load.ts';
-import { scaleSize } from './scale-report.ts';
+import { parseScaleSize } from './scale-report.ts';
 
 const args = process.argv.slice(2);
 const SECONDS = Number(args.find((a) => !a.startsWith('--')) ?? 10);
@@ -43,7 +43,7 @@ async function backendPids(admin: pg.Client, database: string): Promise<number[]
 
 async function main() {
   if (!process.env.DATABASE_URL) throw new Error('DATABASE_URL must name a PostgreSQL server');
-  const size = SCALE ? scaleSize(['--scale-size', SCALE]) : undefined;
+  const size = SCALE ? parseScaleSize(SCALE) : undefined;
   const gh = await startGatehouse(18000 + Math.floor(Math.random() * 2000), {
     cpuProfileDir: option('cpu-prof'),
     seed: size && { size, progress: (what) => process.stderr.write(`${what}\n`), reuse: true },

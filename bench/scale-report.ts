@@ -31,8 +31,12 @@ export interface ScalePhase {
 /** `--scale-size orgs,users,apps,tokens`, else LARGE_DEPLOYMENT. */
 export function scaleSize(args: string[]): ScaleSize {
   const at = args.indexOf('--scale-size');
-  if (at < 0) return LARGE_DEPLOYMENT;
-  const [orgs, users, apps, tokens] = args[at + 1]!.split(',').map(Number);
+  return at < 0 ? LARGE_DEPLOYMENT : parseScaleSize(args[at + 1] ?? '');
+}
+
+/** `orgs,users,apps,tokens`, each a positive integer. */
+export function parseScaleSize(text: string): ScaleSize {
+  const [orgs, users, apps, tokens] = text.split(',').map(Number);
   const size = { orgs: orgs!, users: users!, apps: apps!, tokens: tokens! };
   if (!Object.values(size).every((n) => Number.isInteger(n) && n > 0))
     throw new Error('--scale-size takes orgs,users,apps,tokens (positive integers)');

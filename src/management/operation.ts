@@ -69,10 +69,11 @@ export const projectPermission = (access: 'read' | 'write', projectOf?: ProjectO
 });
 
 /** The project a request names in `projectId` (roles, apps, members, grants) or in `id` (the project methods). */
-export const inProjectId: ProjectOf = (req: { projectId: string }) => req.projectId;
+const inProjectId: ProjectOf = (req: { projectId: string }) => req.projectId;
 export const inId: ProjectOf = (req: { id: string }) => req.id;
 
-/** The permissions of the operations whose request names its project in `projectId` (roles, apps, members, grants,
- *  changes): reading it, and changing it. */
+/** The permissions of the operations whose request names its project in `projectId` (its roles, apps, members,
+ *  grants and changes): reading it, and changing it. Its PROJECT_OWNER holds both, its PROJECT_OWNER_VIEWER the first
+ *  (ZITADEL's project.role.*, project.app.*, project.member.*, project.grant.*). */
 export const projectRead = projectPermission('read', inProjectId);
 export const projectWrite = projectPermission('write', inProjectId);

@@ -23,7 +23,7 @@ import { createSecretBox } from '../../src/platform/secrets.ts';
 import { resolveMasterKey } from '../../src/platform/master-key.ts';
 import { registrationSchema } from '../../src/users/schema.ts';
 
-describe('admin console in a env.browser (issue 22)', () => {
+describe('admin console in a browser (issue 22)', () => {
   const env = useConsoleTestEnv();
 
   const api = (method: string, rest: [string, string], body?: Record<string, unknown>) =>

@@ -7,7 +7,7 @@ import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
 import { consolePage, signedIn as signedInAt, useConsoleTestEnv } from '../helpers/console.ts';
 import { callRest, okJson } from '../helpers/management.ts';
 
-describe('console users and audit pages in a env.browser (issue 22)', () => {
+describe('console users and audit pages in a browser (issue 22)', () => {
   const env = useConsoleTestEnv();
 
   const addProject = async (name: string) =>

@@ -17,7 +17,7 @@ interface Idp {
   jwtConfig?: Record<string, string>;
 }
 
-describe('console identity providers and policies in a env.browser (issue 22)', () => {
+describe('console identity providers and policies in a browser (issue 22)', () => {
   const env = useConsoleTestEnv();
 
   const admin = async <T = Record<string, unknown>>(

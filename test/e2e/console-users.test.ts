@@ -14,7 +14,7 @@ import { axeViolations, consolePage, docsScreenshot, signedIn, useConsoleTestEnv
 import { callRest, okJson, type Outcome } from '../helpers/management.ts';
 import { setUpOtherOrgApp } from '../helpers/other-org.ts';
 
-describe('a user page of the console in a env.browser (issue 22)', () => {
+describe('a user page of the console in a browser (issue 22)', () => {
   const env = useConsoleTestEnv();
 
   const api = (method: string, rest: [string, string], body?: Record<string, unknown>, orgId?: string) =>

@@ -8,7 +8,7 @@ import type { Queryable } from '../../src/platform/db.ts';
 export type PlanMode = 'force_generic_plan' | 'force_custom_plan';
 
 /** A statement's parameter as an SQL literal, of the type PREPARE inferred for it. */
-export function sqlLiteral(value: unknown): string {
+function sqlLiteral(value: unknown): string {
   if (value === null || value === undefined) return 'NULL';
   if (Array.isArray(value)) return `ARRAY[${value.map(sqlLiteral).join(', ')}]`;
   if (value instanceof Date) return `'${value.toISOString()}'`;
@@ -17,19 +17,19 @@ export function sqlLiteral(value: unknown): string {
 }
 
 /** The JSON plan of `sql` with `params`, prepared and executed under `mode` inside `tx`; `analyze` runs it (the
- *  caller rolls the transaction back). */
+ *  caller rolls the transaction back), `buffers` counts the pages it touched. */
 export async function explainPrepared<P>(
   tx: Queryable,
   sql: string,
   params: readonly unknown[],
   mode: PlanMode,
-  analyze: boolean,
+  { analyze = false, buffers = false } = {},
 ): Promise<P> {
   await tx.query(`SET LOCAL plan_cache_mode = ${mode}`);
   await tx.query(`PREPARE explained AS ${sql}`);
   const args = params.length ? `(${params.map(sqlLiteral).join(', ')})` : '';
   const { rows } = await tx.query<{ 'QUERY PLAN': [{ Plan: P }] }>(
-    `EXPLAIN (${analyze ? 'ANALYZE, ' : ''}FORMAT JSON) EXECUTE explained${args}`,
+    `EXPLAIN (${analyze ? 'ANALYZE, ' : ''}${buffers ? 'BUFFERS, ' : ''}FORMAT JSON) EXECUTE explained${args}`,
   );
   await tx.query('DEALLOCATE explained');
   return rows[0]!['QUERY PLAN'][0].Plan;

@@ -6,7 +6,7 @@ import { openDb, type Db } from '../../src/platform/db.ts';
 import { END_OTHER_SESSIONS } from '../../src/passwords/queries.ts';
 import { DELETE_OIDC_ARTIFACTS_OF_USER, USER_SESSIONS } from '../../src/users/artifact-queries.ts';
 import { createTestDatabase } from './database.ts';
-import { explainPrepared, type PlanMode, sqlLiteral } from './explain.ts';
+import { explainPrepared, type PlanMode } from './explain.ts';
 
 /** Every statement in src/ that removes or lists one user's artifacts, with its parameters for a user ID (and the
  *  user's org). A new lifecycle statement belongs here. Deactivate, lock and remove run deleteOidcArtifactsOfUser
@@ -70,7 +70,7 @@ export interface Plan {
  */
 export async function planOf(db: Db, sql: string, params: (string | null)[], mode: PlanMode): Promise<Plan> {
   return db.tx(async (tx) => {
-    const plan = await explainPrepared<PlanNode>(tx, sql, params, mode, false);
+    const plan = await explainPrepared<PlanNode>(tx, sql, params, mode);
     const scans: Scan[] = [];
     const walk = (node: PlanNode) => {
       // a Bitmap Index Scan names only its index, whose table its Bitmap Heap Scan names
@@ -91,10 +91,10 @@ export async function pagesTouched(db: Db, sql: string, params: (string | null)[
   const session = await db.session();
   try {
     await session.query('BEGIN');
-    const { rows } = await session.query<{ 'QUERY PLAN': [{ Plan: Record<string, number> }] }>(
-      `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${sql.replace(/\$(\d)/g, (_, n) => sqlLiteral(params[Number(n) - 1]!))}`,
-    );
-    const plan = rows[0]!['QUERY PLAN'][0].Plan;
+    const plan = await explainPrepared<Record<string, number>>(session, sql, params, 'force_custom_plan', {
+      analyze: true,
+      buffers: true,
+    });
     return plan['Shared Hit Blocks']! + plan['Shared Read Blocks']!;
   } finally {
     await session.query('ROLLBACK');

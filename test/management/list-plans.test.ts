@@ -167,7 +167,7 @@ describe('list and lookup plans at scale', () => {
     for (const mode of modes) {
       await db
         .tx(async (tx) => {
-          found.push(await explainPrepared<PlanNode>(tx, text, params, mode, true));
+          found.push(await explainPrepared<PlanNode>(tx, text, params, mode, { analyze: true }));
           throw new RolledBack();
         })
         .catch((e: unknown) => {

@@ -21,7 +21,6 @@ import { listDetailsMessage, pageOf, textFilter } from '../list-query.ts';
 import { operation, type Caller, type Operation, projectRead, projectWrite } from '../operation.ts';
 import { keyMessages } from './users.ts';
 
-// The apps of a project: its PROJECT_OWNER too (ZITADEL's project.app.*), PROJECT_OWNER_VIEWER reads.
 const M = ManagementService.method;
 
 const appRef = (caller: Caller, req: { projectId: string; appId: string }): AppRef => ({

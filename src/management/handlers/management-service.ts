@@ -25,7 +25,6 @@ import {
 } from '../operation.ts';
 
 const orgOwner = { kind: 'org', role: ORG_OWNER } as const;
-// A project's apps: its PROJECT_OWNER too (ZITADEL's project.app.*), PROJECT_OWNER_VIEWER reads.
 
 /** keyDetails: the key file JSON, as bytes (base64 in the JSON encoding), compat.md §6. */
 const keyDetails = (keyFile: object) => new TextEncoder().encode(JSON.stringify(keyFile));

@@ -22,7 +22,6 @@ import { listDetailsMessage, pageOf, textFilter } from '../list-query.ts';
 import { operation, type Caller, type Operation, projectRead, projectWrite } from '../operation.ts';
 
 const orgOwner = { kind: 'org', role: ORG_OWNER } as const;
-// The grants of a project: its PROJECT_OWNER too (ZITADEL's project.grant.*), PROJECT_OWNER_VIEWER reads.
 
 function grantedProjectMessage(g: ProjectGrantRow): MessageInitShape<typeof GrantedProjectSchema> {
   return {
