@@ -2,13 +2,20 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { LoadResult } from './load.ts';
+import type { CpuUse } from './machine-cpu.ts';
 
 export interface ScenarioResult {
   scenario: string;
   connections: number;
   /** peakRssMb: the Gatehouse processes' peak resident memory during the scenario (warm-up included), summed. */
   /** databaseMsPerRequest: CPU of the database's PostgreSQL backends per request (bench/database-time.ts). */
-  gatehouse: LoadResult & { queriesPerRequest?: number; databaseMsPerRequest?: number; peakRssMb?: number };
+  /** cpu: the machine's idle share and Gatehouse's threads during the measured run (bench/machine-cpu.ts). */
+  gatehouse: LoadResult & {
+    queriesPerRequest?: number;
+    databaseMsPerRequest?: number;
+    peakRssMb?: number;
+    cpu?: CpuUse;
+  };
   baseline?: LoadResult;
   target?: { rps?: number; p99?: number; queries?: number; ratio?: number };
   /** req/s of each round when the run measured several (`--rounds`); the figures above are the median round's. */
@@ -103,22 +110,33 @@ function resultsBase(run: Run, suffix: string): string {
 }
 
 /** Runs of one invocation with different GATEHOUSE_WORKERS side by side (`--workers 1,2`): each count's median
- *  req/s, its rounds, and the ratio to the first count. */
+ *  req/s, its rounds, and the ratio to the first count; then where the CPU went in each count's median round, and
+ *  the most any worker count could gain over the first on this machine: all its CPU over what the first left idle
+ *  busy (bench/machine-cpu.ts), at the first count's CPU per request. */
 export function comparison(runs: Run[]): string {
   const first = runs[0]!;
+  const counts = runs.map((r) => r.workers ?? 1);
   const head =
-    `| scenario | ${runs.map((r) => `${r.workers ?? 1} worker(s): req/s (rounds)`).join(' | ')} | ` +
-    `${runs
+    `| scenario | ${counts.map((w) => `${w} worker(s): req/s (rounds)`).join(' | ')} | ` +
+    `${counts
       .slice(1)
-      .map((r) => `${r.workers} vs ${first.workers ?? 1}`)
-      .join(' | ')} | baseline req/s, each round |\n|${'---|'.repeat(2 * runs.length + 1)}`;
+      .map((w) => `${w} vs ${counts[0]}`)
+      .join(' | ')} | baseline req/s, each round | ` +
+    `${counts.map((w) => `CPU % with ${w}: idle / event loops / thread pool`).join(' | ')} | most gain possible |\n` +
+    `|${'---|'.repeat(3 * runs.length + 2)}`;
+  const capacity = first.machine.cpus * 100;
   const rows = first.results.map((r, i) => {
     const rates = runs.map((run) => run.results[i]!);
     const cell = (x: ScenarioResult) =>
       `${Math.round(x.gatehouse.rps)} (${(x.rounds ?? [x.gatehouse.rps]).map(Math.round).join(' / ')})`;
     const ratios = rates.slice(1).map((x) => (x.gatehouse.rps / r.gatehouse.rps).toFixed(2));
     const baseline = (r.baselineRounds ?? []).map(Math.round).join(' / ');
-    return `| ${r.scenario} | ${rates.map(cell).join(' | ')} | ${ratios.join(' | ')} | ${baseline} |`;
+    const cpu = (x: ScenarioResult) =>
+      x.gatehouse.cpu ? `${x.gatehouse.cpu.idle} / ${x.gatehouse.cpu.eventLoops} / ${x.gatehouse.cpu.threadPool}` : '';
+    const idle = r.gatehouse.cpu?.idle;
+    const ceiling = idle === undefined ? '' : `${(capacity / Math.max(1, capacity - idle)).toFixed(2)}x`;
+    const cells = [r.scenario, ...rates.map(cell), ...ratios, baseline, ...rates.map(cpu), ceiling];
+    return `| ${cells.join(' | ')} |`;
   });
   return `${head}\n${rows.join('\n')}\n`;
 }

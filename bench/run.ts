@@ -28,6 +28,7 @@ import {
   silentReauthentication,
 } from './login-flow.ts';
 import { cpuBetween, databaseCpu } from './database-time.ts';
+import { cpuUseBetween, readCpu } from './machine-cpu.ts';
 import { consoleTable, type PageTiming, timeConsole } from './console-pages.ts';
 import {
   comparison,
@@ -484,7 +485,9 @@ async function runScenario(s: Scenario, gh: GatehouseTarget, bl?: Baseline): Pro
   }
   const q0 = await queries(gh.url);
   const d0 = gh.databaseUrl ? await databaseCpu(gh.databaseUrl) : undefined;
+  const cpu0 = readCpu(processes(gh.pid));
   const g = await measure(gh.url, ghScenario, connections, DURATION);
+  const cpu = cpuUseBetween(cpu0, readCpu(processes(gh.pid)));
   const d1 = gh.databaseUrl ? await databaseCpu(gh.databaseUrl) : undefined;
   const q1 = await queries(gh.url);
   const b = blScenario ? await measure(bl.url, blScenario, connections, DURATION) : undefined;
@@ -497,13 +500,15 @@ async function runScenario(s: Scenario, gh: GatehouseTarget, bl?: Baseline): Pro
       queriesPerRequest: g.requests ? (q1 - q0) / g.requests : 0,
       databaseMsPerRequest: d0 && d1 && g.requests ? cpuBetween(d0, d1) / g.requests : undefined,
       peakRssMb: peak,
+      cpu,
     },
     baseline: b,
     target: s.target,
   };
   process.stdout.write(
     `${s.name}: ${Math.round(g.rps)} req/s p50 ${g.p50} ms p99 ${g.p99} ms errors ${g.errors + g.unexpected} ` +
-      `queries/req ${printedQueries(result)} db ms/req ${printedDatabaseMs(result) ?? '-'} peak RSS ${peak} MB` +
+      `queries/req ${printedQueries(result)} db ms/req ${printedDatabaseMs(result) ?? '-'} peak RSS ${peak} MB ` +
+      `CPU % idle ${cpu.idle} event loops ${cpu.eventLoops} thread pool ${cpu.threadPool}` +
       `${b ? ` | baseline ${Math.round(b.rps)} req/s` : ''}\n`,
   );
   return result;
