@@ -9,7 +9,7 @@
 // same statement as extra CTEs. The login pages run in units too (login/routes.ts), written before their answer is
 // sent. Without a unit every write goes at once.
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { Queryable } from '../platform/db.ts';
+import type { Db } from '../platform/db.ts';
 import type { PayloadRow } from './payload-store.ts';
 
 /** Data-modifying CTEs of our own (`name AS (...)`, comma-separated), written with the unit: `sql(param)` places
@@ -24,8 +24,11 @@ interface Unit {
 
 const units = new AsyncLocalStorage<Unit>();
 
+/** What a unit writes with: plain statements, and those planned for their values (see send). */
+type WriteDb = Pick<Db, 'query' | 'queryPlanned'>;
+
 /** Runs fn with a unit of work and writes what it queued when fn is done, failed or not. */
-export async function unitOfWork<T>(db: Queryable, fn: () => Promise<T>): Promise<T> {
+export async function unitOfWork<T>(db: WriteDb, fn: () => Promise<T>): Promise<T> {
   const unit: Unit = { rows: new Map(), side: [] };
   return units.run(unit, async () => {
     try {
@@ -58,12 +61,12 @@ export function queuedRow(model: string, id: string): { row: PayloadRow | null }
 }
 
 /** Writes the queue now: before an operation that must see it in the database. */
-export async function writeQueued(db: Queryable): Promise<void> {
+export async function writeQueued(db: WriteDb): Promise<void> {
   const unit = units.getStore();
   if (unit) await write(db, unit);
 }
 
-async function write(db: Queryable, unit: Unit): Promise<void> {
+async function write(db: WriteDb, unit: Unit): Promise<void> {
   if (!unit.rows.size && !unit.side.length) return;
   const { rows, side } = unit;
   unit.rows = new Map();
@@ -77,7 +80,7 @@ interface Waiting {
   resolve(): void;
   reject(error: unknown): void;
 }
-const waiting = new WeakMap<Queryable, Waiting[]>();
+const waiting = new WeakMap<WriteDb, Waiting[]>();
 const MAX_SHARED = 64;
 
 /**
@@ -86,7 +89,7 @@ const MAX_SHARED = 64;
  * own (a row two units write, e.g. the session of one browser's parallel requests, takes the later unit's). A failed
  * shared statement is tried again per unit, so one unit's failure is its own.
  */
-function shared(db: Queryable, rows: Map<string, PayloadRow | null>): Promise<void> {
+function shared(db: WriteDb, rows: Map<string, PayloadRow | null>): Promise<void> {
   return new Promise((resolve, reject) => {
     const queue = waiting.get(db) ?? [];
     waiting.set(db, queue);
@@ -95,7 +98,7 @@ function shared(db: Queryable, rows: Map<string, PayloadRow | null>): Promise<vo
   });
 }
 
-function flushShared(db: Queryable): void {
+function flushShared(db: WriteDb): void {
   const queue = waiting.get(db)!;
   waiting.delete(db);
   for (let from = 0; from < queue.length; from += MAX_SHARED) {
@@ -113,7 +116,7 @@ function flushShared(db: Queryable): void {
   }
 }
 
-async function send(db: Queryable, rows: Map<string, PayloadRow | null>, side: SideWrite[]): Promise<void> {
+async function send(db: WriteDb, rows: Map<string, PayloadRow | null>, side: SideWrite[]): Promise<void> {
   const saved: PayloadRow[] = [];
   const deleted: string[][] = [[], []];
   for (const [key, row] of rows) {
@@ -124,30 +127,40 @@ async function send(db: Queryable, rows: Map<string, PayloadRow | null>, side: S
       deleted[1]!.push(key.slice(colon + 1));
     }
   }
-  const params: unknown[] = [
-    ...deleted,
+  const params: unknown[] = [];
+  const param = (value: unknown) => `$${params.push(value)}`;
+  const ctes = side.map((sql) => sql(param));
+  if (deleted[0]!.length) ctes.push(deleteRows(param(deleted[0]), param(deleted[1])));
+  const columns = [
     saved.map((r) => r.model),
     saved.map((r) => r.id),
     saved.map((r) => r.payload),
     saved.map((r) => r.grantId),
     saved.map((r) => r.uid),
     saved.map((r) => r.ttl),
-  ];
-  const param = (value: unknown) => `$${params.push(value)}`;
-  const extra = side.map((sql) => `${sql(param)},\n`).join('');
-  await db.query(`WITH ${extra}${WRITE_SQL}`, params);
+  ].map(param);
+  const text = `${ctes.length ? `WITH ${ctes.join(',\n')}\n` : ''}${upsertRows(columns)}`;
+  // A delete joins the batch's keys to the table, and a plan PostgreSQL keeps for a named statement is made with the
+  // table's statistics of that time: one made while the table was small (a new deployment, the first requests after
+  // a start) hashes the keys and reads the whole table, and keeps doing so when it holds a million rows until an
+  // ANALYZE replaces it (never, with autovacuum off: a login then took 20 ms of PostgreSQL's CPU instead of 4, issue
+  // 18). Planned for its values, the delete sees the table's current size and the number of keys, and reads their
+  // index entries. Writes without deletes have one plan (an insert with its conflict index) and stay prepared.
+  await (deleted[0]!.length ? db.queryPlanned(text, params) : db.query(text, params));
 }
 
 // A row is either deleted or saved in one statement (one entry per row), so the two never meet on the same row.
-const WRITE_SQL = `
+const deleteRows = (models: string, ids: string) => `
   gone AS (
-    DELETE FROM oidc_payloads p USING unnest($1::text[], $2::text[]) AS d(model, id)
-    WHERE p.model = d.model AND p.id = d.id)
+    DELETE FROM oidc_payloads p USING unnest(${models}::text[], ${ids}::text[]) AS d(model, id)
+    WHERE p.model = d.model AND p.id = d.id)`;
+
+const upsertRows = ([models, ids, payloads, grantIds, uids, ttls]: string[]) => `
   INSERT INTO oidc_payloads (model, id, payload, grant_id, uid, expires_at)
   SELECT model, id, payload, grant_id, uid,
          CASE WHEN ttl IS NULL THEN NULL ELSE now() + make_interval(secs => ttl) END
-  FROM unnest($3::text[], $4::text[], $5::jsonb[], $6::text[], $7::text[], $8::int[])
-    AS s(model, id, payload, grant_id, uid, ttl)
+  FROM unnest(${models}::text[], ${ids}::text[], ${payloads}::jsonb[], ${grantIds}::text[], ${uids}::text[],
+              ${ttls}::int[]) AS s(model, id, payload, grant_id, uid, ttl)
   ON CONFLICT ON CONSTRAINT oidc_payloads_pkey DO UPDATE
     SET payload = EXCLUDED.payload, grant_id = EXCLUDED.grant_id, uid = EXCLUDED.uid,
         expires_at = EXCLUDED.expires_at, updated_at = clock_timestamp()`;

@@ -28,10 +28,12 @@ export interface Db extends Queryable {
    *  pool from inside a transaction waits for that transaction forever. A known constraint violation leaves it as
    *  its AppError (fromDatabaseError, platform/errors.ts). */
   tx<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
-  /** A read planned for its values every time it runs, on its own (no transaction): sent as the unnamed statement,
-   *  which PostgreSQL plans at Bind with the values at hand. For lists (platform/search.ts), whose best plan depends
-   *  on them: a named statement may get a generic plan after five runs, and a generic plan of `LIKE $1` cannot use
-   *  an index. Costs one parse and plan per run, which these statements need anyway. */
+  /** A statement planned for its values every time it runs, on its own (no transaction): sent as the unnamed
+   *  statement, which PostgreSQL plans at Bind with the values and the tables' sizes at hand. For lists
+   *  (platform/search.ts), whose best plan depends on them: a named statement may get a generic plan after five
+   *  runs, and a generic plan of `LIKE $1` cannot use an index; and for the write-behind's deletes
+   *  (oidc/write-behind.ts), whose kept plan may date from when the table was small. Costs one parse and plan per
+   *  run. Not retried when it writes (a bare write is not: see below). */
   queryPlanned<R extends pg.QueryResultRow = Row>(text: string, params: readonly unknown[]): Promise<pg.QueryResult<R>>;
   /** Queries sent since start: benchmarks and tests count queries per request with it. */
   readonly stats: { queries: number };

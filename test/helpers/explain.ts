@@ -8,12 +8,15 @@ import type { Queryable } from '../../src/platform/db.ts';
 export type PlanMode = 'force_generic_plan' | 'force_custom_plan';
 
 /** A statement's parameter as an SQL literal, of the type PREPARE inferred for it. */
-function sqlLiteral(value: unknown): string {
+export function sqlLiteral(value: unknown): string {
   if (value === null || value === undefined) return 'NULL';
-  if (Array.isArray(value)) return `ARRAY[${value.map(sqlLiteral).join(', ')}]`;
+  // an empty array as an untyped literal, which takes the parameter's array type
+  if (Array.isArray(value)) return value.length ? `ARRAY[${value.map(sqlLiteral).join(', ')}]` : `'{}'`;
   if (value instanceof Date) return `'${value.toISOString()}'`;
   if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean') return String(value);
-  return `'${String(value).replace(/'/g, "''")}'`;
+  const text = (raw: string) => `'${raw.replace(/'/g, "''")}'`;
+  if (typeof value === 'object') return `${text(JSON.stringify(value))}::jsonb`; // pg sends objects as JSON
+  return text(String(value));
 }
 
 /** The JSON plan of `sql` with `params`, prepared and executed under `mode` inside `tx`; `analyze` runs it (the

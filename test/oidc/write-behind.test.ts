@@ -1,10 +1,12 @@
 // The write-behind of oidc-provider's rows (src/oidc/write-behind.ts, issue 18): a unit's saves and deletes reach
-// the database as one statement when it ends, its own reads see them before, and units that end together share a
-// statement without sharing a failure.
+// the database as one statement when it ends, its own reads see them before, units that end together share a
+// statement without sharing a failure, and a unit that deletes rows is planned for the table as it is now.
+import type { QueryResultRow } from 'pg';
 import { describe, expect, it } from 'vitest';
 import type { PayloadRow } from '../../src/oidc/payload-store.ts';
 import { queuedRow, queueRow, queueSideWrite, unitOfWork } from '../../src/oidc/write-behind.ts';
 import { useTestDb } from '../helpers/database.ts';
+import { sqlLiteral } from '../helpers/explain.ts';
 
 const row = (id: string, payload: Record<string, unknown> = { n: 1 }): PayloadRow => ({
   model: 'Session',
@@ -63,6 +65,57 @@ describe('write-behind', () => {
     );
     expect(statements).toBe(1);
     expect(await stored('wb-s3')).toEqual({ n: 1 });
+  });
+
+  it('plans a unit that deletes rows for its values: a plan kept from a small table reads the whole grown table', async () => {
+    const sent: { planned: boolean; text: string; params: readonly unknown[] }[] = [];
+    const observed = {
+      query: <R extends QueryResultRow>(text: string, params?: readonly unknown[]) => {
+        sent.push({ planned: false, text, params: params ?? [] });
+        return db.query<R>(text, params);
+      },
+      queryPlanned: <R extends QueryResultRow>(text: string, params: readonly unknown[]) => {
+        sent.push({ planned: true, text, params });
+        return db.queryPlanned<R>(text, params);
+      },
+    };
+    await unitOfWork(observed, async () => {
+      queueRow('Session', 'wb-plan-gone', null);
+      queueRow('Session', 'wb-plan-kept', row('wb-plan-kept'));
+    });
+    await unitOfWork(observed, async () => void queueRow('Session', 'wb-plan-saved', row('wb-plan-saved')));
+    expect(sent.map((s) => s.planned)).toEqual([true, false]);
+    if (db.kind !== 'postgres') return; // PGlite: every statement is unnamed, and planned for its values anyway
+
+    // Why (issue 18): the same statement kept as a named one, its plan made while the table held a few rows, then
+    // run after the table grew (no ANALYZE in between: autovacuum off, or not yet run), against the same statement
+    // planned for its values then. Rolled back.
+    const deleting = sent[0]!;
+    const rolledBack = new Error('rolled back');
+    const plans = await db
+      .tx(async (tx) => {
+        const explain = async (sql: string) =>
+          (await tx.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${sql}`)).rows.map((r) => r['QUERY PLAN']).join('\n');
+        await tx.query('SET LOCAL plan_cache_mode = force_generic_plan');
+        await tx.query(`PREPARE kept AS ${deleting.text}`);
+        const args = `(${deleting.params.map(sqlLiteral).join(', ')})`;
+        await tx.query(`EXECUTE kept${args}`); // the generic plan is made now, on the small table, and kept
+        await tx.query(
+          `INSERT INTO oidc_payloads (model, id, payload) SELECT 'Session', 'wb-grown-' || n, '{}'
+           FROM generate_series(1, 20000) AS n`,
+        );
+        const kept = await explain(`EXECUTE kept${args}`);
+        await tx.query('SET LOCAL plan_cache_mode = force_custom_plan');
+        const now = await explain(`EXECUTE kept${args}`);
+        throw Object.assign(rolledBack, { plans: { kept, now } });
+      })
+      .catch((error: unknown) => {
+        if (error !== rolledBack) throw error;
+        return (error as Error & { plans: { kept: string; now: string } }).plans;
+      });
+    expect(plans.kept).toMatch(/Seq Scan on oidc_payloads p/);
+    expect(plans.now).not.toMatch(/Seq Scan on oidc_payloads p/);
+    expect(plans.now).toMatch(/Index Scan using oidc_payloads_pkey on oidc_payloads p/);
   });
 
   // PostgreSQL only: after a statement fails on a CHECK constraint added by the test, PGlite's node-postgres adapter
