@@ -37,3 +37,19 @@ export function cpuBetween(before: Map<number, number>, after: Map<number, numbe
   for (const [pid, spent] of after) ms += spent - (before.get(pid) ?? 0);
   return ms;
 }
+
+/** The server settings that shape every figure of a run on PostgreSQL (with autovacuum off nothing is vacuumed or
+ *  analyzed during it, as on some CI machines), as `name value` pairs for the report's header. */
+export async function serverSettings(databaseUrl: string): Promise<string> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ name: string; setting: string; unit: string | null }>(
+      "SELECT name, setting, unit FROM pg_settings WHERE name IN ('autovacuum', 'shared_buffers', " +
+        "'synchronous_commit', 'fsync', 'max_connections', 'server_version') ORDER BY name",
+    );
+    return rows.map((r) => `${r.name} ${r.setting}${r.unit ? ` × ${r.unit}` : ''}`).join(', ');
+  } finally {
+    await client.end();
+  }
+}

@@ -27,6 +27,8 @@ export interface Run {
   startedAt: string;
   database: 'postgres' | 'embedded';
   machine: { cpus: number; node: string };
+  /** PostgreSQL's settings that shape the figures (bench/database-time.ts serverSettings); absent: embedded. */
+  databaseSettings?: string;
   /** GATEHOUSE_WORKERS of the run (absent in runs before issue 24: 1). */
   workers?: number;
   durationSeconds: number;
@@ -77,6 +79,7 @@ export function toMarkdown(run: Run): string {
     `# Gatehouse benchmark, ${run.startedAt}\n\nDatabase: ${run.database}; ${run.machine.cpus} vCPU; ` +
     `Node ${run.machine.node}; ${run.durationSeconds} s per scenario after warm-up; ` +
     `${run.workers ?? 1} worker process(es); ` +
+    `${run.databaseSettings ? `PostgreSQL: ${run.databaseSettings}; ` : ''}` +
     `peak RSS of the Gatehouse processes ${run.peakRssMb} MB (start-up, fixtures and every scenario). ` +
     `Load generator, database and server share the machine.\n\n${head}\n${rows.join('\n')}\n`
   );
@@ -97,7 +100,8 @@ export function writeComparison(runs: Run[]): string {
   writeFileSync(
     path,
     `# Gatehouse with ${runs.map((r) => r.workers ?? 1).join(' and ')} worker processes, ${first.startedAt}\n\n` +
-      `Database: ${first.database}; ${first.machine.cpus} vCPU; Node ${first.machine.node}; ${rounds} round(s) of ` +
+      `Database: ${first.database}${first.databaseSettings ? ` (${first.databaseSettings})` : ''}; ` +
+      `${first.machine.cpus} vCPU; Node ${first.machine.node}; ${rounds} round(s) of ` +
       `${first.durationSeconds} s per scenario and worker count, measured in turn. Load generator, database and ` +
       `servers share the machine.\n\n${comparison(runs)}`,
   );

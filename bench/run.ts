@@ -27,7 +27,7 @@ import {
   passwordLogin,
   silentReauthentication,
 } from './login-flow.ts';
-import { cpuBetween, databaseCpu } from './database-time.ts';
+import { cpuBetween, databaseCpu, serverSettings } from './database-time.ts';
 import { cpuUseBetween, readCpu } from './machine-cpu.ts';
 import { consoleTable, type PageTiming, timeConsole } from './console-pages.ts';
 import {
@@ -572,6 +572,7 @@ async function main(): Promise<void> {
       startedAt: new Date().toISOString(),
       database: gh.database,
       machine: { cpus: availableParallelism(), node: process.version },
+      databaseSettings: gh.databaseUrl ? await serverSettings(gh.databaseUrl) : undefined,
       workers: WORKERS[0],
       durationSeconds: DURATION,
       peakRssMb: runPeakRssMb,
@@ -629,10 +630,12 @@ async function benchWorkers(): Promise<void> {
       }
     }
     const startedAt = new Date().toISOString();
+    const settings = targets[0]!.databaseUrl ? await serverSettings(targets[0]!.databaseUrl) : undefined;
     const runs: Run[] = targets.map((gh, t) => ({
       startedAt,
       database: gh.database,
       machine: { cpus: availableParallelism(), node: process.version },
+      databaseSettings: settings,
       workers: WORKERS[t],
       durationSeconds: DURATION,
       peakRssMb: Math.max(...results[t]!.map((r) => r.gatehouse.peakRssMb ?? 0)),
