@@ -13,12 +13,15 @@ import { migrate } from '../src/platform/migrate.ts';
 import { randomSeededUser, type ScaleSize, type SeedReport, seedScale } from './scale-seed.ts';
 
 const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
-// The node flags of `npm start` (V8 heap sizing), so the bench measures the process operators run.
-const START_FLAGS = (
+// The node flags and environment of `npm start` (V8 heap sizing, malloc's arenas), so the bench measures the
+// process operators run.
+const START_WORDS = (
   JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } }
-).scripts.start
-  .split(' ')
-  .filter((arg) => arg.startsWith('--'));
+).scripts.start.split(' ');
+const START_FLAGS = START_WORDS.filter((word) => word.startsWith('--'));
+const START_ENV = Object.fromEntries(
+  START_WORDS.filter((word) => /^[A-Z_]+=/.test(word)).map((word) => word.split('=', 2) as [string, string]),
+);
 export const MANAGEMENT_SCOPE = 'urn:zitadel:iam:org:project:id:zitadel:aud';
 export const CALLBACK = 'https://rp.bench.test/callback';
 export const USER = { loginName: 'bench-user', password: 'Bench-Password-1' };
@@ -106,6 +109,7 @@ export async function startGatehouse(port: number, options: StartOptions = {}): 
     GATEHOUSE_HASH_PER_ADDRESS: '1000',
     GATEHOUSE_LOCKOUT_MAX_ATTEMPTS: '1000',
     GATEHOUSE_WORKERS: String(options.workers ?? 1),
+    ...START_ENV,
     ...options.env,
     // The code exchange scenario redeems codes minted up to a minute or two before (the default lifetime is 60 s).
     GATEHOUSE_AUTH_CODE_TTL: '600',

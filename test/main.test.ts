@@ -109,13 +109,17 @@ describe('draining on shutdown', () => {
   });
 });
 
-describe('V8 heap sizing', () => {
-  it('is the same for npm start and the container image', () => {
+describe('memory settings', () => {
+  it('are the same for npm start and the container image (V8 heap sizing, malloc arenas)', () => {
     const read = (file: string) => readFileSync(fileURLToPath(new URL(`../${file}`, import.meta.url)), 'utf8');
     const start = (JSON.parse(read('package.json')) as { scripts: { start: string } }).scripts.start;
-    const image = /^ENV NODE_OPTIONS="([^"]*)"$/m.exec(read('Dockerfile'))?.[1];
+    const dockerfile = read('Dockerfile');
+    const image = /^ENV NODE_OPTIONS="([^"]*)"/m.exec(dockerfile)?.[1];
     const flags = start.split(' ').filter((arg) => arg.startsWith('--'));
     expect(flags.length).toBeGreaterThan(0);
     expect(image?.split(' ')).toEqual(flags);
+    const arenas = /^MALLOC_ARENA_MAX=(\d+) /.exec(start)?.[1];
+    expect(arenas).toBeDefined();
+    expect(dockerfile).toMatch(new RegExp(`^\\s+MALLOC_ARENA_MAX=${arenas}$`, 'm'));
   });
 });
