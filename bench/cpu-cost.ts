@@ -6,8 +6,6 @@
 // --only runs the scenarios whose names contain one of the texts; --cpu-prof writes a CPU profile of Gatehouse
 // (summarise it with bench/profile-summary.ts); --scale-size runs on a copy of the seeded template database that
 // `npm run bench -- --scale --reuse-seed` keeps (seeded here the first time), the lookups reading random users.
-import { readFileSync } from 'node:fs';
-import pg from 'pg';
 import { type Credentials, lookupUser, startGatehouse, USER } from './gatehouse.ts';
 import {
   BenchBrowser,
@@ -17,6 +15,8 @@ import {
   silentReauthentication,
 } from './login-flow.ts';
 import { runFlowLoad } from './load.ts';
+import { cpuBetween, databaseCpu } from './database-time.ts';
+import { processCpuMs } from './machine-cpu.ts';
 import { parseScaleSize } from './scale-report.ts';
 
 const args = process.argv.slice(2);
@@ -26,21 +26,6 @@ const ONLY = option('only')?.split(',');
 const selected = (name: string) => !ONLY || ONLY.some((text) => name.includes(text));
 const SCALE = option('scale-size');
 const CONNECTIONS = 32;
-const TICKS = 100; // USER_HZ: /proc times are in clock ticks of 10 ms
-
-/** utime + stime of a process and all its threads, ms. */
-function processCpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS;
-}
-
-async function backendPids(admin: pg.Client, database: string): Promise<number[]> {
-  const { rows } = await admin.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1', [
-    database,
-  ]);
-  return rows.map((r) => r.pid);
-}
-
 async function main() {
   if (!process.env.DATABASE_URL) throw new Error('DATABASE_URL must name a PostgreSQL server');
   const size = SCALE ? parseScaleSize(SCALE) : undefined;
@@ -48,9 +33,7 @@ async function main() {
     cpuProfileDir: option('cpu-prof'),
     seed: size && { size, progress: (what) => process.stderr.write(`${what}\n`), reuse: true },
   });
-  const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
-  await admin.connect();
-  const dbName = gh.databaseName!;
+  const databaseUrl = gh.databaseUrl!;
   try {
     const browsers: BenchBrowser[] = [];
     for (let i = 0; i < CONNECTIONS; i++) {
@@ -102,11 +85,10 @@ async function main() {
       if (!selected(name)) continue;
       const flow = await prepare();
       if (name !== 'code exchange') await runFlowLoad(flow, CONNECTIONS, 2); // warm-up (codes are one per op)
-      const pids = await backendPids(admin, dbName);
-      const before = { gh: processCpuMs(gh.pid), db: pids.map(processCpuMs), load: process.cpuUsage() };
+      const before = { gh: processCpuMs(gh.pid), db: (await databaseCpu(databaseUrl))!, load: process.cpuUsage() };
       const result = await runFlowLoad(flow, CONNECTIONS, SECONDS);
       const ghMs = processCpuMs(gh.pid) - before.gh;
-      const dbMs = pids.map(processCpuMs).reduce((a, b, i) => a + b - before.db[i]!, 0);
+      const dbMs = cpuBetween(before.db, (await databaseCpu(databaseUrl))!);
       const load = process.cpuUsage(before.load);
       const loadMs = (load.user + load.system) / 1000;
       const per = (ms: number) => (ms / result.requests).toFixed(2);
@@ -120,7 +102,6 @@ async function main() {
       );
     }
   } finally {
-    await admin.end();
     await gh.stop();
   }
 }

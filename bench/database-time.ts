@@ -2,10 +2,8 @@
 // bench's database spent, read from /proc like the Gatehouse process's memory, so it works only with PostgreSQL on
 // this machine (the bench runs on loopback). Background work shared by all databases (WAL writer, checkpointer,
 // autovacuum) is not counted; a backend that ends during a scenario takes its time with it (the pool keeps them).
-import { readFileSync } from 'node:fs';
 import pg from 'pg';
-
-const TICKS_PER_SECOND = 100; // USER_HZ on Linux
+import { processCpuMs } from './machine-cpu.ts';
 
 /** CPU milliseconds spent so far by each backend connected to the database of `databaseUrl`, by process id, or
  *  undefined when they cannot be read (PostgreSQL on another machine). */
@@ -18,11 +16,7 @@ export async function databaseCpu(databaseUrl: string): Promise<Map<number, numb
         'AND pid <> pg_backend_pid()',
     );
     const cpu = new Map<number, number>();
-    for (const { pid } of rows) {
-      // utime and stime: fields 14 and 15 of /proc/<pid>/stat, counted after the command name's closing paren
-      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-      cpu.set(pid, ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND);
-    }
+    for (const { pid } of rows) cpu.set(pid, processCpuMs(pid));
     return cpu;
   } catch {
     return undefined;
@@ -44,11 +38,11 @@ export async function serverSettings(databaseUrl: string): Promise<string> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    const { rows } = await client.query<{ name: string; setting: string; unit: string | null }>(
-      "SELECT name, setting, unit FROM pg_settings WHERE name IN ('autovacuum', 'shared_buffers', " +
-        "'synchronous_commit', 'fsync', 'max_connections', 'server_version') ORDER BY name",
+    const { rows } = await client.query<{ name: string; value: string }>(
+      'SELECT name, current_setting(name) AS value FROM pg_settings WHERE name = ANY($1) ORDER BY name',
+      [['autovacuum', 'shared_buffers', 'synchronous_commit', 'fsync', 'max_connections', 'server_version']],
     );
-    return rows.map((r) => `${r.name} ${r.setting}${r.unit ? ` × ${r.unit}` : ''}`).join(', ');
+    return rows.map((r) => `${r.name} ${r.value}`).join(', ');
   } finally {
     await client.end();
   }

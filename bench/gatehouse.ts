@@ -57,8 +57,6 @@ export interface GatehouseTarget {
   database: 'postgres' | 'embedded';
   /** The bench's own PostgreSQL database (unset: embedded). */
   databaseUrl?: string;
-  /** The PostgreSQL database the run created, if any. */
-  databaseName?: string;
   adminToken: string;
   clientCredentials: Credentials;
   clientCredentialsJwt: Credentials;
@@ -169,7 +167,6 @@ export async function startGatehouse(port: number, options: StartOptions = {}): 
     },
     database: env.DATABASE_URL ? 'postgres' : 'embedded',
     databaseUrl: env.DATABASE_URL,
-    databaseName: env.DATABASE_URL && new URL(env.DATABASE_URL).pathname.slice(1),
     adminToken,
     ...fixtures,
     seed,

@@ -1,10 +1,24 @@
-// Where the machine's CPU went during a measurement (issue 24, "Every core"): how much of it stayed idle, and how the
-// Gatehouse processes spent theirs, by kind of thread. A second worker can only serve more if the machine had CPU to
-// spare with one: the idle share bounds the gain (1 / (1 - busy)), whatever the worker count. Read from proc(5), so
-// it describes this machine only (the bench runs on loopback).
+// CPU times from proc(5), for the bench's accounting: a process's CPU (bench/database-time.ts, bench/cpu-cost.ts), and
+// where the machine's CPU went during a measurement (issue 24, "Every core"): how much of it stayed idle, and how
+// the Gatehouse processes spent theirs, by kind of thread. A second worker can only serve more if the machine had
+// CPU to spare with one: the idle share bounds the gain (1 / (1 - busy)), whatever the worker count. It describes
+// this machine only (the bench runs on loopback).
 import { readdirSync, readFileSync } from 'node:fs';
 
 const TICKS_PER_SECOND = 100; // USER_HZ on Linux
+
+/** A process's or thread's name and CPU so far (utime + stime, in ticks), from its stat file. */
+function readStat(path: string): { name: string; ticks: number } {
+  const stat = readFileSync(path, 'utf8');
+  const end = stat.lastIndexOf(')'); // the name may hold spaces and parentheses
+  const fields = stat.slice(end + 2).split(' '); // from field 3, the state, on
+  return { name: stat.slice(stat.indexOf('(') + 1, end), ticks: Number(fields[11]) + Number(fields[12]) };
+}
+
+/** The CPU milliseconds a process (all its threads) has spent so far. */
+export function processCpuMs(pid: number): number {
+  return (readStat(`/proc/${pid}/stat`).ticks * 1000) / TICKS_PER_SECOND;
+}
 
 /** CPU, in % of one vCPU, over a measurement: the machine's idle share and the Gatehouse processes' threads. */
 export interface CpuUse {
@@ -14,47 +28,37 @@ export interface CpuUse {
   eventLoops: number;
   /** libuv's thread pool: WebCrypto's signatures and verifications, argon2id, zlib. */
   threadPool: number;
-  /** Every other Gatehouse thread: V8's compiler and garbage collector. */
-  other: number;
 }
 
-interface Reading {
-  at: number;
-  idleTicks: number;
-  threads: { eventLoops: number; threadPool: number; other: number };
-}
+type Reading = { at: number } & CpuUse;
 
-/** The machine's idle ticks and the ticks each kind of thread of `pids` has spent so far. */
+/** The machine's idle ticks and the ticks the event loops and thread pools of `pids` have spent so far. */
 export function readCpu(pids: number[]): Reading {
-  const [, ...fields] = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/);
-  const threads = { eventLoops: 0, threadPool: 0, other: 0 };
+  const [, ...machine] = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/);
+  const reading = {
+    at: performance.now(),
+    idle: Number(machine[3]) + Number(machine[4]),
+    eventLoops: 0,
+    threadPool: 0,
+  };
   for (const pid of pids) {
     for (const tid of readdirSync(`/proc/${pid}/task`)) {
-      let stat: string;
+      let thread: { name: string; ticks: number };
       try {
-        stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+        thread = readStat(`/proc/${pid}/task/${tid}/stat`);
       } catch {
         continue; // a thread that ended between the listing and the read
       }
-      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      const ticks = Number(rest[11]) + Number(rest[12]); // utime, stime
-      if (Number(tid) === pid) threads.eventLoops += ticks;
-      else if (name.startsWith('libuv-worker')) threads.threadPool += ticks;
-      else threads.other += ticks;
+      if (Number(tid) === pid) reading.eventLoops += thread.ticks;
+      else if (thread.name.startsWith('libuv-worker')) reading.threadPool += thread.ticks;
     }
   }
-  return { at: performance.now(), idleTicks: Number(fields[3]) + Number(fields[4]), threads };
+  return reading;
 }
 
 /** The CPU used between two readings, in % of one vCPU. */
 export function cpuUseBetween(before: Reading, after: Reading): CpuUse {
   const seconds = (after.at - before.at) / 1000;
-  const percent = (ticks: number) => Math.round((ticks / TICKS_PER_SECOND / seconds) * 100);
-  return {
-    idle: percent(after.idleTicks - before.idleTicks),
-    eventLoops: percent(after.threads.eventLoops - before.threads.eventLoops),
-    threadPool: percent(after.threads.threadPool - before.threads.threadPool),
-    other: percent(after.threads.other - before.threads.other),
-  };
+  const percent = (key: keyof CpuUse) => Math.round(((after[key] - before[key]) / TICKS_PER_SECOND / seconds) * 100);
+  return { idle: percent('idle'), eventLoops: percent('eventLoops'), threadPool: percent('threadPool') };
 }

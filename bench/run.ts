@@ -695,6 +695,7 @@ async function benchAtScale(): Promise<void> {
       phases,
       expired: expiredRows(size),
       durationSeconds: DURATION,
+      databaseSettings: await serverSettings(scaled.databaseUrl!),
       consolePages: pages,
       pageRequests: PAGE_REQUESTS,
       pageLoad,

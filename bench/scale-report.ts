@@ -60,6 +60,8 @@ export function scaleReport(run: {
   phases: ScalePhase[];
   expired: number;
   durationSeconds: number;
+  /** PostgreSQL's settings that shape the figures (bench/database-time.ts serverSettings). */
+  databaseSettings: string;
   /** Per page: its timing on the empty database, then on the seeded one. */
   consolePages?: PageTiming[][];
   pageRequests?: number;
@@ -74,7 +76,7 @@ export function scaleReport(run: {
     `Seeded: ${size.orgs} orgs, ${size.users} users, ${size.apps} apps, ${size.tokens} oidc_payloads rows ` +
       `(${run.expired} expired) in ${round(loadSeconds, 0)} s, ` +
       `then VACUUM ANALYZE and CHECKPOINT in ${round(vacuumSeconds, 0)} s ` +
-      '(bench/scale-seed.ts). PostgreSQL, 32 connections (1 where named), ' +
+      `(bench/scale-seed.ts). PostgreSQL (${run.databaseSettings}), 32 connections (1 where named), ` +
       `${run.durationSeconds} s per scenario after warm-up, the empty database and the seeded one alternating.`,
     '',
     '| scenario | empty req/s | empty p99 ms | scale req/s | scale p99 ms | req/s ratio | p99 ratio | ' +

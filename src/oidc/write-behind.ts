@@ -118,19 +118,19 @@ function flushShared(db: WriteDb): void {
 
 async function send(db: WriteDb, rows: Map<string, PayloadRow | null>, side: SideWrite[]): Promise<void> {
   const saved: PayloadRow[] = [];
-  const deleted: string[][] = [[], []];
+  const deleted = { models: [] as string[], ids: [] as string[] };
   for (const [key, row] of rows) {
     if (row) saved.push(row);
     else {
       const colon = key.indexOf(':');
-      deleted[0]!.push(key.slice(0, colon));
-      deleted[1]!.push(key.slice(colon + 1));
+      deleted.models.push(key.slice(0, colon));
+      deleted.ids.push(key.slice(colon + 1));
     }
   }
   const params: unknown[] = [];
   const param = (value: unknown) => `$${params.push(value)}`;
   const ctes = side.map((sql) => sql(param));
-  if (deleted[0]!.length) ctes.push(deleteRows(param(deleted[0]), param(deleted[1])));
+  if (deleted.ids.length) ctes.push(deleteRows(param(deleted.models), param(deleted.ids)));
   const columns = [
     saved.map((r) => r.model),
     saved.map((r) => r.id),
@@ -146,7 +146,7 @@ async function send(db: WriteDb, rows: Map<string, PayloadRow | null>, side: Sid
   // ANALYZE replaces it (never, with autovacuum off: a login then took 20 ms of PostgreSQL's CPU instead of 4, issue
   // 18). Planned for its values, the delete sees the table's current size and the number of keys, and reads their
   // index entries. Writes without deletes have one plan (an insert with its conflict index) and stay prepared.
-  await (deleted[0]!.length ? db.queryPlanned(text, params) : db.query(text, params));
+  await (deleted.ids.length ? db.queryPlanned(text, params) : db.query(text, params));
 }
 
 // A row is either deleted or saved in one statement (one entry per row), so the two never meet on the same row.

@@ -3,7 +3,7 @@
 // with bound parameters shows neither reliably: PostgreSQL 15 plans the EXPLAINed query with the values folded in,
 // whatever plan_cache_mode says (it has no EXPLAIN (GENERIC_PLAN)). PREPARE and EXPLAIN EXECUTE do run the cached
 // plan, generic or custom as plan_cache_mode forces it; EXECUTE takes its values as literals.
-import type { Queryable } from '../../src/platform/db.ts';
+import type { Db, Queryable } from '../../src/platform/db.ts';
 
 export type PlanMode = 'force_generic_plan' | 'force_custom_plan';
 
@@ -36,4 +36,20 @@ export async function explainPrepared<P>(
   );
   await tx.query('DEALLOCATE explained');
   return rows[0]!['QUERY PLAN'][0].Plan;
+}
+
+/** What fn returns, from a transaction that is then rolled back: an EXPLAIN ANALYZE of a write, rows added to shape
+ *  a plan. */
+export async function rolledBack<T>(db: Db, fn: (tx: Queryable) => Promise<T>): Promise<T> {
+  const undo = new Error('rolled back');
+  let result: T | undefined;
+  await db
+    .tx(async (tx) => {
+      result = await fn(tx);
+      throw undo;
+    })
+    .catch((error: unknown) => {
+      if (error !== undo) throw error;
+    });
+  return result as T;
 }

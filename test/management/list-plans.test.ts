@@ -16,7 +16,7 @@ import { deleteOidcArtifactsOfOrgUsers, deleteOidcArtifactsOfUser } from '../../
 import { isUserUnique } from '../../src/users/queries.ts';
 import { getOrgUser, orgUserGetter } from '../../src/users/service.ts';
 import { useTestDb } from '../helpers/database.ts';
-import { explainPrepared, type PlanMode } from '../helpers/explain.ts';
+import { explainPrepared, type PlanMode, rolledBack } from '../helpers/explain.ts';
 
 const USERS = 100_000;
 const BIG_TABLES = ['users', 'events', 'oidc_payloads', 'user_grants'];
@@ -28,8 +28,6 @@ const SMALL_USER = '800000000000000100';
 const EDITOR = '800000000000004242';
 const page: Page = { offset: 0n, limit: 100, asc: true };
 const SEED_BATCH = 10_000;
-
-class RolledBack extends Error {}
 
 describe('list and lookup plans at scale', () => {
   const db = useTestDb();
@@ -164,16 +162,8 @@ describe('list and lookup plans at scale', () => {
     const modes: PlanMode[] =
       db.kind === 'postgres' && !custom ? ['force_custom_plan', 'force_generic_plan'] : ['force_custom_plan'];
     const found: PlanNode[] = [];
-    for (const mode of modes) {
-      await db
-        .tx(async (tx) => {
-          found.push(await explainPrepared<PlanNode>(tx, text, params, mode, { analyze: true }));
-          throw new RolledBack();
-        })
-        .catch((e: unknown) => {
-          if (!(e instanceof RolledBack)) throw e;
-        });
-    }
+    for (const mode of modes)
+      found.push(await rolledBack(db, (tx) => explainPrepared<PlanNode>(tx, text, params, mode, { analyze: true })));
     return found;
   }
 
