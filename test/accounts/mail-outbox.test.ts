@@ -161,7 +161,9 @@ describe('mail outbox (issue 16)', () => {
       expect(reset).toMatch(/^To: eml@example\.com$/m);
       expect(reset).toMatch(/multipart\/alternative/);
       expect(statSync(directory).mode & 0o077).toBe(0);
-      for (const file of files()) expect(server.logs.some((l) => l.includes(join(directory, file)))).toBe(true);
+      // the sender logs the name once the file is written: wait for the line rather than race it
+      const logged = () => server.logs.some((l) => l.includes(join(directory, files()[0]!)));
+      await until(logged, 5_000); // throws when the name never reaches the log
     });
   });
 });
