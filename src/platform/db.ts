@@ -32,11 +32,13 @@ export interface Db extends Queryable {
    *  statement, which PostgreSQL plans at Bind with the values and the tables' sizes at hand. For lists
    *  (platform/search.ts), whose best plan depends on them: a named statement may get a generic plan after five
    *  runs, and a generic plan of `LIKE $1` cannot use an index; and for the write-behind's deletes
-   *  (oidc/write-behind.ts), whose kept plan may date from when the table was small. Costs one parse and plan per
-   *  run. Not retried when it writes (a bare write is not: see below). */
+   *  (oidc/write-behind.ts) and the redeem of codes and refresh tokens (oidc/fast/user-grants.ts), whose kept plan
+   *  may date from when the table was small. Costs one parse and plan per run. Not retried when it writes (a bare
+   *  write is not: see below). */
   queryPlanned<R extends pg.QueryResultRow = Row>(text: string, params: readonly unknown[]): Promise<pg.QueryResult<R>>;
-  /** Queries sent since start: benchmarks and tests count queries per request with it. */
-  readonly stats: { queries: number };
+  /** Queries sent since start, and how many of them through queryPlanned: benchmarks and tests count queries per
+   *  request with it. */
+  readonly stats: { queries: number; planned: number };
   readonly pool: pg.Pool;
   /** One connection for session-scoped work (session advisory locks), until release(): a pool connection, or
    *  under transaction pooling a connection of its own to GATEHOUSE_DATABASE_DIRECT_URL, since a pooler hands
@@ -75,7 +77,7 @@ const MAX_ATTEMPTS = 3;
 const READ = /^\s*SELECT\b/i;
 
 class PoolDb implements Db {
-  readonly stats = { queries: 0 };
+  readonly stats = { queries: 0, planned: 0 };
   readonly kind: 'postgres' | 'embedded';
   readonly pool: pg.Pool;
   readonly #protocol: Protocol;
@@ -108,6 +110,7 @@ class PoolDb implements Db {
     text: string,
     params: readonly unknown[],
   ): Promise<pg.QueryResult<R>> {
+    this.stats.planned++;
     return this.#send<R>(this.#protocol.planned, text, params);
   }
 

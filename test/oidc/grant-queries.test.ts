@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { hashId } from '../../src/oidc/payloads.ts';
 import { REDEEM_SQL } from '../../src/oidc/queries.ts';
+import { rolledBack, sqlLiteral } from '../helpers/explain.ts';
 import {
   basic,
   Browser,
@@ -33,10 +34,10 @@ describe('code exchange and refresh', () => {
   });
   afterAll(async () => server?.stop());
 
-  async function counted<T>(step: () => Promise<T>): Promise<{ result: T; queries: number }> {
-    const before = server.db.stats.queries;
+  async function counted<T>(step: () => Promise<T>): Promise<{ result: T; queries: number; planned: number }> {
+    const { queries, planned } = server.db.stats;
     const result = await step();
-    return { result, queries: server.db.stats.queries - before };
+    return { result, queries: server.db.stats.queries - queries, planned: server.db.stats.planned - planned };
   }
 
   async function code(app: TestApp, browser: Browser, scope = 'openid offline_access') {
@@ -64,11 +65,13 @@ describe('code exchange and refresh', () => {
     );
     expect(exchange.result.status).toBe(200);
     expect(exchange.queries).toBe(2);
+    expect(exchange.planned).toBe(1); // the redeem: see 'plans each redeem for its values'
     let refreshToken = exchange.result.json.refresh_token as string;
     for (let i = 0; i < 3; i++) {
       const refreshed = await counted(() => refresh(app, refreshToken));
       expect(refreshed.result.status).toBe(200);
       expect(refreshed.queries).toBe(2);
+      expect(refreshed.planned).toBe(1);
       refreshToken = refreshed.result.json.refresh_token as string;
     }
   });
@@ -140,7 +143,8 @@ describe('code exchange and refresh', () => {
     }
   });
 
-  it('a refresh token is redeemed once, also when two redemptions read it unconsumed (one statement or two)', async () => {
+  /** REDEEM_SQL's parameters for redemptions of a fresh refresh token, each writing tokens named by its number. */
+  async function redemptions() {
     const app = await createOidcApp(server, { authMethod: 'basic' });
     const tokens = await userTokens(server, app, 'openid offline_access');
     const { rows } = await server.db.query<{ grant_id: string }>(
@@ -159,6 +163,11 @@ describe('code exchange and refresh', () => {
       60,
     ];
     const columns = (batch: unknown[][]) => batch[0]!.map((_, c) => batch.map((r) => r[c]));
+    return { redemption, columns };
+  }
+
+  it('a refresh token is redeemed once, also when two redemptions read it unconsumed (one statement or two)', async () => {
+    const { redemption, columns } = await redemptions();
     // two redemptions in one statement: the first wins
     expect((await server.db.query(REDEEM_SQL, columns([redemption(1), redemption(2)]))).rows).toEqual([{ i: '1' }]);
     // and a later statement finds it consumed
@@ -167,5 +176,45 @@ describe('code exchange and refresh', () => {
       [1, 2, 3].flatMap((n) => [hashId(`new refresh token ${n}`), hashId(`new access token ${n}`)]),
     ]);
     expect(written.rowCount).toBe(2);
+  });
+
+  it('plans each redeem for its values: a plan kept from a small table reads the grown table whole', async () => {
+    if (server.db.kind !== 'postgres') return; // PGlite: every statement is unnamed, and planned for its values anyway
+    const { redemption, columns } = await redemptions();
+    const args = `(${columns([redemption(1)])
+      .map(sqlLiteral)
+      .join(', ')})`;
+    // Issue 18: REDEEM_SQL as a named statement, its generic plan made now, while the table holds a few rows, and
+    // kept as it grows (no ANALYZE in between: autovacuum off, or not yet run), against the plan for its values then
+    // (what Db.queryPlanned gets). Rolled back.
+    const plans = await rolledBack(server.db, async (tx) => {
+      const explain = async (sql: string) =>
+        (await tx.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${sql}`)).rows.map((r) => r['QUERY PLAN']).join('\n');
+      await tx.query('SET LOCAL plan_cache_mode = force_generic_plan');
+      await tx.query(`PREPARE kept AS ${REDEEM_SQL}`);
+      const kept = await explain(`EXECUTE kept${args}`);
+      await tx.query(
+        `INSERT INTO oidc_payloads (model, id, payload, grant_id, expires_at)
+         SELECT model, model || n, '{}', 'grown-' || n, now() + interval '1 hour'
+         FROM generate_series(1, 20000) AS n, unnest(ARRAY['Grant', 'RefreshToken', 'AccessToken']) AS model`,
+      );
+      const keptGrown = await explain(`EXECUTE kept${args}`);
+      await tx.query('SET LOCAL plan_cache_mode = force_custom_plan');
+      const now = await explain(`EXECUTE kept${args}`);
+      await tx.query('DEALLOCATE kept');
+      return { kept, keptGrown, now };
+    });
+    expect(plans.keptGrown).toBe(plans.kept);
+    // a scan of the table, or of every Grant row's index entry, per statement
+    const whole = /Seq Scan on oidc_payloads|Cond: \(model = 'Grant'::text\)/;
+    expect(plans.kept).toMatch(whole);
+    // planned for its values: each source by its key, and its grant by its one row (migrations/0200)
+    expect(plans.now).toMatch(
+      /Index Scan using oidc_payloads_pkey on oidc_payloads t .*\n\s+Index Cond: \(\(model = f\.model\)/,
+    );
+    expect(plans.now).toMatch(
+      /Index Scan using oidc_payloads_grant_row_idx on oidc_payloads g .*\n\s+Index Cond: \(grant_id = f\.grant_id\)/,
+    );
+    expect(plans.now).not.toMatch(whole);
   });
 });

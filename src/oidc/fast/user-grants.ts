@@ -15,7 +15,7 @@ import { loginClaims } from '../login-claims.ts';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Config } from '../../config.ts';
 import { batchedStatement } from '../../platform/batch.ts';
-import type { Queryable } from '../../platform/db.ts';
+import type { Db, Queryable } from '../../platform/db.ts';
 import type { SecretBox } from '../../platform/secrets.ts';
 import type { JwtAccessTokens } from '../jwt-access-tokens.ts';
 import type { TokenResponse } from '../machine-token-issuer.ts';
@@ -27,7 +27,7 @@ import { repeatedParam } from './oauth.ts';
 import type { FastTokenResult } from './token.ts';
 
 export interface UserGrantDeps {
-  db: Queryable;
+  db: Pick<Db, 'query' | 'queryPlanned'>;
   secrets: SecretBox;
   issuer: string;
   ttl: Config['ttl'];
@@ -79,7 +79,10 @@ const CODE_VERIFIER = /^[\w.~-]{43,128}$/;
 
 export function userGrantFastPath(deps: UserGrantDeps) {
   const lookup = batchedStatement<[string, string, string], GrantSourceRow>(deps.db, GRANT_SOURCES_SQL);
-  const redeem = batchedStatement<RedeemRow, { i: string }>(deps.db, REDEEM_SQL);
+  // The redeem is planned for its values (Db.queryPlanned): a plan kept from a small table joins the sources to
+  // every row of oidc_payloads, or to every Grant (test/oidc/grant-queries.test.ts).
+  const planned: Queryable = { query: (text, params) => deps.db.queryPlanned(text, params ?? []) };
+  const redeem = batchedStatement<RedeemRow, { i: string }>(planned, REDEEM_SQL);
 
   return async function serve(form: URLSearchParams, authorization: string | undefined): Promise<FastTokenResult> {
     const grantType = form.get('grant_type');
