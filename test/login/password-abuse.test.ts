@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CookieJar, formValue } from '../helpers/cookie-jar.ts';
 import { requestFrom, type AddressResponse } from '../helpers/from-address.ts';
 import { flood } from '../helpers/flood.ts';
+import { HASH_CONCURRENCY, hashPassword } from '../../src/users/passwords.ts';
 import { until } from '../helpers/load.ts';
 import { RelyingParty, startCallbackServer, type CallbackServer } from '../helpers/relying-party.ts';
 import { startLoginServer, type LoginServer } from '../helpers/login-server.ts';
@@ -145,8 +146,16 @@ describe('parallel guesses are counted before they are checked (issue 13 §5, is
 describe('hashing is bounded per address and overall (issue 26 §6)', () => {
   const h = harness({ GATEHOUSE_LOCKOUT_IP_MAX_ATTEMPTS: '100000', GATEHOUSE_REGISTRATION_PER_IP: '0' });
   const FLOOD = 300;
+  // How long the victim's login may take: well under the wait behind the flood's hashes (FLOOD of them, so many at
+  // once), the machine's own hash timed here; and 1 s at least, for the rest of a login under load.
+  let boundMs = 1000;
   beforeAll(async () => {
     await h.server.addUser('victim', 'victim password 1');
+    await hashPassword('warm-up');
+    const started = performance.now();
+    await hashPassword('timed');
+    const behindFloodMs = (FLOOD / HASH_CONCURRENCY) * (performance.now() - started);
+    boundMs = Math.max(1000, behindFloodMs / 2);
   });
 
   /** The legitimate user's password post from 127.0.0.1, timed, while another process has `FLOOD` posts of
@@ -178,7 +187,7 @@ describe('hashing is bounded per address and overall (issue 26 §6)', () => {
     return { ms, status: login.status, ...(await attack) };
   }
 
-  it(`a login stays under 1 s while one address has ${FLOOD} password posts in flight; what is over the bound gets 503`, async () => {
+  it(`a login does not wait behind ${FLOOD} password posts in flight from one address; what is over the bound gets 503`, async () => {
     const { server, rp } = h;
     const before = await hashes(server);
     const { ms, status, statuses, samples } = await loginDuring(await begin(rp), '127.9.3.1', 'password', (i) => ({
@@ -186,7 +195,7 @@ describe('hashing is bounded per address and overall (issue 26 §6)', () => {
       password: `flood ${i}`,
     }));
     expect(status).toBe(303);
-    expect(ms).toBeLessThan(1000);
+    expect(ms).toBeLessThan(boundMs);
     expect((statuses[401] ?? 0) + (statuses[503] ?? 0)).toBe(FLOOD);
     expect(statuses[503]).toBeGreaterThan(FLOOD / 2);
     expect(samples[503]!.headers['retry-after']).toBe('1');
@@ -194,7 +203,7 @@ describe('hashing is bounded per address and overall (issue 26 §6)', () => {
     expect((await hashes(server)).shed - before.shed).toBe(statuses[503]);
   });
 
-  it(`a login stays under 1 s while one address has ${FLOOD} registrations with a taken name in flight; none of them hashes`, async () => {
+  it(`a login does not wait behind ${FLOOD} registrations with a taken name from one address; none of them hashes`, async () => {
     const { server, rp } = h;
     const before = await hashes(server);
     const form = {
@@ -211,7 +220,7 @@ describe('hashing is bounded per address and overall (issue 26 §6)', () => {
       () => form,
     );
     expect(status).toBe(303);
-    expect(ms).toBeLessThan(1000);
+    expect(ms).toBeLessThan(boundMs);
     expect(statuses[409]).toBeGreaterThan(0);
     expect((statuses[409] ?? 0) + (statuses[503] ?? 0)).toBe(FLOOD);
     if (statuses[503]) expect(samples[503]!.body).toContain('The server is busy right now.');
