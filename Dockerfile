@@ -5,17 +5,21 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund
 
 FROM node:24-bookworm-slim
-# Memory as in `npm start` (override with -e NODE_OPTIONS=... and -e MALLOC_ARENA_MAX=...). Node's builds have no
+# Memory as in `npm start` (override with -e NODE_OPTIONS=..., -e MALLOC_ARENA_MAX=...). Node's builds have no
 # pointer compression, so V8 commits a 128 MB young generation and, with a heap limit above 2 GB, lets the old
 # generation grow to 4x its live size between full collections. 16 MB semi-spaces and a 1 GB old-space limit (which
 # also lowers that factor to about 1.6) took the bench's peak RSS from 484 to 281 MB for about 1.5% more CPU in GC
 # (issue 8); 8 MB semi-spaces and two glibc malloc arenas (instead of up to eight per CPU: the thread pool's threads
 # each kept freed memory in arenas of their own) took the peak with logins from 310 to 281 MB, within the bench's
-# noise on throughput (issue 18). The settings apply to each process: with DATABASE_URL the image runs one worker
-# per CPU of the container's limit (GATEHOUSE_WORKERS, README "Worker processes"), each inheriting them; size the
-# memory limit per worker (~300 MB).
+# noise on throughput (issue 18). A fixed mmap threshold (128 KiB, glibc's default start) keeps each argon2id hash's
+# 19 MiB block out of the arenas: glibc otherwise raises the threshold past 19 MiB after the first such block is
+# freed, and later blocks, taken from an arena and freed there between other threads' allocations, stayed resident
+# (+54 MB in one process of each of three runs at scale; none with the threshold fixed, issue 18). The settings
+# apply to each process: with DATABASE_URL the image runs one worker per CPU of the container's limit
+# (GATEHOUSE_WORKERS, README "Worker processes"), each inheriting them; size the memory limit per worker (~300 MB).
 ENV NODE_OPTIONS="--max-semi-space-size=8 --max-old-space-size=1024" \
-    MALLOC_ARENA_MAX=2
+    MALLOC_ARENA_MAX=2 \
+    MALLOC_MMAP_THRESHOLD_=131072
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=8080 \

@@ -110,7 +110,7 @@ describe('draining on shutdown', () => {
 });
 
 describe('memory settings', () => {
-  it('are the same for npm start and the container image (V8 heap sizing, malloc arenas)', () => {
+  it('are the same for npm start and the container image (V8 heap sizing, malloc arenas and mmap threshold)', () => {
     const read = (file: string) => readFileSync(fileURLToPath(new URL(`../${file}`, import.meta.url)), 'utf8');
     const start = (JSON.parse(read('package.json')) as { scripts: { start: string } }).scripts.start;
     const dockerfile = read('Dockerfile');
@@ -118,8 +118,8 @@ describe('memory settings', () => {
     const flags = start.split(' ').filter((arg) => arg.startsWith('--'));
     expect(flags.length).toBeGreaterThan(0);
     expect(image?.split(' ')).toEqual(flags);
-    const arenas = /^MALLOC_ARENA_MAX=(\d+) /.exec(start)?.[1];
-    expect(arenas).toBeDefined();
-    expect(dockerfile).toMatch(new RegExp(`^\\s+MALLOC_ARENA_MAX=${arenas}$`, 'm'));
+    const malloc = start.split(' ').filter((word) => word.startsWith('MALLOC_'));
+    expect(malloc.map((word) => word.split('=')[0])).toEqual(['MALLOC_ARENA_MAX', 'MALLOC_MMAP_THRESHOLD_']);
+    for (const setting of malloc) expect(dockerfile).toMatch(new RegExp(`^\\s+${setting}( \\\\)?$`, 'm'));
   });
 });
