@@ -8,7 +8,7 @@ import type { Db, Queryable } from '../../src/platform/db.ts';
 export type PlanMode = 'force_generic_plan' | 'force_custom_plan';
 
 /** A statement's parameter as an SQL literal, of the type PREPARE inferred for it. */
-export function sqlLiteral(value: unknown): string {
+function sqlLiteral(value: unknown): string {
   if (value === null || value === undefined) return 'NULL';
   // an empty array as an untyped literal, which takes the parameter's array type
   if (Array.isArray(value)) return value.length ? `ARRAY[${value.map(sqlLiteral).join(', ')}]` : `'{}'`;
@@ -52,4 +52,32 @@ export async function rolledBack<T>(db: Db, fn: (tx: Queryable) => Promise<T>): 
       if (error !== undo) throw error;
     });
   return result as T;
+}
+
+/** The plans of one statement before and after its table grows (issue 18): `sql` prepared as a named statement, its
+ *  generic plan made now on the tables as they are (`made`), run again after `grow` added rows without an ANALYZE
+ *  in between (autovacuum off, or not yet run) (`kept`: the plan a connection keeps), and planned for its values
+ *  then (`now`: what Db.queryPlanned gets). EXPLAIN texts; rolled back, the prepared statement deallocated. */
+export async function keptAndCurrentPlans(
+  db: Db,
+  sql: string,
+  params: readonly unknown[],
+  grow: string,
+): Promise<{ made: string; kept: string; now: string }> {
+  return rolledBack(db, async (tx) => {
+    const args = `(${params.map(sqlLiteral).join(', ')})`;
+    const explain = async () =>
+      (await tx.query<{ 'QUERY PLAN': string }>(`EXPLAIN EXECUTE kept${args}`)).rows
+        .map((r) => r['QUERY PLAN'])
+        .join('\n');
+    await tx.query('SET LOCAL plan_cache_mode = force_generic_plan');
+    await tx.query(`PREPARE kept AS ${sql}`);
+    const made = await explain();
+    await tx.query(grow);
+    const kept = await explain();
+    await tx.query('SET LOCAL plan_cache_mode = force_custom_plan');
+    const now = await explain();
+    await tx.query('DEALLOCATE kept');
+    return { made, kept, now };
+  });
 }

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { hashId } from '../../src/oidc/payloads.ts';
 import { REDEEM_SQL } from '../../src/oidc/queries.ts';
-import { rolledBack, sqlLiteral } from '../helpers/explain.ts';
+import { keptAndCurrentPlans } from '../helpers/explain.ts';
 import {
   basic,
   Browser,
@@ -181,30 +181,15 @@ describe('code exchange and refresh', () => {
   it('plans each redeem for its values: a plan kept from a small table reads the grown table whole', async () => {
     if (server.db.kind !== 'postgres') return; // PGlite: every statement is unnamed, and planned for its values anyway
     const { redemption, columns } = await redemptions();
-    const args = `(${columns([redemption(1)])
-      .map(sqlLiteral)
-      .join(', ')})`;
-    // Issue 18: REDEEM_SQL as a named statement, its generic plan made now, while the table holds a few rows, and
-    // kept as it grows (no ANALYZE in between: autovacuum off, or not yet run), against the plan for its values then
-    // (what Db.queryPlanned gets). Rolled back.
-    const plans = await rolledBack(server.db, async (tx) => {
-      const explain = async (sql: string) =>
-        (await tx.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${sql}`)).rows.map((r) => r['QUERY PLAN']).join('\n');
-      await tx.query('SET LOCAL plan_cache_mode = force_generic_plan');
-      await tx.query(`PREPARE kept AS ${REDEEM_SQL}`);
-      const kept = await explain(`EXECUTE kept${args}`);
-      await tx.query(
-        `INSERT INTO oidc_payloads (model, id, payload, grant_id, expires_at)
-         SELECT model, model || n, '{}', 'grown-' || n, now() + interval '1 hour'
-         FROM generate_series(1, 20000) AS n, unnest(ARRAY['Grant', 'RefreshToken', 'AccessToken']) AS model`,
-      );
-      const keptGrown = await explain(`EXECUTE kept${args}`);
-      await tx.query('SET LOCAL plan_cache_mode = force_custom_plan');
-      const now = await explain(`EXECUTE kept${args}`);
-      await tx.query('DEALLOCATE kept');
-      return { kept, keptGrown, now };
-    });
-    expect(plans.keptGrown).toBe(plans.kept);
+    const plans = await keptAndCurrentPlans(
+      server.db,
+      REDEEM_SQL,
+      columns([redemption(1)]),
+      `INSERT INTO oidc_payloads (model, id, payload, grant_id, expires_at)
+       SELECT model, model || n, '{}', 'grown-' || n, now() + interval '1 hour'
+       FROM generate_series(1, 20000) AS n, unnest(ARRAY['Grant', 'RefreshToken', 'AccessToken']) AS model`,
+    );
+    expect(plans.kept).toBe(plans.made);
     // a scan of the table, or of every Grant row's index entry, per statement
     const whole = /Seq Scan on oidc_payloads|Cond: \(model = 'Grant'::text\)/;
     expect(plans.kept).toMatch(whole);

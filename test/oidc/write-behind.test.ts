@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { PayloadRow } from '../../src/oidc/payload-store.ts';
 import { queuedRow, queueRow, queueSideWrite, unitOfWork } from '../../src/oidc/write-behind.ts';
 import { useTestDb } from '../helpers/database.ts';
-import { rolledBack, sqlLiteral } from '../helpers/explain.ts';
+import { keptAndCurrentPlans } from '../helpers/explain.ts';
 
 const row = (id: string, payload: Record<string, unknown> = { n: 1 }): PayloadRow => ({
   model: 'Session',
@@ -91,21 +91,13 @@ describe('write-behind', () => {
     // run after the table grew (no ANALYZE in between: autovacuum off, or not yet run), against the same statement
     // planned for its values then. Rolled back.
     const deleting = sent[0]!;
-    const plans = await rolledBack(db, async (tx) => {
-      const explain = async (sql: string) =>
-        (await tx.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${sql}`)).rows.map((r) => r['QUERY PLAN']).join('\n');
-      await tx.query('SET LOCAL plan_cache_mode = force_generic_plan');
-      await tx.query(`PREPARE kept AS ${deleting.text}`);
-      const args = `(${deleting.params.map(sqlLiteral).join(', ')})`;
-      await tx.query(`EXECUTE kept${args}`); // the generic plan is made now, on the small table, and kept
-      await tx.query(
-        `INSERT INTO oidc_payloads (model, id, payload) SELECT 'Session', 'wb-grown-' || n, '{}'
-         FROM generate_series(1, 20000) AS n`,
-      );
-      const kept = await explain(`EXECUTE kept${args}`);
-      await tx.query('SET LOCAL plan_cache_mode = force_custom_plan');
-      return { kept, now: await explain(`EXECUTE kept${args}`) };
-    });
+    const plans = await keptAndCurrentPlans(
+      db,
+      deleting.text,
+      deleting.params,
+      `INSERT INTO oidc_payloads (model, id, payload) SELECT 'Session', 'wb-grown-' || n, '{}'
+       FROM generate_series(1, 20000) AS n`,
+    );
     expect(plans.kept).toMatch(/Seq Scan on oidc_payloads p/);
     expect(plans.now).not.toMatch(/Seq Scan on oidc_payloads p/);
     expect(plans.now).toMatch(/Index Scan using oidc_payloads_pkey on oidc_payloads p/);
