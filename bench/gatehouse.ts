@@ -72,8 +72,6 @@ export interface GatehouseTarget {
   userId: string;
   /** How the database was seeded before the start (`seed` option), if it was. */
   seed?: SeedReport;
-  /** Stops the process and starts it again on the same database, with `env` added (e.g. another sweep interval). */
-  restart(env: Record<string, string>): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -141,9 +139,10 @@ export async function startGatehouse(port: number, options: StartOptions = {}): 
   }
   const seed = reused ?? (options.seed && (await migrateAndSeed(env.DATABASE_URL, options.seed)));
   const profiling = options.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`] : [];
-  const spawnGatehouse = () =>
-    spawn(process.execPath, [...profiling, ...START_FLAGS, MAIN], { env, stdio: ['ignore', 'ignore', 'inherit'] });
-  let child = spawnGatehouse();
+  const child = spawn(process.execPath, [...profiling, ...START_FLAGS, MAIN], {
+    env,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   const stopChild = async () => {
     child.kill('SIGTERM');
     if (child.exitCode === null) await new Promise((r) => child.once('exit', r));
@@ -162,20 +161,12 @@ export async function startGatehouse(port: number, options: StartOptions = {}): 
   });
   return {
     url,
-    get pid() {
-      return child.pid!;
-    },
+    pid: child.pid!,
     database: env.DATABASE_URL ? 'postgres' : 'embedded',
     databaseUrl: env.DATABASE_URL,
     adminToken,
     ...fixtures,
     seed,
-    async restart(extra) {
-      await stopChild();
-      Object.assign(env, extra);
-      child = spawnGatehouse();
-      await waitReady(url, child);
-    },
     async stop() {
       await stopChild();
       await dropDatabase();
