@@ -467,8 +467,8 @@ function issue21Lookups(t: Prepared): Scenario[] {
   ];
 }
 
-/** One scenario on one Gatehouse (and on the baseline, alternating, when given): warm-up, then the measured run. */
-/** `alongside` runs through the measured window (not the warm-up), given its length in seconds. */
+/** One scenario on one Gatehouse (and on the baseline, alternating, when given): warm-up, then the measured run;
+ *  `alongside` runs through the measured window only (not the warm-up), given its length in seconds. */
 async function runScenario(
   s: Scenario,
   gh: GatehouseTarget,
