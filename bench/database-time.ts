@@ -3,17 +3,19 @@
 // this machine (the bench runs on loopback). Background work shared by all databases (WAL writer, checkpointer,
 // autovacuum) is not counted; a backend that ends during a scenario takes its time with it (the pool keeps them).
 import pg from 'pg';
+import { APPLICATION_NAME } from '../src/platform/db.ts';
 import { processCpuMs } from './machine-cpu.ts';
 
-/** CPU milliseconds spent so far by each backend connected to the database of `databaseUrl`, by process id, or
- *  undefined when they cannot be read (PostgreSQL on another machine). */
+/** CPU milliseconds spent so far by each of Gatehouse's pool backends on the database of `databaseUrl` (not the
+ *  bench's own connections, such as the scale run's sweep), by process id, or undefined when they cannot be read
+ *  (PostgreSQL on another machine). */
 export async function databaseCpu(databaseUrl: string): Promise<Map<number, number> | undefined> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
     const { rows } = await client.query<{ pid: number }>(
-      "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend' " +
-        'AND pid <> pg_backend_pid()',
+      'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1',
+      [APPLICATION_NAME],
     );
     const cpu = new Map<number, number>();
     for (const { pid } of rows) cpu.set(pid, processCpuMs(pid));

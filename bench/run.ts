@@ -672,9 +672,12 @@ async function benchAtScale(): Promise<void> {
   const reuse = args.includes('--reuse-seed');
   const scaled = await startGatehouse(randomPort(), { seed: { size, progress: step, reuse }, env: noSweep });
   const empty = await startGatehouse(randomPort(), { env: noSweep });
+  // named apart from Gatehouse's pool, so the database CPU per request leaves the sweep out (databaseCpu)
+  const sweeperUrl = new URL(scaled.databaseUrl!);
+  sweeperUrl.searchParams.set('application_name', 'gatehouse-bench-sweep');
   const sweeper = await openDb({
     kind: 'postgres',
-    url: scaled.databaseUrl!,
+    url: sweeperUrl.toString(),
     poolSize: 1,
     connectTimeoutMs: 5000,
     statementTimeoutMs: 60_000,

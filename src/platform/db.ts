@@ -215,6 +215,9 @@ function firstValue(result: pg.QueryResult): string | undefined {
 
 const fromPool = (pool: pg.Pool) => (): Promise<Session> => pool.connect();
 
+/** How the pool's connections name themselves in pg_stat_activity (a `?application_name=` in the URL overrides it). */
+export const APPLICATION_NAME = 'gatehouse';
+
 export async function openDb(database: Config['database'], log?: Pick<Logger, 'warn'>): Promise<Db> {
   if (database.kind === 'postgres') {
     const transactionPooling = database.pooling === 'transaction';
@@ -224,7 +227,7 @@ export async function openDb(database: Config['database'], log?: Pick<Logger, 'w
       connectionTimeoutMillis: database.connectTimeoutMs,
       // Bounded wait for a reply even if the server vanished without closing the socket.
       query_timeout: timeoutMs + 1000,
-      application_name: 'gatehouse',
+      application_name: APPLICATION_NAME,
     };
     const startup = (ms: number) => (transactionPooling ? {} : { statement_timeout: ms });
     const pool = new pg.Pool({
@@ -273,7 +276,7 @@ export async function openDb(database: Config['database'], log?: Pick<Logger, 'w
     return new PoolDb('postgres', pool, protocol, undefined, {
       ...connection,
       ...startup(pingTimeout),
-      application_name: 'gatehouse-health',
+      application_name: `${APPLICATION_NAME}-health`,
       connectionTimeoutMillis: pingTimeout,
       query_timeout: pingTimeout + 500,
     });
