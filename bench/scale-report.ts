@@ -45,6 +45,7 @@ export function parseScaleSize(text: string): ScaleSize {
 const round = (n: number, digits = 2) => Number(n.toFixed(digits));
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const errorsOf = (r: ScenarioResult) => r.gatehouse.errors + r.gatehouse.unexpected;
+const medianP99 = (results: ScenarioResult[]) => median(results.map((r) => r.gatehouse.p99));
 
 export function scaleReport(run: {
   seed: SeedReport;
@@ -86,9 +87,7 @@ export function scaleReport(run: {
     const rps = s.rps / e.rps;
     const p99 = s.p99 / e.p99;
     // the median round of each side: one 10-second p99 is noisy (issue 18's 20% is within a round's spread)
-    const still = w && median(w.still.map((r) => r.gatehouse.p99));
-    const sweeping = w && median(w.sweeping.map((r) => r.gatehouse.p99));
-    const rise = w && sweeping! / still!;
+    const rise = w && medianP99(w.sweeping) / medianP99(w.still);
     const measured = [pair.scaled, pair.empty, ...(w ? [...w.still, ...w.sweeping] : [])];
     const peak = Math.max(...measured.map((r) => r.gatehouse.peakRssMb ?? 0));
     const misses = [

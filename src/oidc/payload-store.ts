@@ -117,6 +117,9 @@ const SWEEP_BATCH = `
     RETURNING expires_at)
   SELECT count(*)::int AS removed, max(expires_at)::text AS last FROM gone`;
 
+/** After each batch the sweep waits this many times the batch's own duration (sweepExpired). */
+const PAUSE_PER_BATCH = 7;
+
 /**
  * Deletes expired rows in batches until none are left or `until` (epoch ms) has passed; returns how many went.
  * Issue 18 "Scale": a backlog (5 million expired rows of 10 million) is worked through while requests keep their
@@ -137,7 +140,7 @@ export async function sweepExpired(db: Db, options: { until: number; batchSize?:
     total += rows[0]!.removed;
     if (rows[0]!.removed < batchSize || !rows[0]!.last) break;
     from = rows[0]!.last;
-    await new Promise((resolve) => setTimeout(resolve, 7 * (performance.now() - started)));
+    await new Promise((resolve) => setTimeout(resolve, PAUSE_PER_BATCH * (performance.now() - started)));
   }
   return total;
 }
