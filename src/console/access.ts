@@ -18,7 +18,7 @@ import {
 import type { MessageShape } from '@bufbuild/protobuf';
 import type { Db } from '../platform/db.ts';
 import { actsForOrg, authorizePrincipal, projectMemberships } from '../management/auth.ts';
-import type { Caller, Operation, Permission, Principal } from '../management/operation.ts';
+import { orgOwner, type Caller, type Operation, type Permission, type Principal } from '../management/operation.ts';
 import { validatedOnce } from '../management/validate.ts';
 import { rolesOf } from '../members/service.ts';
 import { IAM_OWNER, ORG_OWNER } from '../members/roles.ts';
@@ -113,7 +113,7 @@ export async function readAsOrgOwner<T>(
   const noRequest = (): Message => {
     throw new Error('an org permission reads no request');
   };
-  const caller = await authorize(db, viewer, { kind: 'org', role: ORG_OWNER }, orgId, noRequest);
+  const caller = await authorize(db, viewer, orgOwner, orgId, noRequest);
   return read(db, caller.orgId);
 }
 

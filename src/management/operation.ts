@@ -2,7 +2,7 @@
 // function. Adding an operation means adding one of these to a handler list (handlers/*.ts); every encoding
 // (REST, gRPC, gRPC-Web) serves it through the same authentication, permission check and validation (invoke.ts).
 import type { DescMessage, DescMethodUnary, MessageInitShape, MessageShape } from '@bufbuild/protobuf';
-import { ORG_OWNER } from '../members/roles.ts';
+import { IAM_OWNER, ORG_OWNER } from '../members/roles.ts';
 import type { Roles } from '../members/service.ts';
 import type { Queryable } from '../platform/db.ts';
 import type { HashAdmission } from '../users/passwords.ts';
@@ -23,6 +23,12 @@ export type Permission =
   | { kind: 'instance'; role: string }
   | { kind: 'org'; role: string }
   | { kind: 'project'; role: string; access: 'read' | 'write'; projectOf?: ProjectOf };
+
+/** The permissions most operations name: any signed-in caller, the org owner of the org in context, the instance's
+ *  owner. */
+export const authenticated = { kind: 'authenticated' } as const satisfies Permission;
+export const orgOwner = { kind: 'org', role: ORG_OWNER } as const satisfies Permission;
+export const iamOwner = { kind: 'instance', role: IAM_OWNER } as const satisfies Permission;
 
 /** An authenticated caller of the management API (auth.ts). */
 export interface Principal {

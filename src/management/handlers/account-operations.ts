@@ -7,18 +7,13 @@ import {
   SendHumanResetPasswordNotificationRequest_Type as ResetType,
 } from '@zitadel/proto/zitadel/management_pb.js';
 import type { ManagementDeps } from '../deps.ts';
-import { IAM_OWNER, ORG_OWNER } from '../../members/roles.ts';
 import { HashingBusy } from '../../users/passwords.ts';
 import { getPasswordPolicy, type StoredPolicy } from '../../passwords/current.ts';
 import { changeMyPassword, setHumanPassword, updatePasswordPolicy } from '../../passwords/service.ts';
 import { sendPasswordResetNotification } from '../../passwords/reset.ts';
 import { changeEmail, resendEmailVerification, verifyEmail } from '../../emails/service.ts';
 import { detailsMessage } from '../convert.ts';
-import { callerHash, operation, type Caller, type Operation } from '../operation.ts';
-
-const authenticated = { kind: 'authenticated' } as const;
-const iamOwner = { kind: 'instance', role: IAM_OWNER } as const;
-const orgOwner = { kind: 'org', role: ORG_OWNER } as const;
+import { authenticated, callerHash, iamOwner, operation, orgOwner, type Caller, type Operation } from '../operation.ts';
 
 export function accountOperations(deps: ManagementDeps): Operation[] {
   const { db, instance, hashing, config, secrets, mailer } = deps;

@@ -5,12 +5,9 @@ import type { ManagementDeps } from '../deps.ts';
 import type { StylingType } from '../../idps/queries.ts';
 import { addJwtIdp, getIdpById } from '../../idps/service.ts';
 import { getOrgById, setUpOrg } from '../../orgs/service.ts';
-import { IAM_OWNER } from '../../members/roles.ts';
 import { detailsMessage, enumName, orgMessage, humanInput } from '../convert.ts';
 import { idpMessage } from './idps.ts';
-import { callerHash, operation, type Operation } from '../operation.ts';
-
-const iamOwner = { kind: 'instance', role: IAM_OWNER } as const;
+import { callerHash, iamOwner, operation, type Operation } from '../operation.ts';
 
 export function adminServiceOperations({ db, instance, hashing }: ManagementDeps): Operation[] {
   return [

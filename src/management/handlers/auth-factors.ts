@@ -6,13 +6,12 @@ import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
 import { AuthFactorState, type AuthFactorSchema } from '@zitadel/proto/zitadel/user_pb.js';
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { ManagementDeps } from '../deps.ts';
-import { ORG_OWNER } from '../../members/roles.ts';
 import { FACTOR_KINDS } from '../../factors/registry.ts';
 import type { FactorDeps, FactorEntry } from '../../factors/kind.ts';
 import { addMyOtp, removeOtp, verifyMyOtp } from '../../factors/otp.ts';
 import { getOrgUser, getUserById } from '../../users/service.ts';
 import { detailsMessage } from '../convert.ts';
-import { operation, type Caller, type Operation } from '../operation.ts';
+import { authenticated, operation, orgOwner, type Caller, type Operation } from '../operation.ts';
 
 type AuthFactorMessage = MessageInitShape<typeof AuthFactorSchema>;
 
@@ -31,8 +30,6 @@ async function listFactors(deps: FactorDeps, userId: string): Promise<{ result: 
 
 export function authFactorOperations(deps: ManagementDeps): Operation[] {
   const { db } = deps;
-  const authenticated = { kind: 'authenticated' } as const;
-  const orgOwner = { kind: 'org', role: ORG_OWNER } as const;
   const me = (caller: Caller) => caller.principal.userId;
   // The API has no client address of its own: the lockout counts the caller (as UpdateMyPassword does).
   const callerKey = (caller: Caller) => `caller:${me(caller)}`;

@@ -5,9 +5,7 @@ import type { ManagementDeps } from '../deps.ts';
 import type { Gender } from '../../users/queries.ts';
 import { getUserById, updateMyProfile } from '../../users/service.ts';
 import { detailsMessage, enumName, userMessage } from '../convert.ts';
-import { operation, type Operation } from '../operation.ts';
-
-const authenticated = { kind: 'authenticated' } as const;
+import { authenticated, operation, type Operation } from '../operation.ts';
 
 export function authServiceOperations({ db }: ManagementDeps): Operation[] {
   return [

@@ -7,13 +7,11 @@ import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
 import type { ManagementDeps } from '../deps.ts';
 import { getApp } from '../../apps/service.ts';
 import { listChanges, type ChangeRow } from '../../events/changes.ts';
-import { ORG_OWNER } from '../../members/roles.ts';
 import { getProject } from '../../projects/service.ts';
 import { getOrgUser } from '../../users/service.ts';
 import { changePageOf } from '../list-query.ts';
-import { operation, type Operation, projectRead } from '../operation.ts';
+import { operation, orgOwner, projectRead, type Operation } from '../operation.ts';
 
-const orgOwner = { kind: 'org', role: ORG_OWNER } as const;
 const M = ManagementService.method;
 
 function changeMessage(c: ChangeRow): MessageInitShape<typeof ChangeSchema> {

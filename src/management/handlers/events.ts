@@ -8,10 +8,8 @@ import { AdminService, type ListEventsRequest } from '@zitadel/proto/zitadel/adm
 import type { EventSchema } from '@zitadel/proto/zitadel/event_pb.js';
 import type { ManagementDeps } from '../deps.ts';
 import { listEvents, type EventFilter, type EventRow } from '../../events/audit.ts';
-import { IAM_OWNER } from '../../members/roles.ts';
-import { operation, type Operation } from '../operation.ts';
+import { iamOwner, operation, type Operation } from '../operation.ts';
 
-const iamOwner = { kind: 'instance', role: IAM_OWNER } as const;
 const MAX_EVENTS = 1000;
 
 function timeFilter(req: ListEventsRequest): Pick<EventFilter, 'since' | 'until'> {

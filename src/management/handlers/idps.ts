@@ -13,7 +13,6 @@ import {
   type IDPSchema,
 } from '@zitadel/proto/zitadel/idp_pb.js';
 import type { ManagementDeps } from '../deps.ts';
-import { IAM_OWNER, ORG_OWNER } from '../../members/roles.ts';
 import type { IdpRow, StylingType } from '../../idps/queries.ts';
 import { setIdpState } from '../../idps/state.ts';
 import type { IdpRef } from '../../idps/service.ts';
@@ -23,10 +22,8 @@ import { listUserLinks, removeUserLink } from '../../idps/links.ts';
 import { invalidArgument } from '../../platform/errors.ts';
 import { detailsMessage, enumName, enumNumber, storedDetails } from '../convert.ts';
 import { listDetailsMessage, pageOf, textFilter } from '../list-query.ts';
-import { operation, type Caller, type Operation } from '../operation.ts';
+import { iamOwner, operation, orgOwner, type Caller, type Operation } from '../operation.ts';
 
-const iamOwner = { kind: 'instance', role: IAM_OWNER } as const;
-const orgOwner = { kind: 'org', role: ORG_OWNER } as const;
 const A = AdminService.method;
 
 /** zitadel.idp.v1.IDP: GetIDPByID and ListIDPs. The instance's IdPs are the system's (IDP_OWNER_TYPE_SYSTEM). */

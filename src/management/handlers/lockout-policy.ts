@@ -7,11 +7,10 @@
 import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
 import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
 import type { ManagementDeps } from '../deps.ts';
-import { IAM_OWNER, ORG_OWNER } from '../../members/roles.ts';
 import { getLockoutPolicy, type StoredLockoutPolicy, updateLockoutPolicy } from '../../lockout/policy.ts';
 import { invalidArgument } from '../../platform/errors.ts';
 import { detailsMessage } from '../convert.ts';
-import { operation, type Operation } from '../operation.ts';
+import { iamOwner, operation, orgOwner, type Operation } from '../operation.ts';
 
 export function lockoutPolicyOperations({ db, instance, config }: ManagementDeps): Operation[] {
   // (config is read per call: the README's methods table lists the operations without one)
@@ -48,12 +47,10 @@ export function lockoutPolicyOperations({ db, instance, config }: ManagementDeps
     }),
     operation({
       method: ManagementService.method.getLockoutPolicy,
-      permission: { kind: 'org', role: ORG_OWNER },
+      permission: orgOwner,
       async handle() {
         return { ...(await read()), isDefault: true };
       },
     }),
   ];
 }
-
-const iamOwner = { kind: 'instance', role: IAM_OWNER } as const;

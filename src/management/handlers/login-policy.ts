@@ -10,12 +10,11 @@ import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
 import { PasswordlessType, SecondFactorType } from '@zitadel/proto/zitadel/policy_pb.js';
 import type { Duration } from '@bufbuild/protobuf/wkt';
 import type { ManagementDeps } from '../deps.ts';
-import { IAM_OWNER, ORG_OWNER } from '../../members/roles.ts';
 import { getLoginPolicy, type StoredLoginPolicy } from '../../login-policy/current.ts';
 import { updateLoginPolicy } from '../../login-policy/service.ts';
 import { invalidArgument } from '../../platform/errors.ts';
 import { detailsMessage } from '../convert.ts';
-import { operation, type Operation } from '../operation.ts';
+import { authenticated, iamOwner, operation, orgOwner, type Operation } from '../operation.ts';
 
 const LIFETIMES = [
   ['passwordCheckLifetime', 'PasswordCheckLifetime'],
@@ -76,13 +75,11 @@ export function loginPolicyOperations({ db, instance, config }: ManagementDeps):
     }),
     operation({
       method: ManagementService.method.getLoginPolicy,
-      permission: { kind: 'org', role: ORG_OWNER },
+      permission: orgOwner,
       async handle() {
         return { ...(await read()), isDefault: true };
       },
     }),
-    operation({ method: AuthService.method.getMyLoginPolicy, permission: { kind: 'authenticated' }, handle: read }),
+    operation({ method: AuthService.method.getMyLoginPolicy, permission: authenticated, handle: read }),
   ];
 }
-
-const iamOwner = { kind: 'instance', role: IAM_OWNER } as const;

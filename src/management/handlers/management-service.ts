@@ -11,20 +11,18 @@ import { orgUserGetter } from '../../users/service.ts';
 import { addMachineUser, addMachineUserKey, generateMachineSecret } from '../../users/machine-service.ts';
 import { importHumanUser } from '../../users/human-service.ts';
 import { changeUserState } from '../../users/state.ts';
-import { ORG_OWNER } from '../../members/roles.ts';
 import { detailsMessage, userMessage, humanInput, orgMessage } from '../convert.ts';
 import { API_AUTH_METHODS, appMessage, complianceMessages, oidcConfigInput, TOKEN_TYPES } from '../app-messages.ts';
 import {
   callerHash,
   operation,
+  orgOwner,
   projectPermission,
-  type Caller,
-  type Operation,
   projectRead,
   projectWrite,
+  type Caller,
+  type Operation,
 } from '../operation.ts';
-
-const orgOwner = { kind: 'org', role: ORG_OWNER } as const;
 
 /** keyDetails: the key file JSON, as bytes (base64 in the JSON encoding), compat.md §6. */
 const keyDetails = (keyFile: object) => new TextEncoder().encode(JSON.stringify(keyFile));

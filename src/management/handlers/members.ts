@@ -17,7 +17,6 @@ import {
   type MemberRow,
 } from '../../members/manage.ts';
 import type { ResourceType } from '../../members/queries.ts';
-import { IAM_OWNER, ORG_OWNER } from '../../members/roles.ts';
 import type { MemberResource } from '../../members/service.ts';
 import {
   listUserMemberships,
@@ -29,17 +28,17 @@ import { getProject } from '../../projects/service.ts';
 import { detailsMessage, storedDetails } from '../convert.ts';
 import { listDetailsMessage, pageOf, textFilter } from '../list-query.ts';
 import {
+  iamOwner,
   operation,
+  orgOwner,
   projectPermission,
+  projectRead,
+  projectWrite,
   type Caller,
   type Operation,
   type Permission,
-  projectRead,
-  projectWrite,
 } from '../operation.ts';
 
-const orgOwner = { kind: 'org', role: ORG_OWNER } as const;
-const iamOwner = { kind: 'instance', role: IAM_OWNER } as const;
 const projectMembers: MemberPermissions = {
   read: projectRead,
   write: projectWrite,

@@ -5,16 +5,13 @@ import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
 import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
 import { OrgFieldName, OrgState, type OrgQuery } from '@zitadel/proto/zitadel/org_pb.js';
 import type { ManagementDeps } from '../deps.ts';
-import { IAM_OWNER, ORG_OWNER } from '../../members/roles.ts';
 import { listOrgs, removeOrg, setOrgActive, updateOrg, type OrgFilter } from '../../orgs/lifecycle.ts';
 import { getOrgByDomain } from '../../orgs/service.ts';
 import { invalidArgument } from '../../platform/errors.ts';
 import { detailsMessage, orgMessage } from '../convert.ts';
 import { listDetailsMessage, pageOf, textFilter } from '../list-query.ts';
-import { operation, projectPermission, type Operation } from '../operation.ts';
+import { iamOwner, operation, orgOwner, projectPermission, type Operation } from '../operation.ts';
 
-const orgOwner = { kind: 'org', role: ORG_OWNER } as const;
-const iamOwner = { kind: 'instance', role: IAM_OWNER } as const;
 const M = ManagementService.method;
 
 function orgFilter(query: OrgQuery, i: number): OrgFilter {

@@ -5,14 +5,10 @@ import { AuthService } from '@zitadel/proto/zitadel/auth_pb.js';
 import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
 import { AuthFactorState } from '@zitadel/proto/zitadel/user_pb.js';
 import type { ManagementDeps } from '../deps.ts';
-import { ORG_OWNER } from '../../members/roles.ts';
 import { listPasskeys, removePasskey, type CredentialRow } from '../../passkeys/service.ts';
 import { getOrgUser, getUserById } from '../../users/service.ts';
 import { detailsMessage } from '../convert.ts';
-import { operation, type Caller, type Operation } from '../operation.ts';
-
-const authenticated = { kind: 'authenticated' } as const;
-const orgOwner = { kind: 'org', role: ORG_OWNER } as const;
+import { authenticated, operation, orgOwner, type Caller, type Operation } from '../operation.ts';
 
 /** zitadel.user.v1.WebAuthNToken: only verified credentials are stored, so every one is READY. */
 const tokenMessages = (rows: CredentialRow[]) =>

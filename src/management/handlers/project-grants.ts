@@ -4,7 +4,6 @@ import type { MessageInitShape } from '@bufbuild/protobuf';
 import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
 import { ProjectGrantState, type GrantedProjectSchema } from '@zitadel/proto/zitadel/project_pb.js';
 import type { ManagementDeps } from '../deps.ts';
-import { ORG_OWNER } from '../../members/roles.ts';
 import {
   addProjectGrant,
   getProjectGrant,
@@ -19,9 +18,7 @@ import {
 import { invalidArgument } from '../../platform/errors.ts';
 import { detailsMessage, storedDetails } from '../convert.ts';
 import { listDetailsMessage, pageOf, textFilter } from '../list-query.ts';
-import { operation, type Caller, type Operation, projectRead, projectWrite } from '../operation.ts';
-
-const orgOwner = { kind: 'org', role: ORG_OWNER } as const;
+import { operation, orgOwner, projectRead, projectWrite, type Caller, type Operation } from '../operation.ts';
 
 function grantedProjectMessage(g: ProjectGrantRow): MessageInitShape<typeof GrantedProjectSchema> {
   return {

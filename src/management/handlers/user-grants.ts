@@ -5,7 +5,6 @@ import { AuthService, type UserGrantSchema as MyUserGrantSchema } from '@zitadel
 import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
 import { Type, UserGrantState, type UserGrantQuery, type UserGrantSchema } from '@zitadel/proto/zitadel/user_pb.js';
 import type { ManagementDeps } from '../deps.ts';
-import { ORG_OWNER } from '../../members/roles.ts';
 import {
   addUserGrant,
   getUserGrant,
@@ -26,17 +25,16 @@ import { IAM_OWNER } from '../../members/roles.ts';
 import { detailsMessage, orgMessage, storedDetails } from '../convert.ts';
 import { listDetailsMessage, pageOf, textFilter } from '../list-query.ts';
 import {
+  authenticated,
   operation,
+  orgOwner,
   projectPermission,
+  projectWrite,
   type Caller,
   type Operation,
   type ProjectOf,
-  projectWrite,
 } from '../operation.ts';
 import { invalidArgument } from '../../platform/errors.ts';
-
-const orgOwner = { kind: 'org', role: ORG_OWNER } as const;
-const authenticated = { kind: 'authenticated' } as const;
 
 // The user grants of a project: its PROJECT_OWNER too (ZITADEL's user.grant.*), PROJECT_OWNER_VIEWER reads. The
 // project is the grant's (looked up) or, for the list, the one its projectIdQuery names: without one a project

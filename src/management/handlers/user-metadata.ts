@@ -2,7 +2,6 @@
 // org in context.
 import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
 import type { ManagementDeps } from '../deps.ts';
-import { ORG_OWNER } from '../../members/roles.ts';
 import {
   getUserMetadata,
   listUserMetadata,
@@ -12,9 +11,7 @@ import {
 } from '../../metadata/service.ts';
 import { detailsMessage, storedDetails } from '../convert.ts';
 import { listDetailsMessage, pageOf, textFilter } from '../list-query.ts';
-import { operation, type Caller, type Operation } from '../operation.ts';
-
-const orgOwner = { kind: 'org', role: ORG_OWNER } as const;
+import { operation, orgOwner, type Caller, type Operation } from '../operation.ts';
 
 const userRef = (caller: Caller, req: { id: string }) => ({ orgId: caller.orgId, userId: req.id });
 const metadataMessage = (m: MetadataRow, orgId: string) => ({

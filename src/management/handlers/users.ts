@@ -20,9 +20,8 @@ import { updateHumanPhone, updateHumanProfile, updateMachine, updateUserName } f
 import { TOKEN_TYPES } from '../app-messages.ts';
 import { detailsMessage, enumName, humanInput, storedDetails, userMessage } from '../convert.ts';
 import { listDetailsMessage, pageOf, textFilter } from '../list-query.ts';
-import { callerHash, operation, projectPermission, type Caller, type Operation } from '../operation.ts';
+import { callerHash, operation, orgOwner, projectPermission, type Caller, type Operation } from '../operation.ts';
 
-const orgOwner = { kind: 'org', role: ORG_OWNER } as const;
 const M = ManagementService.method;
 
 const userRef = (caller: Caller, userId: string): UserRef => ({ orgId: caller.orgId, userId });
