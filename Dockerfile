@@ -16,7 +16,7 @@ FROM node:24-bookworm-slim
 # freed, and later blocks, taken from an arena and freed there between other threads' allocations, stayed resident
 # (+54 MB in one process of each of three runs at scale; none with the threshold fixed, issue 18).
 # --heap-growing-percent=30 lets the old generation grow to 1.3x its live size between full collections instead of
-# V8's computed ~1.7x (66 -> 86 MB instead of 112 under the bench); V8 also keeps the pages each collection frees
+# V8's computed ~1.7x (83-99 MB instead of 104-122 under the bench); V8 also keeps the pages each collection frees
 # pooled and resident, so the smaller heap is fewer pooled pages too: V8's pages 125 -> 105 MB resident, peak RSS
 # 242-260 -> 219-220 MB in three alternating rounds, rates within the bench's noise (issue 18). NODE_OPTIONS does
 # not accept that flag, so it is in CMD. The settings apply to each process: with DATABASE_URL the image runs one
