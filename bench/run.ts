@@ -43,7 +43,7 @@ async function main(): Promise<void> {
   const bl = await startBaseline();
   const results: ScenarioResult[] = [];
   try {
-    const prepared = await prepare(gh, step);
+    const prepared = await prepare(gh);
     const scenarios = scenarioList(prepared, {
       ...bl,
       token: await clientCredentialsToken(bl.url, bl.clientCredentials),
@@ -91,7 +91,7 @@ async function benchWorkers(): Promise<void> {
     for (const workers of WORKERS) targets.push(await startGatehouse(randomPort(), { workers }));
     const blPrepared = { ...bl, token: await clientCredentialsToken(bl.url, bl.clientCredentials) };
     const lists: Scenario[][] = [];
-    for (const gh of targets) lists.push(selected(scenarioList(await prepare(gh, step), blPrepared)));
+    for (const gh of targets) lists.push(selected(scenarioList(await prepare(gh), blPrepared)));
     const results: ScenarioResult[][] = targets.map(() => []);
     const everyRound: ScenarioResult[] = [];
     for (const [i, s] of lists[0]!.entries()) {
@@ -166,8 +166,8 @@ async function benchAtScale(): Promise<void> {
     statementTimeoutMs: 60_000,
   });
   try {
-    const onEmpty = selected(scenarioList(await prepare(empty, step), undefined));
-    const onScaled = selected(scenarioList(await prepare(scaled, step), undefined));
+    const onEmpty = selected(scenarioList(await prepare(empty), undefined));
+    const onScaled = selected(scenarioList(await prepare(scaled), undefined));
     const pairs: { empty: ScenarioResult; scaled: ScenarioResult }[] = [];
     for (const [i, s] of onScaled.entries())
       pairs.push({ empty: await runScenario(onEmpty[i]!, empty), scaled: await runScenario(s, scaled) });
@@ -179,7 +179,7 @@ async function benchAtScale(): Promise<void> {
     const pageLoad = [loadBefore, loadavg()[0]!];
     const sweepPairs: SweepPair[] = [];
     if (onScaled.length) step('each scenario on the seeded database again, still and then while the sweep runs');
-    for (const s of selected(scenarioList(await prepare(scaled, step), undefined))) {
+    for (const s of selected(scenarioList(await prepare(scaled), undefined))) {
       const pair: SweepPair = { still: [], sweeping: [], sweep: [] };
       for (let round = 1; round <= ROUNDS; round++) {
         pair.still.push(await runScenario(s, scaled));

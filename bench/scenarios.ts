@@ -48,7 +48,7 @@ export interface Prepared {
   someUser(): LookupUser;
 }
 
-export async function prepare(gh: GatehouseTarget, step: (what: string) => void): Promise<Prepared> {
+export async function prepare(gh: GatehouseTarget): Promise<Prepared> {
   const projectScope = `openid profile urn:zitadel:iam:org:project:id:${gh.projectId}:aud`;
   let refreshPool: Promise<string[]> | undefined;
   const logIn = async () => {
