@@ -1,12 +1,12 @@
 // security.md item 23: every session is revocable on the server. A copy of a browser's cookies, taken while it was
 // signed in to the console and the account page, no longer opens either after "Sign out", a password reset by mail,
-// a password change, locking, deactivating or removing the user, also after the user is unlocked or reactivated;
-// on another node too. The console session's idle and absolute limits hold, its idle clock is written at most once a
-// minute, and expired sessions are swept. Through the real login pages and console at the HTTP level, on both
+// a password change, locking, deactivating or removing the user or deactivating its org, also after the user or org
+// is unlocked or reactivated; on another node too. The console session's idle and absolute limits hold, its idle
+// clock is written at most once a minute, and expired sessions are swept. Through the real login pages and console at the HTTP level, on both
 // databases (the second node on PostgreSQL, where two servers can share a database).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
-import { Browser } from '../helpers/oidc.ts';
+import { Browser, createOrg } from '../helpers/oidc.ts';
 import { callRest, okJson } from '../helpers/management.ts';
 import { lifecycle } from '../helpers/lifecycle.ts';
 import { isPostgres } from '../helpers/postgres.ts';
@@ -36,25 +36,30 @@ describe('console and account sessions end on the server (security.md item 23)',
     await smtp?.close();
   });
 
-  const api = (call: Parameters<typeof callRest>[1]) => callRest(server.url, call, { token: adminToken });
+  const api = (call: Parameters<typeof callRest>[1], orgId?: string) =>
+    callRest(server.url, call, { token: adminToken, orgId });
 
-  /** An ORG_OWNER of the default org (the console lists its users), with a verified e-mail and a password. */
-  async function addOrgOwner(): Promise<{ userId: string; userName: string }> {
+  /** An ORG_OWNER of the org (the default one unless named; the console lists its users), with a verified e-mail
+   *  and a password. */
+  async function addOrgOwner(orgId?: string): Promise<{ userId: string; userName: string }> {
     const userName = unique('owner');
     const { userId } = okJson<{ userId: string }>(
-      await api({
-        service: ManagementService,
-        method: 'ImportHumanUser',
-        rest: ['POST', '/management/v1/users/human/_import'],
-        body: {
-          userName,
-          profile: { firstName: 'Olga', lastName: 'Owner' },
-          email: { email: `${userName}@example.com`, isEmailVerified: true },
-          password: PASSWORD,
+      await api(
+        {
+          service: ManagementService,
+          method: 'ImportHumanUser',
+          rest: ['POST', '/management/v1/users/human/_import'],
+          body: {
+            userName,
+            profile: { firstName: 'Olga', lastName: 'Owner' },
+            email: { email: `${userName}@example.com`, isEmailVerified: true },
+            password: PASSWORD,
+          },
         },
-      }),
+        orgId,
+      ),
     );
-    okJson(await api(lifecycle.addOrgMember(userId, ['ORG_OWNER'])));
+    okJson(await api(lifecycle.addOrgMember(userId, ['ORG_OWNER']), orgId));
     return { userId, userName };
   }
 
@@ -195,6 +200,16 @@ describe('console and account sessions end on the server (security.md item 23)',
     const { userId, userName } = await addOrgOwner();
     const copy = new Map((await signedIn(userName)).cookies);
     okJson(await api(lifecycle.removeUser(userId)));
+    expect(await withCopy(copy)).toEqual(SIGNED_OUT);
+    expect(await consoleSessionsOf(userId)).toBe(0);
+  });
+
+  it('deactivating the org ends every session of its users, which stay ended after it is reactivated', async () => {
+    const orgId = await createOrg(server);
+    const { userId, userName } = await addOrgOwner(orgId);
+    const copy = new Map((await signedIn(userName)).cookies);
+    okJson(await api(lifecycle.orgState('deactivate'), orgId));
+    okJson(await api(lifecycle.orgState('reactivate'), orgId));
     expect(await withCopy(copy)).toEqual(SIGNED_OUT);
     expect(await consoleSessionsOf(userId)).toBe(0);
   });
