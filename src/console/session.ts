@@ -55,7 +55,7 @@ function unseal<T>(deps: LoginDeps, value: string | undefined): T | undefined {
   }
 }
 
-/** The session's id as the browser presents it: anything else than one is no session (nothing is looked up). */
+/** The session's id as the browser presents it; a value of another shape is no session (nothing is looked up). */
 function presentedId(request: FastifyRequest): string | undefined {
   const id = request.cookies[SESSION_COOKIE];
   return id && /^[\w-]{43}$/.test(id) ? id : undefined;
@@ -130,6 +130,9 @@ export async function finishSignIn(
   const provider = deps.oidc.provider();
   const session = await provider.Session.get(provider.createContext(request.raw, reply.raw));
   if (!session.accountId) return undefined;
+  // a new id for every sign-in (no fixation); the browser's previous session, if any, is not left behind
+  const previous = presentedId(request);
+  if (previous) await deleteConsoleSession(deps.db, previous);
   setCookie(deps, reply, await createConsoleSession(deps.db, session.accountId, limits(deps)));
   return consoleReturnPath(signIn.returnTo);
 }
