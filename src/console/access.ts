@@ -22,7 +22,7 @@ import { orgOwner, type Caller, type Operation, type Permission, type Principal 
 import { validatedOnce } from '../management/validate.ts';
 import { rolesOf } from '../members/service.ts';
 import { IAM_OWNER, ORG_OWNER } from '../members/roles.ts';
-import { findActiveUser } from '../users/lookup.ts';
+import type { UserRow } from '../users/lookup.ts';
 
 export interface Viewer {
   principal: Principal;
@@ -38,9 +38,9 @@ export interface Viewer {
   orgChecks: Map<string, Promise<Caller>>;
 }
 
-export async function viewerOf(db: Db, userId: string): Promise<Viewer | undefined> {
-  const user = await findActiveUser(db, userId);
-  if (!user) return undefined;
+/** The viewer the signed-in user is (active: the console session's read checks it, console/session.ts). */
+export async function viewerOf(db: Db, user: Pick<UserRow, 'id' | 'org_id'>): Promise<Viewer> {
+  const userId = user.id;
   const roles = await rolesOf(db, userId);
   const isIamOwner = roles.instance.has(IAM_OWNER);
   const ownedOrgIds = [...roles.orgs].filter(([, r]) => r.has(ORG_OWNER)).map(([id]) => id);

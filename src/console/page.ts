@@ -20,7 +20,7 @@ import { ConfirmRemoval } from '../views/console/components.ts';
 import { ConsoleLayout, type ConsoleFrame, type NavOrg, withOrg } from '../views/console/layout.ts';
 import { html } from '../views/html.ts';
 import { managesOrg, orgInContext, readAsOrgOwner, type Run, type Viewer, viewerOf } from './access.ts';
-import { CONSOLE_PATH, consoleUserId, signInRedirect } from './session.ts';
+import { CONSOLE_PATH, consoleUser, signInRedirect } from './session.ts';
 import { consoleTexts } from './texts.ts';
 
 /** The console pages allow their one script, and nothing else. */
@@ -107,8 +107,8 @@ export function consoleRouter(ui: FastifyInstance, deps: ConsoleDeps): ConsoleRo
     (method: 'GET' | 'POST', path: string, handler: ConsoleHandler) =>
     async (request: FastifyRequest, reply: FastifyReply) => {
       if (method === 'POST') csrf.check(request, login.config.issuer);
-      const userId = consoleUserId(login, request, reply);
-      const viewer = userId && (await viewerOf(login.db, userId));
+      const user = await consoleUser(login, request, reply);
+      const viewer = user && (await viewerOf(login.db, user));
       // A POST without a session goes to its page first; nothing is changed.
       if (!viewer) return method === 'GET' ? signInRedirect(login, request, reply) : reply.redirect(CONSOLE_PATH, 303);
       const locale = chooseLocale(undefined, request.headers['accept-language']);

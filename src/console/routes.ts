@@ -43,7 +43,7 @@ export function registerConsole(ui: FastifyInstance, login: LoginDeps, operation
   });
   ui.post(`${CONSOLE_PATH}/sign-out`, async (request, reply) => {
     consoleCsrf(login).check(request, login.config.issuer);
-    endConsoleSession(login, reply);
+    await endConsoleSession(login, request, reply);
     return reply.redirect(signOutUrl(login.config.issuer), 303);
   });
 }

@@ -1,14 +1,23 @@
-// Who uses the console (issue 22): its own session cookie, scoped to /ui/console and sealed with the instance's
-// encryption key, with an idle and an absolute timeout. Without one the browser goes through an authorization
-// request of the console's built-in client (oidc/account-client.ts; code flow with PKCE and a state bound to this
-// browser by a sealed cookie), so the normal login pages sign it in, and the callback brings it back to the page it
-// asked for. The callback takes the user of the OP session the login created, as the account page does
-// (account/session.ts); the code itself is never redeemed and expires.
+// Who uses the console (issue 22): its own session, scoped to /ui/console, with an idle and an absolute timeout.
+// The session lives on the server (users/console-sessions.ts; the cookie holds only its random id), so that "Sign
+// out", a password change or reset, and locking, deactivating or removing the user end it on every node, a copy
+// of the cookie included (security.md item 23). Without one the browser goes through an authorization request of
+// the console's built-in client (oidc/account-client.ts; code flow with PKCE and a state bound to this browser by a
+// sealed cookie), so the normal login pages sign it in, and the callback brings it back to the page it asked for.
+// The callback takes the user of the OP session the login created, as the account page does (account/session.ts);
+// the code itself is never redeemed and expires.
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { LoginDeps } from '../login/interaction.ts';
 import { CONSOLE_CALLBACK_PATH, CONSOLE_CLIENT_ID } from '../oidc/account-client.ts';
 import { ROUTES } from '../oidc/protocol.ts';
+import {
+  type ConsoleSessionLimits,
+  createConsoleSession,
+  deleteConsoleSession,
+  findConsoleSessionUser,
+} from '../users/console-sessions.ts';
+import { isActive, type UserRow } from '../users/lookup.ts';
 
 export const CONSOLE_PATH = '/ui/console';
 const SESSION_COOKIE = 'gatehouse_console';
@@ -16,16 +25,16 @@ const SIGN_IN_COOKIE = 'gatehouse_console_sign_in';
 const SIGN_IN_SECONDS = 600;
 /** The absolute limit of a console session; the idle limit is GATEHOUSE_CONSOLE_IDLE_TTL. */
 const ABSOLUTE_SECONDS = 12 * 3600;
-/** A session is sealed again (its idle clock restarted) at most this often. */
+/** A session's idle clock is moved on (a write) at most this often. */
 const REFRESH_SECONDS = 60;
 
-interface SealedSession {
-  userId: string;
-  issuedAt: number;
-  seenAt: number;
-}
-
 const now = () => Math.floor(Date.now() / 1000);
+
+const limits = (deps: LoginDeps): ConsoleSessionLimits => ({
+  idleSeconds: deps.config.ttl.consoleIdle,
+  absoluteSeconds: ABSOLUTE_SECONDS,
+  refreshSeconds: REFRESH_SECONDS,
+});
 
 function cookieOptions(deps: LoginDeps, maxAge: number) {
   return {
@@ -46,22 +55,34 @@ function unseal<T>(deps: LoginDeps, value: string | undefined): T | undefined {
   }
 }
 
-/** The signed-in user's id, or undefined (none, tampered, timed out). Restarts the idle clock. */
-export function consoleUserId(deps: LoginDeps, request: FastifyRequest, reply: FastifyReply): string | undefined {
-  const session = unseal<SealedSession>(deps, request.cookies[SESSION_COOKIE]);
-  const t = now();
-  const idle = deps.config.ttl.consoleIdle;
-  if (!session || t - session.seenAt > idle || t - session.issuedAt > ABSOLUTE_SECONDS) return undefined;
-  if (t - session.seenAt > REFRESH_SECONDS) setSession(deps, reply, { ...session, seenAt: t });
-  return session.userId;
+/** The session's id as the browser presents it; a value of another shape is no session (nothing is looked up). */
+function presentedId(request: FastifyRequest): string | undefined {
+  const id = request.cookies[SESSION_COOKIE];
+  return id && /^[\w-]{43}$/.test(id) ? id : undefined;
 }
 
-function setSession(deps: LoginDeps, reply: FastifyReply, session: SealedSession): void {
-  const sealed = deps.secrets.encrypt(JSON.stringify(session));
-  reply.setCookie(SESSION_COOKIE, sealed, cookieOptions(deps, deps.config.ttl.consoleIdle));
+/** The signed-in user, active, or undefined (no session, ended, timed out, or the user not active): one statement,
+ *  which restarts the idle clock at most once a minute; the cookie's lifetime is renewed with it. */
+export async function consoleUser(
+  deps: LoginDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<UserRow | undefined> {
+  const id = presentedId(request);
+  const found = id && (await findConsoleSessionUser(deps.db, id, limits(deps)));
+  if (!found || !isActive(found.user)) return undefined;
+  if (found.refreshed) setCookie(deps, reply, id);
+  return found.user;
 }
 
-export function endConsoleSession(deps: LoginDeps, reply: FastifyReply): void {
+function setCookie(deps: LoginDeps, reply: FastifyReply, id: string): void {
+  reply.setCookie(SESSION_COOKIE, id, cookieOptions(deps, deps.config.ttl.consoleIdle));
+}
+
+/** "Sign out": this browser's session ends on the server, so a copy of its cookie is refused too. */
+export async function endConsoleSession(deps: LoginDeps, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const id = presentedId(request);
+  if (id) await deleteConsoleSession(deps.db, id);
   reply.clearCookie(SESSION_COOKIE, cookieOptions(deps, 0));
 }
 
@@ -109,8 +130,10 @@ export async function finishSignIn(
   const provider = deps.oidc.provider();
   const session = await provider.Session.get(provider.createContext(request.raw, reply.raw));
   if (!session.accountId) return undefined;
-  const t = now();
-  setSession(deps, reply, { userId: session.accountId, issuedAt: t, seenAt: t });
+  // a new id for every sign-in (no fixation); the browser's previous session, if any, is not left behind
+  const previous = presentedId(request);
+  if (previous) await deleteConsoleSession(deps.db, previous);
+  setCookie(deps, reply, await createConsoleSession(deps.db, session.accountId, limits(deps)));
   return consoleReturnPath(signIn.returnTo);
 }
 

@@ -11,6 +11,7 @@ import type { SecretBox } from '../platform/secrets.ts';
 import type { Metrics } from '../platform/metrics.ts';
 import type { InstanceRow } from '../instance/queries.ts';
 import type { MembershipRow } from '../members/queries.ts';
+import { sweepExpiredConsoleSessions } from '../users/console-sessions.ts';
 import { scopeGrantedSilently } from '../consents/service.ts';
 import { createFindAccount } from './accounts.ts';
 import { activeAccessTokenFinder, activeBearerFinder, type ActiveAccessToken } from './access-tokens.ts';
@@ -192,6 +193,8 @@ export async function registerOidc(app: FastifyInstance, deps: OidcDeps): Promis
     run: async () => {
       const removed = await sweepExpired(db, { until: Date.now() + config.oidcSweepIntervalMs / 2 });
       deps.metrics.sweptRows.inc({ model: 'oidc' }, removed);
+      // the console's sessions (security.md item 23) expire on the same clock
+      deps.metrics.sweptRows.inc({ model: 'console' }, await sweepExpiredConsoleSessions(db));
     },
   });
 

@@ -1,6 +1,7 @@
 // SQL of passwords/: the policy row, the "change required" flag (read with the user, users/queries.ts), and ending
 // a user's other sessions.
 import type { Queryable } from '../platform/db.ts';
+import { END_CONSOLE_SESSIONS_OF_USER } from '../users/console-sessions.ts';
 import type { PasswordPolicy } from './policy.ts';
 
 export interface PolicyRow extends PasswordPolicy {
@@ -62,7 +63,8 @@ export async function storePasswordHash(
 
 /** Ends the user's sessions but the one of `keepSessionUid` (the browser that changed the password) and revokes
  *  their refresh tokens (issue 16): whoever knew the old password is signed out everywhere else. The rows are
- *  oidc_payloads (src/oidc/payloads.ts), by the account they belong to. */
+ *  oidc_payloads (src/oidc/payloads.ts), by the account they belong to, and every console session of the user
+ *  (users/console-sessions.ts, security.md item 23). */
 export async function endOtherSessions(tx: Queryable, userId: string, keepSessionUid?: string): Promise<number> {
   const { rowCount } = await tx.query(END_OTHER_SESSIONS, [userId, keepSessionUid ?? null]);
   return rowCount ?? 0;
@@ -71,5 +73,6 @@ export async function endOtherSessions(tx: Queryable, userId: string, keepSessio
 /** Reads only the user's rows by index (oidc_payloads_account_idx, whose predicate it repeats), issue 24:
  *  test/users/artifact-plans.test.ts. */
 export const END_OTHER_SESSIONS = `
+  WITH ${END_CONSOLE_SESSIONS_OF_USER}
   DELETE FROM oidc_payloads WHERE payload ? 'accountId' AND payload->>'accountId' = $1
     AND (model = 'RefreshToken' OR (model = 'Session' AND uid IS DISTINCT FROM $2))`;

@@ -2,6 +2,7 @@
 // production size) and the console's list of a user's sessions (issue 22), apart from users/queries.ts because they
 // read and write oidc_payloads, not users.
 import type { Queryable } from '../platform/db.ts';
+import { END_CONSOLE_SESSIONS_OF_USER } from './console-sessions.ts';
 
 /**
  * Ends everything oidc-provider holds for a user (sessions, grants, codes, tokens) in the caller's transaction:
@@ -11,9 +12,11 @@ import type { Queryable } from '../platform/db.ts';
  * the predicate of the partial index oidc_payloads_account_idx, without which PostgreSQL cannot use that index and
  * reads every stored payload (4 to 24 s at 10 million), and it names the user's grants as an array computed once, so
  * that both lookups are index scans of one bitmap rather than a join (0.2-0.4 ms there; migration 0050 keeps its
- * estimate, and so its cost, as small as the rows it reads).
+ * estimate, and so its cost, as small as the rows it reads). The user's console sessions end in the same
+ * statement (users/console-sessions.ts, security.md item 23).
  */
 export const DELETE_OIDC_ARTIFACTS_OF_USER = `
+  WITH ${END_CONSOLE_SESSIONS_OF_USER}
   DELETE FROM oidc_payloads
   WHERE (payload ? 'accountId' AND payload->>'accountId' = $1)
      OR grant_id = ANY (ARRAY(SELECT grant_id FROM oidc_payloads
@@ -25,7 +28,7 @@ export async function deleteOidcArtifactsOfUser(tx: Queryable, userId: string): 
 }
 
 /** The same for every user of an org (DeactivateOrg, RemoveOrg), as two statements so that the org's users are
- *  read once in each: the rows of the grants its users hold, then the users' own rows. */
+ *  read once in each: the rows of the grants its users hold, then the users' own rows and console sessions. */
 export async function deleteOidcArtifactsOfOrgUsers(tx: Queryable, orgId: string): Promise<number> {
   const owned = `payload ? 'accountId' AND payload->>'accountId' = ANY(ARRAY(SELECT id FROM users WHERE org_id = $1))`;
   const grants = await tx.query(
@@ -33,7 +36,12 @@ export async function deleteOidcArtifactsOfOrgUsers(tx: Queryable, orgId: string
        SELECT grant_id FROM oidc_payloads WHERE ${owned} AND grant_id IS NOT NULL))`,
     [orgId],
   );
-  const rest = await tx.query(`DELETE FROM oidc_payloads WHERE ${owned}`, [orgId]);
+  const rest = await tx.query(
+    `WITH console_sessions_ended AS (
+       DELETE FROM console_sessions WHERE user_id = ANY(ARRAY(SELECT id FROM users WHERE org_id = $1)))
+     DELETE FROM oidc_payloads WHERE ${owned}`,
+    [orgId],
+  );
   return (grants.rowCount ?? 0) + (rest.rowCount ?? 0);
 }
 

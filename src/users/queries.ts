@@ -66,7 +66,8 @@ export const USER_PROFILE_COLUMNS =
   `o.name AS org_name, o.state AS org_state`;
 
 const USER_CREDENTIAL_COLUMNS = 'u.password_hash, u.secret_hash, u.password_change_required, u.factor_kinds';
-const USER_COLUMNS = `${USER_PROFILE_COLUMNS}, ${USER_CREDENTIAL_COLUMNS}`;
+/** Every column of a UserRow (users u JOIN orgs o). */
+export const USER_COLUMNS = `${USER_PROFILE_COLUMNS}, ${USER_CREDENTIAL_COLUMNS}`;
 
 const SELECT_USER = `SELECT ${USER_COLUMNS} FROM users u JOIN orgs o ON o.id = u.org_id`;
 
