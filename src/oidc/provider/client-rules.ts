@@ -28,7 +28,8 @@ export function patchClients(provider: Provider, secrets: SecretBox): void {
   // endpoint refuses every grant (authorization_code, refresh_token, client_credentials, JWT profile) with
   // unauthorized_client (responses.ts) after client authentication and before any grant handler runs, so nothing
   // is issued (security.md §3: a code gives tokens only to the client that may redeem it). The library's client
-  // schema adds authorization_code to any client with response type code, hence this rule instead of metadata.
+  // schema adds authorization_code to any client with response type code, hence this rule instead of metadata. (The
+  // library also asks it which tokens a revoked grant takes: their codes are then left to expire, redeeming nothing.)
   const grantTypeAllowed = Client.prototype.grantTypeAllowed as (this: { clientId: string }, type: string) => boolean;
   Client.prototype.grantTypeAllowed = function builtInClientsRedeemNothing(this: { clientId: string }, type: string) {
     return !isBuiltInClient(this.clientId) && grantTypeAllowed.call(this, type);
