@@ -1,6 +1,7 @@
 // A relying party for the login tests: a callback page on loopback and openid-client 6 for discovery, the
-// authorization URL with PKCE and the code exchange.
-import { createServer } from 'node:http';
+// authorization URL with PKCE and the code exchange; and a single-page app's origin that serves oidc-client-ts.
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as oidc from 'openid-client';
 
@@ -15,6 +16,10 @@ export async function startCallbackServer(): Promise<CallbackServer> {
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
     res.end('<!doctype html><title>Relying party</title><h1 id="rp">Back at the application</h1>');
   });
+  return listenOnLoopback(server);
+}
+
+async function listenOnLoopback(server: Server): Promise<CallbackServer> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
@@ -25,6 +30,25 @@ export async function startCallbackServer(): Promise<CallbackServer> {
         server.close(() => resolve());
       }),
   };
+}
+
+/** oidc-client-ts's browser build (global `oidc`), the library ZITADEL's @zitadel/react wraps. */
+const OIDC_CLIENT_TS = new URL('../../node_modules/oidc-client-ts/dist/browser/oidc-client-ts.js', import.meta.url);
+
+/** Another loopback origin for a single-page app: every path is a page that loads oidc-client-ts from this origin
+ *  (no third-party host); the test drives the library through the page. */
+export async function startSinglePageApp(): Promise<CallbackServer> {
+  const library = readFileSync(OIDC_CLIENT_TS);
+  const server = createServer((req, res) => {
+    if (req.url === '/oidc-client-ts.js') {
+      res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8' });
+      res.end(library);
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    res.end('<!doctype html><title>Single-page app</title><script src="/oidc-client-ts.js"></script><h1>SPA</h1>');
+  });
+  return listenOnLoopback(server);
 }
 
 export interface AuthorizationStart {

@@ -2,7 +2,7 @@
 // access tokens issued from it; 200 for unknown and revoked tokens; another client's token is refused.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { basic, Browser, createOidcApp, postForm, userTokens } from '../helpers/oidc.ts';
+import { basic, Browser, CALLBACK, createOidcApp, postForm, userTokens } from '../helpers/oidc.ts';
 
 describe('revocation', () => {
   let server: TestServer;
@@ -82,5 +82,51 @@ describe('revocation', () => {
       { authorization: basic(other.clientId, 'wrong') },
     );
     expect([unauthenticated.status, unauthenticated.json.error]).toEqual([401, 'invalid_client']);
+  });
+
+  // oidc-client-ts (ZITADEL's @zitadel/react) accepts an answer only with a JSON content type or none: an empty body
+  // labelled text/plain makes it throw and leave the refresh token alive (test/e2e/spa-revocation-browser.test.ts).
+  it('answers without content carry no content type: revocation, CORS preflights, end_session by POST', async () => {
+    const confidential = await createOidcApp(server, { authMethod: 'basic' });
+    const spa = await createOidcApp(server, { authMethod: 'none', appType: 'user_agent' });
+    const origin = new URL(CALLBACK).origin;
+    const answers = [
+      await postForm(revoke, { token: 'unknown-token' }, { authorization: basic(confidential.clientId, 'x') }),
+      await postForm(
+        revoke,
+        { token: 'unknown-token' },
+        { authorization: basic(confidential.clientId, confidential.clientSecret!) },
+      ),
+      await postForm(revoke, { token: 'unknown-token', client_id: spa.clientId }, { origin }),
+    ];
+    expect(answers.map((a) => [a.status, a.headers.get('content-type'), a.text])).toEqual([
+      [401, 'application/json; charset=utf-8', expect.stringContaining('invalid_client')],
+      [200, null, ''],
+      [200, null, ''],
+    ]);
+    expect(answers[2]!.headers.get('access-control-allow-origin')).toBe(origin);
+
+    const preflights = [
+      '/oauth/v2/token',
+      '/oauth/v2/revoke',
+      '/oauth/v2/introspect',
+      '/oidc/v1/userinfo',
+      '/oauth/v2/keys',
+      '/.well-known/openid-configuration',
+    ];
+    for (const path of preflights) {
+      const res = await fetch(`${server.url}${path}`, {
+        method: 'OPTIONS',
+        headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+      });
+      expect([path, res.status, res.headers.get('content-type'), await res.text()]).toEqual([path, 204, null, '']);
+    }
+
+    const endSession = await fetch(`${server.url}/oidc/v1/end_session`, { method: 'POST', redirect: 'manual' });
+    expect([endSession.status, endSession.headers.get('content-type'), await endSession.text()]).toEqual([
+      303,
+      null,
+      '',
+    ]);
   });
 });

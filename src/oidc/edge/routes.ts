@@ -5,6 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
 import type { Config } from '../../config.ts';
 import { tooManyRequests } from '../../platform/rate-limit.ts';
+import { isBuiltInClient } from '../account-client.ts';
 import { tokenRequestClientKind, type ClientRateLimit } from '../client-rate-limit.ts';
 import { encodeForEdge } from '../jwt-access-tokens.ts';
 import type { ProviderPages } from '../pages.ts';
@@ -156,15 +157,16 @@ function mountProviderRoutes(
       const authorization = request.headers.authorization;
       const jwtProfileIssuer = jwtProfileClient(form, authorization);
       const clientKind = tokenRequestClientKind(form.get('grant_type'));
-      const limit = clientRateLimit.check(
-        clientKind,
-        presentedClientId(form, authorization) ?? jwtProfileIssuer,
-        request.ip,
-      );
+      const presented = presentedClientId(form, authorization);
+      const limit = clientRateLimit.check(clientKind, presented ?? jwtProfileIssuer, request.ip);
       if (!limit.allowed) return tooManyRequests(reply, limit);
-      // cross-origin requests go to the provider, whose CORS rules refuse them for machine clients
+      // Cross-origin requests go to the provider, whose CORS rules refuse them for machine clients; so do those of a
+      // built-in client's ID, which the provider refuses (provider/client-rules.ts): no fast path may serve them,
+      // not even a machine user that bears that name.
       const served =
-        request.headers.origin === undefined ? await fastToken(form, authorization, jwtProfileIssuer) : undefined;
+        request.headers.origin === undefined && !isBuiltInClient(presented)
+          ? await fastToken(form, authorization, jwtProfileIssuer)
+          : undefined;
       if (served) {
         clientRateLimit.hit(clientKind, served.clientId);
         allowOrigin(request, reply, 'WWW-Authenticate');

@@ -1,5 +1,5 @@
-// Around every provider route: the security headers of our own pages, and the error codes where the library's differ
-// from the interface's tables (oidc-provider-findings §4, §10).
+// Around every provider route: the security headers of our own pages, no content type on an empty body, and the error
+// codes where the library's differ from the interface's tables (oidc-provider-findings §4, §10).
 import type { KoaContextWithOIDC } from 'oidc-provider';
 
 /** Koa middleware around every provider route: security headers, and responses adjusted to the interface's tables. */
@@ -11,6 +11,10 @@ export async function providerResponses(ctx: KoaContextWithOIDC, next: () => Pro
   ctx.set('referrer-policy', 'no-referrer');
   ctx.set('x-content-type-options', 'nosniff');
   await next();
+  // An empty body is no text: Koa labels `ctx.body = ''` (revocation's 200, RFC 7009 §2.2) text/plain, which clients
+  // that accept only JSON or nothing (oidc-client-ts, as ZITADEL's own @zitadel/react uses it) take for an error, so
+  // they never revoke the refresh token. No content, no Content-Type (RFC 9110 §8.3).
+  if (ctx.body === '') ctx.remove('Content-Type');
   const route = ctx.oidc?.route;
   const body = ctx.body as Record<string, unknown> | undefined;
   if (
