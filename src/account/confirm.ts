@@ -11,7 +11,7 @@ import type { UserRow } from '../users/lookup.ts';
 import { HashRefusal } from '../users/passwords.ts';
 import type { AccountDeps } from './deps.ts';
 
-/** The form's `code` when one was typed, else its `password`; the refusal when the hashing queue has no place for it. */
+/** The form's `code` when one was typed, else its `password`; the refusal when the hashing queue has no place. */
 export async function confirmChange(
   deps: AccountDeps,
   request: FastifyRequest,
