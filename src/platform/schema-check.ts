@@ -45,7 +45,8 @@ export class SchemaCheck {
     return { version, mismatch };
   }
 
-  /** Checks now and every `intervalMs` until stop(); an unreachable database is readiness's to report, not this loop's. */
+  /** Checks now and every `intervalMs` until stop(); an unreachable database is readiness's to report, not this
+   *  loop's. */
   start(intervalMs = SCHEMA_CHECK_INTERVAL_MS): void {
     void this.check().catch(() => {});
     this.#timer = setInterval(() => void this.check().catch(() => {}), intervalMs);
@@ -59,10 +60,12 @@ export class SchemaCheck {
   #mismatch(version: number): string | undefined {
     const code = this.#codeVersion;
     if (version > code) {
-      return `database schema is at ${version}, newer than ${code} of this code: a newer release migrated it, replace this node with that release`;
+      const next = 'a newer release migrated it, replace this node with that release';
+      return `database schema is at ${version}, newer than ${code} of this code: ${next}`;
     }
     if (version < code) {
-      return `database schema is at ${version}, older than ${code} of this code: it was not migrated (or was restored from before a migration)`;
+      const why = 'it was not migrated, or was restored from before a migration';
+      return `database schema is at ${version}, older than ${code} of this code: ${why}`;
     }
     return undefined;
   }
