@@ -16,7 +16,7 @@ import {
 } from './platform/http.ts';
 import { requestLogger } from './platform/logger.ts';
 import { registerHealthRoutes, type Lifecycle } from './platform/health.ts';
-import { DATABASE_RETRY_AFTER, isClientAbort, isDatabaseUnavailable, requestErrorStatus } from './platform/errors.ts';
+import { classifyError } from './platform/error-class.ts';
 import { registerMetricsRoutes, type Metrics } from './platform/metrics.ts';
 import { RateLimiter, registerIpRateLimit } from './platform/rate-limit.ts';
 import { registerOidc } from './oidc/plugin.ts';
@@ -84,20 +84,22 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     done();
   });
   app.setErrorHandler((error: Error & { statusCode?: number }, request, reply) => {
-    if (isClientAbort(error)) {
+    const kind = classifyError(error);
+    if (kind.kind === 'aborted') {
       // nobody is left to read the answer; below warning, so that alerts on errors mean server failures
       request.log.info('client aborted the request');
       return reply.code(400).send({ error: 'invalid_request', error_description: 'request aborted' });
     }
-    if (isDatabaseUnavailable(error)) {
+    if (kind.kind === 'outage') {
       request.log.error({ err: error }, 'database unavailable');
       return reply
         .code(503)
-        .header('retry-after', String(DATABASE_RETRY_AFTER))
+        .header('retry-after', String(kind.retryAfter))
         .send({ error: 'temporarily_unavailable', error_description: 'the service is temporarily unavailable' });
     }
-    const status = requestErrorStatus(error);
+    const { status } = kind;
     if (status >= 500) request.log.error({ err: error }, 'request failed');
+    if (kind.retryAfter !== undefined) reply.header('retry-after', String(kind.retryAfter));
     return reply.code(status).send({
       error: status >= 500 ? 'server_error' : 'invalid_request',
       error_description: status >= 500 ? 'unexpected error' : error.message,

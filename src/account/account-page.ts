@@ -9,7 +9,8 @@ import { updateMyProfile } from '../users/service.ts';
 import type { Gender } from '../users/queries.ts';
 import { changeEmail, resendEmailVerification, TooManyCodes, verifyEmail } from '../emails/service.ts';
 import { changeMyPassword, PasswordCheckLocked } from '../passwords/service.ts';
-import { HASHING_RETRY_AFTER } from '../users/passwords.ts';
+import { HashRefusal } from '../users/passwords.ts';
+import { answerHashRefusal } from '../login/hash-refusal.ts';
 import { format, SUPPORTED_LOCALES, type Texts } from '../login/i18n.ts';
 import { formField } from '../login/interaction.ts';
 import { passwordHelp, policyRefusal } from '../login/password-rules.ts';
@@ -240,10 +241,7 @@ function mailLimit(deps: AccountDeps, request: FastifyRequest, reply: FastifyRep
 
 export const submitPassword = accountPost(async (deps, request, reply, { session, user, t }) => {
   const slot = deps.hashing.tryAdmit(request.ip);
-  if (!slot) {
-    reply.header('retry-after', String(HASHING_RETRY_AFTER));
-    return renderAccount(deps, request, reply, user, { status: 503, alert: t.errorBusy });
-  }
+  if (slot instanceof HashRefusal) return renderAccount(deps, request, reply, user, answerHashRefusal(reply, slot, t));
   try {
     await changeMyPassword(
       deps.db,

@@ -8,14 +8,15 @@ import { otpKind } from '../factors/otp-kind.ts';
 import { recoveryKind } from '../factors/recovery-kind.ts';
 import { formField } from '../login/interaction.ts';
 import type { UserRow } from '../users/lookup.ts';
+import { HashRefusal } from '../users/passwords.ts';
 import type { AccountDeps } from './deps.ts';
 
-/** The form's `code` when one was typed, else its `password`; 'busy' when the hashing queue is full. */
+/** The form's `code` when one was typed, else its `password`; the refusal when the hashing queue has no place. */
 export async function confirmChange(
   deps: AccountDeps,
   request: FastifyRequest,
   user: UserRow,
-): Promise<FactorCheck | 'busy'> {
+): Promise<FactorCheck | HashRefusal> {
   const attempt = { userId: user.id, ip: request.ip, uid: '' };
   const code = (formField(request, 'code') ?? '').trim();
   if (code) {
@@ -24,7 +25,7 @@ export async function confirmChange(
   }
   const password = formField(request, 'password') ?? '';
   const slot = deps.hashing.tryAdmit(request.ip);
-  if (!slot) return 'busy';
+  if (slot instanceof HashRefusal) return slot;
   try {
     return await countedCheck(deps.db, deps.config.lockout, attempt, async () =>
       user.password_hash && password

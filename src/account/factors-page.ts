@@ -11,7 +11,8 @@ import { addMyOtp, OtpCheckLocked, pendingOtp, removeOtp, verifyMyOtp, type NewO
 import { renewRecoveryCodes } from '../factors/recovery-codes.ts';
 import { countRecoveryCodes } from '../factors/queries.ts';
 import { qrPath } from '../factors/qr.ts';
-import { HASHING_RETRY_AFTER } from '../users/passwords.ts';
+import { HashRefusal } from '../users/passwords.ts';
+import { answerHashRefusal } from '../login/hash-refusal.ts';
 import { otpKind } from '../factors/otp-kind.ts';
 import { accountPost, signedInUser } from './account-page.ts';
 import { confirmChange } from './confirm.ts';
@@ -123,10 +124,8 @@ function confirmedPost(
 ): AccountHandler {
   return accountPost(async (deps, request, reply, { user, t }) => {
     const check = await confirmChange(deps, request, user);
-    if (check === 'busy') {
-      reply.header('retry-after', String(HASHING_RETRY_AFTER));
-      return renderFactors(deps, request, reply, user, { status: 503, alert: t.errorBusy });
-    }
+    if (check instanceof HashRefusal)
+      return renderFactors(deps, request, reply, user, answerHashRefusal(reply, check, t));
     if (check.ok) return change(deps, request, reply, user);
     if (check.retryAfter) {
       reply.header('retry-after', String(check.retryAfter));

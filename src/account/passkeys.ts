@@ -6,7 +6,8 @@ import { AppError, Code } from '../platform/errors.ts';
 import { format } from '../login/i18n.ts';
 import { formField } from '../login/interaction.ts';
 import { credentialOf, rpOf } from '../login/passkey-flow.ts';
-import { HASHING_RETRY_AFTER } from '../users/passwords.ts';
+import { HashRefusal } from '../users/passwords.ts';
+import { answerHashRefusal } from '../login/hash-refusal.ts';
 import { finishRegistration, PASSKEY_NAME_MAX, removePasskey, startRegistration } from '../passkeys/service.ts';
 import { loginName } from '../users/lookup.ts';
 import { accountPost, done, renderAccount } from './account-page.ts';
@@ -48,10 +49,8 @@ export const submitPasskey = accountPost(async (deps, request, reply, { session,
 
 export const submitRemovePasskey = accountPost(async (deps, request, reply, { user, t }) => {
   const check = await confirmChange(deps, request, user);
-  if (check === 'busy') {
-    reply.header('retry-after', String(HASHING_RETRY_AFTER));
-    return renderAccount(deps, request, reply, user, { status: 503, alert: t.errorBusy });
-  }
+  if (check instanceof HashRefusal)
+    return renderAccount(deps, request, reply, user, answerHashRefusal(reply, check, t));
   if (!check.ok && check.retryAfter) {
     reply.header('retry-after', String(check.retryAfter));
     const alert = format(t.errorLocked!, { seconds: check.retryAfter });

@@ -3,7 +3,8 @@
 // (security.md §17), and is limited per client address here and per account in passwords/reset.ts.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, Code } from '../platform/errors.ts';
-import { HASHING_RETRY_AFTER } from '../users/passwords.ts';
+import { HashRefusal } from '../users/passwords.ts';
+import { answerHashRefusal } from '../login/hash-refusal.ts';
 import { findUserByLoginName } from '../users/lookup.ts';
 import { verifyEmail } from '../emails/service.ts';
 import { requestPasswordReset, resetPasswordWithCode } from '../passwords/reset.ts';
@@ -147,10 +148,7 @@ export const submitPasswordReset: AccountHandler = async (deps, request, reply) 
     code: formField(request, 'code') ?? '',
   };
   const slot = deps.hashing.tryAdmit(request.ip);
-  if (!slot) {
-    reply.header('retry-after', String(HASHING_RETRY_AFTER));
-    return renderReset(deps, request, reply, input, { status: 503, alert: t.errorBusy });
-  }
+  if (slot instanceof HashRefusal) return renderReset(deps, request, reply, input, answerHashRefusal(reply, slot, t));
   try {
     // an unknown login name fails like a wrong code, after the same work (security.md §17)
     const userId = input.user ?? (input.loginName && (await findUserByLoginName(deps.db, input.loginName))?.id);

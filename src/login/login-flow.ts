@@ -20,7 +20,8 @@ import { afterFirstFactor } from './second-factor-flow.ts';
 import { showOpenRegistration } from './register-flow.ts';
 import { showConsent } from './consent-flow.ts';
 import { refuseSignIn } from './refused.ts';
-import { HASHING_RETRY_AFTER, type HashSlot } from '../users/passwords.ts';
+import { HashRefusal, type HashSlot } from '../users/passwords.ts';
+import { answerHashRefusal } from './hash-refusal.ts';
 import { showRequiredChange } from './password-change-flow.ts';
 import { forgotPasswordUrl } from '../account/urls.ts';
 import { goToIdp, requestedIdpId } from './jwt-idp-flow.ts';
@@ -92,11 +93,11 @@ export const submitPassword: Handler = async (deps, request, reply) => {
   // The place in the hashing queue comes first (issue 26 §6): it costs nothing, and a request over the bounds is
   // answered before any database work, with the same form to send again in a moment.
   const slot = deps.hashing.tryAdmit(request.ip);
-  if (!slot) {
+  if (slot instanceof HashRefusal) {
     deps.metrics.logins.inc({ result: 'busy' });
     const page = interactionPageOf(deps, request);
-    reply.header('retry-after', String(HASHING_RETRY_AFTER));
-    return renderPassword(deps, page, reply, 503, loginName, { alert: deps.pages.texts(page.locale).errorBusy });
+    const { status, alert } = answerHashRefusal(reply, slot, deps.pages.texts(page.locale));
+    return renderPassword(deps, page, reply, status, loginName, { alert });
   }
   try {
     return await withPasswordCheckAhead(deps, request, loginName, () =>

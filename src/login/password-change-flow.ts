@@ -5,7 +5,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { storeNewPassword } from '../passwords/service.ts';
 import { checkPasswordPolicy } from '../passwords/current.ts';
-import { HASHING_RETRY_AFTER, type HashSlot } from '../users/passwords.ts';
+import { HashRefusal, type HashSlot } from '../users/passwords.ts';
+import { answerHashRefusal } from './hash-refusal.ts';
 import { describeAccounts } from '../users/accounts.ts';
 import {
   formField,
@@ -53,12 +54,12 @@ export async function submitRequiredChange(
   reply: FastifyReply,
 ): Promise<FastifyReply> {
   const slot = deps.hashing.tryAdmit(request.ip);
-  if (!slot) {
+  if (slot instanceof HashRefusal) {
     const page = interactionPageOf(deps, request);
-    reply.header('retry-after', String(HASHING_RETRY_AFTER));
+    const { status, alert } = answerHashRefusal(reply, slot, deps.pages.texts(page.locale));
     const userId = openUser(deps, page.uid, formField(request, 'ticket'));
     if (!userId) return ticketExpired(deps, page, reply);
-    return showRequiredChange(deps, page, reply, userId, 503, { alert: deps.pages.texts(page.locale).errorBusy });
+    return showRequiredChange(deps, page, reply, userId, status, { alert });
   }
   try {
     return await change(deps, request, reply, slot);

@@ -4,7 +4,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { registrationSchema, NAME_MAX_LENGTH } from '../users/schema.ts';
 import { registerHuman } from '../users/register.ts';
 import { USER_NAME_REFUSED } from '../users/user-name.ts';
-import { HASHING_RETRY_AFTER, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, type HashSlot } from '../users/passwords.ts';
+import { HashRefusal, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, type HashSlot } from '../users/passwords.ts';
+import { answerHashRefusal } from './hash-refusal.ts';
 import { AppError, Code } from '../platform/errors.ts';
 import { format, type Texts } from './i18n.ts';
 import {
@@ -120,10 +121,10 @@ export async function submitRegister(
   // The place in the hashing queue comes first (issue 26 §6), as for the password page: over the bounds, the form
   // comes back at once, before any database work.
   const slot = deps.hashing.tryAdmit(request.ip);
-  if (!slot) {
+  if (slot instanceof HashRefusal) {
     const page = interactionPageOf(deps, request);
-    reply.header('retry-after', String(HASHING_RETRY_AFTER));
-    return showRegistration(deps, page, reply, 503, values, {}, deps.pages.texts(page.locale).errorBusy);
+    const { status, alert } = answerHashRefusal(reply, slot, deps.pages.texts(page.locale));
+    return showRegistration(deps, page, reply, status, values, {}, alert);
   }
   try {
     return await register(deps, request, reply, values, slot);

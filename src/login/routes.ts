@@ -25,7 +25,7 @@ import { showPasskey, submitPasskey } from './passkey-flow.ts';
 import { submitFactorDone, submitFactorSetup, submitSecondFactor } from './second-factor-flow.ts';
 import { continueWithIdp, JWT_AUTHORIZE_PATH, receiveJwt } from './jwt-idp-flow.ts';
 import { IdpKeyCache } from '../idps/jwt-token.ts';
-import { isClientAbort, requestErrorStatus } from '../platform/errors.ts';
+import { classifyError } from '../platform/error-class.ts';
 import { ErrorPage } from '../views/messages.ts';
 import { unitOfWork, writeQueued } from '../oidc/write-behind.ts';
 import { withLoginPageRows } from './page-read-ahead.ts';
@@ -135,8 +135,6 @@ export async function registerLogin(
           }),
         );
       }
-      // not a server failure (issue 26 item 9)
-      if (isClientAbort(error)) request.log.info('client aborted the request');
       // oidc-provider's SessionNotFound: the interaction expired, was finished, or its cookie is missing.
       if (error.name === 'SessionNotFound') {
         return pages.send(
@@ -148,14 +146,32 @@ export async function registerLogin(
           }),
         );
       }
-      const status = requestErrorStatus(error);
-      if (status === 500) request.log.error({ err: error }, 'login page failed');
+      // The database is unreachable: 503 with Retry-After, as the API and the OAuth endpoints answer it, so the
+      // person and any monitor see a temporary outage to retry, not a failure of the page (security.md §26).
+      const kind = classifyError(error);
+      if (kind.kind === 'outage') {
+        request.log.error({ err: error }, 'database unavailable');
+        reply.header('retry-after', String(kind.retryAfter));
+        return pages.send(
+          reply,
+          pages.render(503, locale, ErrorPage, 'errorTitle', {
+            title: t.errorTitle,
+            message: t.errorUnavailable,
+            code: 'temporarily_unavailable',
+          }),
+        );
+      }
+      // not a server failure (issue 26 item 9): logged below warning, answered as the client's
+      if (kind.kind === 'aborted') request.log.info('client aborted the request');
+      const status = kind.kind === 'aborted' ? 400 : kind.status;
+      if (status >= 500) request.log.error({ err: error }, 'login page failed');
+      if (kind.kind === 'status' && kind.retryAfter !== undefined) reply.header('retry-after', String(kind.retryAfter));
       return pages.send(
         reply,
         pages.render(status, locale, ErrorPage, 'errorTitle', {
           title: t.errorTitle,
           message: t.errorGeneric,
-          code: status === 500 ? 'server_error' : 'invalid_request',
+          code: status >= 500 ? 'server_error' : 'invalid_request',
         }),
       );
     });

@@ -4,41 +4,23 @@ import { create } from '@bufbuild/protobuf';
 import { ConnectError } from '@connectrpc/connect';
 import { ErrorDetailSchema } from '@zitadel/proto/zitadel/message_pb.js';
 import type { FastifyBaseLogger } from 'fastify';
-import {
-  AppError,
-  Code,
-  DatabaseUnavailable,
-  invalidArgument,
-  isClientAbort,
-  isDatabaseUnavailable,
-} from '../platform/errors.ts';
-
-const HTTP_STATUS: Record<number, number> = {
-  [Code.InvalidArgument]: 400,
-  [Code.FailedPrecondition]: 400,
-  [Code.NotFound]: 404,
-  [Code.AlreadyExists]: 409,
-  [Code.PermissionDenied]: 403,
-  [Code.Unauthenticated]: 401,
-  [Code.ResourceExhausted]: 429,
-  [Code.Unimplemented]: 501,
-  [Code.Unavailable]: 503,
-  [Code.Internal]: 500,
-};
+import { AppError, Code, DatabaseUnavailable, invalidArgument } from '../platform/errors.ts';
+import { classifyError, httpStatusOf } from '../platform/error-class.ts';
 
 /** Any thrown value as the AppError the client may see; unexpected ones are logged here and nowhere else. */
 export function toAppError(error: unknown, log: FastifyBaseLogger): AppError {
   if (error instanceof AppError) return error;
-  if (isClientAbort(error)) {
-    log.info('client aborted the request');
-    return invalidArgument('request aborted');
+  switch (classifyError(error).kind) {
+    case 'aborted':
+      log.info('client aborted the request');
+      return invalidArgument('request aborted');
+    case 'outage':
+      log.error({ err: error }, 'database unavailable');
+      return new DatabaseUnavailable(error);
+    default:
+      log.error({ err: error }, 'management call failed');
+      return new AppError(Code.Internal, 'Errors.Internal', 'API-internal');
   }
-  if (isDatabaseUnavailable(error)) {
-    log.error({ err: error }, 'database unavailable');
-    return new DatabaseUnavailable(error);
-  }
-  log.error({ err: error }, 'management call failed');
-  return new AppError(Code.Internal, 'Errors.Internal', 'API-internal');
 }
 
 export interface RestError {
@@ -50,7 +32,7 @@ export function restError(error: AppError): RestError {
   const body: RestError['body'] = { code: error.code, message: error.publicMessage };
   if (error.id)
     body.details = [{ '@type': 'type.googleapis.com/zitadel.v1.ErrorDetail', id: error.id, message: error.message }];
-  return { status: HTTP_STATUS[error.code] ?? 500, body };
+  return { status: httpStatusOf(error.code), body };
 }
 
 export function connectError(error: AppError): ConnectError {

@@ -14,7 +14,8 @@ import { http } from '@zitadel/proto/google/api/annotations_pb.js';
 import type { HttpRule } from '@zitadel/proto/google/api/http_pb.js';
 import { openapiv2_swagger } from '@zitadel/proto/protoc-gen-openapiv2/options/annotations_pb.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, Code, invalidArgument, isClientAbort, requestErrorStatus } from '../platform/errors.ts';
+import { AppError, Code, invalidArgument } from '../platform/errors.ts';
+import { classifyError } from '../platform/error-class.ts';
 import { restError, toAppError } from './errors.ts';
 import { decodeJson } from './json.ts';
 import type { Invoke } from './invoke.ts';
@@ -79,7 +80,8 @@ export function registerRestGateway(
           // (security.md §19), or 413 with RESOURCE_EXHAUSTED for a body over the limit (issue 13 item 12).
           if (error.statusCode === 413)
             return sendError(reply, new AppError(Code.ResourceExhausted, 'request body too large'), 413);
-          if (requestErrorStatus(error) < 500 && !isClientAbort(error))
+          const kind = classifyError(error);
+          if (!(error instanceof AppError) && kind.kind === 'status' && kind.status < 500)
             return sendError(reply, invalidArgument(`invalid request: ${error.message}`));
           return sendError(reply, toAppError(error, request.log));
         });

@@ -1,7 +1,7 @@
 // Liveness and readiness (issue "Foundation" §10), also at ZITADEL's /debug paths for its tooling.
 import type { FastifyInstance } from 'fastify';
 import type { Db } from './db.ts';
-import { schemaVersion } from './migrate.ts';
+import { SchemaCheck } from './schema-check.ts';
 
 const READY_TIMEOUT_MS = 2000;
 
@@ -17,16 +17,14 @@ export function registerHealthRoutes(
   lifecycle: Lifecycle,
 ): void {
   const alive = async () => ({ status: 'ok' });
+  const schema = new SchemaCheck(db, expectedSchemaVersion, app.log);
+  schema.start();
+  app.addHook('onClose', async () => schema.stop());
   const ready = async (_req: unknown, reply: import('fastify').FastifyReply) => {
     if (lifecycle.draining) return reply.code(503).send({ status: 'unavailable', reason: 'shutting down' });
     try {
-      const version = await withTimeout(schemaVersion(db), READY_TIMEOUT_MS);
-      if (version < expectedSchemaVersion) {
-        return reply.code(503).send({
-          status: 'unavailable',
-          reason: `database schema is at ${version}, expected ${expectedSchemaVersion}`,
-        });
-      }
+      const { mismatch } = await withTimeout(schema.check(), READY_TIMEOUT_MS);
+      if (mismatch) return reply.code(503).send({ status: 'unavailable', reason: mismatch });
       return { status: 'ok' };
     } catch {
       return reply.code(503).send({ status: 'unavailable', reason: 'database unreachable' });

@@ -60,11 +60,34 @@ export async function verifyDecoy(password: string): Promise<false> {
 /** Seconds a shed request is told to wait (Retry-After): hashes take milliseconds, the queue empties quickly. */
 export const HASHING_RETRY_AFTER = 1;
 
-/** More hashes are in flight than the bounds allow: the request is shed (answered 503 with Retry-After), not queued. */
-export class HashingBusy extends AppError {
+/** A request refused a place in the hashing queue, not queued. Which bound refused it decides the answer: the
+ *  client's own excess is not the server's failure (security.md §26). */
+export abstract class HashRefusal extends AppError {
   override readonly retryAfter = HASHING_RETRY_AFTER;
+  /** The HTTP status of the refusal, for the pages (the API maps the gRPC code). */
+  abstract readonly status: 429 | 503;
+}
+
+/** The server's own overload: the places of all addresses together are taken. 503 with Retry-After (RFC 9110
+ *  §15.6.4), UNAVAILABLE on gRPC. */
+export class HashingBusy extends HashRefusal {
+  readonly status = 503;
   constructor() {
     super(Code.Unavailable, 'Too many password checks in progress; retry shortly', 'USER-hash-busy');
+  }
+}
+
+/** One client address (or API caller) holds all the places its share allows: its own excess, answered as a rate
+ *  limit, 429 with Retry-After (RFC 6585 §4), RESOURCE_EXHAUSTED on gRPC as ZITADEL answers its limits. A 503 here
+ *  would let any address raise an outage alert and have clients retry it as a server fault (security.md §26). */
+export class HashingShareTaken extends HashRefusal {
+  readonly status = 429;
+  constructor() {
+    super(
+      Code.ResourceExhausted,
+      'Too many password checks from this client at once; retry shortly',
+      'USER-hash-share',
+    );
   }
 }
 
@@ -103,12 +126,17 @@ export class HashAdmission {
     this.#limits = limits;
   }
 
-  /** Takes a place for `key` (the client address, or the API caller); undefined when the bounds are reached. */
-  tryAdmit(key: string): HashSlot | undefined {
+  /** Takes a place for `key` (the client address, or the API caller), or says which bound refused it. */
+  tryAdmit(key: string): HashSlot | HashRefusal {
     const mine = this.#perKey.get(key) ?? 0;
-    if (mine >= this.#limits.perAddress || this.#inFlight >= HASH_CONCURRENCY + this.#limits.queue) {
+    // the address's own share first: an address over it is refused as such even while the queue is full
+    if (mine >= this.#limits.perAddress) {
       this.stats.shed++;
-      return undefined;
+      return new HashingShareTaken();
+    }
+    if (this.#inFlight >= HASH_CONCURRENCY + this.#limits.queue) {
+      this.stats.shed++;
+      return new HashingBusy();
     }
     this.#perKey.set(key, mine + 1);
     this.#inFlight++;
@@ -138,10 +166,10 @@ export class HashAdmission {
     };
   }
 
-  /** Hashes a password for `key` in one step, or throws HashingBusy. */
+  /** Hashes a password for `key` in one step, or throws the HashRefusal. */
   async hash(key: string, password: string): Promise<string> {
     const slot = this.tryAdmit(key);
-    if (!slot) throw new HashingBusy();
+    if (slot instanceof HashRefusal) throw slot;
     return slot.hash(password);
   }
 }

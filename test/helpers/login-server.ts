@@ -8,6 +8,7 @@ import { registrationSchema } from '../../src/users/schema.ts';
 import { findUserByLoginName } from '../../src/users/lookup.ts';
 import type { UserRow } from '../../src/users/queries.ts';
 import type { Db } from '../../src/platform/db.ts';
+import type { TestDatabase } from './database.ts';
 
 export interface LoginServer {
   url: string;
@@ -28,8 +29,10 @@ export async function startLoginServer(
   callbackUrl: string,
   env: Record<string, string> = {},
   issuerHost?: string,
+  /** A database of the test's own (e.g. reached through a proxy it can cut); a fresh one by default. */
+  database?: TestDatabase,
 ): Promise<LoginServer> {
-  const server = await startTestServer({ env, issuerHost });
+  const server = await startTestServer({ env, issuerHost, database });
   try {
     // dev mode: the relying party's callback is plain http on loopback
     const app = await createOidcApp(server, {

@@ -193,7 +193,7 @@ describe('hashing is bounded per address and overall (issue 26 §6)', () => {
     return { ms, boundMs, status: login.status, ...(await attack) };
   }
 
-  it(`a login does not wait behind ${FLOOD} password posts in flight from one address; what is over the bound gets 503`, async () => {
+  it(`a login does not wait behind ${FLOOD} password posts in flight from one address; what is over its share gets 429`, async () => {
     const { server, rp } = h;
     const before = await hashes(server);
     const { ms, boundMs, status, statuses, samples } = await loginDuring(
@@ -207,11 +207,13 @@ describe('hashing is bounded per address and overall (issue 26 §6)', () => {
     );
     expect(status).toBe(303);
     expect(ms).toBeLessThan(boundMs);
-    expect((statuses[401] ?? 0) + (statuses[503] ?? 0)).toBe(FLOOD);
-    expect(statuses[503]).toBeGreaterThan(FLOOD / 2);
-    expect(samples[503]!.headers['retry-after']).toBe('1');
-    expect(samples[503]!.body).toContain('The server is busy right now.');
-    expect((await hashes(server)).shed - before.shed).toBe(statuses[503]);
+    // the address's own excess, not the server's failure (security.md §26): 429, never 503
+    expect(statuses[503]).toBeUndefined();
+    expect((statuses[401] ?? 0) + (statuses[429] ?? 0)).toBe(FLOOD);
+    expect(statuses[429]).toBeGreaterThan(FLOOD / 2);
+    expect(samples[429]!.headers['retry-after']).toBe('1');
+    expect(samples[429]!.body).toContain('Too many password checks from your network are in progress.');
+    expect((await hashes(server)).shed - before.shed).toBe(statuses[429]);
   });
 
   it(`a login does not wait behind ${FLOOD} registrations with a taken name from one address; none of them hashes`, async () => {
@@ -233,10 +235,48 @@ describe('hashing is bounded per address and overall (issue 26 §6)', () => {
     expect(status).toBe(303);
     expect(ms).toBeLessThan(boundMs);
     expect(statuses[409]).toBeGreaterThan(0);
-    expect((statuses[409] ?? 0) + (statuses[503] ?? 0)).toBe(FLOOD);
-    if (statuses[503]) expect(samples[503]!.body).toContain('The server is busy right now.');
+    expect((statuses[409] ?? 0) + (statuses[429] ?? 0)).toBe(FLOOD);
+    if (statuses[429]) expect(samples[429]!.body).toContain('Too many password checks from your network');
     // the victim's one verification, nothing for the flood
     expect((await hashes(server)).run - before.run).toBe(1);
+  });
+});
+
+describe("the server's own hashing bound is answered 503 (security.md §26)", () => {
+  // every address's share is larger than all places together: only the global bound can refuse
+  const h = harness({
+    GATEHOUSE_LOCKOUT_IP_MAX_ATTEMPTS: '100000',
+    GATEHOUSE_HASH_PER_ADDRESS: '100000',
+    GATEHOUSE_HASH_QUEUE_MAX: '0',
+  });
+  const FLOOD = 60;
+
+  it(`${FLOOD} password posts at once with the queue full: what is over the global bound gets 503 with Retry-After, in German too`, async () => {
+    const { server, rp } = h;
+    const flow = await begin(rp);
+    const bodies = (locale: string) =>
+      Array.from({ length: FLOOD / 2 }, (_, i) =>
+        new URLSearchParams({ csrf: flow.csrf, loginName: `global-${locale}-${i}`, password: 'x' }).toString(),
+      );
+    const [en, de] = await Promise.all(
+      ['en', 'de'].map((locale, i) =>
+        flood(
+          `127.9.4.${i + 1}`,
+          `${flow.base}/password`,
+          { ...postHeaders(server, flow), 'accept-language': locale },
+          bodies(locale),
+        ),
+      ),
+    );
+    for (const { statuses } of [en!, de!]) {
+      expect(statuses[429]).toBeUndefined();
+      expect((statuses[401] ?? 0) + (statuses[503] ?? 0)).toBe(FLOOD / 2);
+    }
+    const sample = en!.samples[503] ?? de!.samples[503];
+    expect(sample!.headers['retry-after']).toBe('1');
+    if (en!.samples[503]) expect(en!.samples[503]!.body).toContain('The server is busy right now.');
+    if (de!.samples[503]) expect(de!.samples[503]!.body).toContain('Der Server ist gerade ausgelastet.');
+    expect((en!.statuses[503] ?? 0) + (de!.statuses[503] ?? 0)).toBeGreaterThan(FLOOD / 2);
   });
 });
 

@@ -65,7 +65,7 @@ describe('management calls that hash share the bounded queue', () => {
     };
   }
 
-  it('20 parallel calls of one caller: what is over its bound is refused UNAVAILABLE (REST 503, Retry-After) without hashing or writing', async () => {
+  it('20 parallel calls of one caller: what is over its share is refused RESOURCE_EXHAUSTED (REST 429, Retry-After) without hashing or writing', async () => {
     const before = await hashesRun();
     const usersBefore = await users();
     const results = await Promise.all(Array.from({ length: 20 }, (_, i) => call(i)));
@@ -75,12 +75,12 @@ describe('management calls that hash share the bounded queue', () => {
     expect(refused.length).toBeGreaterThan(0);
     for (const r of refused) {
       expect(r).toMatchObject({
-        code: 14,
-        message: 'Too many password checks in progress; retry shortly (USER-hash-busy)',
+        code: 8,
+        message: 'Too many password checks from this client at once; retry shortly (USER-hash-share)',
       });
-      if (r.status !== undefined) expect(r).toMatchObject({ status: 503, retryAfter: '1' });
+      if (r.status !== undefined) expect(r).toMatchObject({ status: 429, retryAfter: '1' });
     }
-    expect(refused.some((r) => r.status === 503)).toBe(true);
+    expect(refused.some((r) => r.status === 429)).toBe(true);
     expect((await hashesRun()) - before).toBe(ok.length);
     expect((await users()) - usersBefore).toBe(ok.length);
   });

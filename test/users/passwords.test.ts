@@ -4,6 +4,8 @@ import {
   HASH_CONCURRENCY,
   HashAdmission,
   HashingBusy,
+  HashingShareTaken,
+  type HashSlot,
   hashPassword,
   verifyDecoy,
   verifyPassword,
@@ -48,27 +50,35 @@ describe('password hashing (security.md §15)', () => {
     expect(await Promise.all(burst)).toEqual(burst.map(() => true));
   });
 
-  it('admits a bounded number of hashes per address and overall, and gives places back (issue 26 §6)', async () => {
+  it('admits a bounded number of hashes per address and overall, says which bound refused, and gives places back (issue 26 §6, security.md §26)', async () => {
+    const admitted = (slot: ReturnType<HashAdmission['tryAdmit']>) => {
+      if (!('release' in slot)) throw slot;
+      return slot as HashSlot;
+    };
     const perAddress = new HashAdmission({ perAddress: 2, queue: 100 });
-    const a1 = perAddress.tryAdmit('a')!;
-    const a2 = perAddress.tryAdmit('a')!;
-    expect(perAddress.tryAdmit('a')).toBeUndefined();
-    const b = perAddress.tryAdmit('b')!;
-    expect(b).toBeDefined();
+    const a1 = admitted(perAddress.tryAdmit('a'));
+    const a2 = admitted(perAddress.tryAdmit('a'));
+    // the address's own excess: 429, RESOURCE_EXHAUSTED
+    const excess = perAddress.tryAdmit('a');
+    expect(excess).toBeInstanceOf(HashingShareTaken);
+    expect(excess).toMatchObject({ status: 429, code: 8, retryAfter: 1 });
+    const b = admitted(perAddress.tryAdmit('b'));
     a1.release();
     a1.release(); // once only
-    const a3 = perAddress.tryAdmit('a')!;
-    expect(perAddress.tryAdmit('a')).toBeUndefined();
+    const a3 = admitted(perAddress.tryAdmit('a'));
+    expect(perAddress.tryAdmit('a')).toBeInstanceOf(HashingShareTaken);
     // a place is given back when its hash is done
     expect(await a2.verify('x', 'not a hash')).toBe(false);
-    expect(perAddress.tryAdmit('a')).toBeDefined();
+    expect(perAddress.tryAdmit('a')).not.toBeInstanceOf(HashingShareTaken);
     expect(perAddress.stats).toEqual({ hashed: 1, shed: 2 });
     for (const slot of [a3, b]) slot.release();
 
+    // the server's own bound: 503, UNAVAILABLE
     const overall = new HashAdmission({ perAddress: 100, queue: 1 });
-    const slots = Array.from({ length: HASH_CONCURRENCY + 1 }, (_, i) => overall.tryAdmit(`address-${i}`)!);
-    expect(slots.every(Boolean)).toBe(true);
-    expect(overall.tryAdmit('someone else')).toBeUndefined();
+    const slots = Array.from({ length: HASH_CONCURRENCY + 1 }, (_, i) => admitted(overall.tryAdmit(`address-${i}`)));
+    const busy = overall.tryAdmit('someone else');
+    expect(busy).toBeInstanceOf(HashingBusy);
+    expect(busy).toMatchObject({ status: 503, code: 14, retryAfter: 1 });
     await expect(overall.hash('caller:1', 'a password')).rejects.toBeInstanceOf(HashingBusy);
     slots[0]!.release();
     expect(await overall.hash('caller:1', 'a password')).toMatch(/^\$argon2id\$/);

@@ -7,7 +7,7 @@ import {
   SendHumanResetPasswordNotificationRequest_Type as ResetType,
 } from '@zitadel/proto/zitadel/management_pb.js';
 import type { ManagementDeps } from '../deps.ts';
-import { HashingBusy } from '../../users/passwords.ts';
+import { HashRefusal } from '../../users/passwords.ts';
 import { getPasswordPolicy, type StoredPolicy } from '../../passwords/current.ts';
 import { changeMyPassword, setHumanPassword, updatePasswordPolicy } from '../../passwords/service.ts';
 import { sendPasswordResetNotification } from '../../passwords/reset.ts';
@@ -73,7 +73,7 @@ export function accountOperations(deps: ManagementDeps): Operation[] {
         // caller (the API has no client address of its own here).
         const key = `caller:${caller.principal.userId}`;
         const slot = hashing.tryAdmit(key);
-        if (!slot) throw new HashingBusy();
+        if (slot instanceof HashRefusal) throw slot;
         const details = await changeMyPassword(
           db,
           config.lockout,

@@ -3,7 +3,7 @@
 import type Provider from 'oidc-provider';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Metrics } from '../../platform/metrics.ts';
-import { DATABASE_RETRY_AFTER, isClientAbort, isDatabaseUnavailable } from '../../platform/errors.ts';
+import { classifyError } from '../../platform/error-class.ts';
 
 export function observeProvider(provider: Provider, metrics: Metrics, log: FastifyBaseLogger): void {
   provider.on('grant.success', (ctx) => {
@@ -16,14 +16,15 @@ export function observeProvider(provider: Provider, metrics: Metrics, log: Fasti
   });
   // Emitted by the provider's error handler after it set the response but before Koa writes it.
   provider.on('server_error', (ctx, error) => {
-    if (isClientAbort(error)) {
+    const kind = classifyError(error);
+    if (kind.kind === 'aborted') {
       log.info('client aborted the request');
       return;
     }
-    if (isDatabaseUnavailable(error)) {
+    if (kind.kind === 'outage') {
       log.error({ err: error }, 'database unavailable');
       ctx.status = 503;
-      ctx.set('Retry-After', String(DATABASE_RETRY_AFTER));
+      ctx.set('Retry-After', String(kind.retryAfter));
       return;
     }
     log.error({ err: error }, 'oidc server error');
