@@ -48,10 +48,12 @@ async function sendResetMail(deps: ResetDeps, user: UserRow): Promise<boolean> {
 const canReset = (user: UserRow | undefined): user is UserRow =>
   user?.type === 'human' && user.state === 'active' && Boolean(user.email);
 
-/** The "forgot password" page: mails the account a code if it exists and may have one; says nothing either way. */
+/** The "forgot password" page: mails the account a code if it exists and may have one; says nothing either way.
+ *  Only to a verified address (security.md §22): an address set but never proven may be anyone's, since whoever
+ *  held a session could have typed it, so an account with one is answered like an unknown name (§17). */
 export async function requestPasswordReset(deps: ResetDeps, typedLoginName: string): Promise<void> {
   const user = await findUserByLoginName(deps.db, typedLoginName);
-  if (canReset(user)) await sendResetMail(deps, user);
+  if (canReset(user) && user.email_verified) await sendResetMail(deps, user);
 }
 
 /** SendHumanResetPasswordNotification (type e-mail): an administrator of the user's org sends the mail. */
