@@ -127,12 +127,13 @@ describe('confirming sensitive changes on the account pages in a browser (securi
     await page.goto(`${server.url}/ui/account`);
     expect(await page.isVisible('form[action="/ui/account/email"] a.reauth')).toBe(true);
     await screenshot(page, 'account-reauth-04-sign-in-again-en');
-    await page.setExtraHTTPHeaders({ 'accept-language': 'de-DE' });
-    await page.goto(`${server.url}/ui/account`);
-    expect(await page.textContent('form[action="/ui/account/email"] a.reauth')).toBe('Erneut anmelden');
-    await screenshot(page, 'account-reauth-04-sign-in-again-de');
-    await page.setExtraHTTPHeaders({});
-    await page.goto(`${server.url}/ui/account`);
+    // the same session in German
+    const german = await newPage('de-DE');
+    await german.context().addCookies(await page.context().cookies());
+    await german.goto(`${server.url}/ui/account`);
+    expect(await german.textContent('form[action="/ui/account/email"] a.reauth')).toBe('Erneut anmelden');
+    await screenshot(german, 'account-reauth-04-sign-in-again-de');
+    await german.context().close();
     await page.fill('#new-email', 'rider@evil.example');
     await page.click('#save-email');
     expect(await page.textContent('#form-error')).toBe('Sign in again to confirm this change.');
