@@ -18,6 +18,7 @@ import { checkAccountPost } from './csrf.ts';
 import { type AccountDeps, type AccountHandler, pageBasics, queryText } from './deps.ts';
 import { codeField, field, newPasswordField } from './fields.ts';
 import { getPasswordPolicy } from '../passwords/current.ts';
+import { queuePasswordChangedNotice } from '../passwords/notice.ts';
 import { accountSession, signInRedirect, signOutUrl, type AccountSession } from './session.ts';
 import { ACCOUNT_PATH } from './urls.ts';
 import { passkeysSection } from './passkeys-section.ts';
@@ -304,5 +305,8 @@ export const submitPassword = accountPost(async (deps, request, reply, signedIn)
   } finally {
     slot.release();
   }
+  // the verified address hears of the change (security.md §22)
+  await deps.db.tx((tx) => queuePasswordChangedNotice(tx, deps.mailer, user.id));
+  deps.mailer.nudge();
   return done(reply, 'password');
 });

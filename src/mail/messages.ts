@@ -137,3 +137,18 @@ export function emailChangedMail(
     { name: input.name, loginName: input.loginName, email: input.newEmail },
   );
 }
+
+/** To the verified address when the password is changed on the account page or reset by mail (security.md §22). */
+export function passwordChangedMail(
+  ctx: MailContext,
+  locale: MailLocale,
+  input: { to: string; name: string; loginName: string },
+): MailMessage {
+  return compose(
+    ctx,
+    locale,
+    input.to,
+    { subject: 'passwordChangedSubject', lead: 'passwordChangedLead', closing: ['passwordChangedNotYou'] },
+    { name: input.name, loginName: input.loginName },
+  );
+}

@@ -14,6 +14,7 @@ import { mailLocale, passwordResetMail } from '../mail/messages.ts';
 import { TooManyCodes, invalidCode } from '../emails/service.ts';
 import { checkPasswordPolicy } from './current.ts';
 import { writeNewPassword } from './service.ts';
+import { queuePasswordChangedNotice } from './notice.ts';
 
 export interface ResetDeps {
   db: Db;
@@ -71,9 +72,10 @@ export async function sendPasswordResetNotification(deps: ResetDeps, ref: UserRe
 }
 
 /** The reset page: the code must be the user's valid one; the new password must pass the policy. The code is used
- *  in the transaction that stores the password, which also ends every session of the user. */
+ *  in the transaction that stores the password, which also ends every session of the user and queues the notice
+ *  of the change (security.md §22). */
 export async function resetPasswordWithCode(
-  deps: Pick<ResetDeps, 'db' | 'secrets'>,
+  deps: ResetDeps,
   hash: (password: string) => Promise<string>,
   input: { userId: string; code: string; newPassword: string; field: string },
 ): Promise<Details> {
@@ -86,11 +88,14 @@ export async function resetPasswordWithCode(
       presented: input.code,
     });
     if (!used) return undefined;
-    return writeNewPassword(tx, { userId: input.userId }, passwordHash, {
+    const written = await writeNewPassword(tx, { userId: input.userId }, passwordHash, {
       changeRequired: false,
       creator: input.userId,
     });
+    await queuePasswordChangedNotice(tx, deps.mailer, input.userId);
+    return written;
   });
   if (!details) throw invalidCode();
+  deps.mailer.nudge();
   return details;
 }

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as OTPAuth from 'otpauth';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { startSmtp, type TestSmtp } from '../helpers/smtp.ts';
+import { mailCode, startSmtp, type TestSmtp } from '../helpers/smtp.ts';
 import { Browser } from '../helpers/oidc.ts';
 import { addUser, byId, field, PASSWORD, SignIn } from '../factors/helpers.ts';
 
@@ -192,5 +192,31 @@ describe('sensitive changes on the account pages ask for proof (security.md §22
     const confirmed = await account.post('/ui/account/factors/otp/verify', { ticket, code: totp.generate() });
     expect(confirmed.status).toBe(200);
     expect(account.page()).toMatch(/<li><code>[A-Z0-9-]+<\/code><\/li>/);
+  });
+
+  it('a changed password, on the account page or by a reset, is told to the verified address', async () => {
+    const account = await signedIn('notice');
+    const { id, email } = await user(account.userName);
+    const changed = /your password was changed/;
+    const notices = () => smtp.mails.filter((m) => m.to === email && changed.test(m.subject)).length;
+    expect(
+      await account.post('/ui/account/password', { currentPassword: PASSWORD, newPassword: 'Changed-Password-2' }),
+    ).toMatchObject({ status: 303, location: '/ui/account?done=password' });
+    const notice = await smtp.waitFor(email, changed);
+    expect(notice.text).toContain(`${account.userName}@`);
+    expect(notice.text).toContain('Forgot your password?');
+
+    // a reset by mail: the code from the mail, a new password, and a second notice
+    await forgotPassword(account.userName);
+    const { code } = mailCode(await smtp.waitFor(email, /reset your password/));
+    const browser = new Browser(server);
+    const form = await (await browser.request(`${server.url}/ui/account/password-reset?user=${id}&code=`)).text();
+    const reset = await browser.request(`${server.url}/ui/account/password-reset`, {
+      method: 'POST',
+      headers: { ...FORM, origin: server.url },
+      body: new URLSearchParams({ csrf: field(form, 'csrf')!, user: id, code, newPassword: 'Reset-Password-3' }),
+    });
+    expect(reset.status).toBe(200);
+    await expect.poll(notices, { timeout: 10_000 }).toBe(2);
   });
 });
