@@ -1,6 +1,6 @@
 // The mails Gatehouse sends (issue 16): e-mail verification and password reset, each as text and HTML, in English
-// or German (the user's preferred language), with the instance name in the subject; and the notice to the previous
-// address of a changed one (security.md §22). Texts live in views/mail/.
+// or German (the user's preferred language), with the instance name in the subject; and the notices of a changed
+// e-mail address (to the previous one) and of a changed password (security.md §22). Texts live in views/mail/.
 import { readFileSync } from 'node:fs';
 import { renderDocument } from '../views/html.ts';
 import { MailBody } from '../views/mail.ts';
