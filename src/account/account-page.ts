@@ -1,13 +1,14 @@
 // The account page /ui/account (issue 16): profile (UpdateMyProfile's fields), e-mail address with verification,
 // password change and sign-out, for the user of the browser's session. Every change is a form POST answered with a
-// 303 back to the page (security.md §13), or the page again with the field's error.
+// 303 back to the page (security.md §13), or the page again with the field's error. A change of the e-mail address
+// asks for the password or a code first, the password change for the current password (security.md §22).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { AppError, Code } from '../platform/errors.ts';
 import { findActiveUser, loginName, type UserRow } from '../users/lookup.ts';
 import { updateMyProfile } from '../users/service.ts';
 import type { Gender } from '../users/queries.ts';
-import { changeEmail, resendEmailVerification, TooManyCodes, verifyEmail } from '../emails/service.ts';
+import { changeEmail, parseEmail, resendEmailVerification, TooManyCodes, verifyEmail } from '../emails/service.ts';
 import { changeMyPassword, PasswordCheckLocked } from '../passwords/service.ts';
 import { HashRefusal } from '../users/passwords.ts';
 import { answerHashRefusal } from '../login/hash-refusal.ts';
@@ -18,9 +19,11 @@ import { checkAccountPost } from './csrf.ts';
 import { type AccountDeps, type AccountHandler, pageBasics, queryText } from './deps.ts';
 import { codeField, field, newPasswordField } from './fields.ts';
 import { getPasswordPolicy } from '../passwords/current.ts';
+import { queuePasswordChangedNotice } from '../passwords/notice.ts';
 import { accountSession, signInRedirect, signOutUrl, type AccountSession } from './session.ts';
 import { ACCOUNT_PATH } from './urls.ts';
 import { passkeysSection } from './passkeys-section.ts';
+import { confirmMode, refusedConfirmation } from './confirm.ts';
 import { ErrorPage } from '../views/messages.ts';
 import { AccountPage } from '../views/account.ts';
 
@@ -57,11 +60,17 @@ export interface View {
   values?: Record<string, string>;
 }
 
+/** The browser's session and its user. */
+export interface SignedIn {
+  session: AccountSession;
+  user: UserRow;
+}
+
 export async function signedInUser(
   deps: AccountDeps,
   request: FastifyRequest,
   reply: FastifyReply,
-): Promise<{ session: AccountSession; user: UserRow } | undefined> {
+): Promise<SignedIn | undefined> {
   const session = await accountSession(deps.oidc, request, reply);
   const user = session && (await findActiveUser(deps.db, session.userId));
   return session && user?.type === 'human' ? { session, user } : undefined;
@@ -71,7 +80,7 @@ export async function renderAccount(
   deps: AccountDeps,
   request: FastifyRequest,
   reply: FastifyReply,
-  user: UserRow,
+  { session, user }: SignedIn,
   view: View = {},
 ): Promise<FastifyReply> {
   const { locale, csrf } = pageBasics(deps, request, reply);
@@ -118,6 +127,7 @@ export async function renderAccount(
       }),
       newPasswordField: newPasswordField(t, passwordHelp(t, await getPasswordPolicy(deps.db)), errors.newPassword),
       ...(await passkeysSection(deps.db, t, user.id, errors.passkeyName)),
+      confirm: confirmMode(user, session),
     }),
   );
 }
@@ -127,7 +137,7 @@ export const showAccount: AccountHandler = async (deps, request, reply) => {
   if (!signedIn) return signInRedirect(deps.config.issuer, reply);
   const { locale } = pageBasics(deps, request, reply);
   const key = NOTICES[queryText(request, 'done')];
-  return renderAccount(deps, request, reply, signedIn.user, { notice: key && deps.pages.texts(locale)[key] });
+  return renderAccount(deps, request, reply, signedIn, { notice: key && deps.pages.texts(locale)[key] });
 };
 
 /** The callback of the account page's sign-in: the session exists now (or the user cancelled). */
@@ -141,13 +151,17 @@ export const accountCallback: AccountHandler = async (deps, request, reply) => {
   return reply.redirect(ACCOUNT_PATH, 303);
 };
 
+/** "Sign in again": a user with nothing to type confirms changes by a fresh sign-in (account/confirm.ts). */
+export const reauthenticate: AccountHandler = async (deps, _request, reply) =>
+  signInRedirect(deps.config.issuer, reply, true);
+
 /** A POST of the page: checked, then `change` with the signed-in user; no session: back to sign in. */
 export function accountPost(
   change: (
     deps: AccountDeps,
     request: FastifyRequest,
     reply: FastifyReply,
-    signedIn: { session: AccountSession; user: UserRow; t: Texts },
+    signedIn: SignedIn & { t: Texts },
   ) => Promise<FastifyReply>,
 ): AccountHandler {
   return async (deps, request, reply) => {
@@ -173,7 +187,8 @@ const profileSchema = z.object({
   gender: z.enum(Object.keys(GENDERS) as [Gender, ...Gender[]]),
 });
 
-export const submitProfile = accountPost(async (deps, request, reply, { user, t }) => {
+export const submitProfile = accountPost(async (deps, request, reply, signedIn) => {
+  const { user, t } = signedIn;
   const values = Object.fromEntries(Object.keys(profileSchema.shape).map((k) => [k, formField(request, k) ?? '']));
   const parsed = profileSchema.safeParse(values);
   if (!parsed.success) {
@@ -182,7 +197,7 @@ export const submitProfile = accountPost(async (deps, request, reply, { user, t 
       const key = issue.path[0] as keyof Errors;
       errors[key] ??= issue.code === 'too_big' ? format(t.errorTooLong!, { max: 200 }) : t.errorRequired!;
     }
-    return renderAccount(deps, request, reply, user, { status: 400, errors, values });
+    return renderAccount(deps, request, reply, signedIn, { status: 400, errors, values });
   }
   try {
     await updateMyProfile(deps.db, user.id, parsed.data);
@@ -195,53 +210,70 @@ export const submitProfile = accountPost(async (deps, request, reply, { user, t 
 
 const emails = (deps: AccountDeps) => ({ db: deps.db, secrets: deps.secrets, mailer: deps.mailer });
 
-export const submitEmail = accountPost(async (deps, request, reply, { user, t }) => {
+/** A new address: checked first (a mistyped one costs no confirmation attempt), then confirmed (security.md §22),
+ *  then stored unverified; the previous address, if verified, is told of the change. */
+export const submitEmail = accountPost(async (deps, request, reply, signedIn) => {
+  const { user, t } = signedIn;
   const email = formField(request, 'email') ?? '';
+  const invalidEmail = () =>
+    renderAccount(deps, request, reply, signedIn, { status: 400, errors: { email: t.errorEmail }, values: { email } });
   try {
-    await changeEmail(emails(deps), { userId: user.id }, { field: 'email', email, verified: false }, user.id);
+    parseEmail('email', email);
+  } catch {
+    return invalidEmail();
+  }
+  const refused = await refusedConfirmation(deps, request, reply, signedIn);
+  if (refused) return renderAccount(deps, request, reply, signedIn, { ...refused, values: { email } });
+  try {
+    await changeEmail(
+      emails(deps),
+      { userId: user.id },
+      { field: 'email', email, verified: false, notifyPrevious: true },
+      user.id,
+    );
   } catch (error) {
-    if (error instanceof TooManyCodes) return mailLimit(deps, request, reply, user, t);
-    if (isCode(error, Code.InvalidArgument))
-      return renderAccount(deps, request, reply, user, {
-        status: 400,
-        errors: { email: t.errorEmail },
-        values: { email },
-      });
+    if (error instanceof TooManyCodes) return mailLimit(deps, request, reply, signedIn);
+    if (isCode(error, Code.InvalidArgument)) return invalidEmail();
     if (isCode(error, Code.FailedPrecondition)) return done(reply, 'unchanged');
     throw error;
   }
   return done(reply, 'email');
 });
 
-export const submitEmailCode = accountPost(async (deps, request, reply, { user, t }) => {
+export const submitEmailCode = accountPost(async (deps, request, reply, signedIn) => {
+  const { user, t } = signedIn;
   try {
     await verifyEmail(deps, user.id, formField(request, 'code') ?? '');
   } catch (error) {
     if (!isCode(error, Code.InvalidArgument)) throw error;
-    return renderAccount(deps, request, reply, user, { status: 400, errors: { code: t.errorInvalidCode } });
+    return renderAccount(deps, request, reply, signedIn, { status: 400, errors: { code: t.errorInvalidCode } });
   }
   return done(reply, 'verified');
 });
 
-export const submitResend = accountPost(async (deps, request, reply, { user, t }) => {
+export const submitResend = accountPost(async (deps, request, reply, signedIn) => {
+  const { user } = signedIn;
   try {
     await resendEmailVerification(emails(deps), { userId: user.id }, user.id);
   } catch (error) {
-    if (error instanceof TooManyCodes) return mailLimit(deps, request, reply, user, t);
+    if (error instanceof TooManyCodes) return mailLimit(deps, request, reply, signedIn);
     if (isCode(error, Code.FailedPrecondition)) return done(reply, 'unchanged');
     throw error;
   }
   return done(reply, 'email');
 });
 
-function mailLimit(deps: AccountDeps, request: FastifyRequest, reply: FastifyReply, user: UserRow, t: Texts) {
+function mailLimit(deps: AccountDeps, request: FastifyRequest, reply: FastifyReply, signedIn: SignedIn & { t: Texts }) {
+  const { t } = signedIn;
   reply.header('retry-after', '3600');
-  return renderAccount(deps, request, reply, user, { status: 429, alert: t.errorMailLimit });
+  return renderAccount(deps, request, reply, signedIn, { status: 429, alert: t.errorMailLimit });
 }
 
-export const submitPassword = accountPost(async (deps, request, reply, { session, user, t }) => {
+export const submitPassword = accountPost(async (deps, request, reply, signedIn) => {
+  const { session, user, t } = signedIn;
   const slot = deps.hashing.tryAdmit(request.ip);
-  if (slot instanceof HashRefusal) return renderAccount(deps, request, reply, user, answerHashRefusal(reply, slot, t));
+  if (slot instanceof HashRefusal)
+    return renderAccount(deps, request, reply, signedIn, answerHashRefusal(reply, slot, t));
   try {
     await changeMyPassword(
       deps.db,
@@ -257,19 +289,23 @@ export const submitPassword = accountPost(async (deps, request, reply, { session
     );
   } catch (error) {
     const refused = policyRefusal(t, error);
-    if (refused) return renderAccount(deps, request, reply, user, { status: 400, errors: { newPassword: refused } });
+    if (refused)
+      return renderAccount(deps, request, reply, signedIn, { status: 400, errors: { newPassword: refused } });
     if (error instanceof PasswordCheckLocked) {
       reply.header('retry-after', String(error.retryAfter));
       const alert = format(t.errorLocked!, { seconds: error.retryAfter });
-      return renderAccount(deps, request, reply, user, { status: 429, alert });
+      return renderAccount(deps, request, reply, signedIn, { status: 429, alert });
     }
     if (isCode(error, Code.InvalidArgument)) {
       const errors = { currentPassword: t.errorCurrentPassword };
-      return renderAccount(deps, request, reply, user, { status: 400, errors });
+      return renderAccount(deps, request, reply, signedIn, { status: 400, errors });
     }
     throw error;
   } finally {
     slot.release();
   }
+  // the verified address hears of the change (security.md §22)
+  await deps.db.tx((tx) => queuePasswordChangedNotice(tx, deps.mailer, user.id));
+  deps.mailer.nudge();
   return done(reply, 'password');
 });

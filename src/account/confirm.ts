@@ -1,22 +1,44 @@
-// Confirmation of a change to how an account signs in (issue 17: removing a factor or a passkey, renewing the
-// recovery codes): the current password, or a code of the user's authenticator app, or a recovery code. Each is
-// counted toward the lockout like a sign-in (security.md §16), and the password waits its turn in the hashing queue.
-import type { FastifyRequest } from 'fastify';
+// Confirmation of a sensitive change on the account pages (security.md §22, OWASP ASVS 5.0 §7.5.1): changing the
+// e-mail address, adding or removing a second factor or a passkey, renewing the recovery codes. A valid session is
+// not enough, since whoever sits at an unlocked browser has one: each such form carries the current password, or a
+// code of the user's authenticator app, or a recovery code. Each is counted toward the lockout like a sign-in
+// (security.md §16), so the form is no guessing oracle, and the password waits its turn in the hashing queue.
+// A user with neither a password nor a code (signed in with a passkey or an identity provider only) confirms by
+// signing in again: a sign-in of this session less than REAUTH_SECONDS old stands in for the form's fields.
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { countedCheck } from '../factors/attempts.ts';
 import type { FactorCheck } from '../factors/kind.ts';
 import { otpKind } from '../factors/otp-kind.ts';
 import { recoveryKind } from '../factors/recovery-kind.ts';
+import { format, type Texts } from '../login/i18n.ts';
 import { formField } from '../login/interaction.ts';
-import type { UserRow } from '../users/lookup.ts';
 import { HashRefusal } from '../users/passwords.ts';
+import { answerHashRefusal } from '../login/hash-refusal.ts';
+import type { UserRow } from '../users/lookup.ts';
 import type { AccountDeps } from './deps.ts';
+import type { AccountSession } from './session.ts';
+import type { ConfirmMode } from '../views/account-factors.ts';
+
+/** How long a fresh sign-in confirms changes of a user who has nothing to type (ASVS 5.0 §7.5.1). */
+export const REAUTH_SECONDS = 300;
+
+/** The user has something to type into the confirmation fields: a password, or an authenticator app (whose
+ *  recovery codes come with it). */
+export const canTypeConfirmation = (user: UserRow) =>
+  Boolean(user.password_hash) || user.factor_kinds.includes(otpKind.kind);
+
+/** The session was signed in (again) within the last REAUTH_SECONDS. */
+export const signedInRecently = (session: AccountSession, now = Date.now() / 1000) =>
+  session.authTime !== undefined && now - session.authTime <= REAUTH_SECONDS;
 
 /** The form's `code` when one was typed, else its `password`; the refusal when the hashing queue has no place. */
 export async function confirmChange(
   deps: AccountDeps,
   request: FastifyRequest,
   user: UserRow,
+  session: AccountSession,
 ): Promise<FactorCheck | HashRefusal> {
+  if (!canTypeConfirmation(user)) return { ok: signedInRecently(session) };
   const attempt = { userId: user.id, ip: request.ip, uid: '' };
   const code = (formField(request, 'code') ?? '').trim();
   if (code) {
@@ -35,4 +57,35 @@ export async function confirmChange(
   } finally {
     slot.release();
   }
+}
+
+/** What the page says when a change is not confirmed. */
+export interface Refusal {
+  status: number;
+  alert: string | undefined;
+}
+
+/** Checks the form's confirmation: undefined when the change may go ahead, else the refusal for the page (with
+ *  its Retry-After header set when the answer is to wait). */
+export async function refusedConfirmation(
+  deps: AccountDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  signedIn: { session: AccountSession; user: UserRow; t: Texts },
+): Promise<Refusal | undefined> {
+  const { t } = signedIn;
+  const check = await confirmChange(deps, request, signedIn.user, signedIn.session);
+  if (check instanceof HashRefusal) return answerHashRefusal(reply, check, t);
+  if (check.ok) return undefined;
+  if (check.retryAfter) {
+    reply.header('retry-after', String(check.retryAfter));
+    return { status: 429, alert: format(t.errorLocked!, { seconds: check.retryAfter }) };
+  }
+  return { status: 400, alert: canTypeConfirmation(signedIn.user) ? t.errorFactorConfirm : t.errorReauth };
+}
+
+/** How the pages ask for the confirmation of this user in this session. */
+export function confirmMode(user: UserRow, session: AccountSession): ConfirmMode {
+  if (canTypeConfirmation(user)) return 'typed';
+  return signedInRecently(session) ? 'recent' : 'signIn';
 }

@@ -1,23 +1,20 @@
 // The account's second factors (issue 17, /ui/account/factors): add an authenticator app (QR code, confirmed by a
 // first code; the first factor brings ten recovery codes, shown once), remove it, and renew the recovery codes.
-// Removing and renewing ask for the current password or a code of a factor the user has, counted toward the
-// lockout like a sign-in.
+// Adding, removing and renewing ask for the current password or a code of a factor the user has, counted toward
+// the lockout like a sign-in (security.md §22, account/confirm.ts).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, Code } from '../platform/errors.ts';
-import type { UserRow } from '../users/lookup.ts';
 import { format, type Texts } from '../login/i18n.ts';
 import { formField } from '../login/interaction.ts';
 import { addMyOtp, OtpCheckLocked, pendingOtp, removeOtp, verifyMyOtp, type NewOtp } from '../factors/otp.ts';
 import { renewRecoveryCodes } from '../factors/recovery-codes.ts';
 import { countRecoveryCodes } from '../factors/queries.ts';
 import { qrPath } from '../factors/qr.ts';
-import { HashRefusal } from '../users/passwords.ts';
-import { answerHashRefusal } from '../login/hash-refusal.ts';
 import { otpKind } from '../factors/otp-kind.ts';
-import { accountPost, signedInUser } from './account-page.ts';
-import { confirmChange } from './confirm.ts';
+import { accountPost, type SignedIn, signedInUser } from './account-page.ts';
+import { confirmMode, refusedConfirmation } from './confirm.ts';
 import { type AccountDeps, type AccountHandler, pageBasics, queryText } from './deps.ts';
-import { signInRedirect } from './session.ts';
+import { type AccountSession, signInRedirect } from './session.ts';
 import { ACCOUNT_PATH } from './urls.ts';
 import { AccountFactorsPage } from '../views/account-factors.ts';
 import { FactorSetupPage, RecoveryCodesPage } from '../views/factors.ts';
@@ -30,7 +27,7 @@ async function renderFactors(
   deps: AccountDeps,
   request: FastifyRequest,
   reply: FastifyReply,
-  user: UserRow,
+  { session, user }: SignedIn,
   view: { status?: number; notice?: string; alert?: string } = {},
 ): Promise<FastifyReply> {
   const { locale, csrf } = pageBasics(deps, request, reply);
@@ -43,6 +40,7 @@ async function renderFactors(
       otpReady: user.factor_kinds.includes(otpKind.kind),
       recoveryCodesLeft: await countRecoveryCodes(deps.db, user.id),
       accountUrl: ACCOUNT_PATH,
+      confirm: confirmMode(user, session),
     }),
   );
 }
@@ -52,10 +50,31 @@ export const showFactors: AccountHandler = async (deps, request, reply) => {
   if (!signedIn) return signInRedirect(deps.config.issuer, reply);
   const { locale } = pageBasics(deps, request, reply);
   const key = NOTICES[queryText(request, 'done')];
-  return renderFactors(deps, request, reply, signedIn.user, { notice: key && deps.pages.texts(locale)[key] });
+  return renderFactors(deps, request, reply, signedIn, { notice: key && deps.pages.texts(locale)[key] });
 };
 
-function renderSetup(deps: AccountDeps, request: FastifyRequest, reply: FastifyReply, otp: NewOtp, alert?: string) {
+/** The setup page's ticket: the secret it shows, sealed and bound to this session. Only with it does a wrong first
+ *  code show the secret again, so a session that did not start (and confirm) the setup never reads it. */
+const setupTicket = (deps: AccountDeps, session: AccountSession, otp: NewOtp) =>
+  deps.secrets.encrypt(JSON.stringify({ uid: session.uid, secret: otp.secret }));
+
+function showsSetup(deps: AccountDeps, request: FastifyRequest, session: AccountSession, pending: NewOtp): boolean {
+  try {
+    const ticket = JSON.parse(deps.secrets.decrypt(formField(request, 'ticket') ?? '')) as Record<string, unknown>;
+    return ticket.uid === session.uid && ticket.secret === pending.secret;
+  } catch {
+    return false;
+  }
+}
+
+function renderSetup(
+  deps: AccountDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  session: AccountSession,
+  otp: NewOtp,
+  alert?: string,
+) {
   const { locale, csrf } = pageBasics(deps, request, reply);
   const qr = qrPath(otp.url);
   return deps.pages.send(
@@ -63,6 +82,7 @@ function renderSetup(deps: AccountDeps, request: FastifyRequest, reply: FastifyR
     deps.pages.render(alert ? 400 : 200, locale, FactorSetupPage, 'factorSetupTitle', {
       action: `${FACTORS_PATH}/otp/verify`,
       csrf,
+      ticket: setupTicket(deps, session, otp),
       secret: otp.secret.match(/.{1,4}/g)!.join(' '),
       url: otp.url,
       qrSize: qr.size,
@@ -87,26 +107,46 @@ function renderCodes(deps: AccountDeps, request: FastifyRequest, reply: FastifyR
 
 const done = (reply: FastifyReply, what: keyof typeof NOTICES) => reply.redirect(`${FACTORS_PATH}?done=${what}`, 303);
 
-export const submitAddOtp = accountPost(async (deps, request, reply, { user }) => {
+/** A change that needs confirmation (adding the app too): refused with the reason on the page, else `change`. */
+function confirmedPost(
+  change: (
+    deps: AccountDeps,
+    request: FastifyRequest,
+    reply: FastifyReply,
+    signedIn: SignedIn,
+  ) => Promise<FastifyReply>,
+): AccountHandler {
+  return accountPost(async (deps, request, reply, signedIn) => {
+    const refused = await refusedConfirmation(deps, request, reply, signedIn);
+    if (refused) return renderFactors(deps, request, reply, signedIn, refused);
+    return change(deps, request, reply, signedIn);
+  });
+}
+
+export const submitAddOtp = confirmedPost(async (deps, request, reply, { session, user }) => {
   try {
-    return renderSetup(deps, request, reply, await addMyOtp(deps, user.id));
+    return renderSetup(deps, request, reply, session, await addMyOtp(deps, user.id));
   } catch (error) {
     if (error instanceof AppError && error.code === Code.AlreadyExists) return done(reply, 'otp');
     throw error;
   }
 });
 
-export const submitVerifyOtp = accountPost(async (deps, request, reply, { user, t }) => {
+// The app's first code: the pending secret exists only after a confirmed start (submitAddOtp)
+export const submitVerifyOtp = accountPost(async (deps, request, reply, signedIn) => {
+  const { session, user, t } = signedIn;
   try {
     await verifyMyOtp(deps, user.id, formField(request, 'code') ?? '', request.ip);
   } catch (error) {
     const pending = await pendingOtp(deps, user);
     if (error instanceof OtpCheckLocked) {
       reply.header('retry-after', String(error.retryAfter));
-      return renderFactors(deps, request, reply, user, { status: 429, alert: locked(t, error.retryAfter) });
+      return renderFactors(deps, request, reply, signedIn, { status: 429, alert: locked(t, error.retryAfter) });
     }
     if (pending && error instanceof AppError && error.code === Code.InvalidArgument)
-      return renderSetup(deps, request, reply, pending, t.errorFactorCode);
+      return showsSetup(deps, request, session, pending)
+        ? renderSetup(deps, request, reply, session, pending, t.errorFactorCode)
+        : renderFactors(deps, request, reply, signedIn, { status: 400, alert: t.errorFactorCode });
     if (error instanceof AppError && (error.code === Code.NotFound || error.code === Code.AlreadyExists))
       return done(reply, 'otp');
     throw error;
@@ -118,24 +158,7 @@ export const submitVerifyOtp = accountPost(async (deps, request, reply, { user, 
 
 const locked = (t: Texts, seconds: number) => format(t.errorLocked!, { seconds });
 
-/** A change that needs confirmation: refused with the reason on the page, else `change`. */
-function confirmedPost(
-  change: (deps: AccountDeps, request: FastifyRequest, reply: FastifyReply, user: UserRow) => Promise<FastifyReply>,
-): AccountHandler {
-  return accountPost(async (deps, request, reply, { user, t }) => {
-    const check = await confirmChange(deps, request, user);
-    if (check instanceof HashRefusal)
-      return renderFactors(deps, request, reply, user, answerHashRefusal(reply, check, t));
-    if (check.ok) return change(deps, request, reply, user);
-    if (check.retryAfter) {
-      reply.header('retry-after', String(check.retryAfter));
-      return renderFactors(deps, request, reply, user, { status: 429, alert: locked(t, check.retryAfter) });
-    }
-    return renderFactors(deps, request, reply, user, { status: 400, alert: t.errorFactorConfirm });
-  });
-}
-
-export const submitRemoveOtp = confirmedPost(async (deps, _request, reply, user) => {
+export const submitRemoveOtp = confirmedPost(async (deps, _request, reply, { user }) => {
   try {
     await removeOtp(deps.db, user, user.id);
   } catch (error) {
@@ -144,7 +167,7 @@ export const submitRemoveOtp = confirmedPost(async (deps, _request, reply, user)
   return done(reply, 'removed');
 });
 
-export const submitRecoveryCodes = confirmedPost(async (deps, request, reply, user) => {
+export const submitRecoveryCodes = confirmedPost(async (deps, request, reply, { user }) => {
   // codes stand in for a factor: without one there is nothing to recover
   if (!user.factor_kinds.length) return done(reply, 'removed');
   return renderCodes(deps, request, reply, await renewRecoveryCodes(deps.db, deps.secrets, user.id));

@@ -1,34 +1,37 @@
 // Passkeys on the account page (issue 17). Adding one: the name is posted from the account page, which answers with
 // the passkey page (the one script) carrying a challenge bound to this browser's session; the browser's answer is
-// posted back and verified. Removing one asks for the password, checked like a sign-in (hashing queue, lockout).
+// posted back and verified. Adding and removing one ask for the password or a code first, checked like a sign-in
+// (hashing queue, lockout; security.md §22, account/confirm.ts): the ceremony's challenge is issued only after it.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, Code } from '../platform/errors.ts';
 import { format } from '../login/i18n.ts';
 import { formField } from '../login/interaction.ts';
 import { credentialOf, rpOf } from '../login/passkey-flow.ts';
-import { HashRefusal } from '../users/passwords.ts';
-import { answerHashRefusal } from '../login/hash-refusal.ts';
 import { finishRegistration, PASSKEY_NAME_MAX, removePasskey, startRegistration } from '../passkeys/service.ts';
 import { loginName } from '../users/lookup.ts';
 import { accountPost, done, renderAccount } from './account-page.ts';
-import { confirmChange } from './confirm.ts';
+import { refusedConfirmation } from './confirm.ts';
 import { type AccountDeps, pageBasics } from './deps.ts';
 import { ACCOUNT_PATH } from './urls.ts';
 import { PasskeyPage } from '../views/passkeys.ts';
 
 const invalid = (error: unknown) => error instanceof AppError && error.code === Code.InvalidArgument;
 
-export const submitNewPasskey = accountPost(async (deps, request, reply, { session, user, t }) => {
+export const submitNewPasskey = accountPost(async (deps, request, reply, signedIn) => {
+  const { session, user, t } = signedIn;
   const name = (formField(request, 'name') ?? '').trim();
   if (!name || [...name].length > PASSKEY_NAME_MAX) {
     const passkeyName = name ? format(t.errorTooLong!, { max: PASSKEY_NAME_MAX }) : t.errorRequired;
-    return renderAccount(deps, request, reply, user, { status: 400, errors: { passkeyName } });
+    return renderAccount(deps, request, reply, signedIn, { status: 400, errors: { passkeyName } });
   }
+  const refused = await refusedConfirmation(deps, request, reply, signedIn);
+  if (refused) return renderAccount(deps, request, reply, signedIn, refused);
   const options = await startRegistration(deps.db, rpOf(deps), user, loginName(user), { binding: session.uid });
   return passkeyPage(deps, request, reply, { name, options: JSON.stringify(options) });
 });
 
-export const submitPasskey = accountPost(async (deps, request, reply, { session, user, t }) => {
+export const submitPasskey = accountPost(async (deps, request, reply, signedIn) => {
+  const { session, user, t } = signedIn;
   try {
     await finishRegistration(
       deps.db,
@@ -42,21 +45,15 @@ export const submitPasskey = accountPost(async (deps, request, reply, { session,
     );
   } catch (error) {
     if (!invalid(error)) throw error;
-    return renderAccount(deps, request, reply, user, { status: 400, alert: t.passkeyFailed });
+    return renderAccount(deps, request, reply, signedIn, { status: 400, alert: t.passkeyFailed });
   }
   return done(reply, 'passkeyAdded');
 });
 
-export const submitRemovePasskey = accountPost(async (deps, request, reply, { user, t }) => {
-  const check = await confirmChange(deps, request, user);
-  if (check instanceof HashRefusal)
-    return renderAccount(deps, request, reply, user, answerHashRefusal(reply, check, t));
-  if (!check.ok && check.retryAfter) {
-    reply.header('retry-after', String(check.retryAfter));
-    const alert = format(t.errorLocked!, { seconds: check.retryAfter });
-    return renderAccount(deps, request, reply, user, { status: 429, alert });
-  }
-  if (!check.ok) return renderAccount(deps, request, reply, user, { status: 400, alert: t.errorFactorConfirm });
+export const submitRemovePasskey = accountPost(async (deps, request, reply, signedIn) => {
+  const { user } = signedIn;
+  const refused = await refusedConfirmation(deps, request, reply, signedIn);
+  if (refused) return renderAccount(deps, request, reply, signedIn, refused);
   try {
     await removePasskey(deps.db, user, formField(request, 'tokenId') ?? '', user.id);
   } catch (error) {

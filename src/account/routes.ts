@@ -8,6 +8,7 @@ import { ACCOUNT_CALLBACK_PATH } from '../oidc/account-client.ts';
 import { type AccountDeps, type AccountHandler, pageBasics } from './deps.ts';
 import {
   accountCallback,
+  reauthenticate,
   showAccount,
   submitEmail,
   submitEmailCode,
@@ -57,6 +58,7 @@ export function registerAccountRoutes(ui: FastifyInstance, login: LoginDeps): vo
   ui.get('/', route(showHome));
   ui.get(ACCOUNT_PATH, route(showAccount));
   ui.get(ACCOUNT_CALLBACK_PATH, route(accountCallback));
+  ui.get(`${ACCOUNT_PATH}/reauth`, route(reauthenticate));
   ui.post(`${ACCOUNT_PATH}/profile`, route(submitProfile));
   ui.post(`${ACCOUNT_PATH}/email`, route(submitEmail));
   ui.post(`${ACCOUNT_PATH}/email/verify`, route(submitEmailCode));

@@ -11,6 +11,9 @@ export interface AccountSession {
   userId: string;
   /** The session's uid: a password change on this page keeps this session and ends the others. */
   uid: string;
+  /** When the session's user last signed in (seconds since the epoch): a fresh sign-in confirms a change
+   *  (account/confirm.ts). */
+  authTime: number | undefined;
 }
 
 export async function accountSession(
@@ -20,12 +23,14 @@ export async function accountSession(
 ): Promise<AccountSession | undefined> {
   const provider = oidc.provider();
   const session = await provider.Session.get(provider.createContext(request.raw, reply.raw));
-  return session.accountId ? { userId: session.accountId, uid: session.uid } : undefined;
+  return session.accountId ? { userId: session.accountId, uid: session.uid, authTime: session.authTime() } : undefined;
 }
 
 /** To the authorization endpoint. The code that comes back is never redeemed (it expires): the login has already
- *  created the session this page reads. PKCE is sent because the client is public (security.md §2). */
-export function signInRedirect(issuer: string, reply: FastifyReply): FastifyReply {
+ *  created the session this page reads. PKCE is sent because the client is public (security.md §2). `again`
+ *  asks for a new sign-in even within a session (prompt=login, OpenID Connect Core §3.1.2.1): the re-authentication
+ *  that confirms a change (account/confirm.ts). */
+export function signInRedirect(issuer: string, reply: FastifyReply, again = false): FastifyReply {
   const url = new URL(ROUTES.authorization, issuer);
   url.search = new URLSearchParams({
     client_id: ACCOUNT_CLIENT_ID,
@@ -34,6 +39,7 @@ export function signInRedirect(issuer: string, reply: FastifyReply): FastifyRepl
     scope: 'openid',
     code_challenge: createHash('sha256').update(randomBytes(32).toString('base64url')).digest('base64url'),
     code_challenge_method: 'S256',
+    ...(again ? { prompt: 'login' } : {}),
   }).toString();
   return reply.redirect(url.toString(), 303);
 }

@@ -12,7 +12,8 @@ import { findUserById, type UserRow } from '../users/queries.ts';
 import { userNotFound } from '../users/service.ts';
 import { issueCode, mayIssueCode, useCode } from '../codes/service.ts';
 import type { Mailer } from '../mail/mailer.ts';
-import { mailLocale, verificationMail } from '../mail/messages.ts';
+import { emailChangedMail, mailLocale, verificationMail } from '../mail/messages.ts';
+import { loginName } from '../users/lookup.ts';
 import { storeEmail } from './queries.ts';
 
 export interface EmailDeps {
@@ -70,11 +71,13 @@ async function humanUser(db: Queryable, userId: string, orgId?: string): Promise
 }
 
 /** SetMyEmail and UpdateHumanEmail: a changed address is stored unverified (unless an administrator says it is
- *  verified) and a code is mailed to it; an unchanged one is refused, as in ZITADEL. */
+ *  verified) and a code is mailed to it; an unchanged one is refused, as in ZITADEL. With `notifyPrevious` (the
+ *  account page) the previous address, when it was verified and differs, is told of the change (security.md §22);
+ *  the APIs send what ZITADEL sends. */
 export async function changeEmail(
   deps: EmailDeps,
   target: { userId: string; orgId?: string },
-  input: { field: string; email: string; verified: boolean },
+  input: { field: string; email: string; verified: boolean; notifyPrevious?: boolean },
   creator: string,
 ): Promise<Details> {
   const address = parseEmail(input.field, input.email);
@@ -96,6 +99,16 @@ export async function changeEmail(
       if (!(await mayIssueCode(tx, user.id, 'email_verification'))) throw new TooManyCodes();
       await queueEmailVerification(tx, deps, user, address);
     }
+    if (input.notifyPrevious && user.email && user.email_verified && user.email !== address)
+      await deps.mailer.enqueue(
+        tx,
+        emailChangedMail(deps.mailer.context, mailLocale(user.preferred_language), {
+          to: user.email,
+          name: user.display_name ?? '',
+          loginName: loginName(user),
+          newEmail: address,
+        }),
+      );
     return changedDetails(event);
   });
   deps.mailer.nudge();

@@ -1,5 +1,6 @@
 // The mails Gatehouse sends (issue 16): e-mail verification and password reset, each as text and HTML, in English
-// or German (the user's preferred language), with the instance name in the subject. Texts live in views/mail/.
+// or German (the user's preferred language), with the instance name in the subject; and the notices of a changed
+// e-mail address (to the previous one) and of a changed password (security.md §22). Texts live in views/mail/.
 import { readFileSync } from 'node:fs';
 import { renderDocument } from '../views/html.ts';
 import { MailBody } from '../views/mail.ts';
@@ -40,8 +41,10 @@ const fill = (text: string, values: Record<string, string>) =>
 interface Parts {
   subject: string;
   lead: string;
-  button: string;
-  code: string;
+  /** A mail with something to do: the link's button and the line with its code. */
+  action?: { button: string; code: string; link: string };
+  /** The lines after the lead (or the code). */
+  closing: string[];
 }
 
 function compose(
@@ -49,21 +52,19 @@ function compose(
   locale: MailLocale,
   to: string,
   parts: Parts,
-  values: Record<string, string> & { link: string; name: string },
+  values: Record<string, string> & { name: string },
 ): MailMessage {
   const t = TEXTS[locale];
   const all = { ...values, instance: ctx.instanceName };
   const line = (key: string) => fill(t[key]!, all);
+  const action = parts.action;
   const text = [
     line('greeting'),
     '',
     line(parts.lead),
-    values.link,
+    ...(action ? [action.link, '', line(action.code)] : []),
     '',
-    line(parts.code),
-    '',
-    line('expires'),
-    line('ignore'),
+    ...parts.closing.map(line),
     '',
     line('signature'),
     '',
@@ -73,13 +74,15 @@ function compose(
       lang: locale,
       subject: line(parts.subject),
       before: [line('greeting'), line(parts.lead)],
-      link: values.link,
-      button: line(parts.button),
-      after: [parts.code, 'expires', 'ignore', 'signature'].map(line),
+      link: action && { href: action.link, button: line(action.button) },
+      after: [...(action ? [action.code] : []), ...parts.closing, 'signature'].map(line),
     }),
   );
   return { to, subject: line(parts.subject), text, html: body };
 }
+
+/** What a mail with a link and a code says after it. */
+const ONE_HOUR_ONCE = ['expires', 'ignore'];
 
 export function verificationMail(
   ctx: MailContext,
@@ -90,8 +93,13 @@ export function verificationMail(
     ctx,
     locale,
     input.to,
-    { subject: 'verifySubject', lead: 'verifyLead', button: 'verifyButton', code: 'verifyCode' },
-    { name: input.name, email: input.to, link: input.link, code: input.code },
+    {
+      subject: 'verifySubject',
+      lead: 'verifyLead',
+      action: { button: 'verifyButton', code: 'verifyCode', link: input.link },
+      closing: ONE_HOUR_ONCE,
+    },
+    { name: input.name, email: input.to, code: input.code },
   );
 }
 
@@ -104,7 +112,43 @@ export function passwordResetMail(
     ctx,
     locale,
     input.to,
-    { subject: 'resetSubject', lead: 'resetLead', button: 'resetButton', code: 'resetCode' },
-    { name: input.name, loginName: input.loginName, link: input.link, code: input.code },
+    {
+      subject: 'resetSubject',
+      lead: 'resetLead',
+      action: { button: 'resetButton', code: 'resetCode', link: input.link },
+      closing: ONE_HOUR_ONCE,
+    },
+    { name: input.name, loginName: input.loginName, code: input.code },
+  );
+}
+
+/** To the previous, verified address when the account's address is changed on the account page (security.md §22):
+ *  its owner learns of a change made by whoever held the session, in time to act. */
+export function emailChangedMail(
+  ctx: MailContext,
+  locale: MailLocale,
+  input: { to: string; name: string; loginName: string; newEmail: string },
+): MailMessage {
+  return compose(
+    ctx,
+    locale,
+    input.to,
+    { subject: 'emailChangedSubject', lead: 'emailChangedLead', closing: ['emailChangedNotYou'] },
+    { name: input.name, loginName: input.loginName, email: input.newEmail },
+  );
+}
+
+/** To the verified address when the password is changed on the account page or reset by mail (security.md §22). */
+export function passwordChangedMail(
+  ctx: MailContext,
+  locale: MailLocale,
+  input: { to: string; name: string; loginName: string },
+): MailMessage {
+  return compose(
+    ctx,
+    locale,
+    input.to,
+    { subject: 'passwordChangedSubject', lead: 'passwordChangedLead', closing: ['passwordChangedNotYou'] },
+    { name: input.name, loginName: input.loginName },
   );
 }

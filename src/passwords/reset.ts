@@ -14,6 +14,7 @@ import { mailLocale, passwordResetMail } from '../mail/messages.ts';
 import { TooManyCodes, invalidCode } from '../emails/service.ts';
 import { checkPasswordPolicy } from './current.ts';
 import { writeNewPassword } from './service.ts';
+import { queuePasswordChangedNotice } from './notice.ts';
 
 export interface ResetDeps {
   db: Db;
@@ -48,10 +49,12 @@ async function sendResetMail(deps: ResetDeps, user: UserRow): Promise<boolean> {
 const canReset = (user: UserRow | undefined): user is UserRow =>
   user?.type === 'human' && user.state === 'active' && Boolean(user.email);
 
-/** The "forgot password" page: mails the account a code if it exists and may have one; says nothing either way. */
+/** The "forgot password" page: mails the account a code if it exists and may have one; says nothing either way.
+ *  Only to a verified address (security.md §22): an address set but never proven may be anyone's, since whoever
+ *  held a session could have typed it, so an account with one is answered like an unknown name (§17). */
 export async function requestPasswordReset(deps: ResetDeps, typedLoginName: string): Promise<void> {
   const user = await findUserByLoginName(deps.db, typedLoginName);
-  if (canReset(user)) await sendResetMail(deps, user);
+  if (canReset(user) && user.email_verified) await sendResetMail(deps, user);
 }
 
 /** SendHumanResetPasswordNotification (type e-mail): an administrator of the user's org sends the mail. */
@@ -69,9 +72,10 @@ export async function sendPasswordResetNotification(deps: ResetDeps, ref: UserRe
 }
 
 /** The reset page: the code must be the user's valid one; the new password must pass the policy. The code is used
- *  in the transaction that stores the password, which also ends every session of the user. */
+ *  in the transaction that stores the password, which also ends every session of the user and queues the notice
+ *  of the change (security.md §22). */
 export async function resetPasswordWithCode(
-  deps: Pick<ResetDeps, 'db' | 'secrets'>,
+  deps: ResetDeps,
   hash: (password: string) => Promise<string>,
   input: { userId: string; code: string; newPassword: string; field: string },
 ): Promise<Details> {
@@ -84,11 +88,14 @@ export async function resetPasswordWithCode(
       presented: input.code,
     });
     if (!used) return undefined;
-    return writeNewPassword(tx, { userId: input.userId }, passwordHash, {
+    const written = await writeNewPassword(tx, { userId: input.userId }, passwordHash, {
       changeRequired: false,
       creator: input.userId,
     });
+    await queuePasswordChangedNotice(tx, deps.mailer, input.userId);
+    return written;
   });
   if (!details) throw invalidCode();
+  deps.mailer.nudge();
   return details;
 }

@@ -1,5 +1,5 @@
 // The account's second factors (issue 17, /ui/account/factors): the authenticator app and the recovery codes,
-// each change confirmed with the current password or a code.
+// each change (adding the app too) confirmed with the current password or a code (security.md §22).
 import { Alert, Csrf, Field, Notice } from './fields.ts';
 import { html } from './html.ts';
 import type { View } from './layout.ts';
@@ -12,11 +12,22 @@ export interface AccountFactorsProps {
   otpReady: boolean;
   recoveryCodesLeft: number;
   accountUrl: string;
+  confirm: ConfirmMode;
 }
 
-/** The password, or a code from the authenticator or a recovery code: either confirms a change (issue 17). */
-export const Confirm = ({ t, idPrefix }: { t: Texts; idPrefix: string }) =>
-  html`<p class="help">${t.factorConfirmHelp}</p>
+/** How a change is confirmed (account/confirm.ts): typed (the password, or a code of the authenticator app, or a
+ *  recovery code), or, for a user with nothing to type, by signing in again (`signIn`), which holds for a few
+ *  minutes (`recent`). */
+export type ConfirmMode = 'typed' | 'signIn' | 'recent';
+
+/** The confirmation a sensitive change asks for (security.md §22). */
+export const Confirm = ({ t, idPrefix, mode }: { t: Texts; idPrefix: string; mode: ConfirmMode }) => {
+  if (mode === 'recent') return html`<p class="help">${t.reauthRecent}</p>`;
+  if (mode === 'signIn')
+    return html`<p class="help">
+      ${t.reauthHelp}${' '}<a href="/ui/account/reauth" class="reauth">${t.reauthLink}</a>
+    </p>`;
+  return html`<p class="help">${t.factorConfirmHelp}</p>
     <div class="row">
       <${Field}
         id=${`${idPrefix}-password`}
@@ -39,6 +50,7 @@ export const Confirm = ({ t, idPrefix }: { t: Texts; idPrefix: string }) =>
         required=${false}
       />
     </div>`;
+};
 
 export const AccountFactorsPage: View<AccountFactorsProps> = (p) => {
   const { t, csrf } = p;
@@ -52,11 +64,12 @@ export const AccountFactorsPage: View<AccountFactorsProps> = (p) => {
         p.otpReady
           ? html`<form method="post" action="/ui/account/factors/otp/remove">
               <${Csrf} token=${csrf} />
-              <${Confirm} t=${t} idPrefix="remove-otp" />
+              <${Confirm} t=${t} idPrefix="remove-otp" mode=${p.confirm} />
               <button type="submit" class="secondary" id="remove-otp">${t.factorRemove}</button>
             </form>`
           : html`<form method="post" action="/ui/account/factors/otp">
               <${Csrf} token=${csrf} />
+              <${Confirm} t=${t} idPrefix="add-otp" mode=${p.confirm} />
               <button type="submit" class="primary" id="add-otp">${t.factorAddOtp}</button>
             </form>`
       }
@@ -68,7 +81,7 @@ export const AccountFactorsPage: View<AccountFactorsProps> = (p) => {
         <p id="recovery-left">${t.recoveryCodesLeft}: ${p.recoveryCodesLeft}</p>
         <form method="post" action="/ui/account/factors/recovery">
           <${Csrf} token=${csrf} />
-          <${Confirm} t=${t} idPrefix="recovery" />
+          <${Confirm} t=${t} idPrefix="recovery" mode=${p.confirm} />
           <button type="submit" class="secondary" id="new-recovery-codes">${t.recoveryCodesNew}</button>
         </form>
       </section>`

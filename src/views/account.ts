@@ -4,6 +4,7 @@ import { Alert, Csrf, Field, type FieldProps, HiddenLoginName, Notice, Who } fro
 import { html } from './html.ts';
 import type { View } from './layout.ts';
 import { PasskeysSection, type PasskeysSectionProps } from './passkeys.ts';
+import { Confirm, type ConfirmMode } from './account-factors.ts';
 
 interface Option {
   value: string;
@@ -30,6 +31,8 @@ export interface AccountProps {
   /** issue 17 */
   passkeys: PasskeysSectionProps['passkeys'];
   passkeyNameField: FieldProps;
+  /** How a sensitive change is confirmed (security.md §22). */
+  confirm: ConfirmMode;
 }
 
 function Select({ id, label, options }: { id: string; label: string | undefined; options: Option[] }) {
@@ -87,6 +90,7 @@ export const AccountPage: View<AccountProps> = (p) => {
       <form method="post" action="/ui/account/email">
         <${Csrf} token=${csrf} />
         <${Field} ...${p.emailField} />
+        <${Confirm} t=${t} idPrefix="email" mode=${p.confirm} />
         <button type="submit" class="secondary" id="save-email">${t.saveEmail}</button>
       </form>
     </section>
@@ -100,7 +104,13 @@ export const AccountPage: View<AccountProps> = (p) => {
         <button type="submit" class="primary" id="change-password">${t.passwordChangeSubmit}</button>
       </form>
     </section>
-    <${PasskeysSection} t=${t} csrf=${csrf} passkeys=${p.passkeys} passkeyNameField=${p.passkeyNameField} />
+    <${PasskeysSection}
+      t=${t}
+      csrf=${csrf}
+      passkeys=${p.passkeys}
+      passkeyNameField=${p.passkeyNameField}
+      confirm=${p.confirm}
+    />
     <nav class="links"><a href="/ui/account/factors" id="account-factors">${t.factorsTitle}</a></nav>`;
 };
 

@@ -1,4 +1,4 @@
-// The HTML part of the mails (mail/messages.ts): the same lines as the text part, and the link as a button.
+// The HTML part of the mails (mail/messages.ts): the same lines as the text part, and the link (if any) as a button.
 import { html } from './html.ts';
 
 export interface MailProps {
@@ -6,12 +6,12 @@ export interface MailProps {
   subject: string;
   /** The paragraphs before the link: the greeting and the lead. */
   before: string[];
-  link: string;
-  button: string;
+  /** The mail's link as a button; a notice has none. */
+  link: { href: string; button: string } | undefined;
   after: string[];
 }
 
-export function MailBody({ lang, subject, before, link, button, after }: MailProps) {
+export function MailBody({ lang, subject, before, link, after }: MailProps) {
   const paragraphs = (lines: string[]) => lines.map((line) => html`<p>${line}</p>`);
   return html`<html lang=${lang}>
     <head>
@@ -20,7 +20,7 @@ export function MailBody({ lang, subject, before, link, button, after }: MailPro
     </head>
     <body>
       ${paragraphs(before)}
-      <p><a href=${link}>${button}</a></p>
+      ${link && html`<p><a href=${link.href}>${link.button}</a></p>`}
       ${paragraphs(after)}
     </body>
   </html>`;

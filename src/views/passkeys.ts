@@ -3,7 +3,7 @@
 import { Alert, Csrf, Field, type FieldProps } from './fields.ts';
 import { type FactorStepProps, OtherFactors, StepHidden } from './factors.ts';
 import { html, type Markup } from './html.ts';
-import { Confirm } from './account-factors.ts';
+import { Confirm, type ConfirmMode } from './account-factors.ts';
 import type { Texts } from '../login/i18n.ts';
 import type { View } from './layout.ts';
 
@@ -79,11 +79,12 @@ export interface PasskeysSectionProps {
   csrf: string;
   passkeys: { id: string; name: string }[];
   passkeyNameField: FieldProps;
+  confirm: ConfirmMode;
 }
 
 /** The account page's passkeys: each with a removal form that asks for the password or a code; a field naming a
- *  new one. */
-export const PasskeysSection = ({ t, csrf, passkeys, passkeyNameField }: PasskeysSectionProps) =>
+ *  new one, which asks for them too (security.md §22). */
+export const PasskeysSection = ({ t, csrf, passkeys, passkeyNameField, confirm }: PasskeysSectionProps) =>
   html`<section class="section" aria-labelledby="passkeys-title">
     <h2 id="passkeys-title">${t.passkeysTitle}</h2>
     <p class="help">${t.passkeysLead}</p>
@@ -94,13 +95,14 @@ export const PasskeysSection = ({ t, csrf, passkeys, passkeyNameField }: Passkey
           <${Csrf} token=${csrf} />
           <input type="hidden" name="tokenId" value=${k.id} />
           <h3 class="passkey-name">${k.name}</h3>
-          <${Confirm} t=${t} idPrefix=${`passkey-${k.id}`} />
+          <${Confirm} t=${t} idPrefix=${`passkey-${k.id}`} mode=${confirm} />
           <button type="submit" class="secondary" id=${`remove-passkey-${k.id}`}>${t.passkeyRemove}</button>
         </form>`,
     )}
     <form method="post" action="/ui/account/passkeys/new">
       <${Csrf} token=${csrf} />
       <${Field} ...${passkeyNameField} />
+      <${Confirm} t=${t} idPrefix="add-passkey" mode=${confirm} />
       <button type="submit" class="secondary" id="add-passkey">${t.passkeyAdd}</button>
     </form>
   </section>`;

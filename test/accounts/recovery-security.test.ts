@@ -24,7 +24,10 @@ describe('account recovery pages (issue 16)', () => {
       userName,
       password: 'Recovery-Password-1',
     });
-    return (await registerHuman(server.db, orgId, input, 'en')).userId;
+    const { userId } = await registerHuman(server.db, orgId, input, 'en');
+    // a reset goes only to a verified address (security.md §22)
+    await server.db.query('UPDATE users SET email_verified = true WHERE id = $1', [userId]);
+    return userId;
   };
 
   /** A browser on the page: GET it, then POST its form with the page's CSRF token. */

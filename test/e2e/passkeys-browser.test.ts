@@ -93,6 +93,8 @@ describe('passkeys in a browser (issue 17)', () => {
 
   async function addPasskey(page: Page, name: string): Promise<void> {
     await page.fill('#passkey-name', name);
+    // adding a passkey asks for the password first (security.md §22)
+    await page.fill('#add-passkey-password', PASSWORD);
     await page.click('#add-passkey');
     await page.waitForSelector('#passkey-start');
     await page.click('#passkey-start');
@@ -115,6 +117,7 @@ describe('passkeys in a browser (issue 17)', () => {
     expect(await page.textContent('#passkeys-none')).toBe('You have no passkeys yet.');
     const pageResponse = page.waitForResponse((r) => r.url() === `${base}/ui/account/passkeys/new`);
     await page.fill('#passkey-name', 'Laptop');
+    await page.fill('#add-passkey-password', PASSWORD);
     await page.click('#add-passkey');
     // only the passkey pages may run a script, and only Gatehouse's own file
     expect((await pageResponse).headers()['content-security-policy']).toMatch(/script-src 'self'$/);

@@ -33,14 +33,17 @@ describe('second factors on the account page (issue 17)', () => {
       return response.status;
     };
 
-    expect(await post('/otp', {})).toBe(200);
+    // adding the app asks for the password first (security.md §22)
+    expect(await post('/otp', {})).toBe(400);
+    expect(await post('/otp', { password: PASSWORD })).toBe(200);
     expect(page).toMatch(/<path d="(M\d+ \d+h1v1h-1z)+"/);
     const secret = byId(page, 'otp-secret')!.replaceAll(' ', '');
     const totp = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret) });
     const wrong = String((Number(totp.generate()) + 1) % 1_000_000).padStart(6, '0');
-    expect(await post('/otp/verify', { code: wrong })).toBe(400);
+    const ticket = field(page, 'ticket')!;
+    expect(await post('/otp/verify', { ticket, code: wrong })).toBe(400);
     expect(byId(page, 'otp-secret')!.replaceAll(' ', '')).toBe(secret);
-    expect(await post('/otp/verify', { code: totp.generate() })).toBe(200);
+    expect(await post('/otp/verify', { ticket, code: totp.generate() })).toBe(200);
     const first = [...page.matchAll(/<li><code>([A-Z0-9-]+)<\/code><\/li>/g)].map((m) => m[1]!);
     expect(first).toHaveLength(10);
     page = await (await browser.request(`${server.url}/ui/account/factors`)).text();
