@@ -138,7 +138,7 @@ export async function updateOidcAppConfig(
   const appId = app.id;
   const config = parseAppInput(oidcConfigSchema, input, 'UpdateOIDCAppConfigRequest');
   checkOidcConfig(config, 'UpdateOIDCAppConfigRequest');
-  if (app.kind !== 'oidc') throw invalidArgument('App is not an OIDC app', 'APP-Gsfe2');
+  if (app.kind !== 'oidc') throw invalidArgument('App is not an OIDC app', 'COMMAND-GBr34'); // ChangeOIDCApplication
   if (sameAsStored(app, config)) throw failedPrecondition('No changes', 'COMMAND-1m88i');
   const needsSecret = config.authMethod === 'basic' || config.authMethod === 'post';
   const clientSecret = needsSecret && !app.secret_hash ? generateSecret() : undefined;
