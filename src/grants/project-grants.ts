@@ -26,6 +26,8 @@ import {
 export type { ProjectGrantRow };
 
 export const projectGrantNotFound = () => notFound('Project grant not found', 'PROJECT-D8JxR');
+/** AddProjectGrant's error ID for a granted org that does not exist (FAILED_PRECONDITION). */
+export const GRANTED_ORG_MISSING = 'COMMAND-3m9gg';
 
 const roleKeys = z.array(z.string().min(1, 'value length must be at least 1 runes').max(200)).max(1000);
 
@@ -53,7 +55,7 @@ export async function addProjectGrant(
       'Project not found',
       'COMMAND-m9gsd',
     );
-    await precondition(getOrgById(tx, input.grantedOrgId), 'Organisation not found', 'COMMAND-3m9gg');
+    await precondition(getOrgById(tx, input.grantedOrgId), 'Organisation not found', GRANTED_ORG_MISSING);
     await checkRoleKeys(tx, project.id, keys, 'COMMAND-6m9gd');
     const event = await appendEvent(tx, {
       aggregateType: 'project',

@@ -97,7 +97,7 @@ describeEachEncoding('lifecycle: apps, members, orgs, history', ({ encoding, p, 
       await call(lifecycle.addOrgMember(userId, ['ORG_OWNER'])),
       encoding,
       6,
-      'Member already exists (IAM-sdgQ4)',
+      'Member already exists (ORG-poWwe)',
     );
     expectError(
       await call(lifecycle.addOrgMember(userId, ['IAM_OWNER'])),
@@ -115,10 +115,10 @@ describeEachEncoding('lifecycle: apps, members, orgs, history', ({ encoding, p, 
       await call(lifecycle.updateOrgMember(userId, ['ORG_USER_MANAGER', 'ORG_OWNER'])),
       encoding,
       9,
-      'Member roles not changed (COMMAND-LiaZi)',
+      'Member roles not changed (Org-LiaZi)',
     );
     await okCall(lifecycle.removeOrgMember(userId));
-    expectError(await call(lifecycle.removeOrgMember(userId)), encoding, 5, 'Member not found (IAM-D8JxR)');
+    expectError(await call(lifecycle.removeOrgMember(userId)), encoding, 5, 'Member not found (Org-D8JxR)');
     expect((await okCall<List>(lifecycle.listOrgMemberRoles())).result).toContain('ORG_OWNER');
 
     const { id: projectId } = await okCall(calls.addProject());
