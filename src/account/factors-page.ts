@@ -106,7 +106,8 @@ export const submitVerifyOtp = accountPost(async (deps, request, reply, { user, 
     }
     if (pending && error instanceof AppError && error.code === Code.InvalidArgument)
       return renderSetup(deps, request, reply, pending, t.errorFactorCode);
-    if (error instanceof AppError && (error.code === Code.NotFound || error.code === Code.AlreadyExists))
+    // none to confirm (NOT_FOUND) or confirmed already (FAILED_PRECONDITION, as ZITADEL answers it)
+    if (error instanceof AppError && (error.code === Code.NotFound || error.code === Code.FailedPrecondition))
       return done(reply, 'otp');
     throw error;
   }

@@ -68,7 +68,13 @@ describeEachEncoding('lifecycle: apps, members, orgs, history', ({ encoding, p, 
     expect(secret.clientSecret).toMatch(/^.{32,}$/);
     const oidcSecret = await okCall(lifecycle.regenerateSecret(projectId, web.appId, 'oidc'));
     expect(oidcSecret.clientSecret).not.toBe(secret.clientSecret);
-    expectError(await call(lifecycle.regenerateSecret(projectId, api.appId, 'oidc')), encoding, 9);
+    // the wrong kind of app is INVALID_ARGUMENT, as ZITADEL's ChangeOIDCApplicationSecret answers it
+    expectError(
+      await call(lifecycle.regenerateSecret(projectId, api.appId, 'oidc')),
+      encoding,
+      3,
+      'App is not an OIDC app (COMMAND-Ghrh3)',
+    );
 
     await okCall(lifecycle.appState(projectId, web.appId, 'deactivate'));
     expect((await app(web.appId)).state).toBe('APP_STATE_INACTIVE');
@@ -127,7 +133,13 @@ describeEachEncoding('lifecycle: apps, members, orgs, history', ({ encoding, p, 
       userId,
     ]);
     expectError(await call(lifecycle.listProjectMembers(projectId), p.adminToken, p.otherOrgId), encoding, 5);
-    expectError(await call(lifecycle.addProjectMember(projectId, '404404', ['PROJECT_OWNER'])), encoding, 5);
+    // a user that does not exist is a precondition of the command (FAILED_PRECONDITION), as in ZITADEL
+    expectError(
+      await call(lifecycle.addProjectMember(projectId, '404404', ['PROJECT_OWNER'])),
+      encoding,
+      9,
+      'User could not be found (COMMAND-uXHNj)',
+    );
     await okCall(lifecycle.removeProjectMember(projectId, userId));
     expect((await okCall<List>(lifecycle.listProjectMemberRoles())).result).toContain('PROJECT_OWNER_VIEWER');
   });
