@@ -184,7 +184,10 @@ export async function addAppKey(
 ): Promise<{ keyId: string; keyFile: AppKeyFile; details: Details }> {
   const app = await getApp(db, ref);
   const appId = app.id;
-  if (app.auth_method !== 'private_key_jwt') throw invalidArgument('App does not use private_key_jwt', 'APP-Fsh3d');
+  // a state of the app, not malformed input: ZITADEL's FAILED_PRECONDITION (command/project_application_key.go
+  // AddApplicationKey, COMMAND-Dff54)
+  if (app.auth_method !== 'private_key_jwt')
+    throw failedPrecondition('App does not use private_key_jwt', 'COMMAND-Dff54');
   if (!(expiresAt.getTime() > Date.now()))
     throw invalidArgument('invalid AddAppKeyRequest.ExpirationDate: must be in the future', 'APP-Fsh3e');
   const { keyId, publicJwk, privateKeyPem } = await newRsaKeyPair();

@@ -340,6 +340,12 @@ const ROWS: Record<string, Row> = {
     code: FAILED_PRECONDITION,
     id: 'COMMAND-1n8cM',
   },
+  'AddAppKey, an app without private_key_jwt': {
+    zitadel: 'project_application_key.go AddApplicationKey',
+    call: (f) => calls.addAppKey(f.projectId, f.oidcAppId),
+    code: FAILED_PRECONDITION,
+    id: 'COMMAND-Dff54',
+  },
   'UpdateOIDCAppConfig, an API app': {
     zitadel: 'project_application_oidc.go ChangeOIDCApplication',
     call: (f) => calls.updateOidcConfig(f.projectId, f.apiAppId),
