@@ -44,6 +44,8 @@ interface Fixture {
   projectId: string;
   inactiveProjectId: string;
   userId: string;
+  /** a machine user without a secret */
+  machineId: string;
   /** a user of the other org, granted under the project grant */
   otherUserId: string;
   userGrantId: string;
@@ -304,6 +306,12 @@ const ROWS: Record<string, Row> = {
     as: 'admin',
   },
   // --- user, project, app and org lifecycle
+  'RemoveMachineSecret, a machine user without one': {
+    zitadel: 'user_machine_secret.go prepareRemoveMachineSecret',
+    call: (f) => M('RemoveMachineSecret', { userId: f.machineId }),
+    code: FAILED_PRECONDITION,
+    id: 'COMMAND-coi82n',
+  },
   'ReactivateUser, an active user': {
     zitadel: 'user.go ReactivateUser',
     call: (f) => M('ReactivateUser', { id: f.userId }),
@@ -404,6 +412,7 @@ async function makeFixture({ p, okCall }: EncodingSuite): Promise<Fixture> {
   const { id: inactiveProjectId } = await okCall(calls.addProject());
   await okCall(M('DeactivateProject', { id: inactiveProjectId }));
   const { userId } = await okCall(calls.importHumanUser());
+  const { userId: machineId } = await okCall(calls.addMachineUser());
   const { userId: otherUserId } = await okCall(calls.importHumanUser(), p.adminToken, p.otherOrgId);
   const { userGrantId } = await okCall<{ userGrantId: string }>(
     M('AddUserGrant', { userId, projectId, roleKeys: ['reader'] }),
@@ -422,6 +431,7 @@ async function makeFixture({ p, okCall }: EncodingSuite): Promise<Fixture> {
     projectId,
     inactiveProjectId,
     userId,
+    machineId,
     otherUserId,
     userGrantId,
     projectGrantId,
