@@ -31,6 +31,8 @@ export const grantNotFound = (id: string) => notFound('User grant not found', id
 // GetUserGrantByID's (query/user_grant.go) and removeUserGrant's (command/user_grant.go).
 const GET_NOT_FOUND = 'QUERY-wIPkA';
 const REMOVE_NOT_FOUND = 'COMMAND-1My0t';
+// checkUserGrantPreCondition's, for a role key the project does not have or the project grant does not lend.
+const ROLE_NOT_FOUND = 'COMMAND-mm9F4';
 
 const roleKeys = z.array(z.string().min(1, 'value length must be at least 1 runes').max(200)).max(1000);
 
@@ -55,7 +57,6 @@ async function checkGrantable(
   if (missing !== undefined)
     throw failedPrecondition(`Project role "${missing}" is not granted to the organisation`, ROLE_NOT_FOUND);
 }
-const ROLE_NOT_FOUND = 'COMMAND-mm9F4';
 
 /** `projectGrantId`: a grant of a project lent to the org in context; without it the project is the org's own. */
 export async function addUserGrant(
