@@ -147,7 +147,8 @@ export const submitVerifyOtp = accountPost(async (deps, request, reply, signedIn
       return showsSetup(deps, request, session, pending)
         ? renderSetup(deps, request, reply, session, pending, t.errorFactorCode)
         : renderFactors(deps, request, reply, signedIn, { status: 400, alert: t.errorFactorCode });
-    if (error instanceof AppError && (error.code === Code.NotFound || error.code === Code.AlreadyExists))
+    // none to confirm (NOT_FOUND) or confirmed already (FAILED_PRECONDITION, as ZITADEL answers it)
+    if (error instanceof AppError && (error.code === Code.NotFound || error.code === Code.FailedPrecondition))
       return done(reply, 'otp');
     throw error;
   }

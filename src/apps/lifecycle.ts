@@ -8,7 +8,7 @@ import type { SecretBox } from '../platform/secrets.ts';
 import { generateSecret } from '../platform/secrets.ts';
 import { appendEvent } from '../events/log.ts';
 import { changedDetails, type Details } from '../events/details.ts';
-import { failedPrecondition, notFound } from '../platform/errors.ts';
+import { failedPrecondition, invalidArgument, notFound } from '../platform/errors.ts';
 import { name200, parseInput } from '../platform/input.ts';
 import {
   Conditions,
@@ -101,8 +101,14 @@ export async function regenerateClientSecret(
 ): Promise<{ clientSecret: string; details: Details }> {
   const clientSecret = generateSecret();
   const details = await changeApp(db, ref, creator, (app) => {
-    if (app.kind !== kind) throw failedPrecondition(`App is not an ${kind.toUpperCase()} app`, 'COMMAND-Ghrh3');
-    if (!app.secret_hash) throw failedPrecondition('App has no client secret', 'COMMAND-Ghrh3');
+    // the wrong kind of app is INVALID_ARGUMENT in ZITADEL (command/project_application_oidc.go
+    // ChangeOIDCApplicationSecret COMMAND-Ghrh3, project_application_api.go ChangeAPIApplicationSecret COMMAND-aeH4)
+    if (app.kind !== kind)
+      throw invalidArgument(
+        `App is not an ${kind.toUpperCase()} app`,
+        kind === 'oidc' ? 'COMMAND-Ghrh3' : 'COMMAND-aeH4',
+      );
+    if (!app.secret_hash) throw failedPrecondition('App has no client secret', 'APP-NoSecr'); // Gatehouse's own check
     return {
       eventType: `project.application.config.${kind}.secret.changed`,
       columns: { secret_hash: secrets.hashSecret(clientSecret) },
@@ -120,7 +126,8 @@ export function updateApiAppConfig(
   creator: string,
 ): Promise<Details> {
   return changeApp(db, ref, creator, (app) => {
-    if (app.kind !== 'api') throw failedPrecondition('App is not an API app', 'COMMAND-Ghrh3');
+    // command/project_application_api.go ChangeAPIApplication
+    if (app.kind !== 'api') throw invalidArgument('App is not an API app', 'COMMAND-Gnwt3');
     if (app.auth_method === authMethod) throw failedPrecondition('No changes', 'COMMAND-2m8vx');
     // apps_secret_check: a basic app has a secret; nobody learns this one before RegenerateAPIClientSecret
     const secretHash = authMethod === 'basic' ? secrets.hashSecret(generateSecret()) : null;

@@ -138,7 +138,7 @@ export async function updateOidcAppConfig(
   const appId = app.id;
   const config = parseAppInput(oidcConfigSchema, input, 'UpdateOIDCAppConfigRequest');
   checkOidcConfig(config, 'UpdateOIDCAppConfigRequest');
-  if (app.kind !== 'oidc') throw invalidArgument('App is not an OIDC app', 'APP-Gsfe2');
+  if (app.kind !== 'oidc') throw invalidArgument('App is not an OIDC app', 'COMMAND-GBr34'); // ChangeOIDCApplication
   if (sameAsStored(app, config)) throw failedPrecondition('No changes', 'COMMAND-1m88i');
   const needsSecret = config.authMethod === 'basic' || config.authMethod === 'post';
   const clientSecret = needsSecret && !app.secret_hash ? generateSecret() : undefined;
@@ -184,7 +184,10 @@ export async function addAppKey(
 ): Promise<{ keyId: string; keyFile: AppKeyFile; details: Details }> {
   const app = await getApp(db, ref);
   const appId = app.id;
-  if (app.auth_method !== 'private_key_jwt') throw invalidArgument('App does not use private_key_jwt', 'APP-Fsh3d');
+  // a state of the app, not malformed input: ZITADEL's FAILED_PRECONDITION (command/project_application_key.go
+  // AddApplicationKey, COMMAND-Dff54)
+  if (app.auth_method !== 'private_key_jwt')
+    throw failedPrecondition('App does not use private_key_jwt', 'COMMAND-Dff54');
   if (!(expiresAt.getTime() > Date.now()))
     throw invalidArgument('invalid AddAppKeyRequest.ExpirationDate: must be in the future', 'APP-Fsh3e');
   const { keyId, publicJwk, privateKeyPem } = await newRsaKeyPair();

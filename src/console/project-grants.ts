@@ -5,6 +5,7 @@
 import { ManagementService as M } from '@zitadel/proto/zitadel/management_pb.js';
 import { ProjectGrantState } from '@zitadel/proto/zitadel/project_pb.js';
 import { AppError, Code, invalidArgument } from '../platform/errors.ts';
+import { GRANTED_ORG_MISSING } from '../grants/project-grants.ts';
 import { html } from '../views/html.ts';
 import { Checkbox, Input, PostForm, StateBadge, Submit, Table } from '../views/console/components.ts';
 import { checkedValues } from './members.ts';
@@ -96,8 +97,9 @@ export function registerProjectGrants(router: ConsoleRouter, { change, removal }
         const roleKeys = checkedValues(page, 'granted:');
         return await page.run(M.method.addProjectGrant, { projectId, grantedOrgId: orgId, roleKeys });
       } catch (error) {
-        // an org not found is the form's error (a project not the viewer's stays so: its page again is the 404)
-        if (error instanceof AppError && error.code === Code.NotFound)
+        // an org not found (by domain NOT_FOUND, by ID AddProjectGrant's precondition) is the form's error; a
+        // project not the viewer's stays so: its page again is the 404
+        if (error instanceof AppError && (error.code === Code.NotFound || error.id === GRANTED_ORG_MISSING))
           throw invalidArgument(page.t.errorNoSuchOrg!, 'CONSOLE-noorg');
         throw error;
       }

@@ -35,7 +35,9 @@ export interface NewOtp {
   url: string;
 }
 
-const otpNotReady = () => notFound('OTP not found or not ready', 'COMMAND-5Ms8h');
+// ZITADEL's errors (command/user_human_otp.go): no authenticator is NOT_FOUND (HumanCheckMFATOTPSetup
+// COMMAND-3Mif9s, HumanRemoveTOTP COMMAND-Hd9sd); verifying one that is ready already is FAILED_PRECONDITION.
+const otpNotFound = (id: string) => notFound('OTP not found', id);
 
 /** A wrong code, and a user locked by too many (the API answers 429 with Retry-After then). */
 export class OtpCheckLocked extends AppError {
@@ -89,8 +91,8 @@ export async function pendingOtp(deps: OtpDeps, user: UserRow): Promise<NewOtp |
 export async function verifyMyOtp(deps: OtpDeps, userId: string, code: string, ip: string): Promise<Details> {
   const user = await human(deps.db, userId);
   const row = await findTotp(deps.db, userId);
-  if (!row) throw otpNotReady();
-  if (row.confirmed_at) throw alreadyExists('Multifactor OTP is already set up', 'COMMAND-do9se');
+  if (!row) throw otpNotFound('COMMAND-3Mif9s');
+  if (row.confirmed_at) throw failedPrecondition('Multifactor OTP is already set up', 'COMMAND-qx4ls');
   const secret = deps.secrets.decrypt(row.sealed_secret);
   let step: number | undefined;
   const check = await countedCheck(deps.db, deps.config.lockout, { userId, ip }, async () => {
@@ -143,7 +145,7 @@ async function otpReady(tx: Queryable, user: UserRow) {
  *  go too: they stand in for a factor the user no longer has. */
 export async function removeOtp(db: Db, user: UserRow, creator: string): Promise<Details> {
   return db.tx(async (tx) => {
-    if (!(await deleteTotp(tx, user.id))) throw otpNotReady();
+    if (!(await deleteTotp(tx, user.id))) throw otpNotFound('COMMAND-Hd9sd');
     const left = await setFactorKind(tx, user.id, OTP_KIND, false);
     if (!left.length) await replaceRecoveryCodes(tx, user.id, []);
     const event = await appendEvent(tx, {

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { Db, Queryable } from '../platform/db.ts';
 import { appendEvent } from '../events/log.ts';
 import { changedDetails, createdDetails, type Details } from '../events/details.ts';
-import { failedPrecondition, invalidArgument, notFound } from '../platform/errors.ts';
+import { failedPrecondition, notFound, precondition } from '../platform/errors.ts';
 import { parseInput } from '../platform/input.ts';
 import { newId } from '../platform/ids.ts';
 import { listPage, Conditions, type ListResult, type Page, type TextFilter } from '../platform/search.ts';
@@ -26,6 +26,8 @@ import {
 export type { ProjectGrantRow };
 
 export const projectGrantNotFound = () => notFound('Project grant not found', 'PROJECT-D8JxR');
+/** AddProjectGrant's error ID for a granted org that does not exist (FAILED_PRECONDITION). */
+export const GRANTED_ORG_MISSING = 'COMMAND-3m9gg';
 
 const roleKeys = z.array(z.string().min(1, 'value length must be at least 1 runes').max(200)).max(1000);
 
@@ -42,16 +44,19 @@ export async function addProjectGrant(
   creator: string,
 ): Promise<{ grantId: string; details: Details }> {
   const keys = [...new Set(parseInput(roleKeys, input.roleKeys, 'AddProjectGrantRequest', 'PROJECT-1m9fS'))];
+  // ZITADEL's preconditions and IDs (command/project_grant.go AddProjectGrant, searchProjectGrantState): each is
+  // FAILED_PRECONDITION, the project and the granted org by their own lookups.
   if (input.grantedOrgId === input.orgId)
-    throw invalidArgument(
-      'invalid AddProjectGrantRequest.GrantedOrgId: the project is already the org own',
-      'PROJECT-3m9gg',
-    );
+    throw failedPrecondition('A project cannot be granted to the organisation that owns it', 'PROJECT-ckUpbvboAH');
   const grantId = newId();
   return db.tx(async (tx) => {
-    const project = await lockOrgProject(tx, input.orgId, input.projectId);
-    await getOrgById(tx, input.grantedOrgId);
-    await checkRoleKeys(tx, project.id, keys, 'AddProjectGrantRequest.RoleKeys');
+    const project = await precondition(
+      lockOrgProject(tx, input.orgId, input.projectId),
+      'Project not found',
+      'COMMAND-m9gsd',
+    );
+    await precondition(getOrgById(tx, input.grantedOrgId), 'Organisation not found', GRANTED_ORG_MISSING);
+    await checkRoleKeys(tx, project.id, keys, 'COMMAND-6m9gd');
     const event = await appendEvent(tx, {
       aggregateType: 'project',
       aggregateId: project.id,
@@ -78,14 +83,17 @@ export async function getProjectGrant(db: Queryable, ref: ProjectGrantRef, lock 
   return grant;
 }
 
-/** The grant as the org it was granted to uses it (AddUserGrant with projectGrantId). */
+/** The grant as the org it was granted to uses it (AddUserGrant with projectGrantId), of the project named when
+ *  one is. */
 export async function receivedProjectGrant(
   db: Queryable,
   grantedOrgId: string,
   grantId: string,
+  projectId?: string,
 ): Promise<ProjectGrantRow> {
   const grant = await findProjectGrant(db, grantId);
-  if (grant?.granted_org_id !== grantedOrgId) throw projectGrantNotFound();
+  if (grant?.granted_org_id !== grantedOrgId || (projectId !== undefined && grant.project_id !== projectId))
+    throw projectGrantNotFound();
   return grant;
 }
 
@@ -99,7 +107,7 @@ export async function updateProjectGrantRoles(
   return changeProjectGrant(db, ref, creator, async (grant, tx) => {
     if (keys.length === grant.role_keys.length && keys.every((k) => grant.role_keys.includes(k)))
       throw failedPrecondition('Project grant has not been changed', 'PROJECT-0o0pL');
-    await checkRoleKeys(tx, grant.project_id, keys, 'UpdateProjectGrantRequest.RoleKeys');
+    await checkRoleKeys(tx, grant.project_id, keys, 'COMMAND-6m9gd');
     return { eventType: 'project.grant.changed', roleKeys: keys, state: grant.state };
   });
 }
@@ -114,7 +122,7 @@ export async function setProjectGrantState(
     if (grant.state === state)
       throw state === 'inactive'
         ? failedPrecondition('Project grant is not active', 'PROJECT-47fu8')
-        : failedPrecondition('Project grant is not inactive', 'PROJECT-47fu9');
+        : failedPrecondition('Project grant is not inactive', 'PROJECT-47fu8'); // ZITADEL's one ID for both
     const eventType = state === 'inactive' ? 'project.grant.deactivated' : 'project.grant.reactivated';
     return { eventType, roleKeys: grant.role_keys, state };
   });

@@ -3,7 +3,7 @@
 import type { Db } from '../platform/db.ts';
 import { changedDetails, createdDetails, type Details } from '../events/details.ts';
 import { appendEvent } from '../events/log.ts';
-import { failedPrecondition, invalidArgument, notFound } from '../platform/errors.ts';
+import { failedPrecondition, invalidArgument, notFound, precondition } from '../platform/errors.ts';
 import {
   Conditions,
   creationOrder,
@@ -13,6 +13,8 @@ import {
   type TextFilter,
 } from '../platform/search.ts';
 import { deleteMembership, lockMembership, updateMembershipRoles, type ResourceType } from './queries.ts';
+import { getUserById } from '../users/service.ts';
+import { MEMBER_ERROR_IDS } from './errors.ts';
 import { INSTANCE_ROLES, ORG_ROLES, PROJECT_ROLES } from './roles.ts';
 import { createMember, keepAnIamOwner, type MemberResource } from './service.ts';
 
@@ -31,7 +33,7 @@ export function checkMemberRoles(type: ResourceType, roles: readonly string[], r
   if (unknown !== undefined) throw invalidArgument(`invalid ${request}.Roles: unknown role "${unknown}"`, 'IAM-4m9Fs');
 }
 
-const memberNotFound = () => notFound('Member not found', 'IAM-D8JxR');
+const memberNotFound = (type: ResourceType) => notFound('Member not found', MEMBER_ERROR_IDS[type].notFound);
 
 export async function addMember(
   db: Db,
@@ -42,7 +44,11 @@ export async function addMember(
   request: string,
 ): Promise<Details> {
   checkMemberRoles(resource.type, roles, request);
-  return createdDetails(await db.tx((tx) => createMember(tx, resource, userId, roles, creator)));
+  return db.tx(async (tx) => {
+    // a user of any org may be a member, as in ZITADEL (its ExistsUser check takes no resource owner)
+    await precondition(getUserById(tx, userId), 'User could not be found', MEMBER_ERROR_IDS[resource.type].userMissing);
+    return createdDetails(await createMember(tx, resource, userId, roles, creator));
+  });
 }
 
 export async function updateMember(
@@ -57,9 +63,9 @@ export async function updateMember(
   const wanted = [...new Set(roles)];
   return db.tx(async (tx) => {
     const member = await lockMembership(tx, resource, userId);
-    if (!member) throw memberNotFound();
+    if (!member) throw memberNotFound(resource.type);
     if (member.roles.length === wanted.length && wanted.every((r) => member.roles.includes(r)))
-      throw failedPrecondition('Member roles not changed', 'COMMAND-LiaZi');
+      throw failedPrecondition('Member roles not changed', MEMBER_ERROR_IDS[resource.type].unchanged);
     if (resource.type === 'instance' && !wanted.includes('IAM_OWNER')) await keepAnIamOwner(tx, userId);
     const event = await appendEvent(tx, {
       aggregateType: resource.type,
@@ -81,7 +87,7 @@ export async function removeMember(
   creator: string,
 ): Promise<Details> {
   return db.tx(async (tx) => {
-    if (!(await lockMembership(tx, resource, userId))) throw memberNotFound();
+    if (!(await lockMembership(tx, resource, userId))) throw memberNotFound(resource.type);
     if (resource.type === 'instance') await keepAnIamOwner(tx, userId);
     const event = await appendEvent(tx, {
       aggregateType: resource.type,

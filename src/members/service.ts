@@ -4,6 +4,7 @@
 import type { Db, Queryable } from '../platform/db.ts';
 import { appendEvent, type WrittenEvent } from '../events/log.ts';
 import { alreadyExists, failedPrecondition } from '../platform/errors.ts';
+import { MEMBER_ERROR_IDS } from './errors.ts';
 import { findMemberships, insertNewMembership, lockIamOwners, type MembershipRow, type Resource } from './queries.ts';
 
 /** A resource members are held on, with its resource owner (the org of a project; else the resource itself). */
@@ -33,7 +34,8 @@ export async function createMember(
     roles: [...new Set(roles)],
     sequence: event.sequence,
   };
-  if (!(await insertNewMembership(tx, membership))) throw alreadyExists('Member already exists', 'IAM-sdgQ4');
+  if (!(await insertNewMembership(tx, membership)))
+    throw alreadyExists('Member already exists', MEMBER_ERROR_IDS[resource.type].exists);
   return event;
 }
 

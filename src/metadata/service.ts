@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { Db, Queryable } from '../platform/db.ts';
 import { appendEvent } from '../events/log.ts';
 import { changedDetails, type Details } from '../events/details.ts';
-import { notFound } from '../platform/errors.ts';
+import { notFound, precondition } from '../platform/errors.ts';
 import { parseInput } from '../platform/input.ts';
 import { listPage, Conditions, type ListResult, type Page, type TextFilter } from '../platform/search.ts';
 import { getOrgUser, type UserRef } from '../users/service.ts';
@@ -22,7 +22,13 @@ const entrySchema = z.object({
 });
 const entriesSchema = z.object({ metadata: z.array(entrySchema).min(1, 'value must contain at least 1 item(s)') });
 
-export const metadataNotFound = () => notFound('Metadata not found', 'META-Ekfsd');
+export const metadataNotFound = (id = 'META-Ekfsd') => notFound('Metadata not found', id);
+
+/** The user whose metadata a command sets or removes: missing (or another org's), FAILED_PRECONDITION as ZITADEL's
+ *  SetUserMetadata and RemoveUserMetadata answer it (command/user_metadata.go, checkUserExists in command/user.go);
+ *  reading the metadata of such a user is NOT_FOUND, as a query. */
+const userOfCommand = (tx: Queryable, ref: UserRef) =>
+  precondition(getOrgUser(tx, ref), 'User could not be found', 'COMMAND-uXHNj');
 
 /** SetUserMetadata and BulkSetUserMetadata: every entry or none, in one transaction. */
 export async function setUserMetadata(
@@ -35,7 +41,7 @@ export async function setUserMetadata(
   const { metadata } = parseInput(entriesSchema, input, request, 'META-Inv4l');
   const byKey = new Map(metadata.map((m) => [m.key, m.value])); // the last value of a key given twice wins
   return db.tx(async (tx) => {
-    const user = await getOrgUser(tx, ref);
+    const user = await userOfCommand(tx, ref);
     const entries = [...byKey].map(([key, value]) => ({ key, value }));
     const event = await appendEvent(tx, {
       aggregateType: 'user',
@@ -59,8 +65,8 @@ export async function getUserMetadata(db: Db, ref: UserRef, key: string): Promis
 
 export async function removeUserMetadata(db: Db, ref: UserRef, key: string, creator: string): Promise<Details> {
   return db.tx(async (tx) => {
-    const user = await getOrgUser(tx, ref);
-    if (!(await findMetadata(tx, user.id, key))) throw metadataNotFound();
+    const user = await userOfCommand(tx, ref);
+    if (!(await findMetadata(tx, user.id, key))) throw metadataNotFound('META-ncnw3'); // RemoveUserMetadata's
     const event = await appendEvent(tx, {
       aggregateType: 'user',
       aggregateId: user.id,

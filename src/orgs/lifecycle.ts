@@ -79,7 +79,8 @@ async function changeOrg(
     const org = await lockOrg(tx, orgId);
     if (!org) throw notFound('Organisation not found', 'QUERY-iTTGJ');
     if (orgId === defaultOrgId)
-      throw failedPrecondition('The default organisation cannot be deactivated or removed', 'ORG-d3fau');
+      // ZITADEL's ID of this refusal in RemoveOrg (command/org.go prepareRemoveOrg); it refuses no deactivation, we do
+      throw failedPrecondition('The default organisation cannot be deactivated or removed', 'COMMA-wG9p1');
     const c = change(org);
     const event = await appendEvent(tx, {
       aggregateType: 'org',
@@ -118,9 +119,10 @@ export function setOrgActive(
     active ? undefined : defaultOrgId,
     creator,
     (org) => {
-      if (active && org.state === 'active') throw failedPrecondition('Organisation is already active', 'ORG-bfnrh');
+      // command/org.go ReactivateOrg, DeactivateOrg
+      if (active && org.state === 'active') throw failedPrecondition('Organisation is already active', 'EVENT-bfnrh');
       if (!active && org.state !== 'active')
-        throw failedPrecondition('Organisation is already deactivated', 'ORG-Dbs2g');
+        throw failedPrecondition('Organisation is already deactivated', 'EVENT-Dbs2g');
       return { eventType: active ? 'org.reactivated' : 'org.deactivated', state: active ? 'active' : 'inactive' };
     },
     active ? undefined : (tx) => endSessionsOfOrgUsers(tx, orgId),

@@ -235,8 +235,8 @@ export const listPasskeys = (db: Queryable, userId: string) => listCredentialsOf
 
 export async function removePasskey(db: Db, user: UserRow, tokenId: string, creator: string): Promise<Details> {
   return db.tx(async (tx) => {
-    if (!(await deleteCredential(tx, user.id, tokenId)))
-      throw notFound('Passwordless token not found', 'COMMAND-2M9ds');
+    // ZITADEL's HumanRemovePasswordless (command/user_human_webauthn.go removeHumanWebAuthN)
+    if (!(await deleteCredential(tx, user.id, tokenId))) throw notFound('Passkey not found', 'COMMAND-DAfb2');
     const remaining = await listCredentialsOfUser(tx, user.id);
     await setFactorKind(tx, user.id, WEBAUTHN_KIND, remaining.length > 0);
     const event = await appendEvent(tx, {

@@ -43,6 +43,20 @@ export const permissionDenied = (message: string, id?: string) => new AppError(C
 export const failedPrecondition = (message: string, id?: string) => new AppError(Code.FailedPrecondition, message, id);
 export const unauthenticated = (message: string, id?: string) => new AppError(Code.Unauthenticated, message, id);
 
+/**
+ * An object a command depends on, which ZITADEL's command layer checks as a precondition: missing, it is
+ * FAILED_PRECONDITION with the command's own ID (e.g. the user of AddUserGrant, COMMAND-uXHNj, command/user.go
+ * checkUserExists), not the NOT_FOUND a read of that object answers. Other errors pass unchanged.
+ */
+export async function precondition<T>(lookup: Promise<T>, message: string, id: string): Promise<T> {
+  try {
+    return await lookup;
+  } catch (error) {
+    if (error instanceof AppError && error.code === Code.NotFound) throw failedPrecondition(message, id);
+    throw error;
+  }
+}
+
 // Unique, check and foreign-key violations, by constraint name (migrations/*.sql), as the errors the API reports:
 // the one table, applied in one place (Db.tx, platform/db.ts), so no service maps database errors itself.
 const CONSTRAINTS: Record<string, () => AppError> = {
@@ -51,14 +65,16 @@ const CONSTRAINTS: Record<string, () => AppError> = {
   users_user_name_unique: () => alreadyExists('User already exists', 'COMMAND-CtQ8w'),
   projects_name_unique: () => alreadyExists('Project already exists', 'PROJECT-3M9sd'),
   projects_org_fk: () => notFound('Organisation not found', 'PROJECT-2n8fS'),
-  memberships_user_fk: () => notFound('User could not be found', 'IAM-GPhuz'),
+  // The foreign keys below back a precondition checked before the write (a race with a removal ends here): as in
+  // ZITADEL's command layer, a missing referenced object is FAILED_PRECONDITION (precondition() above).
+  memberships_user_fk: () => failedPrecondition('User could not be found', 'COMMAND-uXHNj'),
   project_roles_pkey: () => alreadyExists('Project role already exists', 'COMMAND-6Rg9W'),
-  project_roles_project_fk: () => notFound('Project not found', 'PROJECT-ggr9s'),
+  project_roles_project_fk: () => failedPrecondition('Project not found', 'COMMA-VCnwD'),
   project_grants_org_unique: () => alreadyExists('Project grant already exists', 'PROJECT-3b8fs'),
   user_grants_active_unique: () => alreadyExists('User grant already exists', 'COMMAND-4M0fs'),
-  user_grants_user_fk: () => notFound('User could not be found', 'COMMAND-m9dsK'),
-  user_grants_project_fk: () => notFound('Project not found', 'PROJECT-ggr9s'),
-  user_metadata_user_fk: () => notFound('User could not be found', 'META-ko81d'),
+  user_grants_user_fk: () => failedPrecondition('User could not be found', 'COMMAND-uXHNj'),
+  user_grants_project_fk: () => failedPrecondition('Project not found', 'COMMAND-m9gsd'),
+  user_metadata_user_fk: () => failedPrecondition('User could not be found', 'COMMAND-uXHNj'),
 };
 
 /** The error a constraint's violation is reported as, for a check made before the write (the write still relies

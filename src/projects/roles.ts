@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { Db, Queryable } from '../platform/db.ts';
 import { appendEvent } from '../events/log.ts';
 import { changedDetails, createdDetails, type Details } from '../events/details.ts';
-import { failedPrecondition, invalidArgument, notFound } from '../platform/errors.ts';
+import { failedPrecondition, invalidArgument, notFound, precondition } from '../platform/errors.ts';
 import { parseInput } from '../platform/input.ts';
 import { listPage, Conditions, type ListResult, type Page, type TextFilter } from '../platform/search.ts';
 import {
@@ -27,7 +27,13 @@ const roleSchema = z.object({
 });
 const rolesSchema = z.object({ roles: z.array(roleSchema).min(1, 'value must contain at least 1 item(s)').max(1000) });
 
-export const roleNotFound = () => notFound('Project role not found', 'COMMAND-DlHa1');
+// ZITADEL's IDs (command/project_role.go): ChangeProjectRole COMMAND-vv8M9, RemoveProjectRole COMMAND-m9vMf.
+const roleNotFound = (id: string) => notFound('Project role not found', id);
+
+/** The project a role is added to or changed on: missing (or another org's), FAILED_PRECONDITION as ZITADEL's
+ *  checkProjectExists answers it (command/project.go, COMMA-VCnwD). */
+const projectOfRoles = (tx: Queryable, ref: ProjectRef) =>
+  precondition(lockOrgProject(tx, ref.orgId, ref.projectId), 'Project not found', 'COMMA-VCnwD');
 
 /** AddProjectRole and BulkAddProjectRoles: all roles or none (one transaction; a duplicate key is 409). */
 export async function addProjectRoles(
@@ -44,7 +50,7 @@ export async function addProjectRoles(
     keys.add(role.key);
   }
   return db.tx(async (tx) => {
-    const project = await lockOrgProject(tx, ref.orgId, ref.projectId);
+    const project = await projectOfRoles(tx, ref);
     const event = await appendEvent(tx, {
       aggregateType: 'project',
       aggregateId: project.id,
@@ -66,11 +72,11 @@ export async function updateProjectRole(
 ): Promise<Details> {
   const role = parseInput(roleSchema, input, 'UpdateProjectRoleRequest', 'PROJECT-Inv4l');
   return db.tx(async (tx) => {
-    const project = await lockOrgProject(tx, ref.orgId, ref.projectId);
+    const project = await projectOfRoles(tx, ref);
     const stored = await findRole(tx, project.id, role.key);
-    if (!stored) throw roleNotFound();
+    if (!stored) throw roleNotFound('COMMAND-vv8M9');
     if (stored.display_name === role.displayName && stored.role_group === role.group)
-      throw failedPrecondition('Project role has not been changed', 'COMMAND-eG2wm');
+      throw failedPrecondition('Project role has not been changed', 'COMMAND-5M0cs');
     const event = await appendEvent(tx, {
       aggregateType: 'project',
       aggregateId: project.id,
@@ -87,7 +93,7 @@ export async function updateProjectRole(
 export async function removeProjectRole(db: Db, ref: ProjectRef, key: string, creator: string): Promise<Details> {
   return db.tx(async (tx) => {
     const project = await lockOrgProject(tx, ref.orgId, ref.projectId);
-    if (!(await findRole(tx, project.id, key))) throw roleNotFound();
+    if (!(await findRole(tx, project.id, key))) throw roleNotFound('COMMAND-m9vMf');
     const event = await appendEvent(tx, {
       aggregateType: 'project',
       aggregateId: project.id,
@@ -101,11 +107,15 @@ export async function removeProjectRole(db: Db, ref: ProjectRef, key: string, cr
   });
 }
 
-/** Role keys a grant hands out must exist on the project: else INVALID_ARGUMENT naming the field (issue 21). */
-export async function checkRoleKeys(db: Queryable, projectId: string, keys: string[], field: string): Promise<void> {
+/**
+ * Role keys a grant hands out must exist on the project. A missing one is a state precondition, not malformed
+ * input: FAILED_PRECONDITION with the caller's ZITADEL ID (AddUserGrant/UpdateUserGrant COMMAND-mm9F4,
+ * command/user_grant.go checkUserGrantPreCondition; AddProjectGrant/UpdateProjectGrant COMMAND-6m9gd,
+ * command/project_grant.go checkProjectGrantPreCondition), which SDK users branch on.
+ */
+export async function checkRoleKeys(db: Queryable, projectId: string, keys: string[], id: string): Promise<void> {
   const [missing] = await missingRoleKeys(db, projectId, keys);
-  if (missing !== undefined)
-    throw invalidArgument(`invalid ${field}: role key "${missing}" does not exist on the project`, 'USER-4m9fS');
+  if (missing !== undefined) throw failedPrecondition(`Project role "${missing}" not found on the project`, id);
 }
 
 /** ListProjectRoles with keyQuery / displayNameQuery (issue 21), by the primary key's project prefix. */

@@ -89,7 +89,7 @@ export async function updateProject(
       p.project_role_check === settings.projectRoleCheck &&
       p.has_project_check === settings.hasProjectCheck
     )
-      throw failedPrecondition('Project has not been changed', 'COMMAND-XpOu6');
+      throw failedPrecondition('Project has not been changed', 'COMMAND-2M0fs');
     const event = await appendEvent(tx, {
       aggregateType: 'project',
       aggregateId: p.id,
@@ -120,8 +120,8 @@ export async function setProjectState(
     const p = await lockOrgProject(tx, ref.orgId, ref.projectId);
     if (p.state === state)
       throw state === 'inactive'
-        ? failedPrecondition('Project is not active', 'COMMAND-69eRj')
-        : failedPrecondition('Project is not inactive', 'COMMAND-ChAs8');
+        ? failedPrecondition('Project is not active', 'COMMAND-mki55') // command/project.go DeactivateProject
+        : failedPrecondition('Project is not inactive', 'COMMAND-5M9bs'); // ReactivateProject
     const event = await appendEvent(tx, {
       aggregateType: 'project',
       aggregateId: p.id,

@@ -117,7 +117,8 @@ export async function addMachineUserKey(
  *  process (the token write checks the stored hash, oidc/queries.ts INSERT_TOKENS). */
 export async function removeMachineSecret(db: Db, ref: UserRef, creator: string): Promise<Details> {
   const user = await getMachine(db, ref);
-  if (!user.secret_hash) throw failedPrecondition('The user has no secret', 'COMMAND-x0992');
+  // ZITADEL's RemoveMachineSecret (command/user_machine_secret.go)
+  if (!user.secret_hash) throw failedPrecondition('The user has no secret', 'COMMAND-coi82n');
   return db.tx(async (tx) => {
     const event = await appendEvent(tx, {
       aggregateType: 'user',

@@ -149,7 +149,7 @@ describe('application model', () => {
     ).toEqual({ redirect_uris: ['https://spa.example.com/cb2'], access_token_type: 'jwt' });
     await expect(
       addAppKey(server.db, { orgId: await defaultOrgId(server), projectId, appId: app.appId }, undefined, 'tester'),
-    ).rejects.toMatchObject({ code: 3 });
+    ).rejects.toMatchObject({ code: 9, id: 'COMMAND-Dff54' }); // not private_key_jwt: ZITADEL's FAILED_PRECONDITION
 
     const api = await addApiApp(
       server.db,

@@ -64,8 +64,8 @@ describe('gatehouse role and grant commands', () => {
     'grant add refuses an unknown role key; grant list',
     () => {
       const refused = run(['grant', 'add', '--user', userId, '--project', projectId, '--role', 'nope']);
-      expect(refused.status).toBe(2); // invalid input, as the CLI reports every INVALID_ARGUMENT
-      expect(refused.stderr).toMatch(/AddUserGrantRequest\.RoleKeys: role key "nope" does not exist/);
+      expect(refused.status).toBe(1); // a precondition of the project, not malformed input (FAILED_PRECONDITION)
+      expect(refused.stderr).toMatch(/Project role "nope" not found on the project \(COMMAND-mm9F4\)/);
       ({ grantId } = json(
         run(['grant', 'add', '--user', userId, '--project', projectId, '--role', 'reader', '--role', 'writer']),
       ));

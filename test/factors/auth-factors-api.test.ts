@@ -177,6 +177,12 @@ describe('second factors and the login policy on the management API (issue 17)',
         expect(okJson(await callApi(server.url, encoding, listMine, { token }))).toEqual({
           result: [{ state: 'AUTH_FACTOR_STATE_READY', otp: {} }],
         });
+        // confirming it again: ZITADEL's FAILED_PRECONDITION (command/user_human_otp.go HumanCheckMFATOTPSetup)
+        expect(await callApi(server.url, encoding, verifyOtp(totp.generate()), { token })).toMatchObject({
+          ok: false,
+          code: 9,
+          message: 'Multifactor OTP is already set up (COMMAND-qx4ls)',
+        });
         // a second authenticator while one is ready: ZITADEL's AlreadyExists
         expect(await callApi(server.url, encoding, addOtp, { token })).toMatchObject({ ok: false, code: 6 });
         expect(okJson(await callApi(server.url, encoding, listHuman(userId), { token: orgOwner }))).toEqual({
@@ -204,7 +210,11 @@ describe('second factors and the login policy on the management API (issue 17)',
         const again = totpOf(okJson<{ url: string }>(await callApi(server.url, encoding, addOtp, { token })).url);
         okJson(await callApi(server.url, encoding, verifyOtp(nextCode(again)), { token }));
         okJson(await callApi(server.url, encoding, removeMine, { token }));
-        expect(await callApi(server.url, encoding, removeMine, { token })).toMatchObject({ ok: false, code: 5 });
+        expect(await callApi(server.url, encoding, removeMine, { token })).toMatchObject({
+          ok: false,
+          code: 5,
+          message: 'OTP not found (COMMAND-Hd9sd)', // command/user_human_otp.go HumanRemoveTOTP
+        });
         // the secret is sealed at rest: the stored value is not the base32 secret
         const sealed = await server.db.query('SELECT 1 FROM user_totp WHERE sealed_secret LIKE $1', [
           `%${added.secret}%`,

@@ -33,7 +33,7 @@ describeEachEncoding('project roles, user grants and metadata', ({ encoding, p, 
     const get = call('GetProjectByID', ['GET', P(id)], { id });
     expect((await okay(get)).project).toMatchObject({ id, name, state: 'PROJECT_STATE_ACTIVE' });
     const update = (body: Record<string, unknown>) => call('UpdateProject', ['PUT', P(id)], { id, name, ...body });
-    expectError(await run(update({})), encoding, 9, 'Project has not been changed (COMMAND-XpOu6)');
+    expectError(await run(update({})), encoding, 9, 'Project has not been changed (COMMAND-2M0fs)');
     expectError(await run(update({ name: '' })), encoding, 3, /UpdateProjectRequest\.Name/);
     expectChangedDetails(
       (await okay(update({ projectRoleAssertion: true, projectRoleCheck: true }))).details,
@@ -57,7 +57,7 @@ describeEachEncoding('project roles, user grants and metadata', ({ encoding, p, 
     expect((list.details as Record<string, string>).totalResult).toBeDefined();
     const deactivate = call('DeactivateProject', ['POST', `${P(id)}/_deactivate`], { id });
     expectChangedDetails((await okay(deactivate)).details, p.firstOrgId);
-    expectError(await run(deactivate), encoding, 9, 'Project is not active (COMMAND-69eRj)');
+    expectError(await run(deactivate), encoding, 9, 'Project is not active (COMMAND-mki55)');
     expect((await okay(get)).project).toMatchObject({ state: 'PROJECT_STATE_INACTIVE' });
     await okay(call('ReactivateProject', ['POST', `${P(id)}/_reactivate`], { id }));
     // another org's project is not found, not forbidden
@@ -120,7 +120,7 @@ describeEachEncoding('project roles, user grants and metadata', ({ encoding, p, 
     await okay(add('writer')); // the key is free again
   });
 
-  it('user grants: unknown role 400, second active grant 409, update, (de|re)activate, list, remove, bulk remove', async () => {
+  it('user grants: unknown role FAILED_PRECONDITION, second active grant 409, update, (de|re)activate, list, remove, bulk remove', async () => {
     const { id: projectId } = await okay(calls.addProject());
     await okay(
       call('BulkAddProjectRoles', ['POST', `${P(projectId)}/roles/_bulk`], {
@@ -134,7 +134,7 @@ describeEachEncoding('project roles, user grants and metadata', ({ encoding, p, 
     const { userId } = await okay(calls.importHumanUser());
     const grants = `/management/v1/users/${userId}/grants`;
     const add = (roleKeys: string[]) => call('AddUserGrant', ['POST', grants], { userId, projectId, roleKeys });
-    expectError(await run(add(['nope'])), encoding, 3, /AddUserGrantRequest\.RoleKeys: role key "nope"/);
+    expectError(await run(add(['nope'])), encoding, 9, 'Project role "nope" not found on the project (COMMAND-mm9F4)');
     const { userGrantId: grantId, details } = await okay(add(['reader']));
     expectCreatedDetails(details, p.firstOrgId);
     expectError(await run(add(['writer'])), encoding, 6, 'User grant already exists (COMMAND-4M0fs)');
@@ -151,7 +151,7 @@ describeEachEncoding('project roles, user grants and metadata', ({ encoding, p, 
     });
     const update = (roleKeys: string[]) => call('UpdateUserGrant', ['PUT', path], { userId, grantId, roleKeys });
     expectError(await run(update(['reader'])), encoding, 9);
-    expectError(await run(update(['ghost'])), encoding, 3, /UpdateUserGrantRequest\.RoleKeys/);
+    expectError(await run(update(['ghost'])), encoding, 9, /"ghost" not found on the project \(COMMAND-mm9F4\)/);
     await okay(update(['reader', 'writer']));
     await okay(call('DeactivateUserGrant', ['POST', `${path}/_deactivate`], { userId, grantId }));
     expectError(
@@ -423,8 +423,8 @@ describeEachEncoding('project roles, user grants and metadata', ({ encoding, p, 
     const grants = `${P(projectId)}/grants`;
     const lend = (grantedOrgId: string, roleKeys: string[]) =>
       call('AddProjectGrant', ['POST', grants], { projectId, grantedOrgId, roleKeys });
-    expectError(await run(lend(p.otherOrgId, ['z'])), encoding, 3, /AddProjectGrantRequest\.RoleKeys/);
-    expectError(await run(lend(p.firstOrgId, ['a'])), encoding, 3, /GrantedOrgId/);
+    expectError(await run(lend(p.otherOrgId, ['z'])), encoding, 9, /"z" not found on the project \(COMMAND-6m9gd\)/);
+    expectError(await run(lend(p.firstOrgId, ['a'])), encoding, 9, /\(PROJECT-ckUpbvboAH\)$/);
     const { grantId } = await okay(lend(p.otherOrgId, ['a', 'b']));
     expectError(await run(lend(p.otherOrgId, ['a'])), encoding, 6);
     const path = `${grants}/${grantId}`;
@@ -454,8 +454,9 @@ describeEachEncoding('project roles, user grants and metadata', ({ encoding, p, 
         projectGrantId: grantId,
         roleKeys,
       });
-    expectError(await run(addUserGrant(['c']), p.adminToken, p.otherOrgId), encoding, 3, /not granted/);
-    expectError(await run(addUserGrant(['a'])), encoding, 5); // the owner org holds no such project grant
+    expectError(await run(addUserGrant(['c']), p.adminToken, p.otherOrgId), encoding, 9, /not granted.*COMMAND-mm9F4/);
+    // the owner org holds no such project grant: a precondition of the command, as in ZITADEL
+    expectError(await run(addUserGrant(['a'])), encoding, 9, 'Project grant not found (COMMAND-huvKF)');
     const { userGrantId } = await okay(addUserGrant(['a', 'b']), p.adminToken, p.otherOrgId);
     const userGrant = call('GetUserGrantByID', ['GET', `/management/v1/users/${userId}/grants/${userGrantId}`], {
       userId,

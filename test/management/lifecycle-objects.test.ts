@@ -68,7 +68,13 @@ describeEachEncoding('lifecycle: apps, members, orgs, history', ({ encoding, p, 
     expect(secret.clientSecret).toMatch(/^.{32,}$/);
     const oidcSecret = await okCall(lifecycle.regenerateSecret(projectId, web.appId, 'oidc'));
     expect(oidcSecret.clientSecret).not.toBe(secret.clientSecret);
-    expectError(await call(lifecycle.regenerateSecret(projectId, api.appId, 'oidc')), encoding, 9);
+    // the wrong kind of app is INVALID_ARGUMENT, as ZITADEL's ChangeOIDCApplicationSecret answers it
+    expectError(
+      await call(lifecycle.regenerateSecret(projectId, api.appId, 'oidc')),
+      encoding,
+      3,
+      'App is not an OIDC app (COMMAND-Ghrh3)',
+    );
 
     await okCall(lifecycle.appState(projectId, web.appId, 'deactivate'));
     expect((await app(web.appId)).state).toBe('APP_STATE_INACTIVE');
@@ -97,7 +103,7 @@ describeEachEncoding('lifecycle: apps, members, orgs, history', ({ encoding, p, 
       await call(lifecycle.addOrgMember(userId, ['ORG_OWNER'])),
       encoding,
       6,
-      'Member already exists (IAM-sdgQ4)',
+      'Member already exists (ORG-poWwe)',
     );
     expectError(
       await call(lifecycle.addOrgMember(userId, ['IAM_OWNER'])),
@@ -115,10 +121,10 @@ describeEachEncoding('lifecycle: apps, members, orgs, history', ({ encoding, p, 
       await call(lifecycle.updateOrgMember(userId, ['ORG_USER_MANAGER', 'ORG_OWNER'])),
       encoding,
       9,
-      'Member roles not changed (COMMAND-LiaZi)',
+      'Member roles not changed (Org-LiaZi)',
     );
     await okCall(lifecycle.removeOrgMember(userId));
-    expectError(await call(lifecycle.removeOrgMember(userId)), encoding, 5, 'Member not found (IAM-D8JxR)');
+    expectError(await call(lifecycle.removeOrgMember(userId)), encoding, 5, 'Member not found (Org-D8JxR)');
     expect((await okCall<List>(lifecycle.listOrgMemberRoles())).result).toContain('ORG_OWNER');
 
     const { id: projectId } = await okCall(calls.addProject());
@@ -127,7 +133,13 @@ describeEachEncoding('lifecycle: apps, members, orgs, history', ({ encoding, p, 
       userId,
     ]);
     expectError(await call(lifecycle.listProjectMembers(projectId), p.adminToken, p.otherOrgId), encoding, 5);
-    expectError(await call(lifecycle.addProjectMember(projectId, '404404', ['PROJECT_OWNER'])), encoding, 5);
+    // a user that does not exist is a precondition of the command (FAILED_PRECONDITION), as in ZITADEL
+    expectError(
+      await call(lifecycle.addProjectMember(projectId, '404404', ['PROJECT_OWNER'])),
+      encoding,
+      9,
+      'User could not be found (COMMAND-uXHNj)',
+    );
     await okCall(lifecycle.removeProjectMember(projectId, userId));
     expect((await okCall<List>(lifecycle.listProjectMemberRoles())).result).toContain('PROJECT_OWNER_VIEWER');
   });

@@ -290,7 +290,7 @@ describeEachEncoding('lifecycle: users', ({ encoding, p, call, okCall }) => {
       await call(lifecycle.removeMachineSecret(userId)),
       encoding,
       9,
-      'The user has no secret (COMMAND-x0992)',
+      'The user has no secret (COMMAND-coi82n)',
     );
     await okCall(calls.generateMachineSecret(userId));
     expect((await okCall(calls.getUser(userId))).user).toMatchObject({ machine: { hasSecret: true } });

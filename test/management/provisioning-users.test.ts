@@ -233,7 +233,12 @@ describeEachEncoding('provisioning: users and members', ({ encoding, p, call }) 
       (await db().query("SELECT roles FROM memberships WHERE user_id = $1 AND resource_type = 'instance'", [userId]))
         .rows[0]!.roles,
     ).toEqual(['IAM_OWNER_VIEWER']);
-    expectError(await call(calls.addIamMember(userId), p.adminToken), encoding, 6, 'Member already exists (IAM-sdgQ4)');
+    expectError(
+      await call(calls.addIamMember(userId), p.adminToken),
+      encoding,
+      6,
+      'Member already exists (INSTA-pFDwe)',
+    );
     expectError(
       await call(calls.addIamMember(userId, ['ORG_OWNER']), p.adminToken),
       encoding,
@@ -250,8 +255,8 @@ describeEachEncoding('provisioning: users and members', ({ encoding, p, call }) 
     expectError(
       await call(calls.addIamMember('404404'), p.adminToken),
       encoding,
-      5,
-      'User could not be found (IAM-GPhuz)',
+      9,
+      'User could not be found (INSTA-GSXOn)',
     );
     expectError(
       await call(calls.addIamMember(userId), p.orgOwnerToken),
