@@ -1,6 +1,9 @@
-// The end of a successful sign-in or registration: remember the account on this browser and resume the flow.
+// The end of a successful sign-in or registration: remember the account on this browser and resume the flow. Only
+// here, with every factor given and the sign-in checks passed, is an IdP identity waiting for this user linked
+// (security.md item 24).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { refuseSignIn } from './refused.ts';
+import { completePendingLink } from './jwt-idp-link.ts';
 import { finish, type Interaction, type InteractionDetails, type LoginDeps } from './interaction.ts';
 import {
   KNOWN_ACCOUNTS_COOKIE,
@@ -35,8 +38,8 @@ export async function signedIn(
     cookie,
     knownAccountsCookieOptions(deps.config.issuer.startsWith('https:'), deps.config.ttl.sessionAbsolute),
   );
-  const refused = await refuseSignIn(deps, interaction, reply, userId);
-  if (refused) return refused;
+  if (await refuseSignIn(deps, interaction, reply, userId)) return reply;
+  await completePendingLink(deps, request, reply, interaction.uid, userId);
   const prompts = requestedPrompts(interaction.details);
   return finish(interaction, reply, {
     login: { accountId: userId, amr },
