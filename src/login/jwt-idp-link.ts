@@ -19,6 +19,10 @@ export function rememberPendingLink(deps: LoginDeps, reply: FastifyReply, uid: s
 
 type PendingLink = ExternalIdentity & { uid: string; userId?: string };
 
+/** The link a first factor armed in this request: its cookie reaches the browser only with the answer, and a
+ *  sign-in without a second factor completes in the same request. */
+const armedInRequest = new WeakMap<FastifyRequest, PendingLink>();
+
 function sealPending(deps: LoginDeps, reply: FastifyReply, pending: PendingLink) {
   reply.setCookie(PENDING_COOKIE, deps.secrets.encrypt(JSON.stringify(pending)), {
     path: cookiePath(pending.uid),
@@ -30,6 +34,8 @@ function sealPending(deps: LoginDeps, reply: FastifyReply, pending: PendingLink)
 }
 
 function pendingLink(deps: LoginDeps, request: FastifyRequest, uid: string): PendingLink | undefined {
+  const armed = armedInRequest.get(request);
+  if (armed) return armed.uid === uid ? armed : undefined;
   const sealed = request.cookies[PENDING_COOKIE];
   if (!sealed || sealed.length > 4096) return undefined;
   try {
@@ -50,7 +56,10 @@ export function armPendingLink(
   userId: string,
 ) {
   const pending = pendingLink(deps, request, uid);
-  if (pending) sealPending(deps, reply, { ...pending, userId });
+  if (!pending) return;
+  const armed = { ...pending, userId };
+  armedInRequest.set(request, armed);
+  sealPending(deps, reply, armed);
 }
 
 /** At the end of a completed sign-in of `userId` (signed-in.ts): links the identity a first factor of this user

@@ -163,6 +163,14 @@ describe('the second factor comes first, and counts on its own (security.md item
     expect(completed.callback?.searchParams.get('code')).toBeTruthy();
     expect(await findLinkedUserId(server.db, idpId, 'ext-completed')).toBe(userId);
     expect(await findLinkedUserId(server.db, idpId, 'ext-abandoned')).toBeNull();
+
+    // a user without a second factor: the password completes the sign-in, and links in the same request
+    const plainName = await addUser(server, 'plain-linker');
+    const plain = await viaIdp('ext-plain');
+    expect(plain.page).toContain('No account linked');
+    await plain.step.password(plainName);
+    expect(plain.step.callback?.searchParams.get('code')).toBeTruthy();
+    expect(await findLinkedUserId(server.db, idpId, 'ext-plain')).toBe(await userIdOf(plainName));
   });
 
   it('a temporary password leads to the second factor first: without the code nothing changes', async () => {
