@@ -158,11 +158,9 @@ export const submitSelect: Handler = async (deps, request, reply) => {
     // by its uid: the session's cookie value is not stored with the interaction (oidc/payloads.ts storedPayload)
     const current = session.uid ? await deps.oidc.provider().Session.findByUid(session.uid) : undefined;
     if (current?.accountId === account.id && current.loginTs) {
-      if (await refuseSignIn(deps, interaction, reply, account.id)) return reply;
-      return finish(interaction, reply, {
-        select_account: {},
-        login: { accountId: account.id, ts: current.loginTs, amr: current.amr },
-      });
+      const result = { select_account: {}, login: { accountId: account.id, ts: current.loginTs, amr: current.amr } };
+      if (await refuseSignIn(deps, interaction, reply, account.id, result)) return reply;
+      return finish(interaction, reply, result);
     }
   }
   return renderPassword(deps, interaction, reply, 200, account.loginName);

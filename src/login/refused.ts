@@ -1,12 +1,10 @@
 // The page of a refused sign-in (issue 21): an org scope, projectRoleCheck or hasProjectCheck does not admit the
-// user. It says why in the login's look; its button completes the authorization with access_denied to the app.
+// user. It says why in the login's look; its button completes the authorization with access_denied to the app: the
+// sign-in's result is stored as it is, the user's session starts (as ZITADEL keeps its user session), and the
+// provider, which checks every authorization (provider.ts loadExistingGrant), refuses this one with the reason.
 import type { FastifyReply } from 'fastify';
-import {
-  REFUSAL_DESCRIPTIONS,
-  SIGN_IN_CHECKS_PARAM,
-  signInRefusal,
-  type CheckedClient,
-} from '../oidc/sign-in-checks.ts';
+import type { InteractionResults } from 'oidc-provider';
+import { SIGN_IN_CHECKS_PARAM, signInRefusal, type CheckedClient } from '../oidc/sign-in-checks.ts';
 import { saveResult, type Interaction, type LoginDeps } from './interaction.ts';
 import { RefusedPage } from '../views/login.ts';
 
@@ -20,6 +18,7 @@ export async function refuseSignIn(
   interaction: Interaction,
   reply: FastifyReply,
   userId: string,
+  result: InteractionResults,
 ): Promise<boolean> {
   const { params } = interaction.details;
   const scopes = new Set(String(params.scope ?? '').split(' '));
@@ -29,7 +28,7 @@ export async function refuseSignIn(
     params[SIGN_IN_CHECKS_PARAM] === 'project' ? await deps.oidc.provider().Client.find(String(params.client_id)) : {};
   const refusal = client && (await signInRefusal(deps.db, userId, client as CheckedClient, scopes));
   if (!refusal) return false;
-  await saveResult(interaction, { error: 'access_denied', error_description: REFUSAL_DESCRIPTIONS[refusal] });
+  await saveResult(interaction, result);
   const t = deps.pages.texts(interaction.locale);
   deps.pages.send(
     reply,

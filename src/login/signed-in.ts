@@ -38,15 +38,16 @@ export async function signedIn(
     cookie,
     knownAccountsCookieOptions(deps.config.issuer.startsWith('https:'), deps.config.ttl.sessionAbsolute),
   );
-  if (await refuseSignIn(deps, interaction, reply, userId)) return reply;
-  await completePendingLink(deps, request, reply, interaction.uid, userId);
   const prompts = requestedPrompts(interaction.details);
-  return finish(interaction, reply, {
+  const result = {
     login: { accountId: userId, amr },
     ...(prompts.has('select_account') || interaction.details.prompt.name === 'select_account'
       ? { select_account: {} }
       : {}),
     ...(prompts.has('create') || interaction.details.prompt.name === 'create' ? { create: {} } : {}),
     ...(prompts.has('consent') ? { consent: {} } : {}),
-  });
+  };
+  if (await refuseSignIn(deps, interaction, reply, userId, result)) return reply;
+  await completePendingLink(deps, request, reply, interaction.uid, userId);
+  return finish(interaction, reply, result);
 }
