@@ -134,8 +134,8 @@ async function checkPassword(
   // An IdP identity waiting on this interaction is for this user, linked once the whole sign-in has succeeded
   // (jwt-idp-link.ts); nothing lasting is written by the password step (security.md item 24).
   armPendingLink(deps, request, reply, interaction.uid, outcome.user.id);
-  // issue 17: the second factor, or its enrollment under forceMfa; then (issue 16) the change of a password set by
-  // an administrator or imported as temporary. All read with the user by the sign-in: no statement here.
+  // The second factor, or its enrollment under forceMfa; then the change of a password set by an administrator or
+  // imported as temporary (second-factor-flow.ts). All read with the user by the sign-in: no statement here.
   const { id, factor_kinds: factorKinds, policy_force_mfa: forceMfa } = outcome.user;
   const changePassword = outcome.user.password_change_required;
   return afterFirstFactor(deps, request, reply, interaction, { id, factorKinds, forceMfa, changePassword });
