@@ -49,10 +49,15 @@ export async function confirmChange(
   const slot = deps.hashing.tryAdmit(request.ip);
   if (slot instanceof HashRefusal) return slot;
   try {
-    return await countedCheck(deps.db, deps.config.lockout, attempt, async () =>
-      user.password_hash && password
-        ? slot.verify(password, user.password_hash)
-        : slot.verifyDecoy(password).then(() => false),
+    return await countedCheck(
+      deps.db,
+      deps.config.lockout,
+      attempt,
+      async () =>
+        user.password_hash && password
+          ? slot.verify(password, user.password_hash)
+          : slot.verifyDecoy(password).then(() => false),
+      'account', // a password: its own counter, never the second factor's (security.md item 24)
     );
   } finally {
     slot.release();

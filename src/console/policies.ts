@@ -140,6 +140,16 @@ async function showPolicies(page: ConsolePage, refusal?: Refusal) {
         max=${1000}
         help=${format(t.maxPasswordAttemptsHelp!, { seconds: page.deps.login.config.lockout.seconds })}
       />
+      <${Input}
+        name="maxOtpAttempts"
+        type="number"
+        label=${t.maxOtpAttempts}
+        value=${String(value('lockout', 'maxOtpAttempts', lockout?.maxOtpAttempts ?? ''))}
+        required=${true}
+        min=${1}
+        max=${1000}
+        help=${format(t.maxOtpAttemptsHelp!, { seconds: page.deps.login.config.lockout.seconds })}
+      />
     <//>`;
   return page.render('policies', t.policiesTitle!, body, refusal ? 400 : 200);
 }
@@ -188,9 +198,13 @@ export function registerPolicies(router: ConsoleRouter): void {
   );
   router.post(
     '/policies/lockout',
-    save('lockout', ['maxPasswordAttempts'], (page) =>
+    save('lockout', ['maxPasswordAttempts', 'maxOtpAttempts'], (page) =>
       page.run(A.method.updateLockoutPolicy, {
         maxPasswordAttempts: count(page, 'maxPasswordAttempts', 'UpdateLockoutPolicyRequest.MaxPasswordAttempts'),
+        // a form from before the field: as many as maxPasswordAttempts (the API's 0)
+        maxOtpAttempts: page.field('maxOtpAttempts')
+          ? count(page, 'maxOtpAttempts', 'UpdateLockoutPolicyRequest.MaxOtpAttempts')
+          : 0,
       }),
     ),
   );

@@ -1,8 +1,11 @@
 // A factor check is a login attempt (issue 17: wrong codes count toward the lockout, security.md §16): counted on
-// the account and the client address before the check, settled by its outcome like a password's.
+// the user and the client address before the check, settled by its outcome like a password's. Second factors count
+// on their own counter (security.md item 24): a correct password does not reset it, a correct code does. A password
+// confirmed this way (the account pages) counts on the password's.
 import type { Config } from '../config.ts';
 import type { Db } from '../platform/db.ts';
 import { recordFailure, recordSuccess, reserveLoginAttempt } from '../lockout/service.ts';
+import type { UserScope } from '../lockout/queries.ts';
 import type { FactorCheck } from './kind.ts';
 
 export async function countedCheck(
@@ -10,8 +13,9 @@ export async function countedCheck(
   lockout: Config['lockout'],
   subject: { userId: string; ip: string },
   check: () => Promise<boolean>,
+  counter: UserScope = 'factor',
 ): Promise<FactorCheck> {
-  const who = { account: subject.userId, ip: subject.ip };
+  const who = { account: subject.userId, ip: subject.ip, counter };
   const wait = await reserveLoginAttempt(db, lockout, who);
   if (wait > 0) return { ok: false, retryAfter: wait };
   if (await check()) {

@@ -1,12 +1,18 @@
 import type { Queryable } from '../platform/db.ts';
 import { loginNameParts, userByLoginName, type SignInUserRow } from '../users/queries.ts';
 
-/** An account's maximum attempts: the lockout policy's (issue 22, migration 0175), else the configured default
- *  (`param`). Read inside each counting statement, so a change holds on every instance at its next attempt, with no
- *  statement and no cache of its own. */
-const accountMax = (param: string) => `coalesce((SELECT max_password_attempts FROM lockout_policy), ${param}::int)`;
+/** The counters of a user: its password failures ('account') and, apart from them, its second-factor failures
+ *  ('factor', migration 0220, security.md item 24), so a correct password does not forget wrong codes. */
+export type UserScope = 'account' | 'factor';
+export type LockScope = UserScope | 'ip';
 
-export type LockScope = 'account' | 'ip';
+const POLICY_MAX: Record<UserScope, string> = { account: 'max_password_attempts', factor: 'max_otp_attempts' };
+
+/** A user counter's maximum attempts: the lockout policy's (issue 22, migrations 0175 and 0220), else the
+ *  configured default (`param`). Read inside each counting statement, so a change holds on every instance at its
+ *  next attempt, with no statement and no cache of its own. */
+const userMax = (scope: UserScope, param: string) =>
+  `coalesce((SELECT ${POLICY_MAX[scope]} FROM lockout_policy), ${param}::int)`;
 export interface LockKey {
   scope: LockScope;
   key: string;
@@ -23,21 +29,22 @@ export interface Reservation extends LockKey {
 const FRESH = 'f.window_started_at <= now() - make_interval(secs => $5) OR f.locked_until <= now()';
 
 /**
- * Counts one attempt on the account and the address at once, before the password is checked (issue 13 §5, issue 26
- * §7): a key takes the attempt only while it is not locked and has fewer than its maximum attempts (failures, and
- * attempts still being checked) in its window. The row lock of ON CONFLICT DO UPDATE makes the check and the count
- * one step, so parallel attempts, on one instance or several, can never take more than the maximum between them.
- * Rows are taken in one order (account, then address), as in releaseAttempt, so statements never deadlock.
- * A key that refuses is left unchanged; its seconds come from the statement's snapshot.
+ * Counts one attempt on a user counter (`scope`) and the address at once, before the password or code is checked
+ * (issue 13 §5, issue 26 §7): a key takes the attempt only while it is not locked and has fewer than its maximum
+ * attempts (failures, and attempts still being checked) in its window. The row lock of ON CONFLICT DO UPDATE makes
+ * the check and the count one step, so parallel attempts, on one instance or several, can never take more than the
+ * maximum between them. Rows are taken in one order (user counter, then address), as in releaseAttempt, so
+ * statements never deadlock. A key that refuses is left unchanged; its seconds come from the statement's snapshot.
  */
 export async function reserveAttempt(
   db: Queryable,
+  scope: UserScope,
   account: string,
   ip: string,
   max: { account: number; ip: number },
   seconds: number,
 ): Promise<Reservation[]> {
-  const { rows } = await db.query<Reservation>(`WITH ${reserveSql('$1::text')}`, [
+  const { rows } = await db.query<Reservation>(`WITH ${reserveSql(scope, '$1::text')}`, [
     account,
     ip,
     max.account,
@@ -72,6 +79,7 @@ export async function reserveAttemptOfLoginName(
   const { rows } = await db.query<NamedReservation>(
     `WITH named AS (${userByLoginName('$6', '$7', '$8')} LIMIT 1), ${gate ? `gate AS (${gate.sql}),` : ''}
      ${reserveSql(
+       'account',
        'coalesce((SELECT id FROM named), $1::text)',
        gate
          ? { columns: 'named.*, (SELECT to_jsonb(gate) FROM gate) AS gate_row', when: 'EXISTS (SELECT 1 FROM gate)' }
@@ -90,11 +98,11 @@ export async function reserveAttemptOfLoginName(
   return rows;
 }
 
-// The CTEs and the answer of reserveAttempt: `account` is the SQL of the account key; $2 the address, $3 and $4 the
-// maximum attempts of the account (accountMax's default) and the address, $5 the window in seconds. `more` adds
-// columns (from `named`) and a condition for counting.
-const reserveSql = (account: string, more?: { columns: string; when?: string }) => `
-  k (scope, key, ord) AS (VALUES ('account', ${account}, 1), ('ip', $2::text, 2)),
+// The CTEs and the answer of reserveAttempt: `account` is the SQL of the user's key in `scope`; $2 the address, $3
+// and $4 the maximum attempts of the user counter (userMax's default) and the address, $5 the window in seconds.
+// `more` adds columns (from `named`) and a condition for counting.
+const reserveSql = (scope: UserScope, account: string, more?: { columns: string; when?: string }) => `
+  k (scope, key, ord) AS (VALUES ('${scope}', ${account}, 1), ('ip', $2::text, 2)),
   counted AS (
     INSERT INTO login_failures AS f (scope, key, failures, window_started_at)
     SELECT scope, key, 1, now() FROM k ${more?.when ? `WHERE ${more.when}` : ''} ORDER BY ord
@@ -104,7 +112,7 @@ const reserveSql = (account: string, more?: { columns: string; when?: string }) 
       window_started_at = CASE WHEN ${FRESH} THEN now() ELSE f.window_started_at END
     WHERE ${FRESH}
        OR (f.locked_until IS NULL
-           AND f.failures < CASE f.scope WHEN 'account' THEN ${accountMax('$3')} ELSE $4::int END)
+           AND f.failures < CASE f.scope WHEN 'ip' THEN $4::int ELSE ${userMax(scope, '$3')} END)
     RETURNING f.scope, f.key)
   SELECT k.scope, k.key, c.key IS NOT NULL AS reserved,
          coalesce(greatest(0, ceil(extract(epoch FROM old.locked_until - now()))), 0)::int AS seconds
@@ -113,41 +121,43 @@ const reserveSql = (account: string, more?: { columns: string; when?: string }) 
     ${more ? 'LEFT JOIN named ON true' : ''}`;
 
 /**
- * Gives an attempt back on the keys given (null: not that key): the account's row is deleted when `clearAccount`
- * (a success clears its failures), else decremented; the address's is decremented (its other failures stay). Rows
- * are locked in the order reserveAttempt takes them.
+ * Gives an attempt back on the keys given (null: not that key): the user counter's row (`scope`) is deleted when
+ * `clearUser` (a success clears its failures), else decremented; the address's is decremented (its other failures
+ * stay). Rows are locked in the order reserveAttempt takes them.
  */
 export async function releaseAttempt(
   db: Queryable,
+  scope: UserScope,
   account: string | null,
   ip: string | null,
-  clearAccount: boolean,
+  clearUser: boolean,
 ): Promise<void> {
   const params: unknown[] = [];
-  await db.query(`WITH ${releaseSql((v) => `$${params.push(v)}`, account, ip, clearAccount)} SELECT 1`, params);
+  await db.query(`WITH ${releaseSql((v) => `$${params.push(v)}`, scope, account, ip, clearUser)} SELECT 1`, params);
 }
 
 /** releaseAttempt as CTEs (held, cleared, released), for a statement that writes more (oidc/write-behind.ts);
  *  `param` places a value as a parameter and returns its placeholder. */
 export function releaseSql(
   param: (value: unknown) => string,
+  scope: UserScope,
   account: string | null,
   ip: string | null,
-  clearAccount: boolean,
+  clearUser: boolean,
 ): string {
-  const [a, i, clear] = [param(account), param(ip), param(clearAccount)];
+  const [s, a, i, clear] = [param(scope), param(account), param(ip), param(clearUser)];
   return (
     `held AS (
-      SELECT scope, key FROM login_failures WHERE (scope, key) IN (('account', ${a}::text), ('ip', ${i}::text))
+      SELECT scope, key FROM login_failures WHERE (scope, key) IN ((${s}::text, ${a}::text), ('ip', ${i}::text))
        ORDER BY scope FOR UPDATE),
     cleared AS (DELETE FROM login_failures f USING held h ` +
-    `WHERE ${clear}::boolean AND h.scope = 'account' AND f.scope = h.scope AND f.key = h.key),
+    `WHERE ${clear}::boolean AND h.scope <> 'ip' AND f.scope = h.scope AND f.key = h.key),
     released AS (UPDATE login_failures f SET failures = greatest(0, f.failures - 1)
-      FROM held h WHERE f.scope = h.scope AND f.key = h.key AND NOT (h.scope = 'account' AND ${clear}::boolean))`
+      FROM held h WHERE f.scope = h.scope AND f.key = h.key AND NOT (h.scope <> 'ip' AND ${clear}::boolean))`
   );
 }
 
-/** After a failed attempt: locks the key for `seconds` when its attempts reached `max` (an account's: accountMax,
+/** After a failed attempt: locks the key for `seconds` when its attempts reached `max` (a user counter's: userMax,
  *  `max` its default); a lock already running is kept, a new one restarts the window, so both end together. Returns
  *  the lock's remaining seconds, 0 when not locked. One row per statement: it cannot deadlock with the two-row
  *  statements. */
@@ -156,11 +166,25 @@ export async function lockWhenSpent(db: Queryable, k: LockKey, max: number, seco
     `UPDATE login_failures SET locked_until = ` +
       `CASE WHEN locked_until > now() THEN locked_until ELSE now() + make_interval(secs => $4) END,
         window_started_at = CASE WHEN locked_until > now() THEN window_started_at ELSE now() END
-      WHERE scope = $1 AND key = $2 AND failures >= CASE WHEN $1 = 'account' THEN ${accountMax('$3')} ELSE $3 END
+      WHERE scope = $1 AND key = $2 AND failures >= CASE $1::text
+        WHEN 'account' THEN ${userMax('account', '$3')} WHEN 'factor' THEN ${userMax('factor', '$3')} ELSE $3 END
       RETURNING greatest(1, ceil(extract(epoch FROM locked_until - now())))::int AS seconds`,
     [k.scope, k.key, max, seconds],
   );
   return rows[0]?.seconds ?? 0;
+}
+
+/** Locks the user's password counter until `seconds` from now (a later lock already running is kept): a user locked
+ *  by wrong second factors is locked as a whole, its password not checked either (security.md item 24). One row. */
+export async function lockAccountFor(db: Queryable, account: string, seconds: number): Promise<void> {
+  await db.query(
+    `INSERT INTO login_failures AS f (scope, key, failures, window_started_at, locked_until)
+     VALUES ('account', $1, 0, now(), now() + make_interval(secs => $2))
+     ON CONFLICT (scope, key) DO UPDATE SET
+       locked_until = greatest(f.locked_until, excluded.locked_until),
+       window_started_at = CASE WHEN f.locked_until > now() THEN f.window_started_at ELSE now() END`,
+    [account, seconds],
+  );
 }
 
 /** Removes a bounded batch of rows whose window and lock are over, so the table stays small without a timer. Rows
@@ -177,16 +201,17 @@ export async function purgeStaleFailures(db: Queryable, seconds: number): Promis
 
 export interface LockoutPolicyRow {
   maxPasswordAttempts: number;
+  maxOtpAttempts: number;
   createdAt: Date;
   changedAt: Date;
   sequence: string;
 }
 
-/** The stored lockout policy (migration 0175); no row: the configured default. */
+/** The stored lockout policy (migrations 0175, 0220); no row: the configured default. */
 export async function findLockoutPolicy(db: Queryable): Promise<LockoutPolicyRow | undefined> {
   const { rows } = await db.query<LockoutPolicyRow>(
-    `SELECT max_password_attempts AS "maxPasswordAttempts", created_at AS "createdAt", changed_at AS "changedAt",
-            sequence
+    `SELECT max_password_attempts AS "maxPasswordAttempts", max_otp_attempts AS "maxOtpAttempts",
+            created_at AS "createdAt", changed_at AS "changedAt", sequence
        FROM lockout_policy`,
   );
   return rows[0];
@@ -198,10 +223,17 @@ export async function lockLockoutPolicy(tx: Queryable): Promise<void> {
   await tx.query('LOCK TABLE lockout_policy IN SHARE ROW EXCLUSIVE MODE');
 }
 
-export async function upsertLockoutPolicy(tx: Queryable, max: number, sequence: string, at: Date): Promise<void> {
+export async function upsertLockoutPolicy(
+  tx: Queryable,
+  max: { maxPasswordAttempts: number; maxOtpAttempts: number },
+  sequence: string,
+  at: Date,
+): Promise<void> {
   await tx.query(
-    `INSERT INTO lockout_policy (max_password_attempts, created_at, changed_at, sequence) VALUES ($1, $2, $2, $3)
-     ON CONFLICT (singleton) DO UPDATE SET max_password_attempts = $1, changed_at = $2, sequence = $3`,
-    [max, at, sequence],
+    `INSERT INTO lockout_policy (max_password_attempts, max_otp_attempts, created_at, changed_at, sequence)
+     VALUES ($1, $2, $3, $3, $4)
+     ON CONFLICT (singleton) DO UPDATE SET max_password_attempts = $1, max_otp_attempts = $2, changed_at = $3,
+       sequence = $4`,
+    [max.maxPasswordAttempts, max.maxOtpAttempts, at, sequence],
   );
 }

@@ -7,10 +7,16 @@
 // after let 30 parallel guesses at one account with a limit of 5 all be checked. So a key's budget is of attempts
 // that failed or are still being checked; the outcome settles the count: a failure stays counted (and locks the
 // key once the budget is spent), a success gives its attempt back and clears the account's failures.
+//
+// Second-factor failures are a counter of their own (security.md item 24, RFC 4226 §7.3, ASVS §6.3.1): a correct
+// password clears the password counter only, so an attacker who knows the password cannot guess codes without end
+// by signing in again. The factor counter has the lockout policy's maxOtpAttempts; when it locks, the user's
+// password counter is locked with it, so the locked user is refused at either step.
 import type { Config } from '../config.ts';
 import type { Db } from '../platform/db.ts';
 import type { SignInUserRow } from '../users/queries.ts';
 import {
+  lockAccountFor,
   lockWhenSpent,
   purgeStaleFailures,
   releaseAttempt,
@@ -19,18 +25,24 @@ import {
   reserveAttemptOfLoginName,
   type AttemptGate,
   type Reservation,
+  type UserScope,
 } from './queries.ts';
 
 export interface LoginSubject {
   /** The user ID, or the lower-cased login name when it names no user. */
   account: string;
   ip: string;
+  /** The user counter the attempt counts on: the password's ('account', the default) or the second factor's. */
+  counter?: UserScope;
 }
 
-/** Counts an attempt on the account and the address, all or nothing. Returns 0 when the attempt may be checked,
- *  else the seconds the subject must wait. */
+const counterOf = (subject: LoginSubject): UserScope => subject.counter ?? 'account';
+
+/** Counts an attempt on the user's counter and the address, all or nothing. Returns 0 when the attempt may be
+ *  checked, else the seconds the subject must wait. */
 export async function reserveLoginAttempt(db: Db, policy: Config['lockout'], subject: LoginSubject): Promise<number> {
-  const keys = await reserveAttempt(db, subject.account, subject.ip, maxAttempts(policy), policy.seconds);
+  const max = maxAttempts(policy);
+  const keys = await reserveAttempt(db, counterOf(subject), subject.account, subject.ip, max, policy.seconds);
   return settle(db, policy, subject, keys);
 }
 
@@ -47,7 +59,7 @@ export async function reserveLoginAttemptOfName(
   const keys = await reserveAttemptOfLoginName(db, loginName, ip, maxAttempts(policy), policy.seconds, gate);
   const { scope: _scope, key: _key, reserved: _reserved, seconds: _seconds, gate_row: gateRow, ...user } = keys[0]!;
   if (gate && !gateRow) return undefined;
-  const subject: LoginSubject = { account: keys.find((k) => k.scope === 'account')!.key, ip };
+  const subject: LoginSubject = { account: keys.find((k) => k.scope !== 'ip')!.key, ip };
   const wait = await settle(db, policy, subject, keys);
   return { user: user.id ? (user as SignInUserRow) : undefined, subject, wait, gateRow };
 }
@@ -63,11 +75,12 @@ export interface NamedAttempt {
 const maxAttempts = (policy: Config['lockout']) => ({ account: policy.maxAttempts, ip: policy.ipMaxAttempts });
 
 async function settle(db: Db, policy: Config['lockout'], subject: LoginSubject, keys: Reservation[]): Promise<number> {
+  const counter = counterOf(subject);
   const taken = (scope: string) => keys.some((k) => k.scope === scope && k.reserved);
-  if (taken('account') && taken('ip')) return 0;
+  if (taken(counter) && taken('ip')) return 0;
   // The key that took the attempt gives it back, since the other refused it: nothing is checked.
-  if (taken('account') || taken('ip'))
-    await releaseAttempt(db, taken('account') ? subject.account : null, taken('ip') ? subject.ip : null, false);
+  if (taken(counter) || taken('ip'))
+    await releaseAttempt(db, counter, taken(counter) ? subject.account : null, taken('ip') ? subject.ip : null, false);
   // A key spent by attempts still being checked has no lock yet; if they fail it is locked for the full time.
   return Math.max(0, ...keys.map((k) => k.seconds)) || policy.seconds;
 }
@@ -75,20 +88,23 @@ async function settle(db: Db, policy: Config['lockout'], subject: LoginSubject, 
 /** Settles a failed attempt (it stays counted); returns the seconds of the lock the subject is now under, 0 when
  *  none. */
 export async function recordFailure(db: Db, policy: Config['lockout'], subject: LoginSubject): Promise<number> {
-  const [account, ip] = await Promise.all([
-    lockWhenSpent(db, { scope: 'account', key: subject.account }, policy.maxAttempts, policy.seconds),
+  const counter = counterOf(subject);
+  const [user, ip] = await Promise.all([
+    lockWhenSpent(db, { scope: counter, key: subject.account }, policy.maxAttempts, policy.seconds),
     lockWhenSpent(db, { scope: 'ip', key: subject.ip }, policy.ipMaxAttempts, policy.seconds),
   ]);
+  if (counter === 'factor' && user > 0) await lockAccountFor(db, subject.account, user);
   await purgeStaleFailures(db, policy.seconds);
-  return Math.max(account, ip);
+  return Math.max(user, ip);
 }
 
-/** Settles a successful attempt: the account's failures are cleared; the address's stay (only this attempt is
- *  given back), so one valid account cannot reset a guessing run against others. */
+/** Settles a successful attempt: the failures of the user's counter are cleared (the password's or the second
+ *  factor's, never the other); the address's stay (only this attempt is given back), so one valid account cannot
+ *  reset a guessing run against others. */
 export async function recordSuccess(db: Db, subject: LoginSubject): Promise<void> {
-  await releaseAttempt(db, subject.account, subject.ip, true);
+  await releaseAttempt(db, counterOf(subject), subject.account, subject.ip, true);
 }
 
 /** recordSuccess as CTEs of a statement that writes more (oidc/write-behind.ts); `param` places a value. */
 export const successWrite = (subject: LoginSubject) => (param: (value: unknown) => string) =>
-  releaseSql(param, subject.account, subject.ip, true);
+  releaseSql(param, counterOf(subject), subject.account, subject.ip, true);

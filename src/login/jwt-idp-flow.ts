@@ -121,7 +121,8 @@ export const receiveJwt: Handler = async (deps, request, reply) => {
     request.log.info({ userId, idpId: idp.id }, 'jwt idp: user registered');
     return afterFirstFactorOf(deps, request, reply, interaction, userId, FEDERATED_AMR);
   }
-  // Not linked: the user may sign in with an existing account to link it (login-flow.ts checkPassword).
+  // Not linked: the user may sign in with an existing account, which links it once that sign-in completes
+  // (jwt-idp-link.ts).
   rememberPendingLink(deps, reply, interaction.uid, identity);
   return deps.pages.send(
     reply,

@@ -1,6 +1,9 @@
 // Linking an existing account to a JWT IdP identity nobody has linked yet (issue 15 §5): the identity waits in a
-// sealed cookie scoped to the interaction's pages, and the password sign-in of the same interaction links it. The
-// cookie is encrypted with the master key, so neither its reader nor its holder can change what gets linked.
+// sealed cookie scoped to the interaction's pages. A first factor of the interaction (the password, a passkey)
+// names the user in it; the link is written only when that user's sign-in has completed, second factor and
+// sign-in checks included (security.md item 24, NIST SP 800-63B §6.1.2.1): the password alone makes no lasting
+// second way in. The cookie is encrypted with the master key, so neither its reader nor its holder can change what
+// gets linked, or to whom.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { linkIdentity, type ExternalIdentity } from '../idps/links.ts';
 import { findUserById } from '../users/queries.ts';
@@ -11,8 +14,18 @@ const PENDING_COOKIE = 'gatehouse_idp_link';
 const cookiePath = (uid: string) => `/ui/login/${encodeURIComponent(uid)}`;
 
 export function rememberPendingLink(deps: LoginDeps, reply: FastifyReply, uid: string, identity: ExternalIdentity) {
-  reply.setCookie(PENDING_COOKIE, deps.secrets.encrypt(JSON.stringify({ uid, ...identity })), {
-    path: cookiePath(uid),
+  sealPending(deps, reply, { uid, ...identity });
+}
+
+type PendingLink = ExternalIdentity & { uid: string; userId?: string };
+
+/** The link a first factor armed in this request: its cookie reaches the browser only with the answer, and a
+ *  sign-in without a second factor completes in the same request. */
+const armedInRequest = new WeakMap<FastifyRequest, PendingLink>();
+
+function sealPending(deps: LoginDeps, reply: FastifyReply, pending: PendingLink) {
+  reply.setCookie(PENDING_COOKIE, deps.secrets.encrypt(JSON.stringify(pending)), {
+    path: cookiePath(pending.uid),
     httpOnly: true,
     sameSite: 'lax',
     secure: deps.config.issuer.startsWith('https:'),
@@ -20,19 +33,38 @@ export function rememberPendingLink(deps: LoginDeps, reply: FastifyReply, uid: s
   });
 }
 
-function pendingLink(deps: LoginDeps, request: FastifyRequest, uid: string): ExternalIdentity | undefined {
+function pendingLink(deps: LoginDeps, request: FastifyRequest, uid: string): PendingLink | undefined {
+  const armed = armedInRequest.get(request);
+  if (armed) return armed.uid === uid ? armed : undefined;
   const sealed = request.cookies[PENDING_COOKIE];
   if (!sealed || sealed.length > 4096) return undefined;
   try {
-    const value = JSON.parse(deps.secrets.decrypt(sealed)) as ExternalIdentity & { uid: string };
+    const value = JSON.parse(deps.secrets.decrypt(sealed)) as PendingLink;
     return value.uid === uid ? value : undefined;
   } catch {
     return undefined;
   }
 }
 
-/** After a password sign-in: links the identity this interaction waits to link, if any, to `userId`. A user who
- *  already has an identity of that IdP, or an identity someone linked meanwhile, keeps what is there. */
+/** After a first factor: the identity this interaction waits to link, if any, is for `userId` once the sign-in
+ *  completes. Nothing is written. */
+export function armPendingLink(
+  deps: LoginDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  uid: string,
+  userId: string,
+) {
+  const pending = pendingLink(deps, request, uid);
+  if (!pending) return;
+  const armed = { ...pending, userId };
+  armedInRequest.set(request, armed);
+  sealPending(deps, reply, armed);
+}
+
+/** At the end of a completed sign-in of `userId` (signed-in.ts): links the identity a first factor of this user
+ *  armed, if any. A user who already has an identity of that IdP, or an identity someone linked meanwhile, keeps
+ *  what is there. */
 export async function completePendingLink(
   deps: LoginDeps,
   request: FastifyRequest,
@@ -40,9 +72,11 @@ export async function completePendingLink(
   uid: string,
   userId: string,
 ): Promise<void> {
-  const identity = pendingLink(deps, request, uid);
-  if (!identity) return;
+  const pending = pendingLink(deps, request, uid);
+  if (!pending) return;
   reply.clearCookie(PENDING_COOKIE, { path: cookiePath(uid) });
+  if (pending.userId !== userId) return;
+  const { uid: _uid, userId: _userId, ...identity } = pending;
   const user = await findUserById(deps.db, userId);
   if (!user) return;
   try {

@@ -22,10 +22,9 @@ import { showConsent } from './consent-flow.ts';
 import { refuseSignIn } from './refused.ts';
 import { HashRefusal, type HashSlot } from '../users/passwords.ts';
 import { answerHashRefusal } from './hash-refusal.ts';
-import { showRequiredChange } from './password-change-flow.ts';
 import { forgotPasswordUrl } from '../account/urls.ts';
 import { goToIdp, requestedIdpId } from './jwt-idp-flow.ts';
-import { completePendingLink } from './jwt-idp-link.ts';
+import { armPendingLink } from './jwt-idp-link.ts';
 import { LoginNamePage, PasswordPage, SelectAccountPage } from '../views/login.ts';
 import { getLoginPolicy } from '../login-policy/current.ts';
 import { idpButtons } from './page-read-ahead.ts';
@@ -133,13 +132,14 @@ async function checkPassword(
   // One message and one status for unknown names and wrong passwords (security.md §16-17).
   if (outcome.kind === 'invalid')
     return renderPassword(deps, interaction, reply, 401, loginName, { alert: t.errorCredentials });
-  // issue 16: a password set by an administrator or imported as temporary is replaced before the flow goes on
-  await completePendingLink(deps, request, reply, interaction.uid, outcome.user.id);
-  // (read with the user by the sign-in: no statement of its own)
-  if (outcome.user.password_change_required) return showRequiredChange(deps, interaction, reply, outcome.user.id);
-  // issue 17: the second factor, or its enrollment under forceMfa (both read with the user: no statement here)
+  // An IdP identity waiting on this interaction is for this user, linked once the whole sign-in has succeeded
+  // (jwt-idp-link.ts); nothing lasting is written by the password step (security.md item 24).
+  armPendingLink(deps, request, reply, interaction.uid, outcome.user.id);
+  // The second factor, or its enrollment under forceMfa; then the change of a password set by an administrator or
+  // imported as temporary (second-factor-flow.ts). All read with the user by the sign-in: no statement here.
   const { id, factor_kinds: factorKinds, policy_force_mfa: forceMfa } = outcome.user;
-  return afterFirstFactor(deps, request, reply, interaction, { id, factorKinds, forceMfa });
+  const changePassword = outcome.user.password_change_required;
+  return afterFirstFactor(deps, request, reply, interaction, { id, factorKinds, forceMfa, changePassword });
 }
 
 export const submitSelect: Handler = async (deps, request, reply) => {
@@ -159,12 +159,9 @@ export const submitSelect: Handler = async (deps, request, reply) => {
     // by its uid: the session's cookie value is not stored with the interaction (oidc/payloads.ts storedPayload)
     const current = session.uid ? await deps.oidc.provider().Session.findByUid(session.uid) : undefined;
     if (current?.accountId === account.id && current.loginTs) {
-      const refused = await refuseSignIn(deps, interaction, reply, account.id);
-      if (refused) return refused;
-      return finish(interaction, reply, {
-        select_account: {},
-        login: { accountId: account.id, ts: current.loginTs, amr: current.amr },
-      });
+      const result = { select_account: {}, login: { accountId: account.id, ts: current.loginTs, amr: current.amr } };
+      if (await refuseSignIn(deps, interaction, reply, account.id, result)) return reply;
+      return finish(interaction, reply, result);
     }
   }
   return renderPassword(deps, interaction, reply, 200, account.loginName);

@@ -8,7 +8,7 @@ import { finishPasswordless, relyingParty, startPasswordless } from '../passkeys
 import { getLoginPolicy } from '../login-policy/current.ts';
 import { formField, loadInteraction, loadPostedInteraction, type Interaction, type LoginDeps } from './interaction.ts';
 import { signedIn } from './signed-in.ts';
-import { completePendingLink } from './jwt-idp-link.ts';
+import { armPendingLink } from './jwt-idp-link.ts';
 import { PasskeyPage } from '../views/passkeys.ts';
 import { ErrorPage } from '../views/messages.ts';
 
@@ -37,7 +37,7 @@ export const submitPasskey: Handler = async (deps, request, reply) => {
     return renderPasskey(deps, interaction, reply, 400, t.passkeyFailed);
   }
   deps.metrics.logins.inc({ result: 'success' });
-  await completePendingLink(deps, request, reply, interaction.uid, user.id);
+  armPendingLink(deps, request, reply, interaction.uid, user.id);
   // A passkey with user verification is something the user has plus something they are or know: ZITADEL counts
   // passwordless as multi-factor, and so does Gatehouse (README "Passkeys").
   return signedIn(deps, request, reply, interaction, user.id, [...outcome.amr, 'mfa']);

@@ -48,7 +48,7 @@ export async function withPasswordCheckAhead<T>(
     return await within(rows, fn);
   } finally {
     if (rows.has(key) && attempt.wait === 0)
-      await releaseAttempt(deps.db, attempt.subject.account, attempt.subject.ip, false);
+      await releaseAttempt(deps.db, 'account', attempt.subject.account, attempt.subject.ip, false);
   }
 }
 

@@ -95,18 +95,17 @@ export async function showOpenRegistration(
   i: InteractionPage,
   reply: FastifyReply,
 ): Promise<FastifyReply> {
-  return (await registrationClosed(deps, i, reply)) ?? showRegistration(deps, i, reply);
+  return (await registrationClosed(deps, i, reply)) ? reply : showRegistration(deps, i, reply);
 }
 
-async function registrationClosed(
-  deps: LoginDeps,
-  i: InteractionPage,
-  reply: FastifyReply,
-): Promise<FastifyReply | undefined> {
-  if ((await getLoginPolicy(deps.db)).allowRegister) return undefined;
+/** Sends the "registration closed" page and says true. A boolean, not the reply: a sent Fastify reply awaited
+ *  resolves to undefined (refused.ts). */
+async function registrationClosed(deps: LoginDeps, i: InteractionPage, reply: FastifyReply): Promise<boolean> {
+  if ((await getLoginPolicy(deps.db)).allowRegister) return false;
   const t = deps.pages.texts(i.locale);
   const page = { title: t.errorTitle, message: t.errorRegistrationClosed, code: 'access_denied' };
-  return deps.pages.send(reply, deps.pages.render(403, i.locale, ErrorPage, 'errorTitle', page));
+  deps.pages.send(reply, deps.pages.render(403, i.locale, ErrorPage, 'errorTitle', page));
+  return true;
 }
 
 export async function submitRegister(
@@ -141,8 +140,7 @@ async function register(
   slot: HashSlot,
 ): Promise<FastifyReply> {
   const interaction = await loadPostedInteraction(deps, request, reply);
-  const closed = await registrationClosed(deps, interaction, reply);
-  if (closed) return closed;
+  if (await registrationClosed(deps, interaction, reply)) return reply;
   const t = deps.pages.texts(interaction.locale);
   const parsed = registrationSchema.safeParse(values);
   if (!parsed.success) {

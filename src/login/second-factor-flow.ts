@@ -1,7 +1,9 @@
 // The second-factor step (issue 17). After the password, a user who has a second factor is always asked for one,
 // whatever the policy; with the login policy's forceMfa a user without one enrolls TOTP (and receives recovery
 // codes) before the authorization completes. The kinds come from factors/registry.ts; each page carries a ticket
-// (ticket.ts) naming the user, the methods used so far and the kind asked for, so the steps store nothing.
+// (ticket.ts) naming the user, the methods used so far and the kind asked for, so the steps store nothing. A
+// password change the user owes (password-change-flow.ts) comes after the second factor, as in ZITADEL: a temporary
+// password alone changes nothing (security.md item 24).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FactorKind } from '../factors/kind.ts';
 import { kindsOf } from '../factors/registry.ts';
@@ -14,6 +16,7 @@ import { getUserById } from '../users/service.ts';
 import { format } from './i18n.ts';
 import { formField, loadPostedInteraction, type Interaction, type LoginDeps } from './interaction.ts';
 import { signedIn } from './signed-in.ts';
+import { showRequiredChange } from './password-change-flow.ts';
 import { FactorSetupPage, RecoveryCodesPage } from '../views/factors.ts';
 import { openTicket, sealTicket, ticketExpired } from './ticket.ts';
 
@@ -30,12 +33,15 @@ interface StepTicket {
   /** The kind the page asks for, and what its prompt keeps for verify(). */
   kind: string;
   state?: Record<string, unknown>;
+  /** The user must replace the password once the factors are given. */
+  changePassword?: boolean;
 }
 
-/** Who enrolls under forceMfa, and the methods used so far. */
+/** Who enrolls under forceMfa, the methods used so far, and whether a password change follows. */
 interface SetupTicket {
   userId: string;
   amr: string[];
+  changePassword?: boolean;
 }
 
 type Handler = (deps: LoginDeps, request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>;
@@ -48,18 +54,29 @@ export async function afterFirstFactor(
   request: FastifyRequest,
   reply: FastifyReply,
   interaction: Interaction,
-  user: { id: string; factorKinds: string[]; forceMfa: boolean },
+  user: { id: string; factorKinds: string[]; forceMfa: boolean; changePassword?: boolean },
   amr: string[] = ['pwd'],
 ): Promise<FastifyReply> {
   const [first] = kindsOf(user.factorKinds);
-  const ticket = { userId: user.id, kinds: user.factorKinds, amr };
-  if (first) return askFactor(deps, request, reply, interaction, ticket, first);
-  if (user.forceMfa) return showSetup(deps, reply, interaction, { userId: user.id, amr }, newTotpSecret());
-  return signedIn(deps, request, reply, interaction, user.id, amr);
+  const who = { userId: user.id, amr, changePassword: user.changePassword };
+  if (first) return askFactor(deps, request, reply, interaction, { ...who, kinds: user.factorKinds }, first);
+  if (user.forceMfa) return showSetup(deps, reply, interaction, who, newTotpSecret());
+  return afterFactors(deps, request, reply, interaction, who);
 }
 
-/** The same after a first factor that did not read the user with the policy: a required password change, a
- *  registration, a JWT IdP. */
+/** Every factor given: the password change the user owes, else the end of the sign-in. */
+function afterFactors(
+  deps: LoginDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  interaction: Interaction,
+  who: SetupTicket,
+): Promise<FastifyReply> {
+  if (who.changePassword) return showRequiredChange(deps, interaction, reply, { userId: who.userId, amr: who.amr });
+  return signedIn(deps, request, reply, interaction, who.userId, who.amr);
+}
+
+/** The same after a first factor that did not read the user with the policy: a registration, a JWT IdP. */
 export async function afterFirstFactorOf(
   deps: LoginDeps,
   request: FastifyRequest,
@@ -128,7 +145,7 @@ export const submitSecondFactor: Handler = async (deps, request, reply) => {
   const check = await kind.verify(deps, attempt, (name) => formField(request, name), ticket.state);
   if (check.ok) {
     const amr = [...new Set([...ticket.amr, ...(check.amr ?? [kind.amr]), 'mfa'])];
-    return signedIn(deps, request, reply, interaction, ticket.userId, amr);
+    return afterFactors(deps, request, reply, interaction, { ...ticket, amr });
   }
   const t = deps.pages.texts(interaction.locale);
   if (check.retryAfter) {
@@ -194,7 +211,8 @@ export const submitFactorSetup: Handler = async (deps, request, reply) => {
       ticket: sealTicket(deps, DONE, interaction.uid, {
         userId: ticket.userId,
         amr: [...new Set([...ticket.amr, 'otp', 'mfa'])],
-      }),
+        changePassword: ticket.changePassword,
+      } satisfies SetupTicket),
       codes: enrolled.recoveryCodes,
     }),
   );
@@ -203,12 +221,7 @@ export const submitFactorSetup: Handler = async (deps, request, reply) => {
 /** After the recovery codes were shown: the sign-in completes with the methods used. */
 export const submitFactorDone: Handler = async (deps, request, reply) => {
   const interaction = await loadPostedInteraction(deps, request, reply);
-  const ticket = openTicket<{ userId: string; amr: string[] }>(
-    deps,
-    DONE,
-    interaction.uid,
-    formField(request, 'ticket'),
-  );
+  const ticket = openTicket<SetupTicket>(deps, DONE, interaction.uid, formField(request, 'ticket'));
   if (!ticket) return ticketExpired(deps, interaction, reply);
-  return signedIn(deps, request, reply, interaction, ticket.userId, ticket.amr);
+  return afterFactors(deps, request, reply, interaction, ticket);
 };

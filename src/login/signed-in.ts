@@ -1,6 +1,9 @@
-// The end of a successful sign-in or registration: remember the account on this browser and resume the flow.
+// The end of a successful sign-in or registration: remember the account on this browser and resume the flow. Only
+// here, with every factor given and the sign-in checks passed, is an IdP identity waiting for this user linked
+// (security.md item 24).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { refuseSignIn } from './refused.ts';
+import { completePendingLink } from './jwt-idp-link.ts';
 import { finish, type Interaction, type InteractionDetails, type LoginDeps } from './interaction.ts';
 import {
   KNOWN_ACCOUNTS_COOKIE,
@@ -35,15 +38,16 @@ export async function signedIn(
     cookie,
     knownAccountsCookieOptions(deps.config.issuer.startsWith('https:'), deps.config.ttl.sessionAbsolute),
   );
-  const refused = await refuseSignIn(deps, interaction, reply, userId);
-  if (refused) return refused;
   const prompts = requestedPrompts(interaction.details);
-  return finish(interaction, reply, {
+  const result = {
     login: { accountId: userId, amr },
     ...(prompts.has('select_account') || interaction.details.prompt.name === 'select_account'
       ? { select_account: {} }
       : {}),
     ...(prompts.has('create') || interaction.details.prompt.name === 'create' ? { create: {} } : {}),
     ...(prompts.has('consent') ? { consent: {} } : {}),
-  });
+  };
+  if (await refuseSignIn(deps, interaction, reply, userId, result)) return reply;
+  await completePendingLink(deps, request, reply, interaction.uid, userId);
+  return finish(interaction, reply, result);
 }

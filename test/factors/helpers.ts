@@ -3,9 +3,11 @@
 import * as client from 'openid-client';
 import * as OTPAuth from 'otpauth';
 import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
+import { AuthService } from '@zitadel/proto/zitadel/auth_pb.js';
 import { Browser, CALLBACK, createOidcApp, defaultOrgId, rpConfig } from '../helpers/oidc.ts';
 import { callRest, okJson } from '../helpers/management.ts';
 import type { TestServer } from '../helpers/server.ts';
+import { humanToken } from '../helpers/tokens.ts';
 import { registerHuman } from '../../src/users/register.ts';
 import { registrationSchema } from '../../src/users/schema.ts';
 
@@ -28,6 +30,22 @@ export async function addUser(server: TestServer, prefix: string): Promise<strin
 
 export const totpOf = (url: string) => OTPAuth.URI.parse(url) as OTPAuth.TOTP;
 
+/** A user with a confirmed TOTP authenticator, added over the API with a token from before it had one (the token,
+ *  and its session, are returned too). */
+export async function addUserWithOtp(server: TestServer, prefix: string) {
+  const userName = await addUser(server, prefix);
+  const token = await humanToken(server, userName, PASSWORD);
+  const call = (method: string, path: string, body?: Record<string, unknown>) =>
+    callRest(server.url, { service: AuthService, method, rest: ['POST', path], body }, { token });
+  const added = okJson<{ url: string }>(await call('AddMyAuthFactorOTP', '/auth/v1/users/me/auth_factors/otp'));
+  const totp = totpOf(added.url);
+  okJson(await call('VerifyMyAuthFactorOTP', '/auth/v1/users/me/auth_factors/otp/_verify', { code: totp.generate() }));
+  return { userName, totp, token };
+}
+
+/** A six-digit code that is not the current one. */
+export const wrongCode = (totp: OTPAuth.TOTP) => String((Number(totp.generate()) + 1) % 1_000_000).padStart(6, '0');
+
 /** The code of the next time step: the current one may have been used already (a code is accepted once). */
 export const nextCode = (totp: OTPAuth.TOTP) => totp.generate({ timestamp: Date.now() + 30_000 });
 
@@ -42,6 +60,7 @@ export class SignIn {
   loginUrl = '';
   page = '';
   status = 0;
+  headers?: Headers;
   /** Where the browser left the server (the app's callback), once the sign-in is complete. */
   callback?: URL;
 
@@ -77,6 +96,7 @@ export class SignIn {
 
   async #settle(result: { response: Response; url: string }): Promise<this> {
     this.status = result.response.status;
+    this.headers = result.response.headers;
     if (result.response.status >= 300 && result.response.status < 400) this.callback = new URL(result.url);
     else this.page = await result.response.text();
     return this;
@@ -102,7 +122,7 @@ export async function relyingParty(server: TestServer) {
     async finish(callback: URL, verifier: string) {
       const tokens = await client.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier });
       const introspected = await client.tokenIntrospection(config, tokens.access_token);
-      return { claims: tokens.claims()!, introspected };
+      return { claims: tokens.claims()!, introspected, accessToken: tokens.access_token };
     },
   };
 }

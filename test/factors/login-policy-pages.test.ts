@@ -58,8 +58,9 @@ describe('the login pages under the login policy (issue 17)', () => {
   const loginPage = async (params: Record<string, string> = {}) =>
     new SignIn(server).start((await rp.start(params)).url);
 
-  it('allowRegister off: no link to the form, and the form and prompt=create are refused', async () => {
+  it('allowRegister off: no link to the form, and the form and prompt=create are refused, each answered once', async () => {
     expect((await loginPage()).page).toContain('id="register-link"');
+    const logged = server.logs.length;
     await setLoginPolicy(server, admin, { allowRegister: false });
     const page = await loginPage();
     expect(page.page).not.toContain('id="register-link"');
@@ -79,6 +80,7 @@ describe('the login pages under the login policy (issue 17)', () => {
     expect(created.status).toBe(403);
     const { rowCount } = await server.db.query("SELECT 1 FROM users WHERE user_name = 'nobody-registered'");
     expect(rowCount).toBe(0);
+    expect(server.logs.slice(logged).join('')).not.toContain('Reply was already sent');
   });
 
   it('allowExternalIdp off: no IdP buttons, and neither their route nor the idp scope leads to the IdP', async () => {

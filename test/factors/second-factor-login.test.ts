@@ -2,13 +2,21 @@
 // a code after the password, a code works once, wrong codes count toward the lockout, forceMfa makes a user
 // without a factor enroll (QR code, recovery codes shown once) and a user with one cannot skip it, a recovery code
 // works once, and amr in the ID token and introspection says what was used.
-import { AuthService } from '@zitadel/proto/zitadel/auth_pb.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import * as OTPAuth from 'otpauth';
-import { callRest, okJson } from '../helpers/management.ts';
-import { humanToken, startServerWithAdminKey } from '../helpers/tokens.ts';
+import { startServerWithAdminKey } from '../helpers/tokens.ts';
 import type { TestServer } from '../helpers/server.ts';
-import { addUser, byId, nextCode, PASSWORD, relyingParty, setLoginPolicy, SignIn, totpOf } from './helpers.ts';
+import {
+  addUser,
+  addUserWithOtp,
+  byId,
+  nextCode,
+  PASSWORD,
+  relyingParty,
+  setLoginPolicy,
+  SignIn,
+  wrongCode,
+} from './helpers.ts';
 
 describe('the second-factor step of the login (issue 17)', () => {
   let server: TestServer;
@@ -27,32 +35,7 @@ describe('the second-factor step of the login (issue 17)', () => {
     await setLoginPolicy(server, admin, {});
   });
 
-  /** A user with a confirmed TOTP authenticator, added over the API with a token from before it had one. */
-  async function userWithOtp(prefix: string) {
-    const userName = await addUser(server, prefix);
-    const token = await humanToken(server, userName, PASSWORD);
-    const added = okJson<{ url: string; secret: string }>(
-      await callRest(
-        server.url,
-        { service: AuthService, method: 'AddMyAuthFactorOTP', rest: ['POST', '/auth/v1/users/me/auth_factors/otp'] },
-        { token },
-      ),
-    );
-    const totp = totpOf(added.url);
-    okJson(
-      await callRest(
-        server.url,
-        {
-          service: AuthService,
-          method: 'VerifyMyAuthFactorOTP',
-          rest: ['POST', '/auth/v1/users/me/auth_factors/otp/_verify'],
-          body: { code: totp.generate() },
-        },
-        { token },
-      ),
-    );
-    return { userName, totp };
-  }
+  const userWithOtp = (prefix: string) => addUserWithOtp(server, prefix);
 
   async function signIn(userName: string) {
     const start = await rp.start();
@@ -91,7 +74,7 @@ describe('the second-factor step of the login (issue 17)', () => {
   it('wrong codes count toward the lockout: then even the right code is answered 429 with Retry-After', async () => {
     const { userName, totp } = await userWithOtp('locked');
     const { signIn: step } = await signIn(userName);
-    const wrong = String((Number(totp.generate()) + 1) % 1_000_000).padStart(6, '0');
+    const wrong = wrongCode(totp);
     await step.post('second-factor', { code: wrong });
     expect(step.status).toBe(401);
     await step.post('second-factor', { code: wrong });
@@ -118,7 +101,7 @@ describe('the second-factor step of the login (issue 17)', () => {
     const secret = byId(enroll.page, 'otp-secret')!.replaceAll(' ', '');
     expect(enroll.page).toContain('href="otpauth://totp/');
     const totp = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6 });
-    const wrong = String((Number(totp.generate()) + 1) % 1_000_000).padStart(6, '0');
+    const wrong = wrongCode(totp);
     await enroll.post('factor-setup', { code: wrong });
     expect(enroll.status).toBe(401);
     expect(enroll.page).toContain('otp-secret');

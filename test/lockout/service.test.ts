@@ -79,6 +79,26 @@ describe('lockout service (security.md §16)', () => {
     expect(await reserve({ account: 'someone-else', ip: '10.0.0.3' })).toBeGreaterThan(0);
   });
 
+  it('second-factor failures have their own counter: a password success keeps them, their lock locks the password', async () => {
+    const password = { account: 'user-6', ip: '10.0.0.6' };
+    const factor = { ...password, counter: 'factor' as const };
+    expect(await fail(factor)).toBe(0);
+    expect(await fail(factor)).toBe(0);
+    expect(await reserve(password)).toBe(0);
+    await recordSuccess(db, password);
+    expect(await failures('factor', 'user-6')).toBe(2);
+    // the third failure locks the factor counter and, with it, the password's
+    expect(await fail(factor)).toBe(2);
+    expect(await reserve(password)).toBeGreaterThan(0);
+    expect(await reserve(factor)).toBeGreaterThan(0);
+    // after the lock, a correct second factor clears its counter only
+    await new Promise((r) => setTimeout(r, 2100));
+    expect(await fail(factor)).toBe(0);
+    expect(await reserve(factor)).toBe(0);
+    await recordSuccess(db, factor);
+    expect(await failures('factor', 'user-6')).toBeUndefined();
+  });
+
   it('a success with no failures on record leaves nothing behind, in two statements', async () => {
     const subject = { account: 'user-4', ip: '10.0.0.4' };
     await fail({ account: 'user-5', ip: subject.ip });

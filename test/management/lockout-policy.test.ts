@@ -1,7 +1,8 @@
 // Issue 22's lockout policy on REST, gRPC and gRPC-Web (ZITADEL's admin GetLockoutPolicy / UpdateLockoutPolicy,
 // management GetLockoutPolicy): GATEHOUSE_LOCKOUT_MAX_ATTEMPTS until an administrator sets one, ZITADEL's "not
-// changed", 400 naming the field (0 is refused: the lock is never off), IAM_OWNER only for the update; and the
-// sign-in counts against the stored maximum at once, raised or lowered, without a restart.
+// changed", 400 naming the field (0 is refused: the lock is never off), IAM_OWNER only for the update; a
+// maxOtpAttempts of its own (second factors are counted apart, security.md item 24), left out: maxPasswordAttempts;
+// and the sign-in counts against the stored maximum at once, raised or lowered, without a restart.
 import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
 import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -49,12 +50,20 @@ describeEachEncoding('lockout policy on the management API (issue 22)', ({ encod
       9,
       'Lockout policy not changed (INSTANCE-0psjF)',
     );
+    // second factors have a budget of their own; left out, it is maxPasswordAttempts again
+    await okCall(updateLockout({ maxPasswordAttempts: mine, maxOtpAttempts: mine + 10 }), p.adminToken);
+    expect((await okCall<{ policy: ApiAnswer }>(read, p.adminToken)).policy).toMatchObject({
+      maxPasswordAttempts: String(mine),
+      maxOtpAttempts: String(mine + 10),
+    });
+    await okCall(updateLockout({ maxPasswordAttempts: mine }), p.adminToken);
+    expect((await okCall<{ policy: ApiAnswer }>(read, p.adminToken)).policy.maxOtpAttempts).toBe(String(mine));
     // org owners read the instance's policy, as their org's default
     const asOrg = await okCall<{ policy: ApiAnswer; isDefault: boolean }>(readAsOrg);
     expect(asOrg).toMatchObject({ isDefault: true, policy: { maxPasswordAttempts: String(mine) } });
   });
 
-  it('refuses 0, too many, another OTP maximum (400 naming the field) and an org owner (403); nothing changes', async () => {
+  it('refuses 0, too many (400 naming the field, OTP maximum too) and an org owner (403); nothing changes', async () => {
     expectError(
       await call(updateLockout({ maxPasswordAttempts: 0 }), p.adminToken),
       encoding,
@@ -68,7 +77,7 @@ describeEachEncoding('lockout policy on the management API (issue 22)', ({ encod
       /MaxPasswordAttempts/,
     );
     expectError(
-      await call(updateLockout({ maxPasswordAttempts: 3, maxOtpAttempts: 4 }), p.adminToken),
+      await call(updateLockout({ maxPasswordAttempts: 3, maxOtpAttempts: 1001 }), p.adminToken),
       encoding,
       3,
       /MaxOtpAttempts/,
@@ -76,7 +85,7 @@ describeEachEncoding('lockout policy on the management API (issue 22)', ({ encod
     expectError(await call(updateLockout({ maxPasswordAttempts: 3 })), encoding, 7);
     expectError(await call(read), encoding, 7);
     const still = await okCall<{ policy: ApiAnswer }>(read, p.adminToken);
-    expect(still.policy.maxPasswordAttempts).toBe(String(mine));
+    expect(still.policy).toMatchObject({ maxPasswordAttempts: String(mine), maxOtpAttempts: String(mine) });
   });
 });
 

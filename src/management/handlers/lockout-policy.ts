@@ -1,14 +1,12 @@
 // The lockout policy (issue 22, ZITADEL's LockoutPolicy; the update's REST path is the proto's,
 // PUT /admin/v1/policies/password/lockout): administrators read and update the instance's; org owners
 // read it (organizations have none of their own). Stored in the database, GATEHOUSE_LOCKOUT_MAX_ATTEMPTS until an
-// administrator sets one (lockout/policy.ts). Password and second-factor failures share one counter per account,
-// so maxOtpAttempts reports maxPasswordAttempts; an update may repeat it or leave it out (0), and is refused when it
-// asks for another.
+// administrator sets one (lockout/policy.ts). Second-factor failures are counted apart from password failures
+// (security.md item 24), against maxOtpAttempts; an update that leaves it out (0) gives it maxPasswordAttempts.
 import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
 import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
 import type { ManagementDeps } from '../deps.ts';
 import { getLockoutPolicy, type StoredLockoutPolicy, updateLockoutPolicy } from '../../lockout/policy.ts';
-import { invalidArgument } from '../../platform/errors.ts';
 import { detailsMessage } from '../convert.ts';
 import { iamOwner, operation, orgOwner, type Operation } from '../operation.ts';
 
@@ -18,7 +16,7 @@ export function lockoutPolicyOperations({ db, instance, config }: ManagementDeps
   const policyMessage = (p: StoredLockoutPolicy) => ({
     details: detailsMessage({ ...p.details, resourceOwner: instance.id }),
     maxPasswordAttempts: BigInt(p.maxPasswordAttempts),
-    maxOtpAttempts: BigInt(p.maxPasswordAttempts),
+    maxOtpAttempts: BigInt(p.maxOtpAttempts),
     // the instance's policy is every org's default (as for the other policies)
     isDefault: true,
   });
@@ -29,19 +27,9 @@ export function lockoutPolicyOperations({ db, instance, config }: ManagementDeps
       method: AdminService.method.updateLockoutPolicy,
       permission: iamOwner,
       async handle(caller, req) {
-        if (req.maxOtpAttempts !== 0 && req.maxOtpAttempts !== req.maxPasswordAttempts)
-          throw invalidArgument(
-            'invalid UpdateLockoutPolicyRequest.MaxOtpAttempts: second-factor failures count toward ' +
-              'MaxPasswordAttempts (leave it out or repeat that value)',
-            'IAM-LOCKPOL2',
-          );
-        const details = await updateLockoutPolicy(
-          db,
-          instance.id,
-          req.maxPasswordAttempts,
-          fallback(),
-          caller.principal.userId,
-        );
+        const { maxPasswordAttempts, maxOtpAttempts } = req;
+        const maxima = { maxPasswordAttempts, maxOtpAttempts };
+        const details = await updateLockoutPolicy(db, instance.id, maxima, fallback(), caller.principal.userId);
         return { details: detailsMessage(details) };
       },
     }),
