@@ -40,6 +40,23 @@ export async function createConsoleSession(
   return id;
 }
 
+/** The statement of findConsoleSessionUser: $1 the id's hash, $2 idle, $3 absolute, $4 refresh seconds. */
+export const CONSOLE_SESSION_USER = `
+  WITH live AS (
+     SELECT s.id_hash, s.user_id, s.seen_at FROM console_sessions s
+     WHERE s.id_hash = $1 AND s.expires_at > now()
+       AND EXISTS (SELECT 1 FROM oidc_payloads p
+                   WHERE p.model = 'Session' AND p.uid = s.op_session_uid
+                     AND (p.expires_at IS NULL OR p.expires_at > now()))),
+   touched AS (
+     UPDATE console_sessions
+     SET seen_at = now(),
+         expires_at = least(now() + make_interval(secs => $2::float8), created_at + make_interval(secs => $3::float8))
+     WHERE id_hash = (SELECT id_hash FROM live WHERE seen_at <= now() - make_interval(secs => $4::float8))
+     RETURNING id_hash)
+   SELECT ${USER_COLUMNS}, EXISTS (SELECT 1 FROM touched) AS session_refreshed
+   FROM live s JOIN users u ON u.id = s.user_id JOIN orgs o ON o.id = u.org_id`;
+
 /**
  * The user of an unexpired session whose OP session still lives, with the user's row (whatever its state: the caller
  * checks it), or undefined. The OP session is its newest unexpired Session row of that uid (an id rotation writes a
@@ -52,23 +69,12 @@ export async function findConsoleSessionUser(
   id: string,
   limits: ConsoleSessionLimits,
 ): Promise<{ user: UserRow; refreshed: boolean } | undefined> {
-  const { rows } = await db.query<UserRow & { session_refreshed: boolean }>(
-    `WITH live AS (
-       SELECT s.id_hash, s.user_id, s.seen_at FROM console_sessions s
-       WHERE s.id_hash = $1 AND s.expires_at > now()
-         AND EXISTS (SELECT 1 FROM oidc_payloads p
-                     WHERE p.model = 'Session' AND p.uid = s.op_session_uid
-                       AND (p.expires_at IS NULL OR p.expires_at > now()))),
-     touched AS (
-       UPDATE console_sessions
-       SET seen_at = now(),
-           expires_at = least(now() + make_interval(secs => $2::float8), created_at + make_interval(secs => $3::float8))
-       WHERE id_hash = (SELECT id_hash FROM live WHERE seen_at <= now() - make_interval(secs => $4::float8))
-       RETURNING id_hash)
-     SELECT ${USER_COLUMNS}, EXISTS (SELECT 1 FROM touched) AS session_refreshed
-     FROM live s JOIN users u ON u.id = s.user_id JOIN orgs o ON o.id = u.org_id`,
-    [idHash(id), limits.idleSeconds, limits.absoluteSeconds, limits.refreshSeconds],
-  );
+  const { rows } = await db.query<UserRow & { session_refreshed: boolean }>(CONSOLE_SESSION_USER, [
+    idHash(id),
+    limits.idleSeconds,
+    limits.absoluteSeconds,
+    limits.refreshSeconds,
+  ]);
   const row = rows[0];
   if (!row) return undefined;
   const { session_refreshed: refreshed, ...user } = row;
