@@ -1,11 +1,14 @@
-// Who uses the console (issue 22): its own session, scoped to /ui/console, with an idle and an absolute timeout.
+// Who uses the console: a person of the instance signed in through the normal login pages, held in a session of
+// the console's own, scoped to /ui/console, with an idle and an absolute timeout (administration warrants shorter
+// limits than the login session's; ASVS §7.3).
 // The session lives on the server (users/console-sessions.ts; the cookie holds only its random id), so that "Sign
 // out", a password change or reset, and locking, deactivating or removing the user end it on every node, a copy
 // of the cookie included (security.md item 23). Without one the browser goes through an authorization request of
 // the console's built-in client (oidc/account-client.ts; code flow with PKCE and a state bound to this browser by a
 // sealed cookie), so the normal login pages sign it in, and the callback brings it back to the page it asked for.
-// The callback takes the user of the OP session the login created, as the account page does (account/session.ts);
-// the code itself is never redeemed and expires.
+// The callback takes the user of the OP session the login created, as the account page does (account/session.ts),
+// and ties the console session to that OP session: signing out of it anywhere (the account page, an app's
+// RP-initiated logout) ends the console session too. The code itself is never redeemed and expires.
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { LoginDeps } from '../login/interaction.ts';
@@ -133,7 +136,8 @@ export async function finishSignIn(
   // a new id for every sign-in (no fixation); the browser's previous session, if any, is not left behind
   const previous = presentedId(request);
   if (previous) await deleteConsoleSession(deps.db, previous);
-  setCookie(deps, reply, await createConsoleSession(deps.db, session.accountId, limits(deps)));
+  const signedIn = { userId: session.accountId, opSessionUid: session.uid };
+  setCookie(deps, reply, await createConsoleSession(deps.db, signedIn, limits(deps)));
   return consoleReturnPath(signIn.returnTo);
 }
 

@@ -2,7 +2,7 @@
 // production size) and the console's list of a user's sessions (issue 22), apart from users/queries.ts because they
 // read and write oidc_payloads, not users.
 import type { Queryable } from '../platform/db.ts';
-import { END_CONSOLE_SESSIONS_OF_USER } from './console-sessions.ts';
+import { END_CONSOLE_SESSIONS_OF_USER, endConsoleSessionsOfUsers } from './console-sessions.ts';
 
 /**
  * Ends everything oidc-provider holds for a user (sessions, grants, codes, tokens) in the caller's transaction:
@@ -30,15 +30,15 @@ export async function deleteOidcArtifactsOfUser(tx: Queryable, userId: string): 
 /** The same for every user of an org (DeactivateOrg, RemoveOrg), as two statements so that the org's users are
  *  read once in each: the rows of the grants its users hold, then the users' own rows and console sessions. */
 export async function deleteOidcArtifactsOfOrgUsers(tx: Queryable, orgId: string): Promise<number> {
-  const owned = `payload ? 'accountId' AND payload->>'accountId' = ANY(ARRAY(SELECT id FROM users WHERE org_id = $1))`;
+  const users = 'ANY(ARRAY(SELECT id FROM users WHERE org_id = $1))';
+  const owned = `payload ? 'accountId' AND payload->>'accountId' = ${users}`;
   const grants = await tx.query(
     `DELETE FROM oidc_payloads WHERE grant_id = ANY(ARRAY(
        SELECT grant_id FROM oidc_payloads WHERE ${owned} AND grant_id IS NOT NULL))`,
     [orgId],
   );
   const rest = await tx.query(
-    `WITH console_sessions_ended AS (
-       DELETE FROM console_sessions WHERE user_id = ANY(ARRAY(SELECT id FROM users WHERE org_id = $1)))
+    `WITH ${endConsoleSessionsOfUsers(users)}
      DELETE FROM oidc_payloads WHERE ${owned}`,
     [orgId],
   );

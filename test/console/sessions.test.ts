@@ -1,12 +1,13 @@
 // security.md item 23: every session is revocable on the server. A copy of a browser's cookies, taken while it was
-// signed in to the console and the account page, no longer opens either after "Sign out", a password reset by mail,
-// a password change, locking, deactivating or removing the user or deactivating its org, also after the user or org
-// is unlocked or reactivated; on another node too. The console session's idle and absolute limits hold, its idle
-// clock is written at most once a minute, and expired sessions are swept. Through the real login pages and console at the HTTP level, on both
-// databases (the second node on PostgreSQL, where two servers can share a database).
+// signed in to the console and the account page, no longer opens either after "Sign out" (the console's, the account
+// page's, or an app's RP-initiated logout of the same login session), a password reset by mail, a password change,
+// locking, deactivating or removing the user or deactivating its org, also after the user or org is unlocked or
+// reactivated; on another node too. The console session's idle and absolute limits hold, its idle clock is written
+// at most once a minute, and expired sessions are swept. Through the real login pages and console at the HTTP level,
+// on both databases (the second node on PostgreSQL, where two servers can share a database).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
-import { Browser, createOrg } from '../helpers/oidc.ts';
+import { Browser, createOidcApp, createOrg, LOGOUT_CALLBACK, userTokens } from '../helpers/oidc.ts';
 import { callRest, okJson } from '../helpers/management.ts';
 import { lifecycle } from '../helpers/lifecycle.ts';
 import { isPostgres } from '../helpers/postgres.ts';
@@ -114,6 +115,22 @@ describe('console and account sessions end on the server (security.md item 23)',
     });
   }
 
+  /** Confirms end_session's logout page (or submits its auto-submitted form), as the browser does: every session of
+   *  the browser's login session ends (logout=yes). */
+  async function confirmLogout(browser: Browser, page: Response) {
+    const form = Object.fromEntries(
+      [...(await page.text()).matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)"/g)].map((m) => [
+        m[1]!,
+        m[2]!,
+      ]),
+    );
+    return browser.follow(`${server.url}/oidc/v1/end_session/confirm`, {
+      method: 'POST',
+      headers: FORM,
+      body: new URLSearchParams({ ...form, logout: 'yes' }),
+    });
+  }
+
   it('"Sign out" ends the console session and the login session: a copy of the cookies opens neither', async () => {
     const { userId, userName } = await addOrgOwner();
     const browser = await signedIn(userName);
@@ -130,18 +147,7 @@ describe('console and account sessions end on the server (security.md item 23)',
     // the login session's end (RP-initiated logout) asks first; the console's has ended already
     expect(signOut.url).toContain('/oidc/v1/end_session');
     expect(await consoleSessionsOf(userId)).toBe(0);
-    const form = Object.fromEntries(
-      [...(await signOut.response.text()).matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)"/g)].map((m) => [
-        m[1]!,
-        m[2]!,
-      ]),
-    );
-    const done = await browser.follow(`${server.url}/oidc/v1/end_session/confirm`, {
-      method: 'POST',
-      headers: FORM,
-      body: new URLSearchParams({ ...form, logout: 'yes' }),
-    });
-    expect(done.url).toBe(`${server.url}/`);
+    expect((await confirmLogout(browser, signOut.response)).url).toBe(`${server.url}/`);
 
     expect(await withCopy(copy)).toEqual(SIGNED_OUT);
     // with every copied cookie at once the console sends the browser to the login page, not back in
@@ -149,6 +155,30 @@ describe('console and account sessions end on the server (security.md item 23)',
       headers: { cookie: [...copy].map(([k, v]) => `${k}=${v}`).join('; ') },
     });
     expect(again.url).toContain('/ui/login/');
+  });
+
+  it("the account page's sign-out ends the console session too: a copy of the cookies opens neither", async () => {
+    const { userName } = await addOrgOwner();
+    const browser = await signedIn(userName);
+    const copy = new Map(browser.cookies);
+    const account = await (await browser.request(`${server.url}/ui/account`)).text();
+    const href = /<a href="([^"]*)" id="sign-out">/.exec(account)![1]!.replaceAll('&amp;', '&');
+    const ask = await browser.follow(`${server.url}${href}`);
+    expect(ask.url).toContain('/oidc/v1/end_session');
+    expect((await confirmLogout(browser, ask.response)).url).toBe(`${server.url}/`);
+    expect(await withCopy(copy)).toEqual(SIGNED_OUT);
+  });
+
+  it("an app's RP-initiated logout of the same login session ends the console session too", async () => {
+    const { userName } = await addOrgOwner();
+    const browser = await signedIn(userName);
+    const copy = new Map(browser.cookies);
+    const app = await createOidcApp(server, { authMethod: 'basic' });
+    const { id_token } = await userTokens(server, app, 'openid', browser); // single sign-on: no login page
+    const query = new URLSearchParams({ id_token_hint: id_token, post_logout_redirect_uri: LOGOUT_CALLBACK });
+    const logout = await browser.follow(`${server.url}/oidc/v1/end_session?${query}`);
+    expect((await confirmLogout(browser, logout.response)).url).toBe(LOGOUT_CALLBACK);
+    expect(await withCopy(copy)).toEqual(SIGNED_OUT);
   });
 
   it('a password reset by mail ends every session of the user', async () => {

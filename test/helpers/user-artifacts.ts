@@ -5,13 +5,15 @@ import { type ScaleSize, seedScale } from '../../bench/scale-seed.ts';
 import { openDb, type Db } from '../../src/platform/db.ts';
 import { END_OTHER_SESSIONS } from '../../src/passwords/queries.ts';
 import { DELETE_OIDC_ARTIFACTS_OF_USER, USER_SESSIONS } from '../../src/users/artifact-queries.ts';
+import { CONSOLE_SESSION_USER } from '../../src/users/console-sessions.ts';
 import { createTestDatabase } from './database.ts';
 import { explainPrepared, type PlanMode } from './explain.ts';
 
 /** Every statement in src/ that removes or lists one user's artifacts, with its parameters for a user ID (and the
  *  user's org). A new lifecycle statement belongs here. Deactivate, lock and remove run deleteOidcArtifactsOfUser
  *  (users/state.ts, users/remove.ts); a password change ends the other sessions (passwords/service.ts); the
- *  console's user page lists the user's sessions (console/user-detail.ts). */
+ *  console's user page lists the user's sessions (console/user-detail.ts); every console request reads its session
+ *  with the OP session's liveness (users/console-sessions.ts). */
 export const USER_ARTIFACT_STATEMENTS: {
   name: string;
   sql: string;
@@ -36,6 +38,13 @@ export const USER_ARTIFACT_STATEMENTS: {
     sql: USER_SESSIONS,
     params: (userId, orgId) => [userId, orgId],
     indexes: ['oidc_payloads_account_idx', 'users_pkey'],
+  },
+  {
+    // every console request: its session, alive only while the OP session that created it lives (security.md item 23)
+    name: 'findConsoleSessionUser',
+    sql: CONSOLE_SESSION_USER,
+    params: () => ['console-session-id-hash', '3600', '43200', '60'],
+    indexes: ['console_sessions_pkey', 'oidc_payloads_uid_idx'],
   },
 ];
 
