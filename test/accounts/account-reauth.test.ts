@@ -197,7 +197,7 @@ describe('sensitive changes on the account pages ask for proof (security.md §22
     expect(account.page()).toMatch(/<li><code>[A-Z0-9-]+<\/code><\/li>/);
   });
 
-  it('a changed password, on the account page, by a reset or by UpdateMyPassword, is told to the verified address', async () => {
+  it('a changed password, on the account page, by a reset, by UpdateMyPassword or when required at sign-in, is told to the verified address', async () => {
     const account = await signedIn('notice');
     const { id, email } = await user(account.userName);
     const changed = /your password was changed/;
@@ -232,5 +232,14 @@ describe('sensitive changes on the account pages ask for proof (security.md §22
     } satisfies ApiCall;
     okJson(await callRest(server.url, updateMyPassword, { token }));
     await expect.poll(notices, { timeout: 10_000 }).toBe(3);
+
+    // "change required" at the next sign-in (the flag an administrator's SetHumanPassword sets): a fourth
+    await server.db.query('UPDATE users SET password_change_required = true WHERE id = $1', [id]);
+    const required = await new SignIn(server).start(`${server.url}/ui/account`);
+    await required.password(account.userName, 'Api-Password-4');
+    expect(required.page).toContain('name="newPassword"');
+    await required.post('password-change', { newPassword: 'Chosen-Password-5' });
+    expect(required.page).toContain('id="account-login-name"');
+    await expect.poll(notices, { timeout: 10_000 }).toBe(4);
   });
 });
