@@ -1,4 +1,4 @@
-// The account page /ui/account (issue 16): profile (UpdateMyProfile's fields), e-mail address with verification,
+// The account page /ui/account (issue 16): profile (UpdateMyProfile's fields), e-mail address (email-section.ts),
 // password change and sign-out, for the user of the browser's session. Every change is a form POST answered with a
 // 303 back to the page (security.md §13), or the page again with the field's error. A change of the e-mail address
 // asks for the password or a code first, the password change for the current password (security.md §22).
@@ -8,7 +8,6 @@ import { AppError, Code } from '../platform/errors.ts';
 import { findActiveUser, loginName, type UserRow } from '../users/lookup.ts';
 import { updateMyProfile } from '../users/service.ts';
 import type { Gender } from '../users/queries.ts';
-import { changeEmail, parseEmail, resendEmailVerification, TooManyCodes, verifyEmail } from '../emails/service.ts';
 import { changeMyPassword, PasswordCheckLocked } from '../passwords/service.ts';
 import { HashRefusal } from '../users/passwords.ts';
 import { answerHashRefusal } from '../login/hash-refusal.ts';
@@ -19,11 +18,10 @@ import { checkAccountPost } from './csrf.ts';
 import { type AccountDeps, type AccountHandler, pageBasics, queryText } from './deps.ts';
 import { codeField, field, newPasswordField } from './fields.ts';
 import { getPasswordPolicy } from '../passwords/current.ts';
-import { queuePasswordChangedNotice } from '../passwords/notice.ts';
 import { accountSession, signInRedirect, signOutUrl, type AccountSession } from './session.ts';
 import { ACCOUNT_PATH } from './urls.ts';
 import { passkeysSection } from './passkeys-section.ts';
-import { confirmMode, refusedConfirmation } from './confirm.ts';
+import { confirmMode } from './confirm.ts';
 import { ErrorPage } from '../views/messages.ts';
 import { AccountPage } from '../views/account.ts';
 
@@ -175,7 +173,7 @@ export function accountPost(
 
 export const done = (reply: FastifyReply, what: keyof typeof NOTICES) =>
   reply.redirect(`${ACCOUNT_PATH}?done=${what}`, 303);
-const isCode = (error: unknown, code: number) => error instanceof AppError && error.code === code;
+export const isCode = (error: unknown, code: number) => error instanceof AppError && error.code === code;
 
 const name = z.string().trim().min(1).max(200);
 const profileSchema = z.object({
@@ -208,78 +206,17 @@ export const submitProfile = accountPost(async (deps, request, reply, signedIn) 
   return done(reply, 'profile');
 });
 
-const emails = (deps: AccountDeps) => ({ db: deps.db, secrets: deps.secrets, mailer: deps.mailer });
-
-/** A new address: checked first (a mistyped one costs no confirmation attempt), then confirmed (security.md §22),
- *  then stored unverified; the previous address, if verified, is told of the change. */
-export const submitEmail = accountPost(async (deps, request, reply, signedIn) => {
-  const { user, t } = signedIn;
-  const email = formField(request, 'email') ?? '';
-  const invalidEmail = () =>
-    renderAccount(deps, request, reply, signedIn, { status: 400, errors: { email: t.errorEmail }, values: { email } });
-  try {
-    parseEmail('email', email);
-  } catch {
-    return invalidEmail();
-  }
-  const refused = await refusedConfirmation(deps, request, reply, signedIn);
-  if (refused) return renderAccount(deps, request, reply, signedIn, { ...refused, values: { email } });
-  try {
-    await changeEmail(
-      emails(deps),
-      { userId: user.id },
-      { field: 'email', email, verified: false, notifyPrevious: true },
-      user.id,
-    );
-  } catch (error) {
-    if (error instanceof TooManyCodes) return mailLimit(deps, request, reply, signedIn);
-    if (isCode(error, Code.InvalidArgument)) return invalidEmail();
-    if (isCode(error, Code.FailedPrecondition)) return done(reply, 'unchanged');
-    throw error;
-  }
-  return done(reply, 'email');
-});
-
-export const submitEmailCode = accountPost(async (deps, request, reply, signedIn) => {
-  const { user, t } = signedIn;
-  try {
-    await verifyEmail(deps, user.id, formField(request, 'code') ?? '');
-  } catch (error) {
-    if (!isCode(error, Code.InvalidArgument)) throw error;
-    return renderAccount(deps, request, reply, signedIn, { status: 400, errors: { code: t.errorInvalidCode } });
-  }
-  return done(reply, 'verified');
-});
-
-export const submitResend = accountPost(async (deps, request, reply, signedIn) => {
-  const { user } = signedIn;
-  try {
-    await resendEmailVerification(emails(deps), { userId: user.id }, user.id);
-  } catch (error) {
-    if (error instanceof TooManyCodes) return mailLimit(deps, request, reply, signedIn);
-    if (isCode(error, Code.FailedPrecondition)) return done(reply, 'unchanged');
-    throw error;
-  }
-  return done(reply, 'email');
-});
-
-function mailLimit(deps: AccountDeps, request: FastifyRequest, reply: FastifyReply, signedIn: SignedIn & { t: Texts }) {
-  const { t } = signedIn;
-  reply.header('retry-after', '3600');
-  return renderAccount(deps, request, reply, signedIn, { status: 429, alert: t.errorMailLimit });
-}
-
 export const submitPassword = accountPost(async (deps, request, reply, signedIn) => {
   const { session, user, t } = signedIn;
-  const slot = deps.hashing.tryAdmit(request.ip);
+  // one place in the hashing queue for the current password's check and the new password's hash
+  // (passwords/service.ts changeMyPassword)
+  const slot = deps.hashing.tryAdmit(request.ip, 2);
   if (slot instanceof HashRefusal)
     return renderAccount(deps, request, reply, signedIn, answerHashRefusal(reply, slot, t));
   try {
     await changeMyPassword(
-      deps.db,
-      deps.config.lockout,
+      { db: deps.db, lockout: deps.config.lockout, mailer: deps.mailer },
       slot,
-      (password) => deps.hashing.hash(request.ip, password),
       { userId: user.id, ip: request.ip, keepSessionUid: session.uid },
       {
         oldPassword: formField(request, 'currentPassword') ?? '',
@@ -304,8 +241,5 @@ export const submitPassword = accountPost(async (deps, request, reply, signedIn)
   } finally {
     slot.release();
   }
-  // the verified address hears of the change (security.md §22)
-  await deps.db.tx((tx) => queuePasswordChangedNotice(tx, deps.mailer, user.id));
-  deps.mailer.nudge();
   return done(reply, 'password');
 });

@@ -11,6 +11,7 @@ import { renewRecoveryCodes } from '../factors/recovery-codes.ts';
 import { countRecoveryCodes } from '../factors/queries.ts';
 import { qrPath } from '../factors/qr.ts';
 import { otpKind } from '../factors/otp-kind.ts';
+import { openTicket, sealTicket } from '../login/ticket.ts';
 import { accountPost, type SignedIn, signedInUser } from './account-page.ts';
 import { confirmMode, refusedConfirmation } from './confirm.ts';
 import { type AccountDeps, type AccountHandler, pageBasics, queryText } from './deps.ts';
@@ -53,18 +54,17 @@ export const showFactors: AccountHandler = async (deps, request, reply) => {
   return renderFactors(deps, request, reply, signedIn, { notice: key && deps.pages.texts(locale)[key] });
 };
 
-/** The setup page's ticket: the secret it shows, sealed and bound to this session. Only with it does a wrong first
- *  code show the secret again, so a session that did not start (and confirm) the setup never reads it. */
+const SETUP_PURPOSE = 'account-otp-setup';
+
+/** The setup page's ticket (login/ticket.ts): the secret it shows, sealed and bound to this session for an
+ *  interaction's lifetime. Only with it does a wrong first code show the secret again, so a session that did not
+ *  start (and confirm) the setup never reads it, nor one with an old page. */
 const setupTicket = (deps: AccountDeps, session: AccountSession, otp: NewOtp) =>
-  deps.secrets.encrypt(JSON.stringify({ uid: session.uid, secret: otp.secret }));
+  sealTicket(deps, SETUP_PURPOSE, session.uid, { secret: otp.secret });
 
 function showsSetup(deps: AccountDeps, request: FastifyRequest, session: AccountSession, pending: NewOtp): boolean {
-  try {
-    const ticket = JSON.parse(deps.secrets.decrypt(formField(request, 'ticket') ?? '')) as Record<string, unknown>;
-    return ticket.uid === session.uid && ticket.secret === pending.secret;
-  } catch {
-    return false;
-  }
+  const ticket = openTicket<{ secret?: unknown }>(deps, SETUP_PURPOSE, session.uid, formField(request, 'ticket'));
+  return ticket?.secret === pending.secret;
 }
 
 function renderSetup(

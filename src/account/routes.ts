@@ -6,16 +6,8 @@ import { RateLimiter } from '../platform/rate-limit.ts';
 import { format } from '../login/i18n.ts';
 import { ACCOUNT_CALLBACK_PATH } from '../oidc/account-client.ts';
 import { type AccountDeps, type AccountHandler, pageBasics } from './deps.ts';
-import {
-  accountCallback,
-  reauthenticate,
-  showAccount,
-  submitEmail,
-  submitEmailCode,
-  submitPassword,
-  submitProfile,
-  submitResend,
-} from './account-page.ts';
+import { accountCallback, reauthenticate, showAccount, submitPassword, submitProfile } from './account-page.ts';
+import { submitEmail, submitEmailCode, submitResend } from './email-section.ts';
 import {
   showForgotPassword,
   showPasswordReset,

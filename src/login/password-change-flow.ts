@@ -92,8 +92,13 @@ async function change(deps: LoginDeps, request: FastifyRequest, reply: FastifyRe
     if (!refused) throw error;
     return showRequiredChange(deps, interaction, reply, who, 400, { error: refused });
   }
-  // no session of the user survives: whoever set or knew the old password is signed out everywhere
+  // no session of the user survives: whoever set or knew the old password is signed out everywhere; the verified
+  // address hears of the change (security.md §22)
   const { userId, amr } = who;
-  await storeNewPassword(deps.db, { userId }, await slot.hash(password), { changeRequired: false, creator: userId });
+  await storeNewPassword(deps.db, { userId }, await slot.hash(password), {
+    changeRequired: false,
+    creator: userId,
+    notify: deps.mailer,
+  });
   return signedIn(deps, request, reply, interaction, userId, amr);
 }

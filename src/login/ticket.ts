@@ -1,6 +1,7 @@
 // Tickets of the steps after the password (issue 16 "change required", issue 17 second factors): sealed with the
 // master key, they bind what the server verified (the user, the methods used so far) to one interaction for its
-// lifetime, so a later step needs no storage of its own and cannot be entered from another interaction.
+// lifetime, so a later step needs no storage of its own and cannot be entered from another interaction. The
+// account page's authenticator setup binds its secret to the OP session the same way (`uid` is then the session's).
 import type { FastifyReply } from 'fastify';
 import type { InteractionPage, LoginDeps } from './interaction.ts';
 import { ErrorPage } from '../views/messages.ts';

@@ -14,7 +14,6 @@ import { mailLocale, passwordResetMail } from '../mail/messages.ts';
 import { TooManyCodes, invalidCode } from '../emails/service.ts';
 import { checkPasswordPolicy } from './current.ts';
 import { writeNewPassword } from './service.ts';
-import { queuePasswordChangedNotice } from './notice.ts';
 
 export interface ResetDeps {
   db: Db;
@@ -88,12 +87,11 @@ export async function resetPasswordWithCode(
       presented: input.code,
     });
     if (!used) return undefined;
-    const written = await writeNewPassword(tx, { userId: input.userId }, passwordHash, {
+    return writeNewPassword(tx, { userId: input.userId }, passwordHash, {
       changeRequired: false,
       creator: input.userId,
+      notify: deps.mailer,
     });
-    await queuePasswordChangedNotice(tx, deps.mailer, input.userId);
-    return written;
   });
   if (!details) throw invalidCode();
   deps.mailer.nudge();

@@ -12,6 +12,8 @@ import { userNotFound, type UserRef } from '../users/service.ts';
 import type { HashSlot } from '../users/passwords.ts';
 import { DEFAULT_PASSWORD_POLICY, type PasswordPolicy } from './policy.ts';
 import { checkPasswordPolicy, getPasswordPolicy } from './current.ts';
+import { queuePasswordChangedNotice } from './notice.ts';
+import type { Mailer } from '../mail/mailer.ts';
 import { endOtherSessions, lockPasswordPolicy, storePasswordHash, upsertPasswordPolicy } from './queries.ts';
 
 export async function updatePasswordPolicy(
@@ -64,16 +66,16 @@ export class PasswordCheckLocked extends AppError {
 }
 
 /** UpdateMyPassword and the account page: the old password is verified like a sign-in, counted toward lockout
- *  (security.md §16), before anything is hashed. `slot` is the request's place in the hashing queue; the new
- *  password's hash needs a second place (`hash`). */
+ *  (security.md §16), before anything is hashed. `slot` is the request's one place in the hashing queue, admitted for
+ *  two uses: the old password's check and the new password's hash, so an accepted old password is never followed by
+ *  a refusal of the queue. The verified address hears of the change (security.md §22). */
 export async function changeMyPassword(
-  db: Db,
-  lockout: Config['lockout'],
+  deps: { db: Db; lockout: Config['lockout']; mailer: Mailer },
   slot: HashSlot,
-  hash: (password: string) => Promise<string>,
   who: PasswordChanger,
   input: { oldPassword: string; newPassword: string; field: string },
 ): Promise<Details> {
+  const { db, lockout } = deps;
   const user = await findUserById(db, who.userId);
   if (user?.type !== 'human') throw failedPrecondition('User is not a human user', 'COMMAND-2M9fs');
   await checkPasswordPolicy(db, input.field, input.newPassword);
@@ -92,7 +94,11 @@ export async function changeMyPassword(
     throw invalidOldPassword();
   }
   await recordSuccess(db, subject);
-  return storeNewPassword(db, who, await hash(input.newPassword), { changeRequired: false, creator: user.id });
+  return storeNewPassword(db, who, await slot.hash(input.newPassword), {
+    changeRequired: false,
+    creator: user.id,
+    notify: deps.mailer,
+  });
 }
 
 /** SetHumanPassword: an administrator of the user's org sets it; the user must change it at the next sign-in
@@ -112,23 +118,36 @@ export async function setHumanPassword(
   return storeNewPassword(db, { userId: user.id }, await hash(password), { changeRequired, creator });
 }
 
+/** How a new password is stored. */
+export interface NewPasswordOptions {
+  changeRequired: boolean;
+  creator: string;
+  /** A change by the user (account page, UpdateMyPassword, "change required" at sign-in, reset by mail): the
+   *  verified address is told, by a mail queued in the change's transaction, so the change and its notice commit
+   *  together (security.md §22). A password an administrator sets is told to nobody, as in ZITADEL. */
+  notify?: Mailer;
+}
+
 /** Stores a new password hash (already checked against the policy), in one transaction with its event, the
- *  "change required" flag and the end of the user's other sessions. */
-export function storeNewPassword(
+ *  "change required" flag, the end of the user's other sessions and the notice, if any. */
+export async function storeNewPassword(
   db: Db,
   who: Pick<PasswordChanger, 'userId' | 'keepSessionUid'>,
   passwordHash: string,
-  options: { changeRequired: boolean; creator: string },
+  options: NewPasswordOptions,
 ): Promise<Details> {
-  return db.tx((tx) => writeNewPassword(tx, who, passwordHash, options));
+  const details = await db.tx((tx) => writeNewPassword(tx, who, passwordHash, options));
+  options.notify?.nudge();
+  return details;
 }
 
-/** storeNewPassword in the caller's transaction (a reset writes it together with using its code). */
+/** storeNewPassword in the caller's transaction (a reset writes it together with using its code); the caller
+ *  nudges the mailer after the commit. */
 export async function writeNewPassword(
   tx: Queryable,
   who: Pick<PasswordChanger, 'userId' | 'keepSessionUid'>,
   passwordHash: string,
-  options: { changeRequired: boolean; creator: string },
+  options: NewPasswordOptions,
 ): Promise<Details> {
   const user = await lockUser(tx, who.userId);
   if (!user) throw userNotFound();
@@ -142,5 +161,6 @@ export async function writeNewPassword(
   });
   await storePasswordHash(tx, user.id, passwordHash, options.changeRequired, event.sequence, event.createdAt);
   await endOtherSessions(tx, user.id, who.keepSessionUid);
+  if (options.notify) await queuePasswordChangedNotice(tx, options.notify, user.id);
   return changedDetails(event);
 }

@@ -99,8 +99,8 @@ export interface HashLimits {
   readonly queue: number;
 }
 
-/** A place in the hashing queue, taken before any other work of a request; one of the methods uses it, or release
- *  gives it back. */
+/** A place in the hashing queue, taken before any other work of a request; its methods use it (as many times as
+ *  it was admitted for), or release gives it back. */
 export interface HashSlot {
   hash(password: string): Promise<string>;
   verify(password: string, passwordHash: string): Promise<boolean>;
@@ -126,8 +126,10 @@ export class HashAdmission {
     this.#limits = limits;
   }
 
-  /** Takes a place for `key` (the client address, or the API caller), or says which bound refused it. */
-  tryAdmit(key: string): HashSlot | HashRefusal {
+  /** Takes a place for `key` (the client address, or the API caller), or says which bound refused it. `uses`: the
+   *  hashes the request runs in this one place (a password change verifies the old password and hashes the new
+   *  one), so that it is never refused half-way, after the old password was accepted (security.md §26). */
+  tryAdmit(key: string, uses = 1): HashSlot | HashRefusal {
     const mine = this.#perKey.get(key) ?? 0;
     // the address's own share first: an address over it is refused as such even while the queue is full
     if (mine >= this.#limits.perAddress) {
@@ -141,6 +143,7 @@ export class HashAdmission {
     this.#perKey.set(key, mine + 1);
     this.#inFlight++;
     let open = true;
+    let left = uses;
     const release = () => {
       if (!open) return;
       open = false;
@@ -151,11 +154,12 @@ export class HashAdmission {
     };
     const use = async <T>(work: () => Promise<T>): Promise<T> => {
       if (!open) throw new Error('hash slot already used');
+      left--;
       this.stats.hashed++;
       try {
         return await work();
       } finally {
-        release();
+        if (left === 0) release();
       }
     };
     return {

@@ -6,7 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as OTPAuth from 'otpauth';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { mailCode, startSmtp, type TestSmtp } from '../helpers/smtp.ts';
+import { AuthService } from '@zitadel/proto/zitadel/auth_pb.js';
 import { Browser } from '../helpers/oidc.ts';
+import { callRest, okJson, type ApiCall } from '../helpers/management.ts';
+import { humanToken } from '../helpers/tokens.ts';
 import { addUser, byId, field, PASSWORD, SignIn } from '../factors/helpers.ts';
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
@@ -194,7 +197,7 @@ describe('sensitive changes on the account pages ask for proof (security.md §22
     expect(account.page()).toMatch(/<li><code>[A-Z0-9-]+<\/code><\/li>/);
   });
 
-  it('a changed password, on the account page or by a reset, is told to the verified address', async () => {
+  it('a changed password, on the account page, by a reset, by UpdateMyPassword or when required at sign-in, is told to the verified address', async () => {
     const account = await signedIn('notice');
     const { id, email } = await user(account.userName);
     const changed = /your password was changed/;
@@ -218,5 +221,25 @@ describe('sensitive changes on the account pages ask for proof (security.md §22
     });
     expect(reset.status).toBe(200);
     await expect.poll(notices, { timeout: 10_000 }).toBe(2);
+
+    // UpdateMyPassword on the auth API: a third notice, queued with the change
+    const token = await humanToken(server, account.userName, 'Reset-Password-3');
+    const updateMyPassword = {
+      service: AuthService,
+      method: 'UpdateMyPassword',
+      rest: ['PUT', '/auth/v1/users/me/password'],
+      body: { oldPassword: 'Reset-Password-3', newPassword: 'Api-Password-4' },
+    } satisfies ApiCall;
+    okJson(await callRest(server.url, updateMyPassword, { token }));
+    await expect.poll(notices, { timeout: 10_000 }).toBe(3);
+
+    // "change required" at the next sign-in (the flag an administrator's SetHumanPassword sets): a fourth
+    await server.db.query('UPDATE users SET password_change_required = true WHERE id = $1', [id]);
+    const required = await new SignIn(server).start(`${server.url}/ui/account`);
+    await required.password(account.userName, 'Api-Password-4');
+    expect(required.page).toContain('name="newPassword"');
+    await required.post('password-change', { newPassword: 'Chosen-Password-5' });
+    expect(required.page).toContain('id="account-login-name"');
+    await expect.poll(notices, { timeout: 10_000 }).toBe(4);
   });
 });

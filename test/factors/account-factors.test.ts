@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as OTPAuth from 'otpauth';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { secrets } from '../helpers/oidc.ts';
 import { addUser, byId, field, nextCode, PASSWORD, SignIn } from './helpers.ts';
 
 describe('second factors on the account page (issue 17)', () => {
@@ -43,6 +44,19 @@ describe('second factors on the account page (issue 17)', () => {
     const ticket = field(page, 'ticket')!;
     expect(await post('/otp/verify', { ticket, code: wrong })).toBe(400);
     expect(byId(page, 'otp-secret')!.replaceAll(' ', '')).toBe(secret);
+    // the page's ticket names its purpose and expires with an interaction (login/ticket.ts): the same secret and
+    // session sealed without the purpose, or expired, shows the secret no more
+    const sealed = JSON.parse(secrets.decrypt(ticket)) as { uid: string; exp: number; purpose: string };
+    expect(sealed).toMatchObject({ purpose: 'account-otp-setup', secret });
+    expect(sealed.exp - Date.now() / 1000).toBeGreaterThan(0);
+    expect(sealed.exp - Date.now() / 1000).toBeLessThanOrEqual(server.config.ttl.interaction);
+    for (const stale of [
+      { uid: sealed.uid, secret },
+      { ...sealed, exp: Math.floor(Date.now() / 1000) - 1 },
+    ]) {
+      expect(await post('/otp/verify', { ticket: secrets.encrypt(JSON.stringify(stale)), code: wrong })).toBe(400);
+      expect(byId(page, 'otp-secret')).toBeUndefined();
+    }
     expect(await post('/otp/verify', { ticket, code: totp.generate() })).toBe(200);
     const first = [...page.matchAll(/<li><code>([A-Z0-9-]+)<\/code><\/li>/g)].map((m) => m[1]!);
     expect(first).toHaveLength(10);

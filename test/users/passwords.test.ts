@@ -83,4 +83,18 @@ describe('password hashing (security.md §15)', () => {
     slots[0]!.release();
     expect(await overall.hash('caller:1', 'a password')).toMatch(/^\$argon2id\$/);
   });
+
+  it('keeps a password change in one place for its two hashes: nothing of the address gets in between (security.md §26)', async () => {
+    const gate = new HashAdmission({ perAddress: 1, queue: 100 });
+    const change = gate.tryAdmit('a', 2) as HashSlot;
+    const stored = await hashPassword('old password');
+    // the old password checked: the place is still the change's, another request of the address is refused
+    expect(await change.verify('old password', stored)).toBe(true);
+    expect(gate.tryAdmit('a')).toBeInstanceOf(HashingShareTaken);
+    expect(await change.hash('new password')).toMatch(/^\$argon2id\$/);
+    // both used: the place is given back, and the slot hashes no third time
+    await expect(change.hash('third')).rejects.toThrow('hash slot already used');
+    (gate.tryAdmit('a') as HashSlot).release();
+    expect(gate.stats).toEqual({ hashed: 2, shed: 1 });
+  });
 });

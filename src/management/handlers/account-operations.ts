@@ -70,15 +70,13 @@ export function accountOperations(deps: ManagementDeps): Operation[] {
       permission: authenticated,
       async handle(caller, req) {
         // The old password is checked like a sign-in: through the hashing queue and the lockout, keyed by the
-        // caller (the API has no client address of its own here).
+        // caller (the API has no client address of its own here); one place for its check and the new hash.
         const key = `caller:${caller.principal.userId}`;
-        const slot = hashing.tryAdmit(key);
+        const slot = hashing.tryAdmit(key, 2);
         if (slot instanceof HashRefusal) throw slot;
         const details = await changeMyPassword(
-          db,
-          config.lockout,
+          { db, lockout: config.lockout, mailer },
           slot,
-          callerHash(hashing, caller),
           { userId: caller.principal.userId, ip: key },
           { oldPassword: req.oldPassword, newPassword: req.newPassword, field: 'UpdateMyPasswordRequest.NewPassword' },
         ).finally(() => slot.release());
