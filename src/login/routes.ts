@@ -161,7 +161,7 @@ export async function registerLogin(
           }),
         );
       }
-      // not a server failure (issue 26 item 9): logged below warning, answered as the client's
+      // the client went away: not a server failure, so logged below warning and answered as the client's
       if (kind.kind === 'aborted') request.log.info('client aborted the request');
       const status = kind.kind === 'aborted' ? 400 : kind.status;
       if (status >= 500) request.log.error({ err: error }, 'login page failed');
