@@ -201,10 +201,7 @@ export function registerPolicies(router: ConsoleRouter): void {
     save('lockout', ['maxPasswordAttempts', 'maxOtpAttempts'], (page) =>
       page.run(A.method.updateLockoutPolicy, {
         maxPasswordAttempts: count(page, 'maxPasswordAttempts', 'UpdateLockoutPolicyRequest.MaxPasswordAttempts'),
-        // a form from before the field: as many as maxPasswordAttempts (the API's 0)
-        maxOtpAttempts: page.field('maxOtpAttempts')
-          ? count(page, 'maxOtpAttempts', 'UpdateLockoutPolicyRequest.MaxOtpAttempts')
-          : 0,
+        maxOtpAttempts: count(page, 'maxOtpAttempts', 'UpdateLockoutPolicyRequest.MaxOtpAttempts'),
       }),
     ),
   );

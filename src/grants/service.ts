@@ -43,7 +43,7 @@ export interface GrantRef {
   grantId: string;
 }
 
-/** Role keys a grant hands out: the project's own, or under a project grant only the lent ones (issue 21). Either
+/** Role keys a grant hands out: the project's own, or under a project grant only the lent ones. Either
  *  way a missing one is ZITADEL's FAILED_PRECONDITION COMMAND-mm9F4 (command/user_grant.go
  *  checkUserGrantPreCondition), which SDK users branch on. */
 async function checkGrantable(

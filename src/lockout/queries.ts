@@ -8,7 +8,7 @@ export type LockScope = UserScope | 'ip';
 
 const POLICY_MAX: Record<UserScope, string> = { account: 'max_password_attempts', factor: 'max_otp_attempts' };
 
-/** A user counter's maximum attempts: the lockout policy's (issue 22, migrations 0175 and 0220), else the
+/** A user counter's maximum attempts: the instance's lockout policy (migrations 0175 and 0220), else the
  *  configured default (`param`). Read inside each counting statement, so a change holds on every instance at its
  *  next attempt, with no statement and no cache of its own. */
 const userMax = (scope: UserScope, param: string) =>
@@ -30,7 +30,7 @@ const FRESH = 'f.window_started_at <= now() - make_interval(secs => $5) OR f.loc
 
 /**
  * Counts one attempt on a user counter (`scope`) and the address at once, before the password or code is checked
- * (issue 13 §5, issue 26 §7): a key takes the attempt only while it is not locked and has fewer than its maximum
+ * (security.md §16: per account and per address): a key takes the attempt only while it is not locked and has fewer than its maximum
  * attempts (failures, and attempts still being checked) in its window. The row lock of ON CONFLICT DO UPDATE makes
  * the check and the count one step, so parallel attempts, on one instance or several, can never take more than the
  * maximum between them. Rows are taken in one order (user counter, then address), as in releaseAttempt, so

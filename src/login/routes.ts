@@ -124,56 +124,30 @@ export async function registerLogin(
     ui.setErrorHandler((error: Error & { statusCode?: number; error?: string }, request, reply) => {
       const locale = chooseLocale(undefined, request.headers['accept-language']);
       const t = pages.texts(locale);
+      const errorPage = (status: number, message: string | undefined, code: string) =>
+        pages.send(
+          reply,
+          pages.render(status, locale, ErrorPage, 'errorTitle', { title: t.errorTitle, message, code }),
+        );
       if (error instanceof ForbiddenPost) return refuse(pages, request, reply, error.message);
-      if (error instanceof InvalidCharacter) {
-        return pages.send(
-          reply,
-          pages.render(400, locale, ErrorPage, 'errorTitle', {
-            title: t.errorTitle,
-            message: format(t.errorInvalidCharacter!, { field: error.field }),
-            code: 'invalid_request',
-          }),
-        );
-      }
+      if (error instanceof InvalidCharacter)
+        return errorPage(400, format(t.errorInvalidCharacter!, { field: error.field }), 'invalid_request');
       // oidc-provider's SessionNotFound: the interaction expired, was finished, or its cookie is missing.
-      if (error.name === 'SessionNotFound') {
-        return pages.send(
-          reply,
-          pages.render(400, locale, ErrorPage, 'errorTitle', {
-            title: t.errorTitle,
-            message: t.errorExpired,
-            code: 'invalid_request',
-          }),
-        );
-      }
+      if (error.name === 'SessionNotFound') return errorPage(400, t.errorExpired, 'invalid_request');
       // The database is unreachable: 503 with Retry-After, as the API and the OAuth endpoints answer it, so the
       // person and any monitor see a temporary outage to retry, not a failure of the page (security.md §26).
       const kind = classifyError(error);
       if (kind.kind === 'outage') {
         request.log.error({ err: error }, 'database unavailable');
         reply.header('retry-after', String(kind.retryAfter));
-        return pages.send(
-          reply,
-          pages.render(503, locale, ErrorPage, 'errorTitle', {
-            title: t.errorTitle,
-            message: t.errorUnavailable,
-            code: 'temporarily_unavailable',
-          }),
-        );
+        return errorPage(503, t.errorUnavailable, 'temporarily_unavailable');
       }
-      // not a server failure (issue 26 item 9): logged below warning, answered as the client's
+      // the client went away: not a server failure, so logged below warning and answered as the client's
       if (kind.kind === 'aborted') request.log.info('client aborted the request');
       const status = kind.kind === 'aborted' ? 400 : kind.status;
       if (status >= 500) request.log.error({ err: error }, 'login page failed');
       if (kind.kind === 'status' && kind.retryAfter !== undefined) reply.header('retry-after', String(kind.retryAfter));
-      return pages.send(
-        reply,
-        pages.render(status, locale, ErrorPage, 'errorTitle', {
-          title: t.errorTitle,
-          message: t.errorGeneric,
-          code: status >= 500 ? 'server_error' : 'invalid_request',
-        }),
-      );
+      return errorPage(status, t.errorGeneric, status >= 500 ? 'server_error' : 'invalid_request');
     });
   });
 }

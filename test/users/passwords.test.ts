@@ -50,7 +50,7 @@ describe('password hashing (security.md §15)', () => {
     expect(await Promise.all(burst)).toEqual(burst.map(() => true));
   });
 
-  it('admits a bounded number of hashes per address and overall, says which bound refused, and gives places back (issue 26 §6, security.md §26)', async () => {
+  it('admits a bounded number of hashes per address and overall, says which bound refused, and gives places back (security.md §26)', async () => {
     const admitted = (slot: ReturnType<HashAdmission['tryAdmit']>) => {
       if (!('release' in slot)) throw slot;
       return slot as HashSlot;
