@@ -30,10 +30,10 @@ const FRESH = 'f.window_started_at <= now() - make_interval(secs => $5) OR f.loc
 
 /**
  * Counts one attempt on a user counter (`scope`) and the address at once, before the password or code is checked
- * (security.md §16: per account and per address): a key takes the attempt only while it is not locked and has fewer than its maximum
- * attempts (failures, and attempts still being checked) in its window. The row lock of ON CONFLICT DO UPDATE makes
- * the check and the count one step, so parallel attempts, on one instance or several, can never take more than the
- * maximum between them. Rows are taken in one order (user counter, then address), as in releaseAttempt, so
+ * (security.md §16: per account and per address): a key takes the attempt only while it is not locked and has fewer
+ * than its maximum attempts (failures, and attempts still being checked) in its window. The row lock of ON CONFLICT DO
+ * UPDATE makes the check and the count one step, so parallel attempts, on one instance or several, can never take more
+ * than the maximum between them. Rows are taken in one order (user counter, then address), as in releaseAttempt, so
  * statements never deadlock. A key that refuses is left unchanged; its seconds come from the statement's snapshot.
  */
 export async function reserveAttempt(

@@ -37,9 +37,12 @@ export async function deleteOidcArtifactsOfOrgUsers(tx: Queryable, orgId: string
        SELECT grant_id FROM oidc_payloads WHERE ${owned} AND grant_id IS NOT NULL))`,
     [orgId],
   );
+  // the org's users read once for both deletes (a large org's users are many index entries)
+  const orgUsers = 'ANY((SELECT ids FROM org_users)::text[])';
   const rest = await tx.query(
-    `WITH ${endConsoleSessionsOfUsers(users)}
-     DELETE FROM oidc_payloads WHERE ${owned}`,
+    `WITH org_users AS MATERIALIZED (SELECT ARRAY(SELECT id FROM users WHERE org_id = $1) AS ids),
+     ${endConsoleSessionsOfUsers(orgUsers)}
+     DELETE FROM oidc_payloads WHERE payload ? 'accountId' AND payload->>'accountId' = ${orgUsers}`,
     [orgId],
   );
   return (grants.rowCount ?? 0) + (rest.rowCount ?? 0);

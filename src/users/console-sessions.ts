@@ -6,10 +6,10 @@
 // §7.4.1): the OP session's end is read where the console reads its row, rather than deleting console rows where the
 // adapter destroys a Session, because a destroy names only the session's id (which every id rotation also
 // destroys, the session living on under its uid) and because an OP session that expires or is deleted by any
-// other statement is then covered as well. The statements that end a user's OP sessions (a password change or reset: passwords/queries.ts; locking,
-// deactivating, removing the user or its org: artifact-queries.ts) delete the user's rows in the same statement
-// (ASVS §7.4.1, §7.4.3). Every console request reads its row with the user, one statement, so an ended session is
-// refused by every node at its next request; no process keeps a copy.
+// other statement is then covered as well. The statements that end a user's OP sessions (a password change or
+// reset: passwords/queries.ts; locking, deactivating, removing the user or its org: artifact-queries.ts) delete
+// the user's rows in the same statement (ASVS §7.4.1, §7.4.3). Every console request reads its row with the user,
+// one statement, so an ended session is refused by every node at its next request; no process keeps a copy.
 import { createHash, randomBytes } from 'node:crypto';
 import type { Queryable } from '../platform/db.ts';
 import { USER_COLUMNS, type UserRow } from './queries.ts';
