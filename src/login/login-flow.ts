@@ -20,7 +20,7 @@ import { afterFirstFactor } from './second-factor-flow.ts';
 import { showOpenRegistration } from './register-flow.ts';
 import { showConsent } from './consent-flow.ts';
 import { refuseSignIn } from './refused.ts';
-import { HashRefusal, type HashSlot } from '../users/passwords.ts';
+import { HashRefusal, HashingShareTaken, type HashSlot } from '../users/passwords.ts';
 import { answerHashRefusal } from './hash-refusal.ts';
 import { forgotPasswordUrl } from '../account/urls.ts';
 import { goToIdp, requestedIdpId } from './jwt-idp-flow.ts';
@@ -93,7 +93,8 @@ export const submitPassword: Handler = async (deps, request, reply) => {
   // answered before any database work, with the same form to send again in a moment.
   const slot = deps.hashing.tryAdmit(request.ip);
   if (slot instanceof HashRefusal) {
-    deps.metrics.logins.inc({ result: 'busy' });
+    // the address's own excess is a rate limit, not the server's overload (security.md §26)
+    deps.metrics.logins.inc({ result: slot instanceof HashingShareTaken ? 'limited' : 'busy' });
     const page = interactionPageOf(deps, request);
     const { status, alert } = answerHashRefusal(reply, slot, deps.pages.texts(page.locale));
     return renderPassword(deps, page, reply, status, loginName, { alert });

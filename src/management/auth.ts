@@ -44,9 +44,16 @@ export function createAuthorizer(db: Db, verifyBearer: VerifyBearer) {
     // active, not revoked, of an active user (oidc/access-tokens.ts); roles and the org read at once, every call
     const token = await verifyBearer(match[1]!, asked?.includes('\0') ? undefined : asked);
     if (!token?.scopes.has(MANAGEMENT_API_SCOPE)) throw invalidToken();
-    const principal = { userId: token.userId, orgId: token.orgId, roles: rolesFrom(token.memberships) };
+    const principal: Principal = {
+      userId: token.userId,
+      orgId: token.orgId,
+      roles: rolesFrom(token.memberships),
+      ...(token.projectId && { projectId: token.projectId }),
+      ...(token.machine && { machine: true }),
+      ...(token.authTime !== undefined && { authTime: token.authTime }),
+    };
     return {
-      principal: token.projectId ? { ...principal, projectId: token.projectId } : principal,
+      principal,
       knownOrg: token.contextOrg,
     };
   }

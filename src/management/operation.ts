@@ -38,6 +38,10 @@ export interface Principal {
   roles: Roles;
   /** The project of the app the token was issued to, if any (ListMyProjectOrgs, issue 21). */
   projectId?: string;
+  /** The caller is a machine user: its token comes from no login (recent-login.ts). */
+  machine?: boolean;
+  /** When the login that issued the caller's token authenticated (seconds since the epoch), if the token says. */
+  authTime?: number;
 }
 
 export interface Caller {

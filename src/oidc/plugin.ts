@@ -59,6 +59,11 @@ export interface VerifiedAccessToken {
   projectId?: string;
   scopes: ReadonlySet<string>;
   expiresAt: Date;
+  /** A machine user's token (machine grants): it comes from no login. */
+  machine: boolean;
+  /** When the login that issued a user's token authenticated (auth_time, seconds since the epoch), as the token
+   *  carries it (provider.ts extraTokenClaims, fast/user-grants.ts); a refresh keeps the login's. */
+  authTime?: number;
 }
 
 /** A management API caller's token, with what the permission check needs, read in the same statement. */
@@ -259,7 +264,10 @@ export async function registerOidc(app: FastifyInstance, deps: OidcDeps): Promis
 }
 
 function verified(token: ActiveAccessToken): VerifiedAccessToken {
+  const authTime = token.payload.extra?.auth_time;
   return {
+    machine: token.user.type === 'machine',
+    ...(typeof authTime === 'number' && { authTime }),
     tokenId: hashId(token.payload.jti),
     userId: token.user.id,
     orgId: token.user.org_id,

@@ -13,14 +13,18 @@ export interface Metrics {
   text(): Promise<string>;
   /** Tokens issued at the token and authorization endpoints, by grant type. */
   tokensIssued: Counter<'grant'>;
-  /** Password logins, by result (success, failure, locked, busy: shed by the hashing queue). */
+  /** Password logins, by result (success, failure, locked; busy: shed by the hashing queue's global bound;
+   *  limited: refused over the address's own share of it). */
   logins: Counter<'result'>;
   /** Rows removed by the background sweep of expired OIDC artefacts, by model. */
   sweptRows: Counter<'model'>;
 }
 
 /** `hashing`: the counts of the password-hashing queue (src/users/passwords.ts HashAdmission). */
-export function createMetrics(db: Db, hashing: { stats: { hashed: number; shed: number } }): Metrics {
+export function createMetrics(
+  db: Db,
+  hashing: { stats: { hashed: number; shed: number; overShare: number } },
+): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'gatehouse_' });
   const pool = db.pool;
@@ -57,13 +61,15 @@ export function createMetrics(db: Db, hashing: { stats: { hashed: number; shed: 
   new Gauge({
     name: 'gatehouse_password_hashes_total',
     help:
-      'argon2id hashes and verifications run for network requests, ' +
-      'and requests shed because the hashing queue was full',
+      'argon2id hashes and verifications run for network requests (run), ' +
+      'requests shed because the hashing queue was full (shed), ' +
+      "and requests refused over their address's or caller's share of it (share)",
     labelNames: ['outcome'],
     registers: [registry],
     collect() {
       this.set({ outcome: 'run' }, hashing.stats.hashed);
       this.set({ outcome: 'shed' }, hashing.stats.shed);
+      this.set({ outcome: 'share' }, hashing.stats.overShare);
     },
   });
   return {

@@ -119,8 +119,10 @@ export class HashAdmission {
   readonly #limits: HashLimits;
   readonly #perKey = new Map<string, number>();
   #inFlight = 0;
-  /** Hashes run and requests shed, for tests and metrics. */
-  readonly stats = { hashed: 0, shed: 0 };
+  /** Hashes run, requests shed by the global bound (the server's overload) and requests refused over their
+   *  address's share (the client's own excess, security.md §26), for tests and metrics; kept apart so that one
+   *  address cannot raise the overload figure. */
+  readonly stats = { hashed: 0, shed: 0, overShare: 0 };
 
   constructor(limits: HashLimits) {
     this.#limits = limits;
@@ -133,7 +135,7 @@ export class HashAdmission {
     const mine = this.#perKey.get(key) ?? 0;
     // the address's own share first: an address over it is refused as such even while the queue is full
     if (mine >= this.#limits.perAddress) {
-      this.stats.shed++;
+      this.stats.overShare++;
       return new HashingShareTaken();
     }
     if (this.#inFlight >= HASH_CONCURRENCY + this.#limits.queue) {

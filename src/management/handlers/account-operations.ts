@@ -13,6 +13,7 @@ import { changeMyPassword, setHumanPassword, updatePasswordPolicy } from '../../
 import { sendPasswordResetNotification } from '../../passwords/reset.ts';
 import { changeEmail, resendEmailVerification, verifyEmail } from '../../emails/service.ts';
 import { detailsMessage } from '../convert.ts';
+import { requireRecentLogin } from '../recent-login.ts';
 import { authenticated, callerHash, iamOwner, operation, orgOwner, type Caller, type Operation } from '../operation.ts';
 
 export function accountOperations(deps: ManagementDeps): Operation[] {
@@ -110,10 +111,12 @@ export function accountOperations(deps: ManagementDeps): Operation[] {
       method: AuthService.method.setMyEmail,
       permission: authenticated,
       async handle(caller, req) {
+        requireRecentLogin(caller);
+        // the previous verified address is told, as on the account page: its owner learns of a change not theirs
         const details = await changeEmail(
           emails,
           ownUser(caller),
-          { field: 'SetMyEmailRequest.Email', email: req.email, verified: false },
+          { field: 'SetMyEmailRequest.Email', email: req.email, verified: false, notifyPrevious: true },
           caller.principal.userId,
         );
         return { details: detailsMessage(details) };

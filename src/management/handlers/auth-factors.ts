@@ -11,6 +11,7 @@ import type { FactorDeps, FactorEntry } from '../../factors/kind.ts';
 import { addMyOtp, removeOtp, verifyMyOtp } from '../../factors/otp.ts';
 import { getOrgUser, getUserById } from '../../users/service.ts';
 import { detailsMessage } from '../convert.ts';
+import { requireRecentLogin } from '../recent-login.ts';
 import { authenticated, operation, orgOwner, type Caller, type Operation } from '../operation.ts';
 
 type AuthFactorMessage = MessageInitShape<typeof AuthFactorSchema>;
@@ -43,6 +44,7 @@ export function authFactorOperations(deps: ManagementDeps): Operation[] {
       method: AuthService.method.addMyAuthFactorOTP,
       permission: authenticated,
       async handle(caller) {
+        requireRecentLogin(caller);
         const { url, secret, details } = await addMyOtp(deps, me(caller));
         return { url, secret, details: detailsMessage(details) };
       },
@@ -51,6 +53,7 @@ export function authFactorOperations(deps: ManagementDeps): Operation[] {
       method: AuthService.method.verifyMyAuthFactorOTP,
       permission: authenticated,
       async handle(caller, req) {
+        requireRecentLogin(caller);
         return { details: detailsMessage(await verifyMyOtp(deps, me(caller), req.code, callerKey(caller))) };
       },
     }),
@@ -58,6 +61,7 @@ export function authFactorOperations(deps: ManagementDeps): Operation[] {
       method: AuthService.method.removeMyAuthFactorOTP,
       permission: authenticated,
       async handle(caller) {
+        requireRecentLogin(caller);
         const user = await getUserById(db, me(caller));
         return { details: detailsMessage(await removeOtp(db, user, me(caller))) };
       },

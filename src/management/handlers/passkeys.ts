@@ -8,6 +8,7 @@ import type { ManagementDeps } from '../deps.ts';
 import { listPasskeys, removePasskey, type CredentialRow } from '../../passkeys/service.ts';
 import { getOrgUser, getUserById } from '../../users/service.ts';
 import { detailsMessage } from '../convert.ts';
+import { requireRecentLogin } from '../recent-login.ts';
 import { authenticated, operation, orgOwner, type Caller, type Operation } from '../operation.ts';
 
 /** zitadel.user.v1.WebAuthNToken: only verified credentials are stored, so every one is READY. */
@@ -28,6 +29,7 @@ export function passkeyOperations({ db }: ManagementDeps): Operation[] {
       method: AuthService.method.removeMyPasswordless,
       permission: authenticated,
       async handle(caller, req) {
+        requireRecentLogin(caller);
         const user = await getUserById(db, caller.principal.userId);
         return { details: detailsMessage(await removePasskey(db, user, req.tokenId, user.id)) };
       },
