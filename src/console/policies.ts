@@ -201,7 +201,11 @@ export function registerPolicies(router: ConsoleRouter): void {
     save('lockout', ['maxPasswordAttempts', 'maxOtpAttempts'], (page) =>
       page.run(A.method.updateLockoutPolicy, {
         maxPasswordAttempts: count(page, 'maxPasswordAttempts', 'UpdateLockoutPolicyRequest.MaxPasswordAttempts'),
-        maxOtpAttempts: count(page, 'maxOtpAttempts', 'UpdateLockoutPolicyRequest.MaxOtpAttempts'),
+        // left out (a form from before the field, or a post of one field only): as many as maxPasswordAttempts, the
+        // API's 0, so that such a post meets the API's permission check before any check of the form's values
+        maxOtpAttempts: page.field('maxOtpAttempts')
+          ? count(page, 'maxOtpAttempts', 'UpdateLockoutPolicyRequest.MaxOtpAttempts')
+          : 0,
       }),
     ),
   );
