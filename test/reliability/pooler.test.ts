@@ -312,10 +312,18 @@ describe.runIf(isPostgres)('behind PgBouncer in transaction pooling, without GAT
       ignoreStartupParameters: ['statement_timeout'],
     });
     bouncers.push(bouncer);
-    const server = await startTestServer({
+    const namedStatementLost = /prepared statement \\?"gh\d+\\?" (does not exist|already exists)/;
+    // The start itself may already fail so (seen once in CI): its statements run on several pool connections at
+    // once, and the pooler may hand a statement prepared on one server connection to another.
+    const started = await startTestServer({
       database,
       env: { DATABASE_URL: bouncer.url(database.env.DATABASE_URL!), DATABASE_POOL_SIZE: '16', LOG_LEVEL: 'warn' },
-    });
+    }).catch((error: Error) => error);
+    if (started instanceof Error) {
+      expect(started.message).toMatch(namedStatementLost);
+      return;
+    }
+    const server = started;
     const direct = await openDb(database.database);
     try {
       const { operations } = await workload(server, direct);
@@ -324,7 +332,7 @@ describe.runIf(isPostgres)('behind PgBouncer in transaction pooling, without GAT
         `through PgBouncer (session-mode settings): ${result.sent} requests, failed ${JSON.stringify(result.failed)}`,
       );
       expect(Object.values(result.failed).reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
-      expect(server.logs.join('')).toMatch(/prepared statement \\?"gh\d+\\?" (does not exist|already exists)/);
+      expect(server.logs.join('')).toMatch(namedStatementLost);
     } finally {
       await server.stop();
       await direct.close();
