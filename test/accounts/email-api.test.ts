@@ -1,11 +1,10 @@
 // Issue 16: e-mail addresses and their verification on the management API (REST, gRPC, gRPC-Web), the mails
 // received by a real SMTP server, email_verified in userinfo following; SetHumanPassword; refusals naming the field.
-import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
 import { AuthService } from '@zitadel/proto/zitadel/auth_pb.js';
 import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.ts';
-import { callApi, callRest, ENCODINGS, okJson, type ApiCall } from '../helpers/management.ts';
+import { callApi, ENCODINGS, okJson, setUpOrgWithHuman, type ApiCall } from '../helpers/management.ts';
 import { humanToken, startServerWithAdminKey } from '../helpers/tokens.ts';
 import { mailCode, startSmtp, type TestSmtp } from '../helpers/smtp.ts';
 import { MANAGEMENT_API_SCOPE } from '../../src/oidc/scopes.ts';
@@ -23,26 +22,13 @@ describe('e-mail verification on the management API (issue 16)', () => {
   let admin: string;
 
   const setUpUser = async (userName: string) => {
-    const created = okJson<{ userId: string; orgId: string }>(
-      await callRest(
-        server.url,
-        {
-          service: AdminService,
-          method: 'SetUpOrg',
-          rest: ['POST', '/admin/v1/orgs/_setup'],
-          body: {
-            org: { name: `Org of ${userName}` },
-            human: {
-              userName,
-              profile: { firstName: 'Barbara', lastName: 'Liskov' },
-              email: { email: `${userName}@example.com` },
-              password: 'Barbara-Password-1',
-            },
-          },
-        },
-        { token: admin },
-      ),
-    );
+    const created = await setUpOrgWithHuman(server.url, admin, {
+      userName,
+      firstName: 'Barbara',
+      lastName: 'Liskov',
+      email: `${userName}@example.com`,
+      password: 'Barbara-Password-1',
+    });
     return {
       ...created,
       token: await humanToken(server, userName, 'Barbara-Password-1', `openid email ${MANAGEMENT_API_SCOPE}`),

@@ -3,6 +3,7 @@
 import { fromJson, toJson, type DescMethod, type DescService, type JsonValue } from '@bufbuild/protobuf';
 import { Code, ConnectError, createClient, type Transport } from '@connectrpc/connect';
 import { createGrpcTransport, createGrpcWebTransport } from '@connectrpc/connect-node';
+import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
 
 export const ENCODINGS = ['rest', 'grpc', 'grpc-web'] as const;
 export type Encoding = (typeof ENCODINGS)[number];
@@ -113,4 +114,33 @@ export async function callRest(
 export function okJson<T = Record<string, unknown>>(outcome: Outcome): T {
   if (!outcome.ok) throw new Error(`call failed: ${outcome.code} ${outcome.message}`);
   return outcome.json as T;
+}
+
+/** SetUpOrg over REST with its first human: a user in an org of their own, as the self-service tests need one. */
+export async function setUpOrgWithHuman(
+  url: string,
+  token: string,
+  human: { userName: string; firstName: string; lastName: string; email: string; verified?: boolean; password: string },
+): Promise<{ userId: string; orgId: string }> {
+  const { userName, firstName, lastName, email, verified, password } = human;
+  return okJson<{ userId: string; orgId: string }>(
+    await callRest(
+      url,
+      {
+        service: AdminService,
+        method: 'SetUpOrg',
+        rest: ['POST', '/admin/v1/orgs/_setup'],
+        body: {
+          org: { name: `Org of ${userName}` },
+          human: {
+            userName,
+            profile: { firstName, lastName },
+            email: verified ? { email, isEmailVerified: true } : { email },
+            password,
+          },
+        },
+      },
+      { token },
+    ),
+  );
 }

@@ -2,12 +2,11 @@
 // token whose login is at most REAUTH_SECONDS old, since a token alone is what anyone at an unlocked browser gets
 // silently from the single sign-on session. The login is made old by moving the auth time its token carries back
 // in the database (no waiting). SetMyEmail also tells the previous verified address, as the account page does.
-import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
 import { AuthService } from '@zitadel/proto/zitadel/auth_pb.js';
 import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.ts';
-import { callApi, callRest, ENCODINGS, okJson, type ApiCall } from '../helpers/management.ts';
+import { callApi, callRest, ENCODINGS, okJson, setUpOrgWithHuman, type ApiCall } from '../helpers/management.ts';
 import { humanToken, startServerWithAdminKey } from '../helpers/tokens.ts';
 import { mailCode, startSmtp, type TestSmtp } from '../helpers/smtp.ts';
 import { totpOf } from '../factors/helpers.ts';
@@ -51,26 +50,14 @@ describe('sensitive self-service on the auth API needs a recent login (security.
   async function setUpUser() {
     const userName = `grace-${++n}`;
     const email = `${userName}@example.com`;
-    const { userId, orgId } = okJson<{ userId: string; orgId: string }>(
-      await callRest(
-        server.url,
-        {
-          service: AdminService,
-          method: 'SetUpOrg',
-          rest: ['POST', '/admin/v1/orgs/_setup'],
-          body: {
-            org: { name: `Org of ${userName}` },
-            human: {
-              userName,
-              profile: { firstName: 'Grace', lastName: 'Hopper' },
-              email: { email, isEmailVerified: true },
-              password: PASSWORD,
-            },
-          },
-        },
-        { token: admin },
-      ),
-    );
+    const { userId, orgId } = await setUpOrgWithHuman(server.url, admin, {
+      userName,
+      firstName: 'Grace',
+      lastName: 'Hopper',
+      email,
+      verified: true,
+      password: PASSWORD,
+    });
     const passkeyId = newId();
     await insertCredential(server.db, {
       id: passkeyId,
