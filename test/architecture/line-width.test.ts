@@ -1,4 +1,4 @@
-// Lines stay within the formatter's 120 columns (issue 14 §6). Biome wraps code but not long strings, template
+// Lines stay within the formatter's 120 columns. Biome wraps code but not long strings, template
 // literals or comments, and has no line-length rule, so this check covers what the formatter leaves alone. A line
 // that opens a test or a suite is exempt when only its title makes it long: a title is one sentence that the test
 // reporter prints whole, and cutting it would only move the test body's indentation.
