@@ -4,6 +4,7 @@
 // `add*`/`import*` functions are one transaction of their own.
 import type { Db, Queryable } from '../platform/db.ts';
 import { appendEvent, type WrittenEvent } from '../events/log.ts';
+import { EVENT } from '../events/types.ts';
 import { createdDetails, type Details } from '../events/details.ts';
 import { newId } from '../platform/ids.ts';
 import type { AppError } from '../platform/errors.ts';
@@ -66,7 +67,7 @@ export async function createHuman(
   tx: Queryable,
   input: NewHumanUser,
   creator: string,
-  eventType: 'user.human.added' | 'user.human.selfregistered' = 'user.human.added',
+  eventType: (typeof EVENT.user)['humanAdded' | 'humanSelfRegistered'] = EVENT.user.humanAdded,
 ): Promise<{ userId: string; event: WrittenEvent }> {
   const { id: userId = newId(), orgId, passwordHash, ...publicFields } = input;
   // interface.md: a display name not given is first name, space, last name

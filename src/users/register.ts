@@ -13,6 +13,7 @@ import type { Registration } from './schema.ts';
 import { checkUserName } from './user-name.ts';
 import { checkPasswordPolicy } from '../passwords/current.ts';
 import { type EmailDeps, queueEmailVerification } from '../emails/service.ts';
+import { EVENT } from '../events/types.ts';
 
 export interface Registered {
   userId: string;
@@ -57,7 +58,7 @@ export async function registerHuman(
         passwordHash,
       },
       userId,
-      'user.human.selfregistered',
+      EVENT.user.humanSelfRegistered,
     );
     if (verification) {
       const user = {

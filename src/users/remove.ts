@@ -3,6 +3,7 @@
 // ON DELETE CASCADE constraints); its user name is free again at once. The event log keeps its history.
 import type { Db } from '../platform/db.ts';
 import { appendEvent } from '../events/log.ts';
+import { EVENT } from '../events/types.ts';
 import { changedDetails, type Details } from '../events/details.ts';
 import { keepAnIamOwner } from '../members/service.ts';
 import { deleteOidcArtifactsOfUser } from './artifact-queries.ts';
@@ -18,7 +19,7 @@ export async function removeUser(db: Db, ref: UserRef, creator: string): Promise
     const event = await appendEvent(tx, {
       aggregateType: 'user',
       aggregateId: userId,
-      eventType: 'user.removed',
+      eventType: EVENT.user.removed,
       resourceOwner: user.org_id,
       creator,
     });
