@@ -18,7 +18,7 @@ import {
 import { keepAnIamOwner } from '../members/service.ts';
 import { endSessionsOfOrgUsers } from '../users/state.ts';
 import { z } from 'zod';
-import { deleteOrgAndOwned, lockOrg, updateOrgColumns, type OrgRow } from './queries.ts';
+import { deleteOrgAndOwned, lockOrg, ORG_COLUMNS, updateOrgColumns, type OrgRow } from './queries.ts';
 
 export type OrgFilter =
   | { field: 'name' | 'domain'; text: TextFilter }
@@ -51,7 +51,7 @@ export function listOrgs(
   return listPage<OrgRow>(
     db,
     {
-      select: 'o.id, o.name, o.primary_domain, o.state, o.created_at, o.changed_at, o.sequence',
+      select: ORG_COLUMNS,
       from: 'orgs o',
       where,
       orderBy: sortByName ? ['lower(o.name)', 'o.id'] : ['o.id'],
