@@ -1,4 +1,4 @@
-// Protections of the login pages (security.md §12-13).
+// Protections of the login pages: security headers against framing and sniffing, CSRF checks on posts.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { SecretBox } from '../platform/secrets.ts';
 
@@ -14,7 +14,7 @@ export const HTML_SECURITY_HEADERS: Readonly<Record<string, string>> = Object.fr
   'cache-control': 'no-store',
 });
 
-/** The passkey pages' policy (issue 17): WebAuthn needs a script, so those pages alone may load Gatehouse's own
+/** The passkey pages' policy: WebAuthn needs a script, so those pages alone may load Gatehouse's own
  *  (views/static/passkey.js); still no inline code. */
 export const SCRIPT_PAGE_CSP = `${HTML_SECURITY_HEADERS['content-security-policy']}; script-src 'self'`;
 
