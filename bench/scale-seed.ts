@@ -17,7 +17,7 @@ export interface ScaleSize {
   tokens: number;
 }
 
-/** A large deployment: 1,000 organizations, 1,000,000 users, 10,000 apps, 10,000,000 token rows of which half are expired. */
+/** A large deployment: 1,000 orgs, 1,000,000 users, 10,000 apps, 10,000,000 token rows of which half are expired. */
 export const LARGE_DEPLOYMENT: ScaleSize = { orgs: 1000, users: 1_000_000, apps: 10_000, tokens: 10_000_000 };
 
 /** The password of every seeded user (they share one argon2id hash, made once at the current cost). */
