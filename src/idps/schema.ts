@@ -1,6 +1,6 @@
 // Input rules for JWT identity providers beyond the proto's length limits. jwtEndpoint is where the browser is sent and
-// keysEndpoint is fetched by the server (a way into the private network), so both must be plain https URLs: `file:`,
-// `data:` or cleartext `http:` to another host (a cloud metadata address, say) are refused when saved.
+// keysEndpoint is fetched by the server (a bad URL could reach the private network), so both must be plain https URLs:
+// `file:`, `data:` or cleartext `http:` to another host (a cloud metadata address, say) are refused when saved.
 import { invalidArgument } from '../platform/errors.ts';
 import type { JwtIdpConfig } from './queries.ts';
 

@@ -1,5 +1,5 @@
-// Projects group the apps of one product; tokens name the project in their audience, as ZITADEL's do. Here too: the
-// role settings, deactivation and removal.
+// Projects group the apps of one product; tokens name the project in their audience, as ZITADEL's do. Also their role
+// settings, deactivation and removal.
 import type { Db, Queryable } from '../platform/db.ts';
 import { appendEvent } from '../events/log.ts';
 import { changedDetails, createdDetails, type Details } from '../events/details.ts';
