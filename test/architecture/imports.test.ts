@@ -98,12 +98,6 @@ const KNOWN_BACK_EDGES = new Set<string>([
   'login-policy/current.ts → oidc/read-ahead.ts',
   // -
   // workflows above the domains
-  'users/human-service.ts → passwords/current.ts',
-  'users/human-service.ts → passwords/policy.ts',
-  'users/human-service.ts → passwords/queries.ts',
-  'users/register.ts → passwords/current.ts',
-  'users/register.ts → emails/service.ts',
-  'users/remove.ts → members/service.ts',
   // -
   // one pipeline
   'management/recent-login.ts → account/confirm.ts',
