@@ -1,6 +1,7 @@
-// SetUpOrg: the org, its domain (given or generated), the first human user and that user's membership, in one
-// transaction with their events. An instance administrator's call across orgs/, users/, members/ and passwords/
-// (the first human's password is checked and hashed before the transaction), so it sits above them all.
+// SetUpOrg, as ZITADEL's admin API has it: the org, its domain (given or generated), the first human user and that
+// user's membership, in one transaction with their events. An instance administrator's call across orgs/, users/,
+// members/ and passwords/ (the first human's password is checked and hashed before the transaction), so it sits
+// above them all.
 import type { Db } from '../platform/db.ts';
 import { createdDetails, type Details } from '../events/details.ts';
 import { invalidArgument } from '../platform/errors.ts';
