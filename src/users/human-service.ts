@@ -18,7 +18,7 @@ export async function createHuman(
   eventType: 'user.human.added' | 'user.human.selfregistered' = 'user.human.added',
 ): Promise<{ userId: string; event: WrittenEvent }> {
   const { id: userId = newId(), orgId, passwordHash, ...publicFields } = input;
-  // a display name not given is first name, space, last name
+  // as in ZITADEL: a display name not given is first name, space, last name
   const profile = {
     ...input.profile,
     displayName: input.profile.displayName || `${input.profile.firstName} ${input.profile.lastName}`,
