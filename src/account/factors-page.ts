@@ -1,7 +1,7 @@
-// The account's second factors (issue 17, /ui/account/factors): add an authenticator app (QR code, confirmed by a
+// The account's second factors (/ui/account/factors): add an authenticator app (QR code, confirmed by a
 // first code; the first factor brings ten recovery codes, shown once), remove it, and renew the recovery codes.
 // Adding, removing and renewing ask for the current password or a code of a factor the user has, counted toward
-// the lockout like a sign-in (security.md §22, account/confirm.ts).
+// the lockout like a sign-in (account/confirm.ts).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, Code } from '../platform/errors.ts';
 import { format, type Texts } from '../login/i18n.ts';
@@ -10,7 +10,7 @@ import { addMyOtp, OtpCheckLocked, pendingOtp, removeOtp, verifyMyOtp, type NewO
 import { renewRecoveryCodes } from '../factors/recovery-codes.ts';
 import { countRecoveryCodes } from '../factors/queries.ts';
 import { qrPath } from '../factors/qr.ts';
-import { otpKind } from '../factors/otp-kind.ts';
+import { otpKind } from '../second-factors/otp-kind.ts';
 import { openTicket, sealTicket } from '../login/ticket.ts';
 import { accountPost, type SignedIn, signedInUser } from './account-page.ts';
 import { confirmMode, refusedConfirmation } from './confirm.ts';
