@@ -1,4 +1,5 @@
-// Protections of the login pages (security.md §12-13).
+// Protections of every page (SECURITY.md "Login pages and sessions"): the headers every page is sent with, where a
+// form post may come from, and the CSRF token of an interaction's forms (pages of no interaction: cookie-csrf.ts).
 import type { IncomingHttpHeaders } from 'node:http';
 import type { SecretBox } from '../platform/secrets.ts';
 
