@@ -28,7 +28,7 @@ import {
 import { submitNewPasskey, submitPasskey, submitRemovePasskey } from './passkeys.ts';
 import { HomePage } from '../views/account.ts';
 
-// issue 16: a script asking resets for many accounts from one address is stopped here; each account has its own
+// a script asking resets for many accounts from one address is stopped here; each account has its own
 // hourly limit on top (codes/service.ts)
 const RESETS_PER_ADDRESS_AND_HOUR = 10;
 

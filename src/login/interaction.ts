@@ -14,9 +14,9 @@ export type InteractionDetails = Awaited<ReturnType<Provider['interactionDetails
 
 /** What the login pages take besides what every page family does. */
 export interface LoginDeps extends PageDeps {
-  /** Self-registrations per client address (issue 26 §5). */
+  /** Self-registrations per client address. */
   registrations: SharedRateLimiter;
-  /** The JWT IdPs' signing keys (issue 15). */
+  /** The JWT IdPs' signing keys. */
   idpKeys: IdpKeyCache;
 }
 
@@ -76,7 +76,7 @@ export function interactionPageOf(deps: LoginDeps, request: FastifyRequest): Int
   return pageOf(deps, request, String((request.params as { uid?: unknown }).uid ?? ''), undefined);
 }
 
-/** Loads the interaction of a form POST after checking where it came from and its CSRF token (security.md §13). */
+/** Loads the interaction of a form POST after checking where it came from and its CSRF token. */
 export async function loadPostedInteraction(
   deps: LoginDeps,
   request: FastifyRequest,
@@ -88,7 +88,7 @@ export async function loadPostedInteraction(
   if (!validCsrfToken(deps.secrets, interaction.uid, formField(request, 'csrf')))
     throw new ForbiddenPost('missing or wrong CSRF token');
   // The user acts: the pending request is kept another GATEHOUSE_INTERACTION_TTL (the adapter caps each save to
-  // it), so only requests nobody acts on expire that early (issue 26 §3). While more than half of the first save's
+  // it), so only requests nobody acts on expire that early. While more than half of the first save's
   // TTL is left the save is skipped: a sign-in of a few seconds writes nothing extra, and a stored interaction
   // always outlives the user's last form post by at least half the TTL.
   const { details } = interaction;
@@ -99,7 +99,7 @@ export async function loadPostedInteraction(
 
 const remainingSeconds = (details: InteractionDetails) => Math.max(1, details.exp - Math.floor(Date.now() / 1000));
 
-/** Ends the interaction and sends the browser back to the authorization endpoint with 303 (security.md §13). What
+/** Ends the interaction and sends the browser back to the authorization endpoint with 303 (RFC 9700 §4.12). What
  *  the provider's interactionResult does, on the interaction this request has already loaded (and checked): it
  *  would look the interaction up again. */
 export async function finish(

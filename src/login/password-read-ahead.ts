@@ -1,4 +1,4 @@
-// The password step in one statement before the hash (issue 18): the interaction, the user the login name denotes
+// The password step in one statement before the hash: the interaction, the user the login name denotes
 // and the attempt counted (lockout/queries.ts reserveAttemptOfLoginName with the interaction as its gate), instead
 // of the interaction first and then the other two. The provider takes the interaction from here
 // (oidc/read-ahead.ts), the sign-in the counted attempt (takeCountedAttempt). It runs only for a post that would

@@ -23,7 +23,7 @@ export function answerPageError(pages: Pages) {
     // oidc-provider's SessionNotFound: the interaction expired, was finished, or its cookie is missing.
     if (error.name === 'SessionNotFound') return errorPage(400, t.errorExpired, 'invalid_request');
     // The database is unreachable: 503 with Retry-After, as the API and the OAuth endpoints answer it, so the
-    // person and any monitor see a temporary outage to retry, not a failure of the page (security.md §26).
+    // person and any monitor see a temporary outage to retry, not a failure of the page.
     const kind = classifyError(error);
     if (kind.kind === 'outage') {
       request.log.error({ err: error }, 'database unavailable');
@@ -54,7 +54,7 @@ function refuse(pages: Pages, request: FastifyRequest, reply: FastifyReply, reas
 }
 
 /** An onRequest hook for form POSTs that oidc-provider handles itself (the logout confirmation): the Origin /
- *  Sec-Fetch-Site check of security.md §13; the provider checks its own xsrf token. */
+ *  Sec-Fetch-Site check against cross-site posts; the provider checks its own xsrf token. */
 export function sameOriginPostsOnly(deps: Pick<PageAppDeps, 'config' | 'db' | 'instance'>) {
   const origin = new URL(deps.config.issuer).origin;
   return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> => {
