@@ -10,7 +10,7 @@ import { addMyOtp, OtpCheckLocked, pendingOtp, removeOtp, verifyMyOtp, type NewO
 import { renewRecoveryCodes } from '../factors/recovery-codes.ts';
 import { countRecoveryCodes } from '../factors/queries.ts';
 import { qrPath } from '../factors/qr.ts';
-import { otpKind } from '../factors/otp-kind.ts';
+import { otpKind } from '../second-factors/otp-kind.ts';
 import { openTicket, sealTicket } from '../web/ticket.ts';
 import { accountPost, type SignedIn, signedInUser } from './account-page.ts';
 import { confirmMode, refusedConfirmation } from './confirm.ts';

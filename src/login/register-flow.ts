@@ -2,7 +2,7 @@
 // away; the flow then continues to the application.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { registrationSchema, NAME_MAX_LENGTH } from '../users/schema.ts';
-import { registerHuman } from '../users/register.ts';
+import { registerHuman } from '../passwords/register.ts';
 import { USER_NAME_REFUSED } from '../users/user-name.ts';
 import { HashRefusal, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, type HashSlot } from '../users/passwords.ts';
 import { answerHashRefusal } from '../web/hash-refusal.ts';

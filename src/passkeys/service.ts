@@ -49,7 +49,7 @@ export function relyingParty(issuer: string, name = ''): RelyingParty {
 /** How long a ceremony may take: the browser's timeout, and the life of its challenge. */
 const CEREMONY_SECONDS = 300;
 export const PASSKEY_NAME_MAX = 200;
-/** The kind in users.factor_kinds (factors/registry.ts) while the user has a passkey: ZITADEL's `u2f`. */
+/** The kind in users.factor_kinds (second-factors/registry.ts) while the user has a passkey: ZITADEL's `u2f`. */
 export const WEBAUTHN_KIND = 'u2f';
 
 /** What the user used, for the session's amr (RFC 8176): a synced (backup-eligible) passkey is a software-secured

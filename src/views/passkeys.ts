@@ -60,7 +60,7 @@ export const PasskeyPage: View<PasskeyProps> = (p) =>
     <nav class="links"><a href=${p.backUrl} id="passkey-back">${p.t.passkeyBack}</a></nav>
     <${PasskeyScript} />`;
 
-/** The second-factor step with a passkey (factors/kind.ts): the user's own credentials, after the password. */
+/** The second-factor step with a passkey (second-factors/kind.ts): the user's own credentials, after the password. */
 export const PasskeyFactorPage = (options: string): View<FactorStepProps> =>
   function PasskeyFactor(p) {
     return html`<h1>${p.t.factorTitle}</h1>
