@@ -4,6 +4,7 @@
 // because the last instance owner may not be removed (service.ts keepAnIamOwner), and members build on users.
 import type { Db } from '../platform/db.ts';
 import { appendEvent } from '../events/log.ts';
+import { EVENT } from '../events/types.ts';
 import { changedDetails, type Details } from '../events/details.ts';
 import { deleteOidcArtifactsOfUser } from '../users/artifact-queries.ts';
 import { deleteUser, lockUser } from '../users/queries.ts';
@@ -19,7 +20,7 @@ export async function removeUser(db: Db, ref: UserRef, creator: string): Promise
     const event = await appendEvent(tx, {
       aggregateType: 'user',
       aggregateId: userId,
-      eventType: 'user.removed',
+      eventType: EVENT.user.removed,
       resourceOwner: user.org_id,
       creator,
     });

@@ -13,6 +13,7 @@ import { userNameTaken } from '../users/queries.ts';
 import type { Registration } from '../users/schema.ts';
 import { checkUserName } from '../users/user-name.ts';
 import { type EmailDeps, queueEmailVerification } from '../emails/service.ts';
+import { EVENT } from '../events/types.ts';
 import { checkPasswordPolicy } from './current.ts';
 import type { HashFn } from './new-human.ts';
 
@@ -59,7 +60,7 @@ export async function registerHuman(
         passwordHash,
       },
       userId,
-      'user.human.selfregistered',
+      EVENT.user.humanSelfRegistered,
     );
     if (verification) {
       const user = {

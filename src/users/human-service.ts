@@ -4,6 +4,7 @@
 // writes in the caller's transaction, with its event.
 import type { Queryable } from '../platform/db.ts';
 import { appendEvent, type WrittenEvent } from '../events/log.ts';
+import { EVENT } from '../events/types.ts';
 import { newId } from '../platform/ids.ts';
 import { insertHuman, type NewHuman } from './queries.ts';
 
@@ -15,7 +16,7 @@ export async function createHuman(
   tx: Queryable,
   input: NewHumanUser,
   creator: string,
-  eventType: 'user.human.added' | 'user.human.selfregistered' = 'user.human.added',
+  eventType: (typeof EVENT.user)['humanAdded' | 'humanSelfRegistered'] = EVENT.user.humanAdded,
 ): Promise<{ userId: string; event: WrittenEvent }> {
   const { id: userId = newId(), orgId, passwordHash, ...publicFields } = input;
   // as in ZITADEL: a display name not given is first name, space, last name

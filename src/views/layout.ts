@@ -20,13 +20,18 @@ export interface LayoutProps {
   children: Markup;
 }
 
+/** The head lines every page starts with, the console's too: UTF-8, the phone's width, the reader's light or dark
+ *  scheme, and no search engine indexes a sign-in or admin page. */
+export const PageMeta = () =>
+  html`<meta charset="utf-8" />
+    <meta name="viewport" content="width=device-width, initial-scale=1" />
+    <meta name="color-scheme" content="light dark" />
+    <meta name="robots" content="noindex" />`;
+
 export function Layout({ t, instanceName, pageTitle, children }: LayoutProps) {
   return html`<html lang=${t.lang}>
     <head>
-      <meta charset="utf-8" />
-      <meta name="viewport" content="width=device-width, initial-scale=1" />
-      <meta name="color-scheme" content="light dark" />
-      <meta name="robots" content="noindex" />
+      <${PageMeta} />
       <title>${pageTitle} · ${instanceName}</title>
       <link rel="stylesheet" href="/ui/static/style.css" />
       <link rel="icon" href="/ui/static/logo.svg" type="image/svg+xml" />
