@@ -13,12 +13,13 @@ import { newTotpSecret } from '../factors/totp.ts';
 import { qrPath } from '../factors/qr.ts';
 import { getLoginPolicy } from '../login-policy/current.ts';
 import { getUserById } from '../users/service.ts';
-import { format } from './i18n.ts';
-import { formField, loadPostedInteraction, type Interaction, type LoginDeps } from './interaction.ts';
+import { format } from '../views/i18n.ts';
+import { loadPostedInteraction, type Interaction, type LoginDeps } from './interaction.ts';
+import { formField } from '../web/forms.ts';
 import { signedIn } from './signed-in.ts';
 import { showRequiredChange } from './password-change-flow.ts';
 import { FactorSetupPage, RecoveryCodesPage } from '../views/factors.ts';
-import { openTicket, sealTicket, ticketExpired } from './ticket.ts';
+import { openTicket, sealTicket, ticketExpired } from '../web/ticket.ts';
 
 const STEP = 'second-factor';
 const SETUP = 'factor-setup';

@@ -1,6 +1,6 @@
 // The frame of the login and account pages (one card, the instance's name and logo); the console has its own
 // (src/views/console/layout.ts).
-import type { Texts } from '../login/i18n.ts';
+import type { Texts } from './i18n.ts';
 import { html, type Markup } from './html.ts';
 
 /** What every page view is given besides its own props. */
@@ -10,7 +10,7 @@ export interface PageProps {
   scriptNonce?: string | undefined;
 }
 
-/** A page view: a typed function of its props and the page's texts, wrapped into the layout by LoginPages. */
+/** A page view: a typed function of its props and the page's texts, wrapped into the layout by Pages (web/pages.ts). */
 export type View<P> = (props: P & PageProps) => Markup;
 
 export interface LayoutProps {

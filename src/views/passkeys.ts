@@ -4,7 +4,7 @@ import { Alert, Csrf, Field, type FieldProps } from './fields.ts';
 import { type FactorStepProps, OtherFactors, StepHidden } from './factors.ts';
 import { html, type Markup } from './html.ts';
 import { Confirm, type ConfirmMode } from './account-factors.ts';
-import type { Texts } from '../login/i18n.ts';
+import type { Texts } from './i18n.ts';
 import type { View } from './layout.ts';
 
 /** The form the script drives: the options in data-options; the answer goes back in `credential`. */

@@ -1,7 +1,7 @@
 // The console's frame: a header with the instance's name, the org in context (a plain GET form, so it
 // works without script) and sign-out; the main navigation; the page. One optional first-party script
 // (/ui/static/console.js) adds copy buttons and confirmations; every page works without it.
-import type { Texts } from '../../login/i18n.ts';
+import type { Texts } from '../i18n.ts';
 import { html, type Markup } from '../html.ts';
 import { PageMeta } from '../layout.ts';
 
