@@ -22,7 +22,8 @@ import { ConfirmRemoval } from '../views/console/components.ts';
 import { ConsoleLayout, type ConsoleFrame, type NavOrg, withOrg } from '../views/console/layout.ts';
 import { html } from '../views/html.ts';
 import { managesOrg, orgInContext, readAsOrgOwner, type Run, type Viewer, viewerOf } from './access.ts';
-import { CONSOLE_PATH, consoleUser, signInRedirect } from './session.ts';
+import { consoleUser, signInRedirect } from './session.ts';
+import { CONSOLE_PATH } from '../web/urls.ts';
 import { consoleTexts } from './texts.ts';
 
 /** The console pages allow their one script, and nothing else. */

@@ -19,7 +19,8 @@ import { consoleCsrf, consoleRouter } from './page.ts';
 import { registerOverview } from './overview.ts';
 import { registerProjectList } from './project-list.ts';
 import { registerProjects } from './projects.ts';
-import { CONSOLE_PATH, endConsoleSession, finishSignIn, signOutUrl } from './session.ts';
+import { endConsoleSession, finishSignIn, signOutUrl } from './session.ts';
+import { CONSOLE_PATH } from '../web/urls.ts';
 
 export function registerConsole(ui: FastifyInstance, web: PageDeps, operations: Operation[]): void {
   const router = consoleRouter(ui, { web, run: createRun(web.db, operations) });

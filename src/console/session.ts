@@ -12,6 +12,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { PageDeps } from '../web/page-deps.ts';
+import { CONSOLE_PATH } from '../web/urls.ts';
 import { CONSOLE_CALLBACK_PATH, CONSOLE_CLIENT_ID } from '../oidc/account-client.ts';
 import { ROUTES } from '../oidc/protocol.ts';
 import {
@@ -22,7 +23,6 @@ import {
 } from '../users/console-sessions.ts';
 import { isActive, type UserRow } from '../users/lookup.ts';
 
-export const CONSOLE_PATH = '/ui/console';
 const SESSION_COOKIE = 'gatehouse_console';
 const SIGN_IN_COOKIE = 'gatehouse_console_sign_in';
 const SIGN_IN_SECONDS = 600;

@@ -1,5 +1,5 @@
-// Pages that say one thing: an error, a finished step, the logout confirmation of oidc-provider's end_session and
-// the logged-out page (login/provider-pages.ts).
+// Pages that say one thing: an error, an address with no page, a finished step, the logout confirmation of
+// oidc-provider's end_session and the logged-out page (login/provider-pages.ts).
 import { Who } from './fields.ts';
 import { html } from './html.ts';
 import type { View } from './layout.ts';
@@ -14,6 +14,15 @@ export const ErrorPage: View<ErrorProps> = ({ t, title, message, code }) =>
   html`<h1>${title}</h1>
     <p class="lead" id="error-message">${message}</p>
     ${code && html`<p class="code">${t.errorCode}: <code id="error-code">${code}</code></p>`}`;
+
+/** An address under the pages' root with no page: where a person can go on to. */
+export const NotFoundPage: View<{ accountUrl: string; consoleUrl: string }> = ({ t, accountUrl, consoleUrl }) =>
+  html`<h1>${t.notFoundTitle}</h1>
+    <p class="lead" id="not-found">${t.notFoundLead}</p>
+    <nav class="links">
+      <p><a href=${accountUrl} id="not-found-account">${t.notFoundAccount}</a></p>
+      <p><a href=${consoleUrl} id="not-found-console">${t.notFoundConsole}</a></p>
+    </nav>`;
 
 export interface MessageProps {
   title: string | undefined;

@@ -1,6 +1,6 @@
 // The scope every page family (login, account, console) registers its routes in, apart from the provider's raw
 // routes: cookies, a form body parser, the NUL check of every field, the static assets, the write of a step's
-// queued saves before its answer leaves, and the error page.
+// queued saves before its answer leaves, the error page, and the pages' answer to an address with no page.
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import cookie from '@fastify/cookie';
@@ -10,6 +10,7 @@ import { writeQueued } from '../oidc/write-behind.ts';
 import { answerPageError } from './error-page.ts';
 import { InvalidCharacter } from './forms.ts';
 import type { InteractionProvider, PageAppDeps, PageDeps } from './page-deps.ts';
+import { registerNotFound } from './not-found.ts';
 import { loadPages, VIEWS_DIR } from './pages.ts';
 
 /** A page family: its routes, registered in the pages' scope with what every page is built with. */
@@ -73,6 +74,7 @@ export async function registerPages(
         .send(asset.body);
     });
 
+    registerNotFound(ui, pages);
     for (const family of families) family(ui, page);
 
     ui.setErrorHandler(answerPageError(pages));

@@ -1,5 +1,6 @@
-// The account pages' addresses, for the links other pages and mails point to.
+// The pages' addresses that other pages, mails and the pages' home point to.
 export const ACCOUNT_PATH = '/ui/account';
+export const CONSOLE_PATH = '/ui/console';
 
 /** The "forgot password" page, with the login name typed on the password page (only a prefill). */
 export const forgotPasswordUrl = (loginName = '') =>
