@@ -3,6 +3,7 @@
 // of the authorization and end_session endpoints (renderError), which shows the error code but never a stack.
 // src/oidc/ passes these functions into the provider configuration; app.ts hands them over (src/oidc/pages.ts).
 import { randomBytes } from 'node:crypto';
+import { devModeRefusal } from '../oidc/dev-mode-uris.ts';
 import type { PageContext, ProviderPages } from '../oidc/pages.ts';
 import { describeAccounts } from '../users/accounts.ts';
 import { format, SUPPORTED_LOCALES, type Texts } from '../views/i18n.ts';
@@ -68,7 +69,7 @@ export function providerPages(deps: Pick<PageAppDeps, 'config' | 'db' | 'instanc
         ctx,
         pages.render(status, locale, ErrorPage, 'errorTitle', {
           title: t.errorTitle,
-          message: explain(t, code, String(out.error_description ?? '')),
+          message: devModeReason(t, ctx, out) ?? explain(t, code, String(out.error_description ?? '')),
           code,
         }),
       );
@@ -91,6 +92,14 @@ export function providerPages(deps: Pick<PageAppDeps, 'config' | 'db' | 'instanc
       );
     },
   };
+}
+
+/** A registered http address refused outside development mode: the real reason, not "not registered". */
+function devModeReason(t: Texts, ctx: PageContext, out: Record<string, unknown>): string | undefined {
+  const refusal = devModeRefusal(ctx, out);
+  if (!refusal) return undefined;
+  const text = refusal.param === 'redirect_uri' ? t.errorRedirectNeedsDevMode : t.errorPostLogoutNeedsDevMode;
+  return format(text!, { uri: refusal.uri });
 }
 
 function explain(t: Texts, code: string, description: string): string {

@@ -13,6 +13,8 @@ export interface PageContext {
   get(name: string): string;
   query?: Record<string, unknown>;
   oidc?: {
+    /** The client of the request, once the provider found it. */
+    client?: unknown;
     params?: Record<string, unknown>;
     session?: { accountId?: string; state?: Record<string, unknown> };
     entities?: { IdTokenHint?: { payload?: { sub?: unknown } } };

@@ -7,6 +7,7 @@ import type { AppRow } from '../../apps/queries.ts';
 import { findClientApp } from '../../apps/service.ts';
 import { usableRedirectUri } from '../../apps/schema.ts';
 import { findActiveMachine } from '../../users/machine-service.ts';
+import { URIS_NEEDING_DEV_MODE } from '../dev-mode-uris.ts';
 import { JWT_BEARER } from '../protocol.ts';
 import { takeReadAhead } from '../read-ahead.ts';
 
@@ -24,6 +25,7 @@ export const CLIENT_EXTRA_PROPERTIES = [
   'project_id',
   'machine_user_id',
   'gatehouse_kind',
+  URIS_NEEDING_DEV_MODE,
 ];
 
 const AUTH_METHODS = {
@@ -37,16 +39,18 @@ export async function findClientMetadata(db: Db, clientId: string): Promise<Adap
   const found = await clientApp(db, clientId);
   if (found) {
     const { app, keys } = found;
-    const usable = { devMode: app.dev_mode, appType: app.app_type };
+    const usable = (uri: string) => usableRedirectUri(uri, { devMode: app.dev_mode, appType: app.app_type });
     return {
       client_id: app.client_id,
       ...(app.secret_hash ? { client_secret: app.secret_hash } : {}),
       token_endpoint_auth_method: AUTH_METHODS[app.auth_method],
       ...(app.auth_method === 'private_key_jwt' ? { jwks: { keys } } : {}),
       application_type: app.app_type === 'native' ? 'native' : 'web',
-      // URIs reported as not compliant are kept but never match (apps/schema.ts oidcComplianceProblems)
-      redirect_uris: app.redirect_uris.filter((uri) => usableRedirectUri(uri, usable)),
-      post_logout_redirect_uris: app.post_logout_redirect_uris.filter((uri) => usableRedirectUri(uri, usable)),
+      // URIs reported as not compliant are kept but never match (apps/schema.ts oidcComplianceProblems); kept apart,
+      // so a refusal can say why (dev-mode-uris.ts)
+      redirect_uris: app.redirect_uris.filter(usable),
+      post_logout_redirect_uris: app.post_logout_redirect_uris.filter(usable),
+      [URIS_NEEDING_DEV_MODE]: [...app.redirect_uris, ...app.post_logout_redirect_uris].filter((uri) => !usable(uri)),
       response_types: app.response_types as never,
       grant_types: app.grant_types,
       access_token_type: app.access_token_type,

@@ -1,9 +1,12 @@
-// What the provider reports: token counts for /metrics, and database outages answered as 503 rather than
-// oidc-provider's generic 500, so clients and balancers know to retry.
+// What the provider reports: token counts for /metrics, database outages answered as 503 rather than
+// oidc-provider's generic 500, so clients and balancers know to retry, and a warning for a sign-in or sign-out refused
+// because the app's registered http address needs development mode (the operator's only other clue is the person's
+// error page).
 import type Provider from 'oidc-provider';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Metrics } from '../../platform/metrics.ts';
 import { classifyError } from '../../platform/error-class.ts';
+import { devModeRefusal } from '../dev-mode-uris.ts';
 
 export function observeProvider(provider: Provider, metrics: Metrics, log: FastifyBaseLogger): void {
   provider.on('grant.success', (ctx) => {
@@ -14,6 +17,16 @@ export function observeProvider(provider: Provider, metrics: Metrics, log: Fasti
     const responseType = String(ctx.oidc.params?.response_type ?? '');
     if (responseType !== 'code') metrics.tokensIssued.inc({ grant: 'implicit' });
   });
+  const warnDevModeRefusal = (ctx: Parameters<typeof devModeRefusal>[0], error: object) => {
+    const refusal = devModeRefusal(ctx, error);
+    if (refusal)
+      log.warn(
+        { client_id: refusal.clientId, [refusal.param]: refusal.uri },
+        `${refusal.param} refused: the app's http address is accepted only in development mode`,
+      );
+  };
+  provider.on('authorization.error', warnDevModeRefusal);
+  provider.on('end_session.error', warnDevModeRefusal);
   // Emitted by the provider's error handler after it set the response but before Koa writes it.
   provider.on('server_error', (ctx, error) => {
     const kind = classifyError(error);
