@@ -10,6 +10,7 @@ import {
   OIDCGrantType,
   OIDCResponseType,
   OIDCTokenType,
+  type App,
 } from '@zitadel/proto/zitadel/app_pb.js';
 import { html } from '../views/html.ts';
 import {
@@ -24,6 +25,8 @@ import {
   TextArea,
 } from '../views/console/components.ts';
 import { format } from '../views/i18n.ts';
+import { APP_TYPES } from '../management/app-messages.ts';
+import { type RedirectProblems, redirectProblems } from './app-redirects.ts';
 import { type ConsolePage, type ConsoleRouter, inputError, removal } from './page.ts';
 
 /** The four kinds a person chooses from, as the AddOIDCApp / AddAPIApp settings they stand for. */
@@ -66,7 +69,20 @@ interface NewAppForm {
   devMode?: boolean;
 }
 
-async function showNew(page: ConsolePage, form: NewAppForm = {}, flash: { error?: string; status?: number } = {}) {
+interface FormFlash {
+  notice?: string | undefined;
+  error?: string | undefined;
+  status?: number;
+  /** Redirect URIs sign-in would refuse, by field: the form offers development mode. */
+  problems?: RedirectProblems | undefined;
+}
+
+/** A second way to send a form whose redirect URIs need development mode: with it turned on. After the form's own
+ *  button, so that Enter in a field still sends the form as filled in. */
+const WithDevMode = ({ label }: { label: string | undefined }) =>
+  html`<button type="submit" class="secondary" name="devMode" value="on" id="with-dev-mode">${label}</button>`;
+
+async function showNew(page: ConsolePage, form: NewAppForm = {}, flash: FormFlash = {}) {
   const { t } = page;
   const { project } = await page.run(M.method.getProjectByID, { id: ids(page).id });
   const kind = form.kind ?? 'web';
@@ -84,15 +100,25 @@ async function showNew(page: ConsolePage, form: NewAppForm = {}, flash: { error?
             </div>`,
         )}
       </fieldset>
-      <${TextArea} name="redirectUris" label=${t.redirectUris} value=${form.redirectUris ?? ''} help=${t.urisHelp} />
+      <${TextArea}
+        name="redirectUris"
+        label=${t.redirectUris}
+        value=${form.redirectUris ?? ''}
+        help=${t.urisHelp}
+        problem=${flash.problems?.redirectUris}
+      />
       <${TextArea}
         name="postLogoutRedirectUris"
         label=${t.postLogoutRedirectUris}
         value=${form.postLogoutRedirectUris ?? ''}
         help=${t.urisHelp}
+        problem=${flash.problems?.postLogoutRedirectUris}
       />
-      <${Checkbox} name="devMode" label=${t.devMode} checked=${form.devMode ?? false} />
-      <${Submit} label=${t.createApp} />
+      <${Checkbox} name="devMode" label=${t.devMode} checked=${form.devMode ?? false} help=${t.devModeHelp} />
+      <div class="buttons">
+        <${Submit} label=${t.createApp} />
+        ${flash.problems && html`<${WithDevMode} label=${t.createWithDevMode} />`}
+      </div>
     <//>`;
   return page.render('projects', t.newApp!, body, flash.status);
 }
@@ -107,9 +133,18 @@ async function create(page: ConsolePage) {
     devMode: page.field('devMode') === 'on',
   };
   const kind = (Object.hasOwn(KINDS, form.kind!) ? form.kind : 'web') as Kind;
+  const settings = KINDS[kind];
+  const problems =
+    settings.appType !== undefined &&
+    redirectProblems(page.t, {
+      redirectUris: lines(form.redirectUris!),
+      postLogoutRedirectUris: lines(form.postLogoutRedirectUris!),
+      devMode: form.devMode!,
+      appType: APP_TYPES[settings.appType]!,
+    });
+  if (problems) return showNew(page, form, { error: page.t.appNotCreated, status: 400, problems });
   let added: { appId: string; clientId: string; clientSecret: string };
   try {
-    const settings = KINDS[kind];
     added =
       settings.appType === undefined
         ? await page.run(M.method.addAPIApp, {
@@ -157,7 +192,51 @@ const appIdOf = (page: ConsolePage) => ids(page).appId!;
 const clientIdOf = (config: { case: string | undefined; value?: unknown } | undefined) =>
   config?.case === 'oidcConfig' || config?.case === 'apiConfig' ? (config.value as { clientId: string }).clientId : '';
 
-async function showApp(page: ConsolePage, flash: { notice?: string; error?: string; status?: number } = {}) {
+type OidcConfig = Extract<NonNullable<App['config']>, { case: 'oidcConfig' }>['value'];
+
+/** The app's settings form: its redirect URIs (one per line) and its switches. */
+interface SettingsForm {
+  redirectUris: string;
+  postLogoutRedirectUris: string;
+  switches: Record<(typeof SWITCHES)[number], boolean>;
+}
+
+const SWITCHES = [
+  'devMode',
+  'accessTokenJwt',
+  'accessTokenRoleAssertion',
+  'idTokenRoleAssertion',
+  'idTokenUserinfoAssertion',
+] as const;
+
+const storedSettings = (oidc: OidcConfig): SettingsForm => ({
+  redirectUris: oidc.redirectUris.join('\n'),
+  postLogoutRedirectUris: oidc.postLogoutRedirectUris.join('\n'),
+  switches: {
+    devMode: oidc.devMode,
+    accessTokenJwt: oidc.accessTokenType === OIDCTokenType.OIDC_TOKEN_TYPE_JWT,
+    accessTokenRoleAssertion: oidc.accessTokenRoleAssertion,
+    idTokenRoleAssertion: oidc.idTokenRoleAssertion,
+    idTokenUserinfoAssertion: oidc.idTokenUserinfoAssertion,
+  },
+});
+
+const postedSettings = (page: ConsolePage): SettingsForm => ({
+  redirectUris: page.field('redirectUris'),
+  postLogoutRedirectUris: page.field('postLogoutRedirectUris'),
+  switches: Object.fromEntries(SWITCHES.map((name) => [name, page.field(name) === 'on'])) as SettingsForm['switches'],
+});
+
+const problemsOf = (page: ConsolePage, oidc: OidcConfig, form: SettingsForm) =>
+  redirectProblems(page.t, {
+    redirectUris: lines(form.redirectUris),
+    postLogoutRedirectUris: lines(form.postLogoutRedirectUris),
+    devMode: form.switches.devMode,
+    appType: APP_TYPES[oidc.appType]!,
+  });
+
+/** The app's page; after a refused change, with the settings as posted (`posted`) and the reason. */
+async function showApp(page: ConsolePage, flash: FormFlash & { posted?: SettingsForm } = {}) {
   const { t } = page;
   const [{ app }, { project }] = await Promise.all([
     page.run(M.method.getAppByID, { projectId: ids(page).id, appId: appIdOf(page) }),
@@ -167,38 +246,49 @@ async function showApp(page: ConsolePage, flash: { notice?: string; error?: stri
   const oidc = app?.config.case === 'oidcConfig' ? app.config.value : undefined;
   const clientId = clientIdOf(app?.config);
   const hasSecret = oidc ? oidc.authMethodType !== OIDCAuthMethodType.OIDC_AUTH_METHOD_TYPE_NONE : true;
+  const form = oidc && (flash.posted ?? storedSettings(oidc));
+  // an app saved so through the API or the CLI: it cannot sign anyone in, and the page says why
+  const problems = flash.problems ?? (oidc && form && problemsOf(page, oidc, form));
+  const error = flash.error ?? (problems ? t.appNotUsable : undefined);
   const body = html`<p><a href=${projectUrl(page)}>${project?.name}</a></p>
-    <${Flash} notice=${flash.notice} error=${flash.error} />
+    <${Flash} notice=${flash.notice} error=${error} />
     <p><${StateBadge} t=${t} active=${active} /></p>
     <dl class="facts">
       <dt>${t.clientId}</dt>
       <dd id="client-id">${clientId}</dd>
     </dl>
     ${
-      oidc &&
+      form &&
       html`<section aria-labelledby="settings">
       <h2 id="settings">${t.settingsTitle}</h2>
       <${PostForm} action=${appUrl(page, appIdOf(page))} csrf=${page.csrf}>
         <${TextArea}
           name="redirectUris"
           label=${t.redirectUris}
-          value=${oidc.redirectUris.join('\n')}
+          value=${form.redirectUris}
           help=${t.urisHelp}
+          problem=${problems ? problems.redirectUris : undefined}
         />
         <${TextArea}
           name="postLogoutRedirectUris"
           label=${t.postLogoutRedirectUris}
-          value=${oidc.postLogoutRedirectUris.join('\n')}
+          value=${form.postLogoutRedirectUris}
           help=${t.urisHelp}
+          problem=${problems ? problems.postLogoutRedirectUris : undefined}
         />
-        ${Object.entries({
-          devMode: oidc.devMode,
-          accessTokenJwt: oidc.accessTokenType === OIDCTokenType.OIDC_TOKEN_TYPE_JWT,
-          accessTokenRoleAssertion: oidc.accessTokenRoleAssertion,
-          idTokenRoleAssertion: oidc.idTokenRoleAssertion,
-          idTokenUserinfoAssertion: oidc.idTokenUserinfoAssertion,
-        }).map(([name, checked]) => html`<${Checkbox} name=${name} label=${t[name]} checked=${checked} />`)}
-        <${Submit} label=${t.save} />
+        ${SWITCHES.map(
+          (name) =>
+            html`<${Checkbox}
+              name=${name}
+              label=${t[name]}
+              checked=${form.switches[name]}
+              help=${name === 'devMode' ? t.devModeHelp : undefined}
+            />`,
+        )}
+        <div class="buttons">
+          <${Submit} label=${t.save} />
+          ${problems && html`<${WithDevMode} label=${t.saveWithDevMode} />`}
+        </div>
       <//>
     </section>`
     }
@@ -227,32 +317,34 @@ async function showApp(page: ConsolePage, flash: { notice?: string; error?: stri
 
 async function updateConfig(page: ConsolePage) {
   const ref = { projectId: ids(page).id, appId: appIdOf(page) };
+  const posted = postedSettings(page);
   try {
     const { app } = await page.run(M.method.getAppByID, ref);
     const oidc = app?.config.case === 'oidcConfig' ? app.config.value : undefined;
     if (!oidc) return page.reply.redirect(appUrl(page, ref.appId), 303);
+    const problems = problemsOf(page, oidc, posted);
+    if (problems) return showApp(page, { error: page.t.appNotSaved, status: 400, problems, posted });
     await page.run(M.method.updateOIDCAppConfig, {
       ...ref,
-      redirectUris: lines(page.field('redirectUris')),
-      postLogoutRedirectUris: lines(page.field('postLogoutRedirectUris')),
+      redirectUris: lines(posted.redirectUris),
+      postLogoutRedirectUris: lines(posted.postLogoutRedirectUris),
       responseTypes: oidc.responseTypes,
       grantTypes: oidc.grantTypes,
       appType: oidc.appType,
       authMethodType: oidc.authMethodType,
-      devMode: page.field('devMode') === 'on',
-      accessTokenType:
-        page.field('accessTokenJwt') === 'on'
-          ? OIDCTokenType.OIDC_TOKEN_TYPE_JWT
-          : OIDCTokenType.OIDC_TOKEN_TYPE_BEARER,
-      accessTokenRoleAssertion: page.field('accessTokenRoleAssertion') === 'on',
-      idTokenRoleAssertion: page.field('idTokenRoleAssertion') === 'on',
-      idTokenUserinfoAssertion: page.field('idTokenUserinfoAssertion') === 'on',
+      devMode: posted.switches.devMode,
+      accessTokenType: posted.switches.accessTokenJwt
+        ? OIDCTokenType.OIDC_TOKEN_TYPE_JWT
+        : OIDCTokenType.OIDC_TOKEN_TYPE_BEARER,
+      accessTokenRoleAssertion: posted.switches.accessTokenRoleAssertion,
+      idTokenRoleAssertion: posted.switches.idTokenRoleAssertion,
+      idTokenUserinfoAssertion: posted.switches.idTokenUserinfoAssertion,
       additionalOrigins: oidc.additionalOrigins,
       skipNativeAppSuccessPage: oidc.skipNativeAppSuccessPage,
       backChannelLogoutUri: oidc.backChannelLogoutUri,
     });
   } catch (error) {
-    return showApp(page, { error: inputError(error), status: 400 });
+    return showApp(page, { error: inputError(error), status: 400, posted });
   }
   return page.reply.redirect(appUrl(page, ref.appId, '?saved=1'), 303);
 }

@@ -82,22 +82,54 @@ export function Input(p: InputProps) {
   </div>`;
 }
 
-export function TextArea(p: { name: string; label: string | undefined; value: string; help?: string | undefined }) {
+/** The ids of a field's help and problem texts, for its aria-describedby. */
+const describedBy = (id: string, help: string | undefined, problem: string | undefined) =>
+  [help && `${id}-help`, problem && `${id}-problem`].filter(Boolean).join(' ') || undefined;
+
+/** A multi-line field; `problem` is what keeps the value from working, shown under it and announced with it. */
+export function TextArea(p: {
+  name: string;
+  label: string | undefined;
+  value: string;
+  help?: string | undefined;
+  problem?: string | undefined;
+}) {
   return html`<div class="field">
     <label for=${p.name}>${p.label}</label>
-    <textarea id=${p.name} name=${p.name} rows="3" aria-describedby=${p.help ? `${p.name}-help` : undefined}>
+    <textarea
+      id=${p.name}
+      name=${p.name}
+      rows="3"
+      aria-describedby=${describedBy(p.name, p.help, p.problem)}
+      aria-invalid=${p.problem ? 'true' : undefined}
+    >
 ${p.value}</textarea
     >
     ${p.help && html`<p class="help" id=${`${p.name}-help`}>${p.help}</p>`}
+    ${p.problem && html`<p class="error" id=${`${p.name}-problem`}>${p.problem}</p>`}
   </div>`;
 }
 
-export function Checkbox(p: { name: string; label: string | undefined; checked: boolean; idPrefix?: string }) {
+export function Checkbox(p: {
+  name: string;
+  label: string | undefined;
+  checked: boolean;
+  idPrefix?: string;
+  help?: string | undefined;
+}) {
   const id = `${p.idPrefix ?? ''}${p.name}`;
   return html`<div class="check">
-    <input type="checkbox" id=${id} name=${p.name} value="on" checked=${p.checked} />
+    <input
+      type="checkbox"
+      id=${id}
+      name=${p.name}
+      value="on"
+      checked=${p.checked}
+      aria-describedby=${describedBy(id, p.help, undefined)}
+    />
     <label for=${id}>${p.label}</label>
-  </div>`;
+  </div>
+  ${p.help && html`<p class="help check-help" id=${`${id}-help`}>${p.help}</p>`}`;
 }
 
 /** A POST form with the console's CSRF token. */
