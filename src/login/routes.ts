@@ -27,7 +27,8 @@ import { continueWithIdp, JWT_AUTHORIZE_PATH, receiveJwt } from './jwt-idp-flow.
 import { IdpKeyCache } from '../idps/jwt-token.ts';
 import { classifyError } from '../platform/error-class.ts';
 import { ErrorPage } from '../views/messages.ts';
-import { unitOfWork, writeQueued } from '../oidc/write-behind.ts';
+import { writeDeferred } from '../platform/request-scope.ts';
+import { unitOfWork } from '../oidc/write-behind.ts';
 import { withLoginPageRows } from './page-read-ahead.ts';
 
 const STATIC: Record<string, { type: string; body: Buffer }> = {
@@ -81,7 +82,7 @@ export async function registerLogin(
     await ui.register(formbody, { bodyLimit: 16 * 1024 });
     // A step's saves (the interaction, the lockout's settlement) are written as one statement before its answer
     // leaves: the next step, maybe on another node, reads them (oidc/write-behind.ts).
-    ui.addHook('onSend', async () => writeQueued(login.db));
+    ui.addHook('onSend', async () => writeDeferred());
 
     // Issue 13 §11: every field of every login and registration form, and the path and query, in one check.
     ui.addHook('preValidation', async (request) => {

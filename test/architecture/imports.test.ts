@@ -94,8 +94,6 @@ const KNOWN_BACK_EDGES = new Set<string>([
   'views/layout.ts → login/i18n.ts',
   'views/passkeys.ts → login/i18n.ts',
   // -
-  // request scope
-  'login-policy/current.ts → oidc/read-ahead.ts',
   // -
   // workflows above the domains
   'factors/kind.ts → views/layout.ts',

@@ -1,13 +1,16 @@
-// The write-behind of oidc-provider's rows (src/oidc/write-behind.ts, issue 18): a unit's saves and deletes reach
+// The write-behind of oidc-provider's rows (src/oidc/write-behind.ts): a unit's saves and deletes reach
 // the database as one statement when it ends, its own reads see them before, units that end together share a
 // statement without sharing a failure, and a unit that deletes rows is planned for the table as it is now.
 import type { QueryResultRow } from 'pg';
 import { describe, expect, it } from 'vitest';
 import type { PayloadRow } from '../../src/oidc/payload-store.ts';
-import { queuedRow, queueRow, queueSideWrite, unitOfWork } from '../../src/oidc/write-behind.ts';
+import { deferredRow, deferRow, deferWrite } from '../../src/platform/request-scope.ts';
+import { PAYLOAD_ROWS, unitOfWork } from '../../src/oidc/write-behind.ts';
 import { useTestDb } from '../helpers/database.ts';
 import { keptAndCurrentPlans } from '../helpers/explain.ts';
 
+const queueRow = (model: string, id: string, row: PayloadRow | null) => deferRow(PAYLOAD_ROWS, `${model}:${id}`, row);
+const queuedRow = (model: string, id: string) => deferredRow(PAYLOAD_ROWS, `${model}:${id}`);
 const row = (id: string, payload: Record<string, unknown> = { n: 1 }): PayloadRow => ({
   model: 'Session',
   id,
@@ -54,7 +57,7 @@ describe('write-behind', () => {
     ]);
     // outside a unit nothing is queued: the caller writes at once
     expect(queueRow('Session', 'wb-c', row('wb-c'))).toBe(false);
-    expect(queueSideWrite(() => '')).toBe(false);
+    expect(deferWrite(() => '')).toBe(false);
   });
 
   it('units that end in the same turn share one statement', async () => {
