@@ -1,5 +1,5 @@
-// buildApp wires the HTTP surface by hand (architecture.md §8): platform routes, then the OIDC provider, the login
-// pages and the management API as sibling plugins (each keeps its own body parsers).
+// buildApp wires the HTTP surface by hand (no autoload, no container): platform routes, then the OIDC provider, the
+// login pages and the management API as sibling plugins (each keeps its own body parsers).
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -37,9 +37,9 @@ export interface AppDeps {
   schemaVersion: number;
   metrics: Metrics;
   lifecycle: Lifecycle;
-  /** The bounded password-hashing queue every network request hashes through (issue 26 §6). */
+  /** The bounded password-hashing queue every network request hashes through. */
   hashing: HashAdmission;
-  /** The mail outbox (issue 16). */
+  /** The mail outbox. */
   mailer: Mailer;
 }
 
@@ -58,15 +58,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       tls
         ? createTlsServer(handler as RequestHandler, tls, serverOptions)
         : createDualProtocolServer(handler as RequestHandler, serverOptions),
-    // Forwarded headers only from configured proxies (security.md §10).
+    // Forwarded headers only from configured proxies: from anyone else they would forge the client's address.
     trustProxy: config.trustedProxies.length ? [...config.trustedProxies] : false,
     bodyLimit: BODY_LIMIT,
     // REST path parameters may hold what the proto allows (200 characters, e.g. an external user ID in
     // RemoveHumanLinkedIDP), percent-encoded: past the router, validation answers a long one with a 400 naming the
-    // field instead of the router's bare 414 (security.md §19).
+    // field instead of the router's bare 414.
     routerOptions: { maxParamLength: 2048 },
-    // Fastify's socket timeouts reach only servers it creates itself; the request timeout of every transport is
-    // applied by the server factory (platform/http.ts, issue 26 item 1).
+    // Fastify's socket timeouts reach only servers it creates itself; the request timeout of every transport is applied
+    // by the server factory (platform/http.ts).
     forceCloseConnections: 'idle',
     return503OnClosing: true,
     // A caller's request ID is kept when it is well-formed, so logs correlate across services.
@@ -115,7 +115,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     new Set(config.rateLimit.exempt),
     (request) => request.method === 'POST' && CREDENTIAL_ROUTES.test(request.routeOptions.url ?? ''),
   );
-  // The login pages render what the provider shows itself; handed in, so oidc/ never imports login/ (issue 14 §1).
+  // The login pages render what the provider shows itself; handed in, so oidc/ never imports login/.
   const oidc = await registerOidc(app, { ...deps, pages: providerPages(deps) });
   await registerLogin(app, deps, oidc, (ui, login) => {
     registerAccountRoutes(ui, login);

@@ -1,6 +1,6 @@
 // `npm start`: read the configuration, start, and shut down gracefully on SIGTERM/SIGINT. With several workers
-// (GATEHOUSE_WORKERS, issue 24) this process is the primary that runs them (platform/cluster.ts), and each worker
-// runs this file again as a server of its own.
+// (GATEHOUSE_WORKERS) this process is the primary that runs them (platform/cluster.ts), and each worker runs this file
+// again as a server of its own.
 import cluster from 'node:cluster';
 import { loadConfig, ConfigError, type Config } from './config.ts';
 import { announceReady, runPrimary } from './platform/cluster.ts';

@@ -73,7 +73,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   }
 }
 
-/** The background mail sender and its transport (issue 16), stopped before the database closes. */
+/** The background mail sender and its transport, stopped before the database closes. */
 interface Mailing {
   sender: MailSender;
   close(): void;

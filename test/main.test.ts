@@ -31,7 +31,7 @@ describe('the gatehouse process', () => {
     expect(proc.output()).toMatch(/GATEHOUSE_MASTER_KEY: must be at least 32 characters/);
   });
 
-  it('refuses several workers on the embedded database, which one process owns (issue 24)', async () => {
+  it('refuses several workers on the embedded database, which one process owns', async () => {
     const proc = spawnGatehouse({ GATEHOUSE_WORKERS: '2', GATEHOUSE_DATA_DIR: '/nonexistent/gatehouse' });
     expect(await proc.exited()).toBe(2);
     expect(proc.output()).toMatch(/GATEHOUSE_WORKERS: must be 1 with the embedded database/);

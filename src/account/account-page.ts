@@ -1,7 +1,7 @@
-// The account page /ui/account (issue 16): profile (UpdateMyProfile's fields), e-mail address (email-section.ts),
+// The account page /ui/account: profile (UpdateMyProfile's fields), e-mail address (email-section.ts),
 // password change and sign-out, for the user of the browser's session. Every change is a form POST answered with a
-// 303 back to the page (security.md §13), or the page again with the field's error. A change of the e-mail address
-// asks for the password or a code first, the password change for the current password (security.md §22).
+// 303 back to the page (RFC 9700 §4.12), or the page again with the field's error. A change of the e-mail address
+// asks for the password or a code first, the password change for the current password (OWASP ASVS 5.0 §7.5.1).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { AppError, Code } from '../platform/errors.ts';

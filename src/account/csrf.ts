@@ -1,4 +1,4 @@
-// CSRF protection of the account pages (security.md §13), which belong to no interaction (login/cookie-csrf.ts).
+// CSRF protection of the account pages, which belong to no interaction (login/cookie-csrf.ts).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { SecretBox } from '../platform/secrets.ts';
 import { cookieCsrf } from '../login/cookie-csrf.ts';

@@ -7,7 +7,7 @@ import type { RateLimiter } from '../platform/rate-limit.ts';
 import { accountCsrf } from './csrf.ts';
 
 export interface AccountDeps extends LoginDeps {
-  /** "Forgot password" requests per client address (issue 16), counted in this process like registrations. */
+  /** "Forgot password" requests per client address, counted in this process like registrations. */
   resets: RateLimiter;
 }
 

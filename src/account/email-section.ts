@@ -1,5 +1,5 @@
-// The account page's e-mail address (issue 16): a new address, confirmed first by the password or a code
-// (security.md §22), stored unverified until the code mailed to it is entered; the code sent again on request.
+// The account page's e-mail address: a new address, confirmed first by the password or a code
+// (OWASP ASVS 5.0 §7.5.1), stored unverified until the code mailed to it is entered; the code sent again on request.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Code } from '../platform/errors.ts';
 import { changeEmail, parseEmail, resendEmailVerification, TooManyCodes, verifyEmail } from '../emails/service.ts';
@@ -11,7 +11,7 @@ import { accountPost, done, isCode, renderAccount, type SignedIn } from './accou
 
 const emails = (deps: AccountDeps) => ({ db: deps.db, secrets: deps.secrets, mailer: deps.mailer });
 
-/** A new address: checked first (a mistyped one costs no confirmation attempt), then confirmed (security.md §22),
+/** A new address: checked first (a mistyped one costs no confirmation attempt), then confirmed (account/confirm.ts),
  *  then stored unverified; the previous address, if verified, is told of the change. */
 export const submitEmail = accountPost(async (deps, request, reply, signedIn) => {
   const { user, t } = signedIn;

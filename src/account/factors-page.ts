@@ -1,7 +1,7 @@
-// The account's second factors (issue 17, /ui/account/factors): add an authenticator app (QR code, confirmed by a
+// The account's second factors (/ui/account/factors): add an authenticator app (QR code, confirmed by a
 // first code; the first factor brings ten recovery codes, shown once), remove it, and renew the recovery codes.
 // Adding, removing and renewing ask for the current password or a code of a factor the user has, counted toward
-// the lockout like a sign-in (security.md §22, account/confirm.ts).
+// the lockout like a sign-in (account/confirm.ts).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, Code } from '../platform/errors.ts';
 import { format, type Texts } from '../login/i18n.ts';

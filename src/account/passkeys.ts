@@ -1,7 +1,7 @@
-// Passkeys on the account page (issue 17). Adding one: the name is posted from the account page, which answers with
+// Passkeys on the account page. Adding one: the name is posted from the account page, which answers with
 // the passkey page (the one script) carrying a challenge bound to this browser's session; the browser's answer is
 // posted back and verified. Adding and removing one ask for the password or a code first, checked like a sign-in
-// (hashing queue, lockout; security.md §22, account/confirm.ts): the ceremony's challenge is issued only after it.
+// (hashing queue, lockout; account/confirm.ts): the ceremony's challenge is issued only after it.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, Code } from '../platform/errors.ts';
 import { format } from '../login/i18n.ts';

@@ -1,4 +1,4 @@
-// The account pages' routes (issue 16), registered in the login pages' plugin scope (login/routes.ts): the same
+// The account pages' routes, registered in the login pages' plugin scope (login/routes.ts): the same
 // cookies, form parser, NUL check, security headers and error pages. Also the small home page at `/`.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { LoginDeps } from '../login/interaction.ts';
@@ -28,7 +28,7 @@ import {
 import { submitNewPasskey, submitPasskey, submitRemovePasskey } from './passkeys.ts';
 import { HomePage } from '../views/account.ts';
 
-// issue 16: a script asking resets for many accounts from one address is stopped here; each account has its own
+// a script asking resets for many accounts from one address is stopped here; each account has its own
 // hourly limit on top (codes/service.ts)
 const RESETS_PER_ADDRESS_AND_HOUR = 10;
 

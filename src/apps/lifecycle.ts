@@ -1,8 +1,8 @@
-// An app's life after AddOIDCApp / AddAPIApp (issue 21): list, rename, API config, deactivate / reactivate, remove,
-// new client secrets, its keys. Each change is one transaction with its event. A deactivated or removed app's
-// credentials fail on the next request, and its users' tokens with them: every client lookup and token check
-// requires an active app that exists (apps/service.ts findClientApp, oidc/queries.ts), so no hot path needs a
-// query of its own. A removed app takes its keys and consents (ON DELETE CASCADE).
+// An app's life after AddOIDCApp / AddAPIApp: list, rename, API config, deactivate / reactivate, remove, new client
+// secrets, its keys. Each change is one transaction with its event. A deactivated or removed app's credentials fail on
+// the next request, and its users' tokens with them: every client lookup and token check requires an active app that
+// exists (apps/service.ts findClientApp, oidc/queries.ts), so no hot path needs a query of its own. A removed app takes
+// its keys and consents (ON DELETE CASCADE).
 import type { Db, Queryable } from '../platform/db.ts';
 import type { SecretBox } from '../platform/secrets.ts';
 import { generateSecret } from '../platform/secrets.ts';
@@ -90,8 +90,8 @@ export function removeApp(db: Db, ref: AppRef, creator: string): Promise<Details
   }));
 }
 
-/** A new client secret for an app that authenticates with one (OIDC basic/post, API basic); the old one stops
- *  working at once. Returned once, stored as a keyed hash (security.md §21). */
+/** A new client secret for an app that authenticates with one (OIDC basic/post, API basic); the old one stops working
+ *  at once. Returned once, stored as a keyed hash (never readable again). */
 export async function regenerateClientSecret(
   db: Db,
   secrets: SecretBox,

@@ -1,5 +1,5 @@
-// Applications of a project (issue 3 §3): OIDC apps and API apps are OAuth clients; their secrets are generated
-// here, returned once and stored as keyed hashes (security.md §21); private_key_jwt apps get public keys.
+// Applications of a project: OIDC apps and API apps are OAuth clients; their secrets are generated here, returned once
+// and stored as keyed hashes (never readable again); private_key_jwt apps get public keys.
 import type { Db, Queryable } from '../platform/db.ts';
 import type { SecretBox } from '../platform/secrets.ts';
 import { generateSecret } from '../platform/secrets.ts';
@@ -36,7 +36,7 @@ export interface AddedApp {
   details: Details;
 }
 
-/** `orgId`: the org in context; the project must be one of its own (compat.md §1). */
+/** `orgId`: the org in context; the project must be one of its own, as in ZITADEL's management API. */
 export async function addOidcApp(
   db: Db,
   secrets: SecretBox,
@@ -166,7 +166,7 @@ function sameAsStored(app: AppRow, config: Record<string, unknown>): boolean {
   });
 }
 
-/** ZITADEL's key file for private_key_jwt apps (compat.md §6). */
+/** ZITADEL's key file for private_key_jwt apps. */
 export interface AppKeyFile {
   type: 'application';
   keyId: string;
@@ -216,7 +216,7 @@ export async function addAppKey(
   });
 }
 
-/** An app as the management API names it: by its org (in context), project and ID (compat.md §1). */
+/** An app as the management API names it: by its org (in context), project and ID. */
 export interface AppRef {
   orgId: string;
   projectId: string;

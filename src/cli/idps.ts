@@ -1,5 +1,5 @@
-// `gatehouse idp list` and `gatehouse idp link list` (issue 15): the instance's JWT IdPs and a user's linked
-// identities, through the same service functions as ListIDPs, ListLoginPolicyIDPs and ListHumanLinkedIDPs.
+// `gatehouse idp list` and `gatehouse idp link list`: the instance's JWT IdPs and a user's linked identities, through
+// the same service functions as ListIDPs, ListLoginPolicyIDPs and ListHumanLinkedIDPs.
 import { listIdps } from '../idps/lifecycle.ts';
 import { listLoginPolicyIdps } from '../idps/login-policy.ts';
 import { listUserLinks } from '../idps/links.ts';

@@ -1,5 +1,5 @@
-// Everyday lifecycle commands (issue 21): `user list|lock|unlock|remove` and `app list|remove|regenerate-secret`,
-// through the same service functions as the management API (same rules, same events, same consequences).
+// Everyday lifecycle commands: `user list|lock|unlock|remove` and `app list|remove|regenerate-secret`, through the same
+// service functions as the management API (same rules, same events, same consequences).
 import { listApps, regenerateClientSecret, removeApp } from '../apps/lifecycle.ts';
 import { getApp } from '../apps/service.ts';
 import type { Db } from '../platform/db.ts';

@@ -1,5 +1,5 @@
-// Provisioning from the command line (issue 6): `admin create`, `user import`, `app create`, `service-user create`.
-// They call the same service functions as the management API, so the rules and events are the same.
+// Provisioning from the command line: `admin create`, `user import`, `app create`, `service-user create`. They call the
+// same service functions as the management API, so the rules and events are the same.
 import { create } from '@bufbuild/protobuf';
 import { ImportHumanUserRequestSchema } from '@zitadel/proto/zitadel/management_pb.js';
 import { isEmailAddress, validateMessage } from '../management/validate.ts';

@@ -1,5 +1,5 @@
-// `gatehouse role add|list|remove` and `gatehouse grant add|list|remove` (issue 21 "Also"): project roles and user
-// grants through the same service functions as the management API, so the rules and events are the same.
+// `gatehouse role add|list|remove` and `gatehouse grant add|list|remove`: project roles and user grants through the
+// same service functions as the management API, so the rules and events are the same.
 import { addProjectRoles, listProjectRoles, removeProjectRole } from '../projects/roles.ts';
 import { addUserGrant, removeUserGrants } from '../grants/service.ts';
 import { listUserGrants, type GrantFilter } from '../grants/list.ts';

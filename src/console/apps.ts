@@ -1,4 +1,4 @@
-// Console area "Apps" of a project (issue 22): create per kind (web, SPA, native: AddOIDCApp; API: AddAPIApp), the
+// Console area "Apps" of a project: create per kind (web, SPA, native: AddOIDCApp; API: AddAPIApp), the
 // client secret shown exactly once (never stored in a URL or a cookie: the answer to the POST shows it), edit the
 // redirect URIs and token settings (UpdateOIDCAppConfig), regenerate the secret, deactivate, reactivate, remove.
 import { ManagementService as M } from '@zitadel/proto/zitadel/management_pb.js';

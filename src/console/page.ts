@@ -1,8 +1,9 @@
-// The console's request pipeline (issue 22), for every route module: session (else sign-in), viewer (else the "no
+// The console's request pipeline, for every route module: session (else sign-in), viewer (else the "no
 // access" page), CSRF on every POST, the org in context, and rendering into the console layout with the strict CSP
 // (the one first-party script only). The API's refusals become pages: 404 for what the viewer may not see (another
-// org's ids, compat.md §1), the form again with the message for bad input. Also the steps every area shares: links
-// that keep the org in context (`url`) and a removal's confirmation that works without JavaScript (`removal`).
+// org's ids, as the API answers them), the form again with the message for bad input. Also the steps every area
+// shares: links that keep the org in context (`url`) and a removal's confirmation that works without JavaScript
+// (`removal`).
 import type { FastifyInstance, FastifyReply, FastifyRequest, onSendAsyncHookHandler } from 'fastify';
 import type { DescMessage, DescMethodUnary, MessageInitShape, MessageShape } from '@bufbuild/protobuf';
 import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
@@ -94,7 +95,7 @@ async function orgChoices(page: ConsolePage): Promise<NavOrg[]> {
   return [...owned, ...projectOrgIds.map((id) => ({ id, name: names.get(id) ?? id }))];
 }
 
-// A viewer who manages no org in context but projects in it (PROJECT_OWNER, issue 22) reaches the project pages
+// A viewer who manages no org in context but projects in it (PROJECT_OWNER) reaches the project pages
 // only: every other page is the "not found" page before it reads anything (deny by default), its start page the
 // projects list, and the navigation shows "Projects" alone.
 const PROJECT_PAGES = /^\/projects(\/|$)/;
@@ -163,7 +164,7 @@ export function consoleRouter(ui: FastifyInstance, deps: ConsoleDeps): ConsoleRo
   };
 }
 
-/** Issue 22 asks every page to render within 50 ms p99 at the server: the time from the request's arrival to its
+/** Every page's budget is 50 ms p99 at the server: the time from the request's arrival to its
  *  response (session, permission checks, statements, rendering), as the W3C Server-Timing header `app;dur=<ms>`,
  *  which the bench collects per page (bench/console-pages.ts). It tells the signed-in person nothing a stopwatch
  *  would not. */
@@ -172,7 +173,7 @@ const serverTiming: onSendAsyncHookHandler = async (_request, reply, payload) =>
   return payload;
 };
 
-/** A person without a management role: a short page and no administration data (issue 22). */
+/** A person without a management role: a short page and no administration data. */
 function noAccess(page: ConsolePage): Promise<FastifyReply> {
   const { t } = page;
   return page.render(

@@ -1,4 +1,4 @@
-// Console area "Policies" (issue 22): the instance's login policy, password complexity and lockout, each as a form
+// Console area "Policies": the instance's login policy, password complexity and lockout, each as a form
 // that shows the values in force and saves through the API's operation (UpdateLoginPolicy,
 // UpdatePasswordComplexityPolicy, UpdateLockoutPolicy), the API's refusal shown above the form (400). Organizations
 // have no policies of their own: an org's owner reads the instance's through the management service's Get

@@ -1,4 +1,4 @@
-// The admin console at /ui/console (issue 22), registered in the login pages' plugin scope (login/routes.ts): the
+// The admin console at /ui/console, registered in the login pages' plugin scope (login/routes.ts): the
 // same cookies, form parser, NUL check and error pages. Each area is a route module (overview.ts, orgs.ts,
 // projects.ts, apps.ts, audit.ts, user-list.ts, user-detail.ts, user-actions.ts; identity providers and policies
 // the same way) that registers GET pages and POST actions on the console router (page.ts).

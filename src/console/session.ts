@@ -3,7 +3,7 @@
 // limits than the login session's; ASVS §7.3).
 // The session lives on the server (users/console-sessions.ts; the cookie holds only its random id), so that "Sign
 // out", a password change or reset, and locking, deactivating or removing the user end it on every node, a copy
-// of the cookie included (security.md item 23). Without one the browser goes through an authorization request of
+// of the cookie included. Without one the browser goes through an authorization request of
 // the console's built-in client (oidc/account-client.ts; code flow with PKCE and a state bound to this browser by a
 // sealed cookie), so the normal login pages sign it in, and the callback brings it back to the page it asked for.
 // The callback takes the user of the OP session the login created, as the account page does (account/session.ts),

@@ -1,4 +1,4 @@
-// Console area "Users": the actions of a user's page (issue 22), each a POST form (CSRF checked by the router) that
+// Console area "Users": the actions of a user's page, each a POST form (CSRF checked by the router) that
 // runs the API's operation: LockUser / UnlockUser / DeactivateUser / ReactivateUser, SetHumanPassword (a refused
 // password is the password form's message), RemoveUser and RemoveMachineKey (each after a confirmation that works
 // without JavaScript: page.ts's removal). After an action the user's page again, with a notice (303).

@@ -1,7 +1,7 @@
-// E-mail addresses and their verification (issue 16): a new or changed address is unverified until the user opens
-// the link or enters the code of the mail sent to it; email_verified in tokens and userinfo follows the users row.
-// SetMyEmail (the issue's UpdateMyEmail), VerifyMyEmail, ResendMyEmailVerification, UpdateHumanEmail,
-// ResendHumanEmailVerification, registration and the account page all come here.
+// E-mail addresses and their verification: a new or changed address is unverified until the user opens the link or
+// enters the code of the mail sent to it; email_verified in tokens and userinfo follows the users row. SetMyEmail,
+// VerifyMyEmail, ResendMyEmailVerification, UpdateHumanEmail, ResendHumanEmailVerification, registration and the
+// account page all come here.
 import { z } from 'zod';
 import type { Db, Queryable } from '../platform/db.ts';
 import { appendEvent } from '../events/log.ts';
@@ -71,9 +71,9 @@ async function humanUser(db: Queryable, userId: string, orgId?: string): Promise
 }
 
 /** SetMyEmail and UpdateHumanEmail: a changed address is stored unverified (unless an administrator says it is
- *  verified) and a code is mailed to it; an unchanged one is refused, as in ZITADEL. With `notifyPrevious` (the
- *  account page) the previous address, when it was verified and differs, is told of the change (security.md §22);
- *  the APIs send what ZITADEL sends. */
+ *  verified) and a code is mailed to it; an unchanged one is refused, as in ZITADEL. With `notifyPrevious` (the account
+ *  page) the previous address, when it was verified and differs, is told of the change (so a change by whoever held the
+ *  session does not go unnoticed); the APIs send what ZITADEL sends. */
 export async function changeEmail(
   deps: EmailDeps,
   target: { userId: string; orgId?: string },

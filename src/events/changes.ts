@@ -1,6 +1,6 @@
-// The history of an object from the event log (issue 21: ListUserChanges, ListAppChanges, ListOrgChanges,
-// ListProjectChanges): its events with their editors, a page at a time from a sequence on, as ZITADEL's
-// ChangeQuery asks (events_aggregate_idx serves every read).
+// The history of an object from the event log (ListUserChanges, ListAppChanges, ListOrgChanges, ListProjectChanges):
+// its events with their editors, a page at a time from a sequence on, as ZITADEL's ChangeQuery asks
+// (events_aggregate_idx serves every read).
 import type { Queryable } from '../platform/db.ts';
 
 export interface ChangeRow {

@@ -1,5 +1,5 @@
-// The append-only event log (architecture.md "Every request that changes state ... appends a row"). A change
-// writes its state rows and its event(s) in one transaction; the caller builds the API's Details from the event.
+// The append-only event log: every request that changes state appends a row. A change writes its state rows and its
+// event(s) in one transaction; the caller builds the API's Details from the event.
 import type { Queryable } from '../platform/db.ts';
 
 export interface NewEvent {

@@ -1,6 +1,6 @@
-// A factor check is a login attempt (issue 17: wrong codes count toward the lockout, security.md §16): counted on
+// A factor check is a login attempt (wrong codes count toward the lockout, so codes cannot be guessed): counted on
 // the user and the client address before the check, settled by its outcome like a password's. Second factors count
-// on their own counter (security.md item 24): a correct password does not reset it, a correct code does. A password
+// on their own counter: a correct password does not reset it, a correct code does. A password
 // confirmed this way (the account pages) counts on the password's.
 import type { Config } from '../config.ts';
 import type { Db } from '../platform/db.ts';

@@ -1,4 +1,4 @@
-// The seam second factors plug into (issue 17): a kind of factor says which of it a user has, how the login's
+// The seam second factors plug into: a kind of factor says which of it a user has, how the login's
 // second-factor step asks for it and how it checks the answer. TOTP (otp-kind.ts) is one; WebAuthn plugs in the
 // same way. The kinds live in registry.ts; the step that uses them is login/second-factor-flow.ts.
 import type { Config } from '../config.ts';

@@ -1,4 +1,4 @@
-// TOTP authenticators (issue 17, ZITADEL's AddMyAuthFactorOTP / VerifyMyAuthFactorOTP / RemoveMyAuthFactorOTP):
+// TOTP authenticators (RFC 6238; ZITADEL's AddMyAuthFactorOTP / VerifyMyAuthFactorOTP / RemoveMyAuthFactorOTP):
 // added unconfirmed with a new secret, ready once a first code matches, removed by the user or an org owner.
 // The secret is sealed with the master key at rest; a code is accepted once (user_totp.last_step).
 import type { Config } from '../config.ts';

@@ -1,4 +1,4 @@
-// A recovery code at the second-factor step (issue 17): offered to every user who has a factor, in place of it.
+// A recovery code at the second-factor step: offered to every user who has a factor, in place of it.
 // Not in the registry: nobody has it as a factor of its own. A recovery code is a one-time password, so its
 // method reference is 'otp' (RFC 8176 §2).
 import { RecoveryFactorPage } from '../views/factors.ts';

@@ -1,6 +1,6 @@
-// Project grants (issue 21, the B2B case): the org that owns a project lends it, with a subset of its roles, to
-// another org, whose owners may then grant their own users only the lent roles (user grants with projectGrantId).
-// The owner manages the grant; the granted org sees it in ListGrantedProjects. Another org's ids are 404.
+// Project grants (the B2B case): the org that owns a project lends it, with a subset of its roles, to another org,
+// whose owners may then grant their own users only the lent roles (user grants with projectGrantId). The owner manages
+// the grant; the granted org sees it in ListGrantedProjects. Another org's ids are 404.
 import { z } from 'zod';
 import type { Db, Queryable } from '../platform/db.ts';
 import { appendEvent } from '../events/log.ts';

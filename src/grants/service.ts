@@ -1,6 +1,6 @@
-// User grants (issue 21 "Project roles and grants"): the roles a user holds on a project, held by the project's org.
-// Role keys must exist on the project (FAILED_PRECONDITION, 400 on REST); one active grant of a project per user
-// (409); every change is one transaction with its event. Token claims read them at request time (oidc/role-claims.ts).
+// User grants: the roles a user holds on a project, held by the project's org. Role keys must exist on the project
+// (FAILED_PRECONDITION, 400 on REST); one active grant of a project per user (409); every change is one transaction
+// with its event. Token claims read them at request time (oidc/role-claims.ts).
 import { z } from 'zod';
 import type { Db, Queryable } from '../platform/db.ts';
 import { appendEvent } from '../events/log.ts';

@@ -1,6 +1,6 @@
-// The instance's JWT IdPs after AddJWTIDP (issue 15, admin.proto): ListIDPs, UpdateIDP, UpdateIDPJWTConfig and
-// RemoveIDP, with ZITADEL's rules: a change that changes nothing is FAILED_PRECONDITION, an unknown IdP NOT_FOUND,
-// and a removal takes the IdP off the login policy and removes every user's link to it, each with its event.
+// The instance's JWT IdPs after AddJWTIDP (admin.proto): ListIDPs, UpdateIDP, UpdateIDPJWTConfig and RemoveIDP, with
+// ZITADEL's rules: a change that changes nothing is FAILED_PRECONDITION, an unknown IdP NOT_FOUND, and a removal takes
+// the IdP off the login policy and removes every user's link to it, each with its event.
 import type { Db } from '../platform/db.ts';
 import { appendEvent } from '../events/log.ts';
 import { changedDetails, type Details } from '../events/details.ts';

@@ -1,5 +1,5 @@
-// External identities linked to users (issue 15 §5): looked up at sign-in with a JWT IdP, created by
-// auto-registration or when a signed-in user links one.
+// External identities linked to users: looked up at sign-in with a JWT IdP, created by auto-registration or when a
+// signed-in user links one.
 import type { JWTPayload } from 'jose';
 import type { Db, Queryable } from '../platform/db.ts';
 import { newId } from '../platform/ids.ts';
@@ -68,7 +68,7 @@ async function freeUserName(db: Queryable, claims: JWTPayload, sub: string): Pro
   return `idp-${newId()}`;
 }
 
-/** Issue 15 §5 autoRegister: a human without a password in `orgId`, from the token's claims, linked. */
+/** The IdP's autoRegister: a human without a password in `orgId`, from the token's claims, linked. */
 export async function registerFromIdentity(
   db: Db,
   orgId: string,

@@ -1,8 +1,8 @@
-// The IdPs of the instance's login policy (issue 15, admin.proto AddIDPToLoginPolicy, ListLoginPolicyIDPs,
+// The IdPs of the instance's login policy (admin.proto AddIDPToLoginPolicy, ListLoginPolicyIDPs,
 // RemoveIDPFromLoginPolicy): only these are offered on the login page and accepted in the scope
-// urn:zitadel:iam:org:idp:id:{id}. A new IdP is not on the list until it is added, as in ZITADEL. ZITADEL's errors:
-// an unknown IdP is FAILED_PRECONDITION (INSTANCE-m8fsd), one already listed ALREADY_EXISTS, removing one that is
-// not listed NOT_FOUND.
+// urn:zitadel:iam:org:idp:id:{id}. A new IdP is not on the list until it is added, as in ZITADEL. ZITADEL's errors: an
+// unknown IdP is FAILED_PRECONDITION (INSTANCE-m8fsd), one already listed ALREADY_EXISTS, removing one that is not
+// listed NOT_FOUND.
 import type { Db, Queryable } from '../platform/db.ts';
 import { appendEvent, type WrittenEvent } from '../events/log.ts';
 import { changedDetails, createdDetails, type Details } from '../events/details.ts';

@@ -1,4 +1,4 @@
-// Identity provider configurations (interface.md "Add JWT Identity Provider"). They belong to the instance.
+// Identity provider configurations (ZITADEL's AddJWTIDP). They belong to the instance.
 import type { Db } from '../platform/db.ts';
 import { appendEvent } from '../events/log.ts';
 import { createdDetails, type Details } from '../events/details.ts';

@@ -1,6 +1,6 @@
-// DeactivateIDP / ReactivateIDP (issue 15, admin.proto): an inactive IdP cannot start or finish a sign-in
-// (login/jwt-idp-flow.ts) and is not offered on the login page. ZITADEL's errors: FAILED_PRECONDITION when the IdP
-// is not in the state the call leaves.
+// DeactivateIDP / ReactivateIDP (admin.proto): an inactive IdP cannot start or finish a sign-in (login/jwt-idp-flow.ts)
+// and is not offered on the login page. ZITADEL's errors: FAILED_PRECONDITION when the IdP is not in the state the call
+// leaves.
 import type { Db } from '../platform/db.ts';
 import { appendEvent } from '../events/log.ts';
 import { changedDetails, type Details } from '../events/details.ts';

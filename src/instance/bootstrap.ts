@@ -1,6 +1,6 @@
-// First start (issue "Foundation" §9): the instance, its first organization, the admin user, and optionally an
-// admin service account whose key file is written for the operator. Runs under a transaction-scoped advisory
-// lock, so instances starting together create all of it exactly once; later starts change nothing.
+// First start: the instance, its first organization, the admin user, and optionally an admin service account whose key
+// file is written for the operator. Runs under a transaction-scoped advisory lock, so instances starting together
+// create all of it exactly once; later starts change nothing.
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
@@ -42,7 +42,7 @@ export async function bootstrap(db: Db, config: Config, log: Logger): Promise<In
   });
   if (!created) return (await findInstance(db))!;
   if (generatedPassword) {
-    // The operator's only way to the first login, kept out of the log (issue 13 item 8): logs are shipped and kept.
+    // The operator's only way to the first login, kept out of the log: logs are shipped and kept.
     log.warn(
       { userName: config.admin.userName, file: passwordFile },
       `created the admin user with a generated password, written to ${passwordFile}; sign in, change it and delete ` +

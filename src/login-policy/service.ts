@@ -1,4 +1,4 @@
-// UpdateLoginPolicy (issue 17): the policy replaced as a whole, with its event, in one transaction.
+// UpdateLoginPolicy: the policy replaced as a whole, with its event, in one transaction.
 import type { Db } from '../platform/db.ts';
 import { appendEvent } from '../events/log.ts';
 import { changedDetails, type Details } from '../events/details.ts';

@@ -1,4 +1,4 @@
-// Languages of the login pages (issue 4 §5): chosen from the request's ui_locales, then Accept-Language, then
+// Languages of the login pages: chosen from the request's ui_locales, then Accept-Language, then
 // English. One texts file per language in views/locales/; discovery's ui_locales_supported lists them.
 import { readFileSync } from 'node:fs';
 

@@ -25,18 +25,18 @@ export interface LoginAppDeps extends PagesDeps {
   config: Config;
   secrets: SecretBox;
   metrics: Metrics;
-  /** The bounded password-hashing queue (issue 26 §6). */
+  /** The bounded password-hashing queue. */
   hashing: HashAdmission;
-  /** Verification and reset mails (issue 16). */
+  /** Verification and reset mails. */
   mailer: Mailer;
 }
 
 export interface LoginDeps extends LoginAppDeps {
   oidc: InteractionProvider;
   pages: LoginPages;
-  /** Self-registrations per client address (issue 26 §5). */
+  /** Self-registrations per client address. */
   registrations: SharedRateLimiter;
-  /** The JWT IdPs' signing keys (issue 15). */
+  /** The JWT IdPs' signing keys. */
   idpKeys: IdpKeyCache;
 }
 
@@ -110,7 +110,7 @@ export class InvalidCharacter extends Error {
   }
 }
 
-/** Loads the interaction of a form POST after checking where it came from and its CSRF token (security.md §13). */
+/** Loads the interaction of a form POST after checking where it came from and its CSRF token. */
 export async function loadPostedInteraction(
   deps: LoginDeps,
   request: FastifyRequest,
@@ -122,7 +122,7 @@ export async function loadPostedInteraction(
   if (!validCsrfToken(deps.secrets, interaction.uid, formField(request, 'csrf')))
     throw new ForbiddenPost('missing or wrong CSRF token');
   // The user acts: the pending request is kept another GATEHOUSE_INTERACTION_TTL (the adapter caps each save to
-  // it), so only requests nobody acts on expire that early (issue 26 §3). While more than half of the first save's
+  // it), so only requests nobody acts on expire that early. While more than half of the first save's
   // TTL is left the save is skipped: a sign-in of a few seconds writes nothing extra, and a stored interaction
   // always outlives the user's last form post by at least half the TTL.
   const { details } = interaction;
@@ -140,7 +140,7 @@ export function formField(request: FastifyRequest, name: string): string | undef
   return typeof value === 'string' ? value : undefined;
 }
 
-/** Ends the interaction and sends the browser back to the authorization endpoint with 303 (security.md §13). What
+/** Ends the interaction and sends the browser back to the authorization endpoint with 303 (RFC 9700 §4.12). What
  *  the provider's interactionResult does, on the interaction this request has already loaded (and checked): it
  *  would look the interaction up again. */
 export async function finish(

@@ -68,7 +68,7 @@ export class LoginPages {
     return { status, body, headers };
   }
 
-  /** A page that loads the passkey script (issue 17): the only pages whose CSP allows `script-src 'self'`. */
+  /** A page that loads the passkey script: the only pages whose CSP allows `script-src 'self'`. */
   renderWithScript<P>(status: number, locale: Locale, view: View<P>, titleKey: string, props: P): RenderedPage {
     const page = this.render(status, locale, view, titleKey, props);
     return { ...page, headers: { ...page.headers, 'content-security-policy': SCRIPT_PAGE_CSP } };

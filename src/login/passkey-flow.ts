@@ -1,4 +1,4 @@
-// "Sign in with a passkey" (issue 17): passwordless sign-in with a discoverable credential and user verification.
+// "Sign in with a passkey": passwordless sign-in with a discoverable credential and user verification.
 // The page carries the challenge bound to this interaction; the browser's answer comes back as a form POST with
 // the interaction's CSRF token, so a challenge is good once, only in the browser it was issued to.
 import type { FastifyReply, FastifyRequest } from 'fastify';

@@ -1,4 +1,4 @@
-// The password policy's rules in the page's language (issue 16): the API names a failing rule in English, the
+// The password policy's rules in the page's language: the API names a failing rule in English, the
 // login and account pages in the user's.
 import { type PasswordPolicy, PasswordPolicyError, type PasswordProblem } from '../passwords/policy.ts';
 import { format, type Texts } from './i18n.ts';

@@ -1,4 +1,4 @@
-// The pages oidc-provider renders itself, in the login pages' look and languages (issue 4 §3-4): the end_session
+// The pages oidc-provider renders itself, in the login pages' look and languages: the end_session
 // confirmation (rpInitiatedLogout.logoutSource), the logged-out page (postLogoutSuccessSource) and the error page
 // of the authorization and end_session endpoints (renderError), which shows the error code but never a stack.
 // src/oidc/ passes these functions into the provider configuration; app.ts hands them over (src/oidc/pages.ts).
@@ -28,7 +28,7 @@ export function providerPages(deps: Pick<LoginAppDeps, 'config' | 'db' | 'instan
       const [account] = accountId ? await describeAccounts(deps.db, [accountId]) : [];
       // The page submits itself only when the id_token_hint (validated by oidc-provider: signature and client) names
       // this session's account: the application identified the session. Without a hint, or with a valid hint of
-      // another user (a logout CSRF, issue 13 §7), the user confirms (compat.md §6 end_session).
+      // another user (a logout CSRF), the user confirms (RP-Initiated Logout 1.0 §2).
       const hintSub = ctx.oidc?.entities?.IdTokenHint?.payload?.sub;
       const autoSubmit =
         accountId !== undefined && hintSub === accountId ? randomBytes(16).toString('base64url') : undefined;
@@ -42,7 +42,7 @@ export function providerPages(deps: Pick<LoginAppDeps, 'config' | 'db' | 'instan
           {
             // The provider's own confirmation form target and its session-bound xsrf value (actions/end_session.js).
             // views/messages.ts sends logout=yes in one hidden field, for a click and for the script alike; a named
-            // button would add it a second time, which the provider refuses as a duplicate (issue 13 §13).
+            // button would add it a second time, which the provider refuses as a duplicate.
             action: ctx.oidc!.urlFor('end_session_confirm'),
             xsrf: ctx.oidc?.session?.state?.secret as string | undefined,
             account: account && { ...account, initial: [...account.displayName][0]?.toUpperCase() },

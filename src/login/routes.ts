@@ -1,4 +1,4 @@
-// The login pages (issue 4): interaction routes under the provider's interactions URL /ui/login/:uid (the
+// The login pages: interaction routes under the provider's interactions URL /ui/login/:uid (the
 // interaction cookie is scoped to that path), and the static assets they use. Registered in their own plugin
 // scope with their own body parser and cookie support, apart from the provider's raw routes.
 import { readFileSync } from 'node:fs';
@@ -34,14 +34,14 @@ import { withLoginPageRows } from './page-read-ahead.ts';
 const STATIC: Record<string, { type: string; body: Buffer }> = {
   'style.css': { type: 'text/css; charset=utf-8', body: readFileSync(new URL('static/style.css', VIEWS_DIR)) },
   'logo.svg': { type: 'image/svg+xml', body: readFileSync(new URL('static/logo.svg', VIEWS_DIR)) },
-  // the admin console's (issue 22): its layout, and the one optional script (copy buttons, confirmations)
+  // the admin console's: its layout, and the one optional script (copy buttons, confirmations)
   'console.css': { type: 'text/css; charset=utf-8', body: readFileSync(new URL('static/console.css', VIEWS_DIR)) },
   'console.js': { type: 'text/javascript; charset=utf-8', body: readFileSync(new URL('static/console.js', VIEWS_DIR)) },
-  // issue 17: loaded by the passkey pages only
+  // loaded by the passkey pages only
   'passkey.js': { type: 'text/javascript; charset=utf-8', body: readFileSync(new URL('static/passkey.js', VIEWS_DIR)) },
 };
 
-/** `more` adds routes to the pages' scope (the account pages, issue 16), with the login pages' dependencies. */
+/** `more` adds routes to the pages' scope (the account pages), with the login pages' dependencies. */
 export async function registerLogin(
   app: FastifyInstance,
   deps: LoginAppDeps,
@@ -60,7 +60,7 @@ export async function registerLogin(
     hashing: deps.hashing,
     mailer: deps.mailer,
     idpKeys: new IdpKeyCache(deps.config.allowPrivateFetch),
-    // Counted in the database, so N instances behind a balancer admit no more than one (issue 24)
+    // Counted in the database, so N instances behind a balancer admit no more than one
     registrations: new SharedRateLimiter(deps.db, 'registration-ip', {
       limit: deps.config.registrationPerIp,
       windowSeconds: 3600,
@@ -78,13 +78,13 @@ export async function registerLogin(
 
   await app.register(async (ui) => {
     await ui.register(cookie);
-    // Login forms are small; anything bigger is refused before parsing (security.md §19).
+    // Login forms are small; anything bigger is refused before parsing.
     await ui.register(formbody, { bodyLimit: 16 * 1024 });
     // A step's saves (the interaction, the lockout's settlement) are written as one statement before its answer
     // leaves: the next step, maybe on another node, reads them (oidc/write-behind.ts).
     ui.addHook('onSend', async () => writeDeferred());
 
-    // Issue 13 §11: every field of every login and registration form, and the path and query, in one check.
+    // Every field of every login and registration form, and the path and query, in one check.
     ui.addHook('preValidation', async (request) => {
       const body = request.body && typeof request.body === 'object' ? Object.entries(request.body) : [];
       const field =
@@ -136,7 +136,7 @@ export async function registerLogin(
       // oidc-provider's SessionNotFound: the interaction expired, was finished, or its cookie is missing.
       if (error.name === 'SessionNotFound') return errorPage(400, t.errorExpired, 'invalid_request');
       // The database is unreachable: 503 with Retry-After, as the API and the OAuth endpoints answer it, so the
-      // person and any monitor see a temporary outage to retry, not a failure of the page (security.md §26).
+      // person and any monitor see a temporary outage to retry, not a failure of the page.
       const kind = classifyError(error);
       if (kind.kind === 'outage') {
         request.log.error({ err: error }, 'database unavailable');
@@ -168,7 +168,7 @@ function refuse(pages: LoginPages, request: FastifyRequest, reply: FastifyReply,
 }
 
 /** An onRequest hook for form POSTs that oidc-provider handles itself (the logout confirmation): the Origin /
- *  Sec-Fetch-Site check of security.md §13; the provider checks its own xsrf token. */
+ *  Sec-Fetch-Site check against cross-site posts; the provider checks its own xsrf token. */
 export function sameOriginPostsOnly(deps: Pick<LoginAppDeps, 'config' | 'db' | 'instance'>) {
   const origin = new URL(deps.config.issuer).origin;
   return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> => {

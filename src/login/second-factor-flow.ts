@@ -1,9 +1,9 @@
-// The second-factor step (issue 17). After the password, a user who has a second factor is always asked for one,
+// The second-factor step. After the password, a user who has a second factor is always asked for one,
 // whatever the policy; with the login policy's forceMfa a user without one enrolls TOTP (and receives recovery
 // codes) before the authorization completes. The kinds come from factors/registry.ts; each page carries a ticket
 // (ticket.ts) naming the user, the methods used so far and the kind asked for, so the steps store nothing. A
 // password change the user owes (password-change-flow.ts) comes after the second factor, as in ZITADEL: a temporary
-// password alone changes nothing (security.md item 24).
+// password alone changes nothing.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FactorKind } from '../factors/kind.ts';
 import { kindsOf } from '../factors/registry.ts';

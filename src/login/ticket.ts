@@ -1,4 +1,4 @@
-// Tickets of the steps after the password (issue 16 "change required", issue 17 second factors): sealed with the
+// Tickets of the steps after the password ("change required", second factors): sealed with the
 // master key, they bind what the server verified (the user, the methods used so far) to one interaction for its
 // lifetime, so a later step needs no storage of its own and cannot be entered from another interaction. The
 // account page's authenticator setup binds its secret to the OP session the same way (`uid` is then the session's).

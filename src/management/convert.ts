@@ -19,7 +19,7 @@ export function detailsMessage(d: Details): MessageInitShape<typeof ObjectDetail
   };
 }
 
-/** Details of a stored object as a read returns them (interface.md "Details object", "On read"). */
+/** Details of a stored object as a read returns them: the last event's sequence and time. */
 export function storedDetails(
   row: { sequence: string; created_at: Date; changed_at: Date },
   resourceOwner: string,

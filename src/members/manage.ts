@@ -1,5 +1,5 @@
-// Members of an org, a project or the instance (issue 21): add, change the roles of, remove and list, each change
-// one transaction with its `<resource>.member.*` event. The last IAM_OWNER cannot be removed or demoted.
+// Members of an org, a project or the instance: add, change the roles of, remove and list, each change one transaction
+// with its `<resource>.member.*` event. The last IAM_OWNER cannot be removed or demoted.
 import type { Db } from '../platform/db.ts';
 import { changedDetails, createdDetails, type Details } from '../events/details.ts';
 import { appendEvent } from '../events/log.ts';

@@ -1,6 +1,6 @@
-// User metadata (issue 21 "Roles and org claims in tokens"): key/value pairs of a user of the org in context, set
-// and removed through the management API and returned by the scope urn:zitadel:iam:user:metadata. Values are bytes
-// (base64 in JSON, as ZITADEL's Metadata message carries them).
+// User metadata: key/value pairs of a user of the org in context, set and removed through the management API and
+// returned by the scope urn:zitadel:iam:user:metadata. Values are bytes (base64 in JSON, as ZITADEL's Metadata message
+// carries them).
 import { z } from 'zod';
 import type { Db, Queryable } from '../platform/db.ts';
 import { appendEvent } from '../events/log.ts';

@@ -1,6 +1,6 @@
-// Token signing keys in Postgres (issue 3 §8, security.md §9, compat.md §6 JWKS). The private JWK is sealed with
-// the master key. Two-phase rotation: a new key is published at once and signs from activates_at; the previous key
-// stays published until every token it signed has expired. Every process reads the table, so all agree.
+// Token signing keys in Postgres, published in the JWKS. The private JWK is sealed with the master key. Two-phase
+// rotation: a new key is published at once and signs from activates_at; the previous key stays published until every
+// token it signed has expired. Every process reads the table, so all agree.
 import { generateKeyPairSync } from 'node:crypto';
 import type { JWK } from 'jose';
 import type { Db, Queryable } from '../platform/db.ts';

@@ -1,6 +1,6 @@
-// What both engines share: the interface's endpoint paths (interface.md; compat.md §6), which the provider is
-// configured with (provider/provider.ts) and the fast endpoints serve (fast/), the JWT-profile grant type, the
-// algorithms of client assertions, and the version of oidc-provider whose code the fast endpoints mirror.
+// What both engines share: ZITADEL's endpoint paths, which the provider is configured with (provider/provider.ts) and
+// the fast endpoints serve (fast/), the JWT-profile grant type, the algorithms of client assertions, and the version
+// of oidc-provider whose code the fast endpoints mirror.
 
 export const ROUTES = {
   authorization: '/oauth/v2/authorize',

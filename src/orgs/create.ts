@@ -1,5 +1,5 @@
-// Creating an organization with its first human user and that user's membership, in the caller's transaction:
-// shared by the first start (instance/bootstrap.ts) and SetUpOrg (compat.md §5: one transaction for all of it).
+// Creating an organization with its first human user and that user's membership, in the caller's transaction: shared by
+// the first start (instance/bootstrap.ts) and SetUpOrg (one transaction for all of it, as in ZITADEL).
 import type { Queryable } from '../platform/db.ts';
 import { appendEvent, type WrittenEvent } from '../events/log.ts';
 import { newId } from '../platform/ids.ts';

@@ -1,6 +1,6 @@
-// An organization's life after SetUpOrg (issue 21): admin ListOrgs, UpdateOrg, DeactivateOrg / ReactivateOrg and
-// RemoveOrg. A deactivated org's users cannot sign in and their tokens end at once; a removed org takes everything
-// it owns. The instance's default org, where self-registered users and the first-party apps live, stays.
+// An organization's life after SetUpOrg: admin ListOrgs, UpdateOrg, DeactivateOrg / ReactivateOrg and RemoveOrg. A
+// deactivated org's users cannot sign in and their tokens end at once; a removed org takes everything it owns. The
+// instance's default org, where self-registered users and the first-party apps live, stays.
 import type { Db, Queryable } from '../platform/db.ts';
 import { appendEvent } from '../events/log.ts';
 import { changedDetails, type Details } from '../events/details.ts';

@@ -1,5 +1,5 @@
-// SetUpOrg (compat.md §5): the org, its domain (given or generated), the first human user and that user's
-// membership, in one transaction with their events; plus the read that lets a client check the result.
+// SetUpOrg, as ZITADEL's admin API has it: the org, its domain (given or generated), the first human user and that
+// user's membership, in one transaction with their events; plus the read that lets a client check the result.
 import type { Db, Queryable } from '../platform/db.ts';
 import { createdDetails, type Details } from '../events/details.ts';
 import { invalidArgument, notFound } from '../platform/errors.ts';

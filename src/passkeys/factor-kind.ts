@@ -1,4 +1,4 @@
-// Passkeys and security keys as a second factor (issue 17, factors/kind.ts): after the password the user answers
+// Passkeys and security keys as a second factor (factors/kind.ts): after the password the user answers
 // with one of their own credentials. The challenge is stored bound to the interaction, as for passwordless
 // sign-in; a failed answer counts toward the lockout like a wrong code.
 import type { FactorKind } from '../factors/kind.ts';

@@ -1,4 +1,4 @@
-// Passkeys and security keys (issue 17): WebAuthn registration and sign-in with @simplewebauthn/server. The RP ID
+// Passkeys and security keys: WebAuthn registration and sign-in with @simplewebauthn/server. The RP ID
 // is the issuer's host and the expected origin the issuer's origin; attestation is `none` (no device attestation
 // is checked, so none is asked for). Every credential is discoverable and verifies its user, so one registration
 // serves passwordless sign-in and the second factor alike.
@@ -134,7 +134,7 @@ export async function finishRegistration(
   });
 }
 
-/** Passwordless: any discoverable credential of this RP, with user verification (issue 17). */
+/** Passwordless: any discoverable credential of this RP, with user verification. */
 export async function startPasswordless(
   db: Db,
   rp: RelyingParty,

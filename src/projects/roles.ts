@@ -1,5 +1,5 @@
-// Project roles (issue 21 "Project roles and grants"): keys a project defines and user grants hand out. A duplicate
-// key is ALREADY_EXISTS; removing a role takes it out of every grant at once, and the key is free again.
+// Project roles: keys a project defines and user grants hand out. A duplicate key is ALREADY_EXISTS; removing a role
+// takes it out of every grant at once, and the key is free again.
 import { z } from 'zod';
 import type { Db, Queryable } from '../platform/db.ts';
 import { appendEvent } from '../events/log.ts';
@@ -118,7 +118,7 @@ export async function checkRoleKeys(db: Queryable, projectId: string, keys: stri
   if (missing !== undefined) throw failedPrecondition(`Project role "${missing}" not found on the project`, id);
 }
 
-/** ListProjectRoles with keyQuery / displayNameQuery (issue 21), by the primary key's project prefix. */
+/** ListProjectRoles with keyQuery / displayNameQuery, by the primary key's project prefix. */
 export async function listProjectRoles(
   db: Db,
   ref: ProjectRef,

@@ -1,5 +1,5 @@
-// Projects group the apps of one product; tokens name the project in their audience (compat.md §6). Issue 21
-// "Project settings": the role settings, deactivation and removal.
+// Projects group the apps of one product; tokens name the project in their audience, as ZITADEL's do. Also their role
+// settings, deactivation and removal.
 import type { Db, Queryable } from '../platform/db.ts';
 import { appendEvent } from '../events/log.ts';
 import { changedDetails, createdDetails, type Details } from '../events/details.ts';
@@ -45,8 +45,8 @@ export async function addProject(
 
 export const projectNotFound = () => notFound('Project not found', 'PROJECT-ggr9s');
 
-/** A project of the org given: one of another org is answered like one that does not exist (compat.md §1), so ids
- *  of other orgs cannot be probed. */
+/** A project of the org given: one of another org is answered like one that does not exist, so ids of other orgs cannot
+ *  be probed. */
 export async function getProject(db: Queryable, orgId: string, projectId: string): Promise<ProjectRow> {
   const project = await findProjectById(db, projectId);
   if (project?.org_id !== orgId) throw projectNotFound();
@@ -142,7 +142,7 @@ export async function setProjectState(
   });
 }
 
-/** RemoveProject: its apps, roles and grants go with it in the same transaction (issue 21). */
+/** RemoveProject: its apps, roles and grants go with it in the same transaction. */
 export async function removeProject(db: Db, ref: ProjectRef, creator: string): Promise<Details> {
   return db.tx(async (tx) => {
     const p = await lockOrgProject(tx, ref.orgId, ref.projectId);
@@ -165,7 +165,7 @@ export async function listProjects(
   orgId: string,
   names: TextFilter[],
   page: Page,
-  /** Only these (a project member's projects, issue 22); absent: every project of the org. */
+  /** Only these (a project member's projects); absent: every project of the org. */
   ids?: ReadonlySet<string>,
 ): Promise<ListResult<ProjectRow>> {
   const where = new Conditions().add('p.org_id = ?', orgId);

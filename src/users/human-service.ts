@@ -1,4 +1,4 @@
-// Human users, created one way for every caller: ImportHumanUser (compat.md §1) and the CLI's `user import` and
+// Human users, created one way for every caller: ImportHumanUser and the CLI's `user import` and
 // `admin create` (importHumanUser / createHuman), SetUpOrg and the first start (orgs/create.ts), and
 // self-registration (register.ts). `create*` functions write in the caller's transaction, with their event;
 // `add*`/`import*` functions are one transaction of their own.
@@ -14,7 +14,7 @@ import { setPasswordChangeRequired } from '../passwords/queries.ts';
 import { insertHuman, type NewHuman } from './queries.ts';
 import { checkUserName } from './user-name.ts';
 
-/** A human user as the API creates one: the stored fields and a password to hash (compat.md §5: empty means the
+/** A human user as the API creates one: the stored fields and a password to hash (as in ZITADEL, empty means the
  *  user is created without one and cannot log in until one is set). */
 export interface HumanInput extends Omit<NewHuman, 'id' | 'orgId' | 'sequence' | 'passwordHash'> {
   password: string;
@@ -22,11 +22,11 @@ export interface HumanInput extends Omit<NewHuman, 'id' | 'orgId' | 'sequence' |
 
 export interface ImportHumanInput extends HumanInput {
   orgId: string;
-  /** The user chooses a new password at the next sign-in (issue 16). */
+  /** The user chooses a new password at the next sign-in. */
   passwordChangeRequired?: boolean;
 }
 
-/** How a caller hashes: the management API through its bounded queue (issue 26 §6), the CLI unbounded. */
+/** How a caller hashes: the management API through its bounded queue, the CLI unbounded. */
 export type HashFn = (password: string) => Promise<string>;
 
 /** How a request names what it refuses: its user name field, and its password error (ZITADEL's texts differ). */
@@ -43,7 +43,7 @@ export const IMPORT_REQUEST: HumanRequest = {
   passwordError: (problem) => new PasswordPolicyError('ImportHumanUserRequest.Password', problem),
 };
 
-/** The checks of a new human's password (the instance's policy, issue 16) and user name, then the slow part
+/** The checks of a new human's password (the instance's policy) and user name, then the slow part
  *  (argon2id, through `hash`): before any transaction, and only for input that passed them. The hash of the
  *  password, or null without one. */
 export async function hashNewHuman(
@@ -69,7 +69,7 @@ export async function createHuman(
   eventType: 'user.human.added' | 'user.human.selfregistered' = 'user.human.added',
 ): Promise<{ userId: string; event: WrittenEvent }> {
   const { id: userId = newId(), orgId, passwordHash, ...publicFields } = input;
-  // interface.md: a display name not given is first name, space, last name
+  // as in ZITADEL: a display name not given is first name, space, last name
   const profile = {
     ...input.profile,
     displayName: input.profile.displayName || `${input.profile.firstName} ${input.profile.lastName}`,
@@ -86,7 +86,7 @@ export async function createHuman(
   return { userId, event };
 }
 
-/** AddHumanUser's words (issue 21): the same user as ImportHumanUser, with an initial password. */
+/** AddHumanUser's words: the same user as ImportHumanUser, with an initial password. */
 export const ADD_REQUEST: HumanRequest = {
   userNameField: 'AddHumanUserRequest.UserName',
   passwordError: (problem) => new PasswordPolicyError('AddHumanUserRequest.InitialPassword', problem),

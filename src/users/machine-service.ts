@@ -1,4 +1,4 @@
-// Machine users (service accounts, compat.md §6): client_credentials with a generated secret (client_id = user
+// Machine users (service accounts, as in ZITADEL): client_credentials with a generated secret (client_id = user
 // name) and the JWT-profile grant with registered public keys. Each change is one transaction with its event.
 import { z } from 'zod';
 import type { Db, Queryable } from '../platform/db.ts';

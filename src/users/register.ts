@@ -1,6 +1,6 @@
-// Self-registration of a human in the instance's default organization (issue 4 §2, prompt=create): the user row,
-// its event and, given a mailer, the verification mail of its address (issue 16) in one transaction; the password
-// is hashed with argon2id before the transaction, and only once the user name is known to be free (issue 26 §6: a
+// Self-registration of a human in the instance's default organization (prompt=create): the user row,
+// its event and, given a mailer, the verification mail of its address in one transaction; the password
+// is hashed with argon2id before the transaction, and only once the user name is known to be free (a
 // taken name costs a lookup, not a hash; a name taken in between is still refused by users_user_name_unique).
 import type { Db } from '../platform/db.ts';
 import { createdDetails, type Details } from '../events/details.ts';

@@ -1,4 +1,4 @@
-// RemoveUser (issue 21 "Removal is complete and immediate"): the user's row goes, and with it (in the same
+// RemoveUser, complete and immediate: the user's row goes, and with it (in the same
 // transaction) its sessions, grants and tokens, its memberships, keys, consents, user grants and metadata (the
 // ON DELETE CASCADE constraints); its user name is free again at once. The event log keeps its history.
 import type { Db } from '../platform/db.ts';

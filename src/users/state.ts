@@ -1,4 +1,4 @@
-// A user's state (compat.md §1, issue 21): DeactivateUser / ReactivateUser, LockUser / UnlockUser. A user who is
+// A user's state: DeactivateUser / ReactivateUser, LockUser / UnlockUser. A user who is
 // not active can no longer sign in, and its sessions, grants and tokens end in the same transaction, so the next
 // request on any process sharing the database sees them inactive. The hot paths need no query of their own for it:
 // every token lookup and machine grant already requires state = 'active' (oidc/queries.ts).

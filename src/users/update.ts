@@ -1,4 +1,4 @@
-// Changes of a user by an org's manager (issue 21): UpdateUserName, UpdateHumanProfile, UpdateHumanEmail,
+// Changes of a user by an org's manager: UpdateUserName, UpdateHumanProfile, UpdateHumanEmail,
 // UpdateHumanPhone and UpdateMachine. Each is one transaction with its event; a request that changes nothing is
 // FAILED_PRECONDITION with ZITADEL's error ID, and writes nothing.
 import type { Db, Queryable } from '../platform/db.ts';
@@ -59,7 +59,7 @@ export function updateUserName(db: Db, ref: UserRef, userName: string, creator: 
 }
 
 export function updateHumanProfile(db: Db, ref: UserRef, profile: HumanProfile, creator: string): Promise<Details> {
-  // interface.md: a display name not given is first name, space, last name
+  // as in ZITADEL: a display name not given is first name, space, last name
   const p = { ...profile, displayName: profile.displayName || `${profile.firstName} ${profile.lastName}` };
   return changeUser(db, ref, creator, (user) => {
     if (user.type !== 'human') throw notHuman();
@@ -80,7 +80,7 @@ export function updateHumanProfile(db: Db, ref: UserRef, profile: HumanProfile, 
   });
 }
 
-/** E.164 as people type it: `+`, the country code and the number, spaces allowed (compat.md §5). */
+/** E.164 as people type it: `+`, the country code and the number, spaces allowed (the global numbers of RFC 3966). */
 const PHONE = /^\+[0-9][0-9 ]{3,30}$/;
 
 export function updateHumanPhone(

@@ -1,4 +1,4 @@
-// Passkeys (issue 17): the ceremony page, the only page with a script (Gatehouse's own /ui/static/passkey.js, which
+// Passkeys: the ceremony page, the only page with a script (Gatehouse's own /ui/static/passkey.js, which
 // reads the form's data-options), and the account page's section listing them.
 import { Alert, Csrf, Field, type FieldProps } from './fields.ts';
 import { type FactorStepProps, OtherFactors, StepHidden } from './factors.ts';
@@ -83,7 +83,7 @@ export interface PasskeysSectionProps {
 }
 
 /** The account page's passkeys: each with a removal form that asks for the password or a code; a field naming a
- *  new one, which asks for them too (security.md §22). */
+ *  new one, which asks for them too. */
 export const PasskeysSection = ({ t, csrf, passkeys, passkeyNameField, confirm }: PasskeysSectionProps) =>
   html`<section class="section" aria-labelledby="passkeys-title">
     <h2 id="passkeys-title">${t.passkeysTitle}</h2>

@@ -1,4 +1,4 @@
-// Shared by the second-factor tests (issue 17): users, the login's steps after the password, and TOTP codes from
+// Shared by the second-factor tests: users, the login's steps after the password, and TOTP codes from
 // an independent TOTP library (otpauth), so the server's RFC 6238 is checked against another implementation.
 import * as client from 'openid-client';
 import * as OTPAuth from 'otpauth';

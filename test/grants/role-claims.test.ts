@@ -1,4 +1,4 @@
-// Issue 21 "Roles and org claims in tokens" with openid-client as the relying party: the role claims by scope and by
+// Roles and org claims in tokens, with openid-client as the relying party: the role claims by scope and by
 // projectRoleAssertion, in userinfo, introspection, the ID token (idTokenRoleAssertion) and JWT access tokens
 // (accessTokenRoleAssertion), read at request time; metadata; the org scopes; projectRoleCheck and hasProjectCheck.
 import { decodeJwt } from 'jose';

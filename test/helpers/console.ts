@@ -1,4 +1,4 @@
-// The admin console's browser tests (issue 22) share these: a page in a fresh browser context, signing in on the
+// The admin console's browser tests share these: a page in a fresh browser context, signing in on the
 // login pages to land on a console page, the README's screenshots, and axe-core's serious and critical findings.
 import { createRequire } from 'node:module';
 import { mkdirSync } from 'node:fs';

@@ -122,7 +122,7 @@ export async function createMachine(server: TestServer, accessTokenType: 'opaque
   return { orgId, userId, userName, keyFile, clientSecret };
 }
 
-/** A JWT-profile assertion as ZITADEL's SDKs build it (compat.md §6). */
+/** A JWT-profile assertion (RFC 7523) as ZITADEL's SDKs build it. */
 export async function assertion(
   keyFile: { keyId: string; key: string; userId: string },
   aud: string,

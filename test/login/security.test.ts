@@ -4,7 +4,7 @@ import { csrfToken, sameOriginPost, validCsrfToken } from '../../src/login/secur
 
 const ORIGIN = 'https://id.example.com';
 
-describe('form post origin check (security.md §13)', () => {
+describe('form post origin check', () => {
   it.each([
     [{ origin: ORIGIN, 'sec-fetch-site': 'same-origin' }, true],
     [{ origin: ORIGIN }, true],

@@ -1,4 +1,4 @@
-// AdminService.ListEvents (issue 22: the audit trail) on REST, gRPC and gRPC-Web: ZITADEL's filters (org, editor,
+// AdminService.ListEvents (the console's audit trail) on REST, gRPC and gRPC-Web: ZITADEL's filters (org, editor,
 // object, aggregate and event types, time), newest first unless `asc`, `sequence` as the events after it, and
 // IAM_OWNER only: an org's owner is refused.
 import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';

@@ -1,6 +1,5 @@
-// The README's table of served v1 methods is generated from the operation registry (issue 21): this keeps the
-// committed copy equal to what the server serves, so CI fails when an operation is added without `npm run
-// readme:methods`.
+// The README's table of served v1 methods is generated from the operation registry: this keeps the committed copy equal
+// to what the server serves, so CI fails when an operation is added without `npm run readme:methods`.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { methodsTable, withMethodsTable } from '../../src/management/methods-table.ts';

@@ -19,11 +19,11 @@ function mismatch(installed: string): string | undefined {
   if (Number(installed.split('.')[0]) === OIDC_PROVIDER_MAJOR) return undefined;
   return (
     `oidc-provider ${installed} is installed, but src/oidc/fast/ follows ${OIDC_PROVIDER_MAJOR}.x. Re-check each ` +
-    `fast endpoint against the library's files its header names (client-auth.ts: shared/client_auth.js and ` +
-    `jwt_client_auth.js; cors.ts: shared/cors.js; oauth.ts: shared/reject_dupes.js and error_handler.js; ` +
-    `user-grants.ts: actions/grants/authorization_code.js and refresh_token.js, helpers/grant_common.js, ` +
-    `grant_source.js, pkce.js and the payloads of models/; userinfo.ts: helpers/oidc_context.js), and ` +
-    `CLIENT_ASSERTION_ALGS in src/oidc/protocol.ts; then set OIDC_PROVIDER_MAJOR there.`
+    `fast endpoint against the library's files its header names, under the package's lib/ (client-auth.ts: ` +
+    `shared/client_auth.js and jwt_client_auth.js; cors.ts: shared/cors.js; oauth.ts: shared/reject_dupes.js and ` +
+    `error_handler.js; user-grants.ts: actions/grants/authorization_code.js and refresh_token.js, ` +
+    `helpers/grant_common.js, grant_source.js, pkce.js and the payloads of models/; userinfo.ts: ` +
+    `helpers/oidc_context.js), and CLIENT_ASSERTION_ALGS in src/oidc/protocol.ts; then set OIDC_PROVIDER_MAJOR there.`
   );
 }
 

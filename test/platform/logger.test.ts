@@ -55,7 +55,7 @@ describe('request logs', () => {
 
     it('writes only the warnings a request logs, with its request ID', async () => {
       await fetch(`${server.url}/oauth/v2/keys`, { headers: { 'x-request-id': 'quiet-1' } });
-      // a cross-origin form post to the logout confirmation is refused with a warning (security.md §13)
+      // a cross-origin form post to the logout confirmation is refused with a warning
       const refused = await fetch(`${server.url}/oidc/v1/end_session/confirm`, {
         method: 'POST',
         headers: {
@@ -75,7 +75,7 @@ describe('request logs', () => {
   });
 });
 
-// Keys named like a password or a secret are redacted at any depth of any record (issue 13 item 8).
+// Keys named like a password or a secret are redacted at any depth of any record.
 describe('secret keys in log records', () => {
   const record = (write: (log: ReturnType<typeof createLogger>) => void) => {
     const out: string[] = [];

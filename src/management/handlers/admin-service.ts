@@ -1,4 +1,4 @@
-// zitadel.admin.v1.AdminService: instance administration, IAM_OWNER only (compat.md §1).
+// zitadel.admin.v1.AdminService: instance administration, IAM_OWNER only, as in ZITADEL.
 import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
 import { IDPStylingTypeSchema } from '@zitadel/proto/zitadel/idp_pb.js';
 import type { ManagementDeps } from '../deps.ts';

@@ -1,4 +1,4 @@
-// Second factors over the API (issue 17): a user lists, adds, confirms and removes its own TOTP authenticator
+// Second factors over the API: a user lists, adds, confirms and removes its own TOTP authenticator
 // (AuthService), and org owners list and remove their users' (ManagementService). The kinds come from the
 // factors registry, so a kind added there is listed here too.
 import { AuthService } from '@zitadel/proto/zitadel/auth_pb.js';

@@ -1,4 +1,4 @@
-// The history methods (issue 21): ListUserChanges, ListAppChanges, ListOrgChanges, ListProjectChanges, read from the
+// The history methods: ListUserChanges, ListAppChanges, ListOrgChanges, ListProjectChanges, read from the
 // event log, for objects of the org in context (others are 404 like every read).
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';

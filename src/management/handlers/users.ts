@@ -1,4 +1,4 @@
-// Users' whole life on zitadel.management.v1.ManagementService (issue 21): list, look up, add, change, lock,
+// Users' whole life on zitadel.management.v1.ManagementService: list, look up, add, change, lock,
 // deactivate, remove; machine users' keys and secret. All within the org in context (ids of other orgs: 404).
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { KeyType } from '@zitadel/proto/zitadel/auth_n_key_pb.js';

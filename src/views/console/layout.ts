@@ -1,4 +1,4 @@
-// The console's frame (issue 22): a header with the instance's name, the org in context (a plain GET form, so it
+// The console's frame: a header with the instance's name, the org in context (a plain GET form, so it
 // works without script) and sign-out; the main navigation; the page. One optional first-party script
 // (/ui/static/console.js) adds copy buttons and confirmations; every page works without it.
 import type { Texts } from '../../login/i18n.ts';
@@ -16,7 +16,7 @@ export interface ConsoleFrame {
   area: string;
   /** The org in context and the ones the viewer may switch to; absent on pages without one (no access). */
   org?: { current: string; choices: NavOrg[] } | undefined;
-  /** The navigation's entries shown (a project owner's: "Projects" only, issue 22); absent: all. */
+  /** The navigation's entries shown (a project owner's: "Projects" only); absent: all. */
   areas?: readonly string[];
   csrf: string;
 }
