@@ -18,6 +18,7 @@ const DEBUG = 20;
 const MAX_PENDING = 1000;
 // Members every line shows in its own place, or never (the service name is the same on every line).
 const PLACED = new Set(['level', 'time', 'msg', 'service', 'err']);
+const ERROR_PLACED = new Set(['type', 'message', 'stack']);
 const LEVELS: Record<number, [label: string, colour: number]> = {
   10: ['TRACE', 90],
   20: ['DEBUG', 36],
@@ -71,8 +72,7 @@ export function prettyDestination(
   const line = (record: LogRecord, message: string): string => {
     const [label, colour] = LEVELS[Number(record.level)] ?? ['LOG  ', 0];
     const time = new Date(Number(record.time)).toTimeString().slice(0, 8);
-    const fields = Object.entries(record)
-      .filter(([key]) => !PLACED.has(key))
+    const fields = [...Object.entries(record).filter(([key]) => !PLACED.has(key)), ...errorFields(record.err)]
       .map(([key, value]) => ` ${paint(2, `${clean(key)}=`)}${show(value)}`)
       .join('');
     const stack = errorText(record.err)
@@ -110,6 +110,14 @@ export function prettyDestination(
 /** A field's value: bare when it reads unambiguously, else as JSON. */
 function show(value: unknown): string {
   return clean(typeof value === 'string' && BARE.test(value) ? value : JSON.stringify(value));
+}
+
+/** A logged error's own members (a database error's code, a cause's details), beside its stack. */
+function errorFields(err: unknown): [string, unknown][] {
+  if (typeof err !== 'object' || err === null) return [];
+  return Object.entries(err)
+    .filter(([key]) => !ERROR_PLACED.has(key))
+    .map(([key, value]) => [`err.${key}`, value]);
 }
 
 /** A logged error's stack (its message when it has none), one entry per line. */
