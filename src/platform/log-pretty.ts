@@ -56,13 +56,14 @@ export function prettyDestination(
     const id = String(record.reqId);
     if (record.msg === INCOMING) {
       const req = record.req as { method?: string; url?: string };
+      if (!options.requests) return '';
       if (pending.size >= MAX_PENDING) pending.delete(pending.keys().next().value!);
-      if (options.requests) pending.set(id, `${req.method} ${req.url}`);
+      pending.set(id, `${req.method} ${req.url}`);
       return '';
     }
+    if (!options.requests) return '';
     const seen = pending.get(id);
     pending.delete(id);
-    if (!options.requests) return '';
     const status = Number((record.res as { statusCode?: number }).statusCode);
     const shown = paint(status >= 500 ? 31 : status >= 400 ? 33 : 0, String(status));
     return `${clean(seen ?? '(request)')} ${shown} ${Math.round(Number(record.responseTime))} ms`;
