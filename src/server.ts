@@ -45,7 +45,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     const hashing = new HashAdmission(config.hashing);
     const transport = createSendMail(config.mail, config.dataDir);
     const sender = new MailSender({ db, secrets, send: transport.send, log, pollMs: config.mail.pollMs });
-    // the name the login pages show (login/pages.ts), in every mail's subject
+    // the name the pages show (web/pages.ts), in every mail's subject
     const instanceName = (await findOrgById(db, instance.default_org_id))?.name ?? 'Gatehouse';
     mail = { sender, close: () => transport.close() };
     app = await buildApp({

@@ -11,8 +11,9 @@ import { reserveLoginAttemptOfName, type NamedAttempt } from '../lockout/service
 import { hashId } from '../oidc/payloads.ts';
 import { revivePayload, takeReadAhead, within } from '../oidc/read-ahead.ts';
 import type { PayloadWithConsumption } from '../oidc/queries.ts';
-import { formField, type LoginDeps } from './interaction.ts';
-import { sameOriginPost, validCsrfToken } from './security.ts';
+import type { LoginDeps } from './interaction.ts';
+import { formField } from '../web/forms.ts';
+import { sameOriginPost, validCsrfToken } from '../web/security.ts';
 
 const INTERACTION_SQL = `
   SELECT payload, consumed_at FROM oidc_payloads
