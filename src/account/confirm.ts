@@ -7,13 +7,13 @@
 // signing in again: a sign-in of this session less than REAUTH_SECONDS old stands in for the form's fields.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { countedCheck } from '../factors/attempts.ts';
-import type { FactorCheck } from '../factors/kind.ts';
-import { otpKind } from '../factors/otp-kind.ts';
-import { recoveryKind } from '../factors/recovery-kind.ts';
-import { format, type Texts } from '../login/i18n.ts';
-import { formField } from '../login/interaction.ts';
+import type { FactorCheck } from '../second-factors/kind.ts';
+import { otpKind } from '../second-factors/otp-kind.ts';
+import { recoveryKind } from '../second-factors/recovery-kind.ts';
+import { format, type Texts } from '../views/i18n.ts';
+import { formField } from '../web/forms.ts';
 import { HashRefusal } from '../users/passwords.ts';
-import { answerHashRefusal } from '../login/hash-refusal.ts';
+import { answerHashRefusal } from '../web/hash-refusal.ts';
 import type { UserRow } from '../users/lookup.ts';
 import type { AccountDeps } from './deps.ts';
 import type { AccountSession } from './session.ts';

@@ -3,8 +3,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Code } from '../platform/errors.ts';
 import { changeEmail, parseEmail, resendEmailVerification, TooManyCodes, verifyEmail } from '../emails/service.ts';
-import type { Texts } from '../login/i18n.ts';
-import { formField } from '../login/interaction.ts';
+import type { Texts } from '../views/i18n.ts';
+import { formField } from '../web/forms.ts';
 import type { AccountDeps } from './deps.ts';
 import { refusedConfirmation } from './confirm.ts';
 import { accountPost, done, isCode, renderAccount, type SignedIn } from './account-page.ts';

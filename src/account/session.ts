@@ -3,7 +3,7 @@
 // (oidc/account-client.ts), and the callback brings it back here, signed in.
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { InteractionProvider } from '../login/interaction.ts';
+import type { InteractionProvider } from '../web/page-deps.ts';
 import { ACCOUNT_CALLBACK_PATH, ACCOUNT_CLIENT_ID } from '../oidc/account-client.ts';
 import { ROUTES } from '../oidc/protocol.ts';
 

@@ -8,7 +8,7 @@ import { addProject } from '../projects/service.ts';
 import { addOidcApp } from '../apps/service.ts';
 import { addOidcAppSchema, checkOidcConfig, parseAppInput } from '../apps/schema.ts';
 import { addMachineUser, addMachineUserKey, generateMachineSecret } from '../users/machine-service.ts';
-import { importHumanUser, type ImportHumanInput } from '../users/human-service.ts';
+import { importHumanUser, type ImportHumanInput } from '../passwords/new-human.ts';
 import { getUserById } from '../users/service.ts';
 import { loginName } from '../users/lookup.ts';
 import { createAdmin } from '../instance/admins.ts';

@@ -23,7 +23,7 @@ import {
   Submit,
   TextArea,
 } from '../views/console/components.ts';
-import { format } from '../login/i18n.ts';
+import { format } from '../views/i18n.ts';
 import { type ConsolePage, type ConsoleRouter, inputError, removal } from './page.ts';
 
 /** The four kinds a person chooses from, as the AddOIDCApp / AddAPIApp settings they stand for. */

@@ -9,11 +9,12 @@ import type { DescMessage, DescMethodUnary, MessageInitShape, MessageShape } fro
 import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
 import { AuthService } from '@zitadel/proto/zitadel/auth_pb.js';
 import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
-import { chooseLocale, type Locale, type Texts } from '../login/i18n.ts';
-import type { LoginDeps } from '../login/interaction.ts';
-import { formField } from '../login/interaction.ts';
-import { cookieCsrf } from '../login/cookie-csrf.ts';
-import { HTML_SECURITY_HEADERS, SCRIPT_PAGE_CSP } from '../login/security.ts';
+import type { Locale, Texts } from '../views/i18n.ts';
+import { chooseLocale } from '../web/locale.ts';
+import type { PageDeps } from '../web/page-deps.ts';
+import { formField } from '../web/forms.ts';
+import { cookieCsrf } from '../web/cookie-csrf.ts';
+import { HTML_SECURITY_HEADERS, SCRIPT_PAGE_CSP } from '../web/security.ts';
 import type { Db } from '../platform/db.ts';
 import { AppError, Code, permissionDenied } from '../platform/errors.ts';
 import { renderDocument, type Markup } from '../views/html.ts';
@@ -31,7 +32,7 @@ const CONSOLE_HEADERS = {
 };
 
 export interface ConsoleDeps {
-  login: LoginDeps;
+  web: PageDeps;
   run: Run;
 }
 
@@ -72,7 +73,7 @@ export interface ConsoleRouter {
   post(path: string, handler: ConsoleHandler): void;
 }
 
-export const consoleCsrf = (deps: LoginDeps) => cookieCsrf(deps.secrets, 'gatehouse_console_csrf', CONSOLE_PATH);
+export const consoleCsrf = (deps: PageDeps) => cookieCsrf(deps.secrets, 'gatehouse_console_csrf', CONSOLE_PATH);
 
 async function orgChoices(page: ConsolePage): Promise<NavOrg[]> {
   const { viewer } = page;
@@ -102,16 +103,16 @@ const PROJECT_PAGES = /^\/projects(\/|$)/;
 const PROJECT_AREAS = ['projects'];
 
 export function consoleRouter(ui: FastifyInstance, deps: ConsoleDeps): ConsoleRouter {
-  const { login } = deps;
-  const csrf = consoleCsrf(login);
+  const { web } = deps;
+  const csrf = consoleCsrf(web);
   const handle =
     (method: 'GET' | 'POST', path: string, handler: ConsoleHandler) =>
     async (request: FastifyRequest, reply: FastifyReply) => {
-      if (method === 'POST') csrf.check(request, login.config.issuer);
-      const user = await consoleUser(login, request, reply);
-      const viewer = user && (await viewerOf(login.db, user));
+      if (method === 'POST') csrf.check(request, web.config.issuer);
+      const user = await consoleUser(web, request, reply);
+      const viewer = user && (await viewerOf(web.db, user));
       // A POST without a session goes to its page first; nothing is changed.
-      if (!viewer) return method === 'GET' ? signInRedirect(login, request, reply) : reply.redirect(CONSOLE_PATH, 303);
+      if (!viewer) return method === 'GET' ? signInRedirect(web, request, reply) : reply.redirect(CONSOLE_PATH, 303);
       const locale = chooseLocale(undefined, request.headers['accept-language']);
       const t = consoleTexts(locale);
       const query = request.query as Record<string, unknown>;
@@ -125,15 +126,15 @@ export function consoleRouter(ui: FastifyInstance, deps: ConsoleDeps): ConsoleRo
         managesOrg: managesOrg(viewer, orgId),
         locale,
         t,
-        csrf: csrf.token(request, reply, login.config.issuer.startsWith('https:')),
+        csrf: csrf.token(request, reply, web.config.issuer.startsWith('https:')),
         run: (m, r, org) => deps.run(viewer, m, org ?? orgId, r),
-        readAsOrgOwner: (read) => readAsOrgOwner(login.db, viewer, orgId, read),
+        readAsOrgOwner: (read) => readAsOrgOwner(web.db, viewer, orgId, read),
         field: (name) => formField(request, name)?.trim() ?? '',
         href: (path) => withOrg(path, orgId),
         async render(area, title, body, status = 200) {
           const frame: ConsoleFrame = {
             t,
-            instanceName: login.pages.instanceName,
+            instanceName: web.pages.instanceName,
             area,
             org: viewer.canManage ? { current: orgId, choices: await orgChoices(page) } : undefined,
             ...(!page.managesOrg && { areas: PROJECT_AREAS }),

@@ -3,7 +3,7 @@
 // password is the password form's message), RemoveUser and RemoveMachineKey (each after a confirmation that works
 // without JavaScript: page.ts's removal). After an action the user's page again, with a notice (303).
 import { ManagementService as M } from '@zitadel/proto/zitadel/management_pb.js';
-import { formField } from '../login/interaction.ts';
+import { formField } from '../web/forms.ts';
 import { invalidArgument } from '../platform/errors.ts';
 import { type ConsolePage, type ConsoleRouter, inputError, removal } from './page.ts';
 import { STATE_ACTIONS, showUser, type StateAction, userIdOf, userPath } from './user-detail.ts';

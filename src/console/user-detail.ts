@@ -16,7 +16,7 @@ import {
   type Membership,
   type User,
 } from '@zitadel/proto/zitadel/user_pb.js';
-import type { Texts } from '../login/i18n.ts';
+import type { Texts } from '../views/i18n.ts';
 import { findUserSessions, type UserSession } from '../users/artifact-queries.ts';
 import { html, type Markup } from '../views/html.ts';
 import { Checkbox, Flash, Input, PostForm, StateBadge, Submit, Table, utcText } from '../views/console/components.ts';

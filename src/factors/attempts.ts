@@ -6,7 +6,12 @@ import type { Config } from '../config.ts';
 import type { Db } from '../platform/db.ts';
 import { recordFailure, recordSuccess, reserveLoginAttempt } from '../lockout/service.ts';
 import type { UserScope } from '../lockout/queries.ts';
-import type { FactorCheck } from './kind.ts';
+
+/** A check refused: a wrong answer, or one not tried while the lockout holds (`retryAfter`: its seconds left). */
+export interface CheckRefused {
+  ok: false;
+  retryAfter?: number;
+}
 
 export async function countedCheck(
   db: Db,
@@ -14,7 +19,7 @@ export async function countedCheck(
   subject: { userId: string; ip: string },
   check: () => Promise<boolean>,
   counter: UserScope = 'factor',
-): Promise<FactorCheck> {
+): Promise<{ ok: true } | CheckRefused> {
   const who = { account: subject.userId, ip: subject.ip, counter };
   const wait = await reserveLoginAttempt(db, lockout, who);
   if (wait > 0) return { ok: false, retryAfter: wait };

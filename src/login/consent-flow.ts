@@ -12,8 +12,9 @@ import {
   type ConsentSubject,
 } from '../consents/service.ts';
 import { describeAccounts } from '../users/accounts.ts';
-import { format } from './i18n.ts';
-import { finish, formField, loadPostedInteraction, type Interaction, type LoginDeps } from './interaction.ts';
+import { format } from '../views/i18n.ts';
+import { finish, loadPostedInteraction, type Interaction, type LoginDeps } from './interaction.ts';
+import { formField } from '../web/forms.ts';
 import { ErrorPage } from '../views/messages.ts';
 import { ConsentPage } from '../views/login.ts';
 

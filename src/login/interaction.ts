@@ -2,38 +2,18 @@
 // language, the CSRF token and the URLs of the steps; and the ways a step ends.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { default as Provider, InteractionResults } from 'oidc-provider';
-import type { Config } from '../config.ts';
-import type { SecretBox } from '../platform/secrets.ts';
-import type { Metrics } from '../platform/metrics.ts';
-import type { HashAdmission } from '../users/passwords.ts';
-import { chooseLocale, type Locale } from './i18n.ts';
-import { csrfToken, sameOriginPost, validCsrfToken } from './security.ts';
-import type { LoginPages, PagesDeps } from './pages.ts';
+import type { Locale } from '../views/i18n.ts';
+import { chooseLocale } from '../web/locale.ts';
+import { csrfToken, sameOriginPost, validCsrfToken } from '../web/security.ts';
+import { ForbiddenPost, formField } from '../web/forms.ts';
+import type { PageDeps } from '../web/page-deps.ts';
 import type { SharedRateLimiter } from '../platform/shared-rate-limit.ts';
-import type { Mailer } from '../mail/mailer.ts';
 import type { IdpKeyCache } from '../idps/jwt-token.ts';
 
 export type InteractionDetails = Awaited<ReturnType<Provider['interactionDetails']>>;
 
-/** What the login routes need from the OIDC plugin: the current provider (it is rebuilt on key rotation). */
-export interface InteractionProvider {
-  provider(): Provider;
-}
-
-/** What the login pages take from the composition root (app.ts). */
-export interface LoginAppDeps extends PagesDeps {
-  config: Config;
-  secrets: SecretBox;
-  metrics: Metrics;
-  /** The bounded password-hashing queue. */
-  hashing: HashAdmission;
-  /** Verification and reset mails. */
-  mailer: Mailer;
-}
-
-export interface LoginDeps extends LoginAppDeps {
-  oidc: InteractionProvider;
-  pages: LoginPages;
+/** What the login pages take besides what every page family does. */
+export interface LoginDeps extends PageDeps {
   /** Self-registrations per client address. */
   registrations: SharedRateLimiter;
   /** The JWT IdPs' signing keys. */
@@ -96,20 +76,6 @@ export function interactionPageOf(deps: LoginDeps, request: FastifyRequest): Int
   return pageOf(deps, request, String((request.params as { uid?: unknown }).uid ?? ''), undefined);
 }
 
-export class ForbiddenPost extends Error {
-  override name = 'ForbiddenPost';
-}
-
-/** A form field, query or path parameter holding U+0000 (platform/text.ts): refused with a page naming it. */
-export class InvalidCharacter extends Error {
-  override name = 'InvalidCharacter';
-  readonly field: string;
-  constructor(field: string) {
-    super(`${field} must not contain NUL characters`);
-    this.field = field;
-  }
-}
-
 /** Loads the interaction of a form POST after checking where it came from and its CSRF token. */
 export async function loadPostedInteraction(
   deps: LoginDeps,
@@ -132,13 +98,6 @@ export async function loadPostedInteraction(
 }
 
 const remainingSeconds = (details: InteractionDetails) => Math.max(1, details.exp - Math.floor(Date.now() / 1000));
-
-/** A text field of the posted form; repeated or non-text fields count as absent. */
-export function formField(request: FastifyRequest, name: string): string | undefined {
-  const body = request.body as Record<string, unknown> | undefined;
-  const value = body && typeof body === 'object' ? body[name] : undefined;
-  return typeof value === 'string' ? value : undefined;
-}
 
 /** Ends the interaction and sends the browser back to the authorization endpoint with 303 (RFC 9700 §4.12). What
  *  the provider's interactionResult does, on the interaction this request has already loaded (and checked): it

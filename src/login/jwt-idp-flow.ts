@@ -13,7 +13,8 @@ import { IDP_ID_PREFIX, ORG_ID_PREFIX, scopeValues } from '../oidc/scopes.ts';
 import { interactionById, loadInteraction, saveResult, type Interaction, type LoginDeps } from './interaction.ts';
 import { afterFirstFactorOf } from './second-factor-flow.ts';
 import { getLoginPolicy } from '../login-policy/current.ts';
-import { chooseLocale, type Locale } from './i18n.ts';
+import type { Locale } from '../views/i18n.ts';
+import { chooseLocale } from '../web/locale.ts';
 import { rememberPendingLink } from './jwt-idp-link.ts';
 import { ErrorPage, MessagePage } from '../views/messages.ts';
 

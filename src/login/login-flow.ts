@@ -4,10 +4,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { signInWithPassword } from './sign-in.ts';
 import { withPasswordCheckAhead } from './password-read-ahead.ts';
 import { describeAccounts, type AccountSummary } from '../users/accounts.ts';
-import { format } from './i18n.ts';
+import { format } from '../views/i18n.ts';
 import {
   finish,
-  formField,
   interactionPageOf,
   loadInteraction,
   loadPostedInteraction,
@@ -15,14 +14,15 @@ import {
   type InteractionPage,
   type LoginDeps,
 } from './interaction.ts';
+import { formField } from '../web/forms.ts';
 import { knownAccountIds, requestedPrompts } from './signed-in.ts';
 import { afterFirstFactor } from './second-factor-flow.ts';
 import { showOpenRegistration } from './register-flow.ts';
 import { showConsent } from './consent-flow.ts';
 import { refuseSignIn } from './refused.ts';
 import { HashRefusal, HashingShareTaken, type HashSlot } from '../users/passwords.ts';
-import { answerHashRefusal } from './hash-refusal.ts';
-import { forgotPasswordUrl } from '../account/urls.ts';
+import { answerHashRefusal } from '../web/hash-refusal.ts';
+import { forgotPasswordUrl } from '../web/urls.ts';
 import { goToIdp, requestedIdpId } from './jwt-idp-flow.ts';
 import { armPendingLink } from './jwt-idp-link.ts';
 import { LoginNamePage, PasswordPage, SelectAccountPage } from '../views/login.ts';

@@ -4,9 +4,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, Code } from '../platform/errors.ts';
 import { findActiveUser } from '../users/lookup.ts';
-import { finishPasswordless, relyingParty, startPasswordless } from '../passkeys/service.ts';
+import { finishPasswordless, startPasswordless } from '../passkeys/service.ts';
+import { credentialOf, rpOf } from '../web/passkey-ceremony.ts';
 import { getLoginPolicy } from '../login-policy/current.ts';
-import { formField, loadInteraction, loadPostedInteraction, type Interaction, type LoginDeps } from './interaction.ts';
+import { loadInteraction, loadPostedInteraction, type Interaction, type LoginDeps } from './interaction.ts';
 import { signedIn } from './signed-in.ts';
 import { armPendingLink } from './jwt-idp-link.ts';
 import { PasskeyPage } from '../views/passkeys.ts';
@@ -45,11 +46,6 @@ export const submitPasskey: Handler = async (deps, request, reply) => {
 
 /** The login policy's passwordlessType (ZITADEL's PASSWORDLESS_TYPE_ALLOWED). */
 const passwordlessAllowed = async (deps: LoginDeps) => (await getLoginPolicy(deps.db)).passwordlessAllowed;
-
-/** The posted credential; a missing one is a credential nobody can verify (400, not 500). */
-export const credentialOf = (request: FastifyRequest) => formField(request, 'credential') ?? '';
-
-export const rpOf = (deps: LoginDeps) => relyingParty(deps.config.issuer, deps.pages.instanceName);
 
 async function renderPasskey(
   deps: LoginDeps,

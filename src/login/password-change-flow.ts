@@ -8,20 +8,15 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { storeNewPassword } from '../passwords/service.ts';
 import { checkPasswordPolicy } from '../passwords/current.ts';
 import { HashRefusal, type HashSlot } from '../users/passwords.ts';
-import { answerHashRefusal } from './hash-refusal.ts';
+import { answerHashRefusal } from '../web/hash-refusal.ts';
 import { describeAccounts } from '../users/accounts.ts';
-import {
-  formField,
-  interactionPageOf,
-  loadPostedInteraction,
-  type InteractionPage,
-  type LoginDeps,
-} from './interaction.ts';
+import { interactionPageOf, loadPostedInteraction, type InteractionPage, type LoginDeps } from './interaction.ts';
+import { formField } from '../web/forms.ts';
 import { signedIn } from './signed-in.ts';
-import { passwordHelp, policyRefusal } from './password-rules.ts';
+import { passwordHelp, policyRefusal } from '../web/password-rules.ts';
 import { getPasswordPolicy } from '../passwords/current.ts';
 import { PasswordChangePage } from '../views/login.ts';
-import { openTicket, sealTicket, ticketExpired } from './ticket.ts';
+import { openTicket, sealTicket, ticketExpired } from '../web/ticket.ts';
 
 const PURPOSE = 'password-change';
 

@@ -10,8 +10,9 @@ import { reserveLoginAttemptOfName, withAttemptAhead } from '../lockout/service.
 import { hashId } from '../oidc/payloads.ts';
 import { PAYLOAD_AHEAD, revivePayload } from '../oidc/read-ahead.ts';
 import type { PayloadWithConsumption } from '../oidc/queries.ts';
-import { formField, type LoginDeps } from './interaction.ts';
-import { sameOriginPost, validCsrfToken } from './security.ts';
+import type { LoginDeps } from './interaction.ts';
+import { formField } from '../web/forms.ts';
+import { sameOriginPost, validCsrfToken } from '../web/security.ts';
 
 const INTERACTION_SQL = `
   SELECT payload, consumed_at FROM oidc_payloads

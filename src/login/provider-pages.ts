@@ -5,24 +5,25 @@
 import { randomBytes } from 'node:crypto';
 import type { PageContext, ProviderPages } from '../oidc/pages.ts';
 import { describeAccounts } from '../users/accounts.ts';
-import { chooseLocale, format, SUPPORTED_LOCALES, type Texts } from './i18n.ts';
-import type { LoginAppDeps } from './interaction.ts';
+import { format, SUPPORTED_LOCALES, type Texts } from '../views/i18n.ts';
+import { chooseLocale } from '../web/locale.ts';
+import type { PageAppDeps } from '../web/page-deps.ts';
 import { KNOWN_ACCOUNTS_COOKIE, readKnownAccounts } from './known-accounts.ts';
-import { loadLoginPages } from './pages.ts';
-import { sameOriginPostsOnly } from './routes.ts';
+import { loadPages } from '../web/pages.ts';
+import { sameOriginPostsOnly } from '../web/error-page.ts';
 import { ErrorPage, LoggedOutPage, LogoutPage } from '../views/messages.ts';
 
 const localeOf = (ctx: PageContext) =>
   chooseLocale(ctx.oidc?.params?.ui_locales ?? ctx.query?.ui_locales, ctx.get('accept-language'));
 
-export function providerPages(deps: Pick<LoginAppDeps, 'config' | 'db' | 'instance' | 'secrets'>): ProviderPages {
+export function providerPages(deps: Pick<PageAppDeps, 'config' | 'db' | 'instance' | 'secrets'>): ProviderPages {
   return {
     sameOriginPostsOnly: sameOriginPostsOnly(deps),
     locales: SUPPORTED_LOCALES,
     knownAccounts: (cookies) => readKnownAccounts(deps.secrets, cookies.get(KNOWN_ACCOUNTS_COOKIE)).length,
 
     async logoutSource(ctx) {
-      const pages = await loadLoginPages(deps);
+      const pages = await loadPages(deps);
       const locale = localeOf(ctx);
       const accountId = ctx.oidc?.session?.accountId;
       const [account] = accountId ? await describeAccounts(deps.db, [accountId]) : [];
@@ -53,12 +54,12 @@ export function providerPages(deps: Pick<LoginAppDeps, 'config' | 'db' | 'instan
     },
 
     async postLogoutSuccessSource(ctx) {
-      const pages = await loadLoginPages(deps);
+      const pages = await loadPages(deps);
       pages.sendKoa(ctx, pages.render(200, localeOf(ctx), LoggedOutPage, 'loggedOutTitle', {}));
     },
 
     async renderError(ctx, out) {
-      const pages = await loadLoginPages(deps);
+      const pages = await loadPages(deps);
       const locale = localeOf(ctx);
       const t = pages.texts(locale);
       const code = typeof out.error === 'string' ? out.error : 'server_error';
@@ -74,7 +75,7 @@ export function providerPages(deps: Pick<LoginAppDeps, 'config' | 'db' | 'instan
     },
 
     async refusal(request, reply, error) {
-      const pages = await loadLoginPages(deps);
+      const pages = await loadPages(deps);
       const locale = chooseLocale(undefined, request.headers['accept-language']);
       const t = pages.texts(locale);
       const message = error.retryAfterSeconds

@@ -2,23 +2,23 @@
 // away; the flow then continues to the application.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { registrationSchema, NAME_MAX_LENGTH } from '../users/schema.ts';
-import { registerHuman } from '../users/register.ts';
+import { registerHuman } from '../passwords/register.ts';
 import { USER_NAME_REFUSED } from '../users/user-name.ts';
 import { HashRefusal, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, type HashSlot } from '../users/passwords.ts';
-import { answerHashRefusal } from './hash-refusal.ts';
+import { answerHashRefusal } from '../web/hash-refusal.ts';
 import { AppError, Code } from '../platform/errors.ts';
-import { format, type Texts } from './i18n.ts';
+import { format, type Texts } from '../views/i18n.ts';
 import {
-  formField,
   interactionPageOf,
   loadInteraction,
   loadPostedInteraction,
   type InteractionPage,
   type LoginDeps,
 } from './interaction.ts';
+import { formField } from '../web/forms.ts';
 import { afterFirstFactorOf } from './second-factor-flow.ts';
 import { getLoginPolicy } from '../login-policy/current.ts';
-import { passwordHelp, policyRefusal } from './password-rules.ts';
+import { passwordHelp, policyRefusal } from '../web/password-rules.ts';
 import { getPasswordPolicy } from '../passwords/current.ts';
 import type { FieldProps } from '../views/fields.ts';
 import { RegisterPage, type RegisterProps } from '../views/login.ts';

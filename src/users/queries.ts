@@ -34,7 +34,7 @@ export interface UserRow {
   secret_hash: string | null;
   /** The user must choose a new password at the next sign-in. */
   password_change_required: boolean;
-  /** The kinds of second factor the user has ready (factors/registry.ts). */
+  /** The kinds of second factor the user has ready (second-factors/registry.ts). */
   factor_kinds: string[];
   created_at: Date;
   changed_at: Date;

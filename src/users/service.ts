@@ -1,6 +1,7 @@
 // Users' own operations (UpdateMyProfile) and the reads the management API needs.
 import type { Db, Queryable } from '../platform/db.ts';
 import { appendEvent } from '../events/log.ts';
+import { EVENT } from '../events/types.ts';
 import { changedDetails, type Details } from '../events/details.ts';
 import { failedPrecondition, notFound } from '../platform/errors.ts';
 import { batchedStatement } from '../platform/batch.ts';
@@ -47,7 +48,7 @@ export async function updateMyProfile(db: Db, userId: string, profile: HumanProf
     const event = await appendEvent(tx, {
       aggregateType: 'user',
       aggregateId: userId,
-      eventType: 'user.human.profile.changed',
+      eventType: EVENT.user.profileChanged,
       payload: changed,
       resourceOwner: user.org_id,
       creator: userId,

@@ -3,7 +3,7 @@
 import { Alert, Csrf, Field, Notice } from './fields.ts';
 import { html } from './html.ts';
 import type { View } from './layout.ts';
-import type { Texts } from '../login/i18n.ts';
+import type { Texts } from './i18n.ts';
 
 export interface AccountFactorsProps {
   csrf: string;

@@ -199,7 +199,7 @@ export const ConsentPage: View<ConsentProps> = ({ t, action, csrf, lead, appName
 export interface PasswordChangeProps extends Form {
   ticket: string;
   loginName: string;
-  /** The password policy in words (login/password-rules.ts passwordHelp). */
+  /** The password policy in words (web/password-rules.ts passwordHelp). */
   help: string;
   error?: string | undefined;
   alert?: string | undefined;

@@ -44,7 +44,7 @@ export function changeOperations({ db }: ManagementDeps): Operation[] {
       async handle(caller, req) {
         const page = changePageOf(req.query, 'ListAppChangesRequest');
         const app = await getApp(db, { orgId: caller.orgId, projectId: req.projectId, appId: req.appId });
-        const aggregate = { type: 'project', id: app.project_id, appId: app.id };
+        const aggregate = { type: 'project', id: app.project_id, appId: app.id } as const;
         return { result: (await listChanges(db, aggregate, page)).map(changeMessage) };
       },
     }),

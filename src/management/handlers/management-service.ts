@@ -9,7 +9,7 @@ import { addProject } from '../../projects/service.ts';
 import { addApiApp, addAppKey, addOidcApp, getApp, updateOidcAppConfig, type AppRef } from '../../apps/service.ts';
 import { orgUserGetter } from '../../users/service.ts';
 import { addMachineUser, addMachineUserKey, generateMachineSecret } from '../../users/machine-service.ts';
-import { importHumanUser } from '../../users/human-service.ts';
+import { importHumanUser } from '../../passwords/new-human.ts';
 import { changeUserState } from '../../users/state.ts';
 import { detailsMessage, userMessage, humanInput, orgMessage } from '../convert.ts';
 import { API_AUTH_METHODS, appMessage, complianceMessages, oidcConfigInput, TOKEN_TYPES } from '../app-messages.ts';

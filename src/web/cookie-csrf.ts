@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { SecretBox } from '../platform/secrets.ts';
-import { ForbiddenPost, formField } from './interaction.ts';
+import { ForbiddenPost, formField } from './forms.ts';
 import { sameOriginPost } from './security.ts';
 
 export interface CookieCsrf {

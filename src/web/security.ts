@@ -1,4 +1,5 @@
-// Protections of the login pages: security headers against framing and sniffing, CSRF checks on posts.
+// Protections of every page: security headers against framing and sniffing, CSRF checks on posts (bound to the
+// interaction here; the pages of no interaction use cookie-csrf.ts).
 import type { IncomingHttpHeaders } from 'node:http';
 import type { SecretBox } from '../platform/secrets.ts';
 

@@ -3,9 +3,9 @@
 // method reference is 'otp' (RFC 8176 §2).
 import { RecoveryFactorPage } from '../views/factors.ts';
 import type { FactorKind } from './kind.ts';
-import { countedCheck } from './attempts.ts';
-import { countRecoveryCodes } from './queries.ts';
-import { useRecoveryCode } from './recovery-codes.ts';
+import { countedCheck } from '../factors/attempts.ts';
+import { countRecoveryCodes } from '../factors/queries.ts';
+import { useRecoveryCode } from '../factors/recovery-codes.ts';
 
 export const recoveryKind: FactorKind = {
   kind: 'recovery',
