@@ -15,6 +15,7 @@ import {
   type RequestHandler,
 } from './platform/http.ts';
 import { requestLogger } from './platform/logger.ts';
+import { redirectPagesToIssuer } from './platform/issuer-host.ts';
 import { registerHealthRoutes, type Lifecycle } from './platform/health.ts';
 import { classifyError } from './platform/error-class.ts';
 import { registerMetricsRoutes, type Metrics } from './platform/metrics.ts';
@@ -80,6 +81,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     reply.header('x-request-id', request.id);
     done();
   });
+  redirectPagesToIssuer(app, { issuer: config.issuer, tls: Boolean(config.tls), under: '/ui' });
   app.addHook('preClose', (done) => {
     (app.server as unknown as DualProtocolServer).closeHttp2Sessions();
     done();

@@ -94,7 +94,7 @@ export async function withInstance<T>(config: Config, fn: (ctx: InstanceContext)
   return withDb(config, async (db) => {
     await migrate(db);
     // first-start messages (a generated admin password) go to stderr, never into the command's output
-    const instance = await bootstrap(db, config, createLogger(config.logLevel, process.stderr));
+    const { instance } = await bootstrap(db, config, createLogger(config.logLevel, process.stderr));
     return fn({ db, secrets, instance });
   });
 }
