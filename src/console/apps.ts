@@ -164,7 +164,7 @@ async function create(page: ConsolePage) {
             devMode: form.devMode!,
           });
   } catch (error) {
-    return showNew(page, form, { error: inputError(error), status: 400 });
+    return showNew(page, form, { error: inputError(error, page.t), status: 400 });
   }
   return shownOnce(page, form.name!, added);
 }
@@ -344,7 +344,7 @@ async function updateConfig(page: ConsolePage) {
       backChannelLogoutUri: oidc.backChannelLogoutUri,
     });
   } catch (error) {
-    return showApp(page, { error: inputError(error), status: 400, posted });
+    return showApp(page, { error: inputError(error, page.t), status: 400, posted });
   }
   return page.reply.redirect(appUrl(page, ref.appId, '?saved=1'), 303);
 }

@@ -115,7 +115,7 @@ async function create(page: ConsolePage) {
     });
     return page.reply.redirect(url(page, idpPath(idpId, '?saved=1')), 303);
   } catch (error) {
-    return showList(page, form, { error: inputError(error), status: 400 });
+    return showList(page, form, { error: inputError(error, page.t), status: 400 });
   }
 }
 
@@ -175,7 +175,7 @@ const change = (apply: (page: ConsolePage, idpId: string) => Promise<unknown>) =
   try {
     await apply(page, idpIdOf(page));
   } catch (error) {
-    return showIdp(page, { error: inputError(error), status: 400 });
+    return showIdp(page, { error: inputError(error, page.t), status: 400 });
   }
   return page.reply.redirect(url(page, idpPath(idpIdOf(page), '?saved=1')), 303);
 };

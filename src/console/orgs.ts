@@ -117,7 +117,7 @@ async function create(page: ConsolePage) {
     });
     return page.reply.redirect(orgUrl(orgId), 303);
   } catch (error) {
-    return showList(page, form, { error: inputError(error), status: 400 });
+    return showList(page, form, { error: inputError(error, page.t), status: 400 });
   }
 }
 
@@ -181,7 +181,7 @@ export function registerOrgs(router: ConsoleRouter): void {
         id,
       );
     } catch (error) {
-      return showOrg(page, { error: inputError(error), status: 400 });
+      return showOrg(page, { error: inputError(error, page.t), status: 400 });
     }
     return page.reply.redirect(orgUrl(id), 303);
   });

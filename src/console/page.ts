@@ -24,6 +24,7 @@ import { html } from '../views/html.ts';
 import { managesOrg, orgInContext, readAsOrgOwner, type Run, type Viewer, viewerOf } from './access.ts';
 import { consoleUser, signInRedirect } from './session.ts';
 import { CONSOLE_PATH } from '../web/urls.ts';
+import { formErrorText } from './form-errors.ts';
 import { consoleTexts } from './texts.ts';
 
 /** The console pages allow their one script, and nothing else. */
@@ -187,10 +188,11 @@ function noAccess(page: ConsolePage): Promise<FastifyReply> {
   );
 }
 
-/** The API's refusal of a form's input, as the message shown above the form again (400), else rethrown. */
-export function inputError(error: unknown): string | undefined {
+/** The API's refusal of a form's input, as the message shown above the form again (400) in the page's words
+ *  (form-errors.ts), else rethrown. */
+export function inputError(error: unknown, t: Texts): string | undefined {
   const codes: number[] = [Code.InvalidArgument, Code.AlreadyExists, Code.FailedPrecondition];
-  if (error instanceof AppError && codes.includes(error.code)) return error.publicMessage;
+  if (error instanceof AppError && codes.includes(error.code)) return formErrorText(t, error);
   throw error;
 }
 

@@ -170,7 +170,7 @@ function save(section: Section, fields: readonly string[], apply: (page: Console
       const posted: Record<string, unknown> = Object.fromEntries(fields.map((f) => [f, page.field(f)]));
       for (const f of [...LOGIN_FLAGS, ...PASSWORD_FLAGS, 'passwordless'])
         if (f in posted) posted[f] = posted[f] === 'on';
-      return showPolicies(page, { section, error: inputError(error), posted });
+      return showPolicies(page, { section, error: inputError(error, page.t), posted });
     }
     return page.reply.redirect(url(page, `/policies?saved=${section}`), 303);
   };

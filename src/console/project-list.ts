@@ -70,7 +70,7 @@ async function create(page: ConsolePage) {
     const { id } = await page.run(M.method.addProject, { name });
     return page.reply.redirect(url(page, path(id)), 303);
   } catch (error) {
-    return showList(page, { error: inputError(error), status: 400, name });
+    return showList(page, { error: inputError(error, page.t), status: 400, name });
   }
 }
 

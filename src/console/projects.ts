@@ -144,7 +144,7 @@ const change =
     try {
       await apply(page, projectId(page));
     } catch (error) {
-      return showProject(page, { error: inputError(error), status: 400 });
+      return showProject(page, { error: inputError(error, page.t), status: 400 });
     }
     return page.reply.redirect(url(page, path(projectId(page), notice ? '?saved=1' : '')), 303);
   };

@@ -29,7 +29,7 @@ const act =
     try {
       done = await apply(page, id);
     } catch (error) {
-      return showUser(page, { error: inputError(error), status: 400, form });
+      return showUser(page, { error: inputError(error, page.t), status: 400, form });
     }
     return page.reply.redirect(page.href(userPath(id, `?done=${done}`)), 303);
   };
@@ -68,7 +68,7 @@ export function registerUserActions(router: ConsoleRouter): void {
     try {
       return await removeUser(page);
     } catch (error) {
-      return showUser(page, { error: inputError(error), status: 400 });
+      return showUser(page, { error: inputError(error, page.t), status: 400 });
     }
   });
   router.post(

@@ -122,7 +122,7 @@ async function create(page: ConsolePage) {
     return showList(page, { notice: page.t.saved });
   } catch (error) {
     const form = machine ? 'machine' : 'human';
-    return showList(page, { error: inputError(error), status: 400, form, values });
+    return showList(page, { error: inputError(error, page.t), status: 400, form, values });
   }
 }
 

@@ -1,7 +1,7 @@
 // The console's "Identity providers" and "Policies" pages in a real browser (Chromium): the admin creates a JWT IdP by
 // its labelled fields, edits it, offers it at sign-in and stops, and removes it after confirming (each checked through
 // the admin API); changes the password complexity, the lockout and the login policy (checked through the API; a refused
-// or unchanged save shows the API's message); an org's owner reads the policies without a form; a cross-site post
+// or unchanged save says so in the page's words); an org's owner reads the policies without a form; a cross-site post
 // changes nothing; the pages work with JavaScript off; axe-core finds no serious or critical violation.
 import { describe, expect, it } from 'vitest';
 import type { BrowserContextOptions, Page } from 'playwright-core';
@@ -86,7 +86,7 @@ describe('console identity providers and policies in a browser', () => {
     const unchanged = page.waitForResponse((r) => r.request().method() === 'POST');
     await page.getByRole('button', { name: 'Save JWT configuration' }).click();
     expect((await unchanged).status()).toBe(400);
-    expect(await formError(page)).toBe('IDP JWT configuration not changed (INSTANCE-3n9gg)');
+    expect(await formError(page)).toBe('Nothing to save: these are the values saved already.');
     await page.getByLabel('Keys endpoint').fill('https://partner.example.com/jwks');
     await page.getByRole('button', { name: 'Save JWT configuration' }).click();
     await expect.poll(() => notice(page)).toBe('Saved.');
@@ -136,7 +136,7 @@ describe('console identity providers and policies in a browser', () => {
     const refused = page.waitForResponse((r) => r.request().method() === 'POST');
     await password.getByRole('button', { name: 'Save' }).click();
     expect((await refused).status()).toBe(400);
-    expect(await formError(page)).toMatch(/UpdatePasswordComplexityPolicyRequest\.MinLength/);
+    expect(await formError(page)).toBe('Minimum length must be a number from 8 to 1024.');
     expect(await password.getByLabel('Minimum length').inputValue()).toBe('4');
     expect((await policy('GetPasswordComplexityPolicy', '/admin/v1/policies/password/complexity')).minLength).toBe(
       '12',
@@ -151,7 +151,7 @@ describe('console identity providers and policies in a browser', () => {
       maxPasswordAttempts: '3',
     });
     await lockout.getByRole('button', { name: 'Save' }).click();
-    await expect.poll(() => formError(page)).toBe('Lockout policy not changed (INSTANCE-0psjF)');
+    await expect.poll(() => formError(page)).toBe('Nothing to save: these are the values saved already.');
 
     const login = page.getByRole('region', { name: 'Login policy' });
     expect(await login.getByLabel('Allow registration').isChecked()).toBe(true);
@@ -167,7 +167,7 @@ describe('console identity providers and policies in a browser', () => {
       .toBe(true);
     await docsScreenshot(page, 'console-policies');
     await login.getByRole('button', { name: 'Save' }).click();
-    await expect.poll(() => formError(page)).toBe('Login policy not changed (INSTANCE-5M9vdd)');
+    await expect.poll(() => formError(page)).toBe('Nothing to save: these are the values saved already.');
     await page.context().close();
   });
 
