@@ -59,6 +59,24 @@ describe('a registered http redirect URI outside development mode', () => {
     expect(german).toContain(HTTP_CALLBACK);
   });
 
+  it('says the same for an app whose only redirect URI is http (no usable one at all)', async () => {
+    const only = await createOidcApp(server, { redirectUris: [HTTP_CALLBACK], postLogoutRedirectUris: [] });
+    const response = await fetch(
+      `${server.url}${ROUTES.authorization}?${new URLSearchParams({
+        client_id: only.clientId,
+        redirect_uri: HTTP_CALLBACK,
+        response_type: 'code',
+        scope: 'openid',
+      })}`,
+      { redirect: 'manual', headers: { accept: 'text/html' } },
+    );
+    const body = await response.text();
+    expect(response.status).toBe(400);
+    expect(body).toContain(`send you back to ${HTTP_CALLBACK}`);
+    expect(body).toContain('<code id="error-code">invalid_redirect_uri</code>');
+    expect(server.logs.some((line) => line.includes(only.clientId) && line.includes('development mode'))).toBe(true);
+  });
+
   it('an address the app never registered keeps the generic answer, without the address, and no warning', async () => {
     const before = warnings().length;
     const body = await (await authorize('http://localhost:3000/other')).text();

@@ -1,9 +1,11 @@
 // Per-provider patches of oidc-provider's Client: hashed secrets, ZITADEL's error for a response type the app may not
-// use, no grant at the token endpoint for the built-in clients, and http redirect URIs for implicit apps in dev mode.
+// use, no grant at the token endpoint for the built-in clients, http redirect URIs for implicit apps in dev mode, and
+// an app whose redirect URIs all need dev mode.
 import type Provider from 'oidc-provider';
 import { errors } from 'oidc-provider';
 import type { SecretBox } from '../../platform/secrets.ts';
 import { isBuiltInClient } from '../account-client.ts';
+import { URIS_NEEDING_DEV_MODE } from '../dev-mode-uris.ts';
 
 export function patchClients(provider: Provider, secrets: SecretBox): void {
   const Client = provider.Client as unknown as {
@@ -35,13 +37,16 @@ export function patchClients(provider: Provider, secrets: SecretBox): void {
   };
 
   // ZITADEL's dev mode allows http redirect URIs for implicit apps too; outside dev mode the library's rule stands.
+  // An app whose every redirect URI needs dev mode is still a client, with none it may use: its sign-ins are then
+  // refused for the redirect URI, with the reason (dev-mode-uris.ts), not for the client's metadata.
   const DEV_MODE_RELAXED = new Set(['implicit-force-https', 'implicit-forbid-localhost']);
   Client.Schema.prototype.invalidate = function invalidate(
-    this: { dev_mode?: boolean },
+    this: { dev_mode?: boolean; [URIS_NEEDING_DEV_MODE]?: string[] },
     message: string,
     code?: string,
   ) {
     if (this.dev_mode && code && DEV_MODE_RELAXED.has(code)) return;
+    if (message === 'redirect_uris must contain members' && this[URIS_NEEDING_DEV_MODE]?.length) return;
     throw new errors.InvalidClientMetadata(message);
   };
 }
