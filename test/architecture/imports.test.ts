@@ -112,7 +112,6 @@ const KNOWN_BACK_EDGES = new Set<string>([
   'users/remove.ts → members/service.ts',
   // -
   // one pipeline
-  'management/recent-login.ts → account/confirm.ts',
   // -
 ]);
 // Inside oidc/, its two engines (oidc-provider in provider/, the fast endpoints in fast/) build on what oidc/ shares
