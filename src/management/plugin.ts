@@ -12,14 +12,12 @@ import { createInvoke } from './invoke.ts';
 import type { Operation } from './operation.ts';
 import { registerRestGateway } from './rest-gateway.ts';
 import { registerRpc } from './rpc.ts';
-import { authServiceOperations } from './handlers/auth-service.ts';
-import { adminServiceOperations } from './handlers/admin-service.ts';
-import { managementServiceOperations } from './handlers/management-service.ts';
 import { projectOperations } from './handlers/projects.ts';
 import { projectGrantOperations } from './handlers/project-grants.ts';
 import { userGrantOperations } from './handlers/user-grants.ts';
 import { userMetadataOperations } from './handlers/user-metadata.ts';
 import { userOperations } from './handlers/users.ts';
+import { machineUserOperations } from './handlers/machine-users.ts';
 import { appOperations } from './handlers/apps.ts';
 import { memberOperationLists } from './handlers/members.ts';
 import { orgOperations } from './handlers/orgs.ts';
@@ -43,14 +41,12 @@ export interface ManagementOptions {
  *  (methods-table.ts). */
 export function managementOperations(deps: ManagementDeps): Operation[] {
   return [
-    ...authServiceOperations(deps),
-    ...adminServiceOperations(deps),
-    ...managementServiceOperations(deps),
     ...projectOperations(deps),
     ...projectGrantOperations(deps),
     ...userGrantOperations(deps),
     ...userMetadataOperations(deps),
     ...userOperations(deps),
+    ...machineUserOperations(deps),
     ...appOperations(deps),
     ...memberOperationLists(deps),
     ...orgOperations(deps),

@@ -1,6 +1,7 @@
-// Apps' whole life on zitadel.management.v1.ManagementService (issue 21): list, rename, API config, deactivate,
-// reactivate, remove, new client secrets, app keys. Within the org in context (apps of other orgs: 404), and of the
-// project the path names.
+// Apps' whole life on zitadel.management.v1.ManagementService: add (OIDC and API), read, list, rename,
+// configure, deactivate, reactivate, remove, new client secrets, app keys. Within the org in context (apps of other
+// orgs: 404), and of the project the path names.
+import { timestampDate } from '@bufbuild/protobuf/wkt';
 import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
 import type { ManagementDeps } from '../deps.ts';
 import { invalidArgument } from '../../platform/errors.ts';
@@ -14,19 +15,35 @@ import {
   updateApiAppConfig,
   updateApp,
 } from '../../apps/lifecycle.ts';
-import type { AppRef } from '../../apps/service.ts';
-import { API_AUTH_METHODS, appMessage } from '../app-messages.ts';
-import { detailsMessage } from '../convert.ts';
+import {
+  addApiApp,
+  addAppKey,
+  addOidcApp,
+  getApp,
+  updateOidcAppConfig,
+  type AddedApp,
+  type AppRef,
+} from '../../apps/service.ts';
+import { API_AUTH_METHODS, appMessage, complianceMessages, oidcConfigInput } from '../app-messages.ts';
+import { detailsMessage, keyDetails, keyMessages } from '../convert.ts';
 import { listDetailsMessage, pageOf, textFilter } from '../list-query.ts';
 import { operation, type Caller, type Operation, projectRead, projectWrite } from '../operation.ts';
-import { keyMessages } from './users.ts';
 
 const M = ManagementService.method;
 
+/** The app named by the path, in the org in context: the service answers one of another org as not found. */
 const appRef = (caller: Caller, req: { projectId: string; appId: string }): AppRef => ({
   orgId: caller.orgId,
   projectId: req.projectId,
   appId: req.appId,
+});
+
+/** What AddOIDCApp and AddAPIApp answer: the new client, and its secret this once ('' for a public client). */
+const addedAppMessage = (added: AddedApp) => ({
+  appId: added.appId,
+  clientId: added.clientId,
+  clientSecret: added.clientSecret ?? '',
+  details: detailsMessage(added.details),
 });
 
 export function appOperations({ db, secrets }: ManagementDeps): Operation[] {
@@ -54,6 +71,41 @@ export function appOperations({ db, secrets }: ManagementDeps): Operation[] {
     });
   return [
     operation({
+      method: M.addOIDCApp,
+      permission: projectWrite,
+      async handle(caller, req) {
+        const added = await addOidcApp(
+          db,
+          secrets,
+          caller.orgId,
+          { projectId: req.projectId, name: req.name, ...oidcConfigInput(req, 'AddOIDCAppRequest') },
+          caller.principal.userId,
+        );
+        return { ...addedAppMessage(added), ...complianceMessages(added.complianceProblems ?? []) };
+      },
+    }),
+    operation({
+      method: M.addAPIApp,
+      permission: projectWrite,
+      async handle(caller, req) {
+        const added = await addApiApp(
+          db,
+          secrets,
+          caller.orgId,
+          { projectId: req.projectId, name: req.name, authMethod: API_AUTH_METHODS[req.authMethodType]! },
+          caller.principal.userId,
+        );
+        return addedAppMessage(added);
+      },
+    }),
+    operation({
+      method: M.getAppByID,
+      permission: projectRead,
+      async handle(caller, req) {
+        return { app: appMessage(await getApp(db, appRef(caller, req))) };
+      },
+    }),
+    operation({
       method: M.listApps,
       permission: projectRead,
       async handle(caller, req) {
@@ -72,6 +124,20 @@ export function appOperations({ db, secrets }: ManagementDeps): Operation[] {
       permission: projectWrite,
       async handle(caller, req) {
         return { details: detailsMessage(await updateApp(db, appRef(caller, req), req.name, caller.principal.userId)) };
+      },
+    }),
+    operation({
+      method: M.updateOIDCAppConfig,
+      permission: projectWrite,
+      async handle(caller, req) {
+        const { details } = await updateOidcAppConfig(
+          db,
+          secrets,
+          appRef(caller, req),
+          oidcConfigInput(req, 'UpdateOIDCAppConfigRequest'),
+          caller.principal.userId,
+        );
+        return { details: detailsMessage(details) };
       },
     }),
     operation({
@@ -94,6 +160,20 @@ export function appOperations({ db, secrets }: ManagementDeps): Operation[] {
     }),
     secret(M.regenerateOIDCClientSecret, 'oidc'),
     secret(M.regenerateAPIClientSecret, 'api'),
+    operation({
+      method: M.addAppKey,
+      permission: projectWrite,
+      async handle(caller, req) {
+        const expiresAt = req.expirationDate ? timestampDate(req.expirationDate) : undefined;
+        const { keyId, keyFile, details } = await addAppKey(
+          db,
+          appRef(caller, req),
+          expiresAt,
+          caller.principal.userId,
+        );
+        return { id: keyId, keyDetails: keyDetails(keyFile), details: detailsMessage(details) };
+      },
+    }),
     operation({
       method: M.listAppKeys,
       permission: projectRead,

@@ -1,16 +1,16 @@
-// Organizations' whole life (issue 21): the org in context changes, deactivates, reactivates and removes itself
-// (ManagementService, ORG_OWNER); the instance's admin lists and removes any org (AdminService, IAM_OWNER); who
-// lends projects finds an org by its domain (GetOrgByDomainGlobal).
+// Organizations' whole life (issue 21): the org in context reads, changes, deactivates, reactivates and removes
+// itself (ManagementService, ORG_OWNER); the instance's admin sets up, reads, lists and removes any org
+// (AdminService, IAM_OWNER); who lends projects finds an org by its domain (GetOrgByDomainGlobal).
 import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
 import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
 import { OrgFieldName, OrgState, type OrgQuery } from '@zitadel/proto/zitadel/org_pb.js';
 import type { ManagementDeps } from '../deps.ts';
 import { listOrgs, removeOrg, setOrgActive, updateOrg, type OrgFilter } from '../../orgs/lifecycle.ts';
-import { getOrgByDomain } from '../../orgs/service.ts';
+import { getOrgByDomain, getOrgById, setUpOrg } from '../../orgs/service.ts';
 import { invalidArgument } from '../../platform/errors.ts';
-import { detailsMessage, orgMessage } from '../convert.ts';
+import { detailsMessage, humanInput, orgMessage } from '../convert.ts';
 import { listDetailsMessage, pageOf, textFilter } from '../list-query.ts';
-import { iamOwner, operation, orgOwner, projectPermission, type Operation } from '../operation.ts';
+import { callerHash, iamOwner, operation, orgOwner, projectPermission, type Operation } from '../operation.ts';
 
 const M = ManagementService.method;
 
@@ -30,7 +30,7 @@ function orgFilter(query: OrgQuery, i: number): OrgFilter {
   }
 }
 
-export function orgOperations({ db, instance }: ManagementDeps): Operation[] {
+export function orgOperations({ db, instance, hashing }: ManagementDeps): Operation[] {
   const active = (method: (typeof M)['deactivateOrg' | 'reactivateOrg'], value: boolean) =>
     operation({
       // the two methods share one request and one response shape
@@ -42,6 +42,13 @@ export function orgOperations({ db, instance }: ManagementDeps): Operation[] {
       },
     });
   return [
+    operation({
+      method: M.getMyOrg,
+      permission: orgOwner,
+      async handle(caller) {
+        return { org: orgMessage(await getOrgById(db, caller.orgId)) };
+      },
+    }),
     operation({
       method: M.updateOrg,
       permission: orgOwner,
@@ -66,6 +73,32 @@ export function orgOperations({ db, instance }: ManagementDeps): Operation[] {
       permission: projectPermission('write'),
       async handle(_caller, req) {
         return { org: orgMessage(await getOrgByDomain(db, req.domain)) };
+      },
+    }),
+    operation({
+      method: AdminService.method.setUpOrg,
+      permission: iamOwner,
+      async handle(caller, req) {
+        // validate.rules make the oneof `user` required, so only the human case reaches this point
+        const result = await setUpOrg(
+          db,
+          instance.domain,
+          {
+            org: { name: req.org!.name, domain: req.org!.domain },
+            human: humanInput(req.user.value!),
+            roles: req.roles,
+          },
+          caller.principal.userId,
+          callerHash(hashing, caller),
+        );
+        return { details: detailsMessage(result.details), orgId: result.orgId, userId: result.userId };
+      },
+    }),
+    operation({
+      method: AdminService.method.getOrgByID,
+      permission: iamOwner,
+      async handle(_caller, req) {
+        return { org: orgMessage(await getOrgById(db, req.id)) };
       },
     }),
     operation({
