@@ -23,7 +23,7 @@ import { registerOidc } from './oidc/plugin.ts';
 import { registerLogin } from './login/routes.ts';
 import { registerAccountRoutes } from './account/routes.ts';
 import { providerPages } from './login/provider-pages.ts';
-import { managementOperations, registerManagement } from './management/plugin.ts';
+import { managementOperations, managementReads, registerManagement } from './management/plugin.ts';
 import { registerConsole } from './console/routes.ts';
 import type { HashAdmission } from './users/passwords.ts';
 import type { Mailer } from './mail/mailer.ts';
@@ -119,7 +119,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const oidc = await registerOidc(app, { ...deps, pages: providerPages(deps) });
   await registerLogin(app, deps, oidc, (ui, login) => {
     registerAccountRoutes(ui, login);
-    registerConsole(ui, login, managementOperations(deps));
+    registerConsole(ui, login, managementOperations(deps), managementReads(deps));
   });
   registerManagement(app, deps, {
     verifyBearer: (token, orgId) => oidc.verifyBearer(token, orgId),

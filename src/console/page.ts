@@ -13,13 +13,14 @@ import type { LoginDeps } from '../login/interaction.ts';
 import { formField } from '../login/interaction.ts';
 import { cookieCsrf } from '../login/cookie-csrf.ts';
 import { HTML_SECURITY_HEADERS, SCRIPT_PAGE_CSP } from '../login/security.ts';
-import type { Db } from '../platform/db.ts';
+import type { Read } from '../management/operation.ts';
+import type { ManagementReads } from '../management/plugin.ts';
 import { AppError, Code, permissionDenied } from '../platform/errors.ts';
 import { renderDocument, type Markup } from '../views/html.ts';
 import { ConfirmRemoval } from '../views/console/components.ts';
 import { ConsoleLayout, type ConsoleFrame, type NavOrg, withOrg } from '../views/console/layout.ts';
 import { html } from '../views/html.ts';
-import { managesOrg, orgInContext, readAsOrgOwner, type Run, type Viewer, viewerOf } from './access.ts';
+import { managesOrg, orgInContext, type Run, type RunRead, type Viewer, viewerOf } from './access.ts';
 import { CONSOLE_PATH, consoleUser, signInRedirect } from './session.ts';
 import { consoleTexts } from './texts.ts';
 
@@ -32,6 +33,9 @@ const CONSOLE_HEADERS = {
 export interface ConsoleDeps {
   login: LoginDeps;
   run: Run;
+  read: RunRead;
+  /** The reads no v1 method serves (`page.read`'s first argument). */
+  reads: ManagementReads;
 }
 
 /** One console request, as a route module's handler sees it. */
@@ -53,8 +57,8 @@ export interface ConsolePage {
     request: MessageInitShape<I>,
     orgId?: string,
   ): Promise<MessageShape<O>>;
-  /** A read of the org in context that no operation serves, allowed to its ORG_OWNER or IAM_OWNER (access.ts). */
-  readAsOrgOwner<T>(read: (db: Db, orgId: string) => Promise<T>): Promise<T>;
+  /** A read no operation serves (one of `deps.reads`), as this viewer, on the org in context. */
+  read<R, T>(read: Read<R, T>, request: R): Promise<T>;
   /** The page in the console's layout. */
   render(area: string, title: string, body: Markup, status?: number): Promise<FastifyReply>;
   /** A posted form field ('' when absent). */
@@ -126,7 +130,7 @@ export function consoleRouter(ui: FastifyInstance, deps: ConsoleDeps): ConsoleRo
         t,
         csrf: csrf.token(request, reply, login.config.issuer.startsWith('https:')),
         run: (m, r, org) => deps.run(viewer, m, org ?? orgId, r),
-        readAsOrgOwner: (read) => readAsOrgOwner(login.db, viewer, orgId, read),
+        read: (read, r) => deps.read(viewer, read, orgId, r),
         field: (name) => formField(request, name)?.trim() ?? '',
         href: (path) => withOrg(path, orgId),
         async render(area, title, body, status = 200) {

@@ -5,6 +5,7 @@ import { timestampDate } from '@bufbuild/protobuf/wkt';
 import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
 import type { ManagementDeps } from '../deps.ts';
 import { invalidArgument } from '../../platform/errors.ts';
+import { countOrgApps } from '../../apps/queries.ts';
 import {
   listAppKeys,
   listApps,
@@ -27,7 +28,15 @@ import {
 import { API_AUTH_METHODS, appMessage, complianceMessages, oidcConfigInput } from '../app-messages.ts';
 import { detailsMessage, keyDetails, keyMessages } from '../convert.ts';
 import { listDetailsMessage, pageOf, textFilter } from '../list-query.ts';
-import { operation, type Caller, type Operation, projectRead, projectWrite } from '../operation.ts';
+import {
+  operation,
+  orgOwner,
+  type Caller,
+  type Operation,
+  projectRead,
+  projectWrite,
+  type Read,
+} from '../operation.ts';
 
 const M = ManagementService.method;
 
@@ -44,6 +53,12 @@ const addedAppMessage = (added: AddedApp) => ({
   clientId: added.clientId,
   clientSecret: added.clientSecret ?? '',
   details: detailsMessage(added.details),
+});
+
+/** How many apps the org in context holds in all its projects (the console's overview). */
+export const orgAppCountRead = ({ db }: ManagementDeps): Read<Record<string, never>, number> => ({
+  permission: orgOwner,
+  handle: (caller) => countOrgApps(db, caller.orgId),
 });
 
 export function appOperations({ db, secrets }: ManagementDeps): Operation[] {

@@ -6,6 +6,7 @@ import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
 import type { ManagementDeps } from '../deps.ts';
 import { IAM_OWNER, ORG_OWNER } from '../../members/roles.ts';
 import { invalidArgument } from '../../platform/errors.ts';
+import { findUserSessions, type UserSession } from '../../users/artifact-queries.ts';
 import { ADD_REQUEST, importHumanUser } from '../../users/human-service.ts';
 import { listUsers } from '../../users/list.ts';
 import { findUserByLoginName } from '../../users/lookup.ts';
@@ -24,6 +25,7 @@ import {
   projectPermission,
   type Caller,
   type Operation,
+  type Read,
 } from '../operation.ts';
 import { SORT_COLUMNS, userFilter } from './user-filter.ts';
 
@@ -35,6 +37,12 @@ export const userRef = (caller: Caller, userId: string): UserRef => ({ orgId: ca
 /** A request member of ZITADEL's that Gatehouse does not implement: refused rather than ignored. */
 export const unsupported = (field: string) =>
   invalidArgument(`invalid ${field}: not supported by Gatehouse`, 'API-N0tSup');
+
+/** The sign-in sessions of a user of the org in context (the console's user page; none for another org's). */
+export const userSessionsRead = ({ db }: ManagementDeps): Read<{ userId: string }, UserSession[]> => ({
+  permission: orgOwner,
+  handle: (caller, req) => findUserSessions(db, caller.orgId, req.userId),
+});
 
 export function userOperations({ db, hashing }: ManagementDeps): Operation[] {
   const getOrgUserById = orgUserGetter(db);
