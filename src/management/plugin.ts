@@ -24,7 +24,8 @@ import { memberOperationLists } from './handlers/members.ts';
 import { orgOperations } from './handlers/orgs.ts';
 import { changeOperations } from './handlers/changes.ts';
 import { eventOperations } from './handlers/events.ts';
-import { accountOperations } from './handlers/account-operations.ts';
+import { passwordOperations } from './handlers/passwords.ts';
+import { emailOperations } from './handlers/emails.ts';
 import { passkeyOperations } from './handlers/passkeys.ts';
 import { authFactorOperations } from './handlers/auth-factors.ts';
 import { loginPolicyOperations } from './handlers/login-policy.ts';
@@ -53,7 +54,8 @@ export function managementOperations(deps: ManagementDeps): Operation[] {
     ...orgOperations(deps),
     ...changeOperations(deps),
     ...eventOperations(deps),
-    ...accountOperations(deps),
+    ...passwordOperations(deps),
+    ...emailOperations(deps),
     ...passkeyOperations(deps),
     ...authFactorOperations(deps),
     ...loginPolicyOperations(deps),

@@ -37,6 +37,7 @@ import {
   projectWrite,
   type Read,
 } from '../operation.ts';
+import { activationOperations } from './activation.ts';
 
 const M = ManagementService.method;
 
@@ -62,15 +63,7 @@ export const orgAppCountRead = ({ db }: ManagementDeps): Read<Record<string, nev
 });
 
 export function appOperations({ db, secrets }: ManagementDeps): Operation[] {
-  // Each pair shares one request and one response shape.
-  const active = (method: (typeof M)['deactivateApp' | 'reactivateApp'], value: boolean) =>
-    operation({
-      method: method as (typeof M)['deactivateApp'],
-      permission: projectWrite,
-      async handle(caller, req) {
-        return { details: detailsMessage(await setAppActive(db, appRef(caller, req), value, caller.principal.userId)) };
-      },
-    });
+  // The two share one request and one response shape.
   const secret = (
     method: (typeof M)['regenerateOIDCClientSecret' | 'regenerateAPIClientSecret'],
     kind: 'oidc' | 'api',
@@ -164,8 +157,12 @@ export function appOperations({ db, secrets }: ManagementDeps): Operation[] {
         return { details: detailsMessage(details) };
       },
     }),
-    active(M.deactivateApp, false),
-    active(M.reactivateApp, true),
+    ...activationOperations(
+      { deactivate: M.deactivateApp, reactivate: M.reactivateApp },
+      projectWrite,
+      (caller, req: { projectId: string; appId: string }, state) =>
+        setAppActive(db, appRef(caller, req), state === 'active', caller.principal.userId),
+    ),
     operation({
       method: M.removeApp,
       permission: projectWrite,

@@ -24,6 +24,7 @@ import { invalidArgument } from '../../platform/errors.ts';
 import { detailsMessage, enumName, enumNumber, storedDetails } from '../convert.ts';
 import { listDetailsMessage, pageOf, textFilter } from '../list-query.ts';
 import { iamOwner, operation, orgOwner, type Caller, type Operation } from '../operation.ts';
+import { activationOperations } from './activation.ts';
 
 const A = AdminService.method;
 
@@ -62,12 +63,7 @@ function idpFilter(query: IDPQuery, i: number): IdpFilter {
 }
 
 /** The methods that take the IdP's id alone and answer with details. */
-type IdpChange = (typeof A)[
-  | 'deactivateIDP'
-  | 'reactivateIDP'
-  | 'removeIDP'
-  | 'addIDPToLoginPolicy'
-  | 'removeIDPFromLoginPolicy'];
+type IdpChange = (typeof A)['removeIDP' | 'addIDPToLoginPolicy' | 'removeIDPFromLoginPolicy'];
 
 export function idpOperations({ db, instance }: ManagementDeps): Operation[] {
   const ref = (caller: Caller, idpId: string): IdpRef => ({
@@ -83,7 +79,6 @@ export function idpOperations({ db, instance }: ManagementDeps): Operation[] {
         return { details: detailsMessage(await apply(ref(caller, req.idpId))) };
       },
     });
-  const state = (s: 'active' | 'inactive') => (r: IdpRef) => setIdpState(db, r.instanceId, r.idpId, s, r.editor);
   return [
     operation({
       method: A.addJWTIDP,
@@ -149,8 +144,12 @@ export function idpOperations({ db, instance }: ManagementDeps): Operation[] {
         return { details: detailsMessage(details) };
       },
     }),
-    change(A.deactivateIDP, state('inactive')),
-    change(A.reactivateIDP, state('active')),
+    ...activationOperations(
+      { deactivate: A.deactivateIDP, reactivate: A.reactivateIDP },
+      iamOwner,
+      (caller, req: { idpId: string }, state) =>
+        setIdpState(db, instance.id, req.idpId, state, caller.principal.userId),
+    ),
     change(A.removeIDP, (r) => removeIdp(db, r)),
     change(A.addIDPToLoginPolicy, (r) => addIdpToLoginPolicy(db, r)),
     operation({

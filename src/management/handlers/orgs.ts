@@ -11,6 +11,7 @@ import { invalidArgument } from '../../platform/errors.ts';
 import { detailsMessage, humanInput, orgMessage } from '../convert.ts';
 import { listDetailsMessage, pageOf, textFilter } from '../list-query.ts';
 import { callerHash, iamOwner, operation, orgOwner, projectPermission, type Operation } from '../operation.ts';
+import { activationOperations } from './activation.ts';
 
 const M = ManagementService.method;
 
@@ -31,16 +32,6 @@ function orgFilter(query: OrgQuery, i: number): OrgFilter {
 }
 
 export function orgOperations({ db, instance, hashing }: ManagementDeps): Operation[] {
-  const active = (method: (typeof M)['deactivateOrg' | 'reactivateOrg'], value: boolean) =>
-    operation({
-      // the two methods share one request and one response shape
-      method: method as (typeof M)['deactivateOrg'],
-      permission: orgOwner,
-      async handle(caller) {
-        const details = await setOrgActive(db, caller.orgId, value, instance.default_org_id, caller.principal.userId);
-        return { details: detailsMessage(details) };
-      },
-    });
   return [
     operation({
       method: M.getMyOrg,
@@ -56,8 +47,12 @@ export function orgOperations({ db, instance, hashing }: ManagementDeps): Operat
         return { details: detailsMessage(await updateOrg(db, caller.orgId, req.name, caller.principal.userId)) };
       },
     }),
-    active(M.deactivateOrg, false),
-    active(M.reactivateOrg, true),
+    ...activationOperations(
+      { deactivate: M.deactivateOrg, reactivate: M.reactivateOrg },
+      orgOwner,
+      (caller, _, state) =>
+        setOrgActive(db, caller.orgId, state === 'active', instance.default_org_id, caller.principal.userId),
+    ),
     operation({
       method: M.removeOrg,
       permission: orgOwner,

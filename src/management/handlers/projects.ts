@@ -27,6 +27,7 @@ import {
   projectRead,
   projectWrite,
 } from '../operation.ts';
+import { activationOperations } from './activation.ts';
 
 const readProject = projectPermission('read', inId);
 const writeProject = projectPermission('write', inId);
@@ -51,13 +52,6 @@ const roleMessage = (r: RoleRow, orgId: string): MessageInitShape<typeof RoleSch
 });
 
 export function projectOperations({ db }: ManagementDeps): Operation[] {
-  const state =
-    (s: 'active' | 'inactive') =>
-    async (caller: { orgId: string; principal: { userId: string } }, req: { id: string }) => ({
-      details: detailsMessage(
-        await setProjectState(db, { orgId: caller.orgId, projectId: req.id }, s, caller.principal.userId),
-      ),
-    });
   return [
     operation({
       method: ManagementService.method.addProject,
@@ -109,16 +103,15 @@ export function projectOperations({ db }: ManagementDeps): Operation[] {
         return { details: detailsMessage(details) };
       },
     }),
-    operation({
-      method: ManagementService.method.deactivateProject,
-      permission: writeProject,
-      handle: state('inactive'),
-    }),
-    operation({
-      method: ManagementService.method.reactivateProject,
-      permission: writeProject,
-      handle: state('active'),
-    }),
+    ...activationOperations(
+      {
+        deactivate: ManagementService.method.deactivateProject,
+        reactivate: ManagementService.method.reactivateProject,
+      },
+      writeProject,
+      (caller, req: { id: string }, state) =>
+        setProjectState(db, { orgId: caller.orgId, projectId: req.id }, state, caller.principal.userId),
+    ),
     operation({
       method: ManagementService.method.removeProject,
       permission: writeProject,
