@@ -1,8 +1,8 @@
 // The console's request pipeline (issue 22), for every route module: session (else sign-in), viewer (else the "no
 // access" page), CSRF on every POST, the org in context, and rendering into the console layout with the strict CSP
 // (the one first-party script only). The API's refusals become pages: 404 for what the viewer may not see (another
-// org's ids, compat.md §1), the form again with the message for bad input. Also the steps every area shares: links
-// that keep the org in context (`url`) and a removal's confirmation that works without JavaScript (`removal`).
+// org's ids, compat.md §1), the form again with the message for bad input. Also what every list and link shares:
+// links that keep the org in context (`url`), a list's search and pages; the actions on an object: actions.ts.
 import type { FastifyInstance, FastifyReply, FastifyRequest, onSendAsyncHookHandler } from 'fastify';
 import type { DescMessage, DescMethodUnary, MessageInitShape, MessageShape } from '@bufbuild/protobuf';
 import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
@@ -17,7 +17,6 @@ import type { Read } from '../management/operation.ts';
 import type { ManagementReads } from '../management/plugin.ts';
 import { AppError, Code, permissionDenied } from '../platform/errors.ts';
 import { renderDocument, type Markup } from '../views/html.ts';
-import { ConfirmRemoval } from '../views/console/components.ts';
 import { ConsoleLayout, type ConsoleFrame, type NavOrg, withOrg } from '../views/console/layout.ts';
 import { html } from '../views/html.ts';
 import { managesOrg, orgInContext, type Run, type RunRead, type Viewer, viewerOf } from './access.ts';
@@ -204,27 +203,6 @@ export function listQuery(page: ConsolePage): { q: string; offset: number } {
 /** A link to a console page (`p` below /ui/console) that keeps the org in context. */
 export const url = (page: ConsolePage, p: string) => page.href(`/ui/console${p}`);
 
-/** A removal: without `confirm=yes` the confirmation page (the server-side step), then the operation. */
-export function removal(
-  name: (page: ConsolePage) => Promise<string>,
-  remove: (page: ConsolePage) => Promise<unknown>,
-  back: (page: ConsolePage) => string,
-  after: (page: ConsolePage) => string,
-) {
-  return async (page: ConsolePage) => {
-    const { t } = page;
-    if (page.field('confirm') !== 'yes') {
-      const what = await name(page);
-      const body = html`<${ConfirmRemoval}
-        t=${t}
-        name=${what}
-        action=${page.request.url}
-        back=${back(page)}
-        csrf=${page.csrf}
-      />`;
-      return page.render('', t.confirmTitle!.replace('{name}', what), body);
-    }
-    await remove(page);
-    return page.reply.redirect(after(page), 303);
-  };
-}
+/** A list page's links to its other pages of results (`path` below /ui/console), with the same search. */
+export const pageLinks = (page: ConsolePage, path: string, q: string) => (offset: number) =>
+  url(page, `${path}?${new URLSearchParams({ q, offset: String(offset) })}`);
