@@ -8,20 +8,20 @@ FROM node:24-bookworm-slim
 # Memory as in `npm start` (override with -e NODE_OPTIONS=..., -e MALLOC_ARENA_MAX=...). Node's builds have no
 # pointer compression, so V8 commits a 128 MB young generation and, with a heap limit above 2 GB, lets the old
 # generation grow to 4x its live size between full collections. 16 MB semi-spaces and a 1 GB old-space limit (which
-# also lowers that factor to about 1.6) took the bench's peak RSS from 484 to 281 MB for about 1.5% more CPU in GC
-# (issue 8); 8 MB semi-spaces and two glibc malloc arenas (instead of up to eight per CPU: the thread pool's threads
-# each kept freed memory in arenas of their own) took the peak with logins from 310 to 281 MB, within the bench's
-# noise on throughput (issue 18). A fixed mmap threshold (128 KiB, glibc's default start) keeps each argon2id hash's
-# 19 MiB block out of the arenas: glibc otherwise raises the threshold past 19 MiB after the first such block is
-# freed, and later blocks, taken from an arena and freed there between other threads' allocations, stayed resident
-# (+54 MB in one process of each of three runs at scale; none with the threshold fixed, issue 18).
+# also lowers that factor to about 1.6) took the bench's peak RSS from 484 to 281 MB for about 1.5% more CPU in GC;
+# 8 MB semi-spaces and two glibc malloc arenas (instead of up to eight per CPU: the thread pool's threads each kept
+# freed memory in arenas of their own) took the peak with logins from 310 to 281 MB, within the bench's noise on
+# throughput. A fixed mmap threshold (128 KiB, glibc's default start) keeps each argon2id hash's 19 MiB block out
+# of the arenas: glibc otherwise raises the threshold past 19 MiB after the first such block is freed, and later
+# blocks, taken from an arena and freed there between other threads' allocations, stayed resident (+54 MB in one
+# process of each of three runs at scale; none with the threshold fixed).
 # --heap-growing-percent=30 lets the old generation grow to 1.3x its live size between full collections instead of
 # V8's computed ~1.7x (83-99 MB instead of 104-122 under the bench); V8 also keeps the pages each collection frees
 # pooled and resident, so the smaller heap is fewer pooled pages too: V8's pages 125 -> 105 MB resident, peak RSS
-# 242-260 -> 219-220 MB in three alternating rounds, rates within the bench's noise (issue 18). NODE_OPTIONS does
-# not accept that flag, so it is in CMD. The settings apply to each process: with DATABASE_URL the image runs one
-# worker per CPU of the container's limit (GATEHOUSE_WORKERS, README "Worker processes"), each inheriting them;
-# size the memory limit per worker (~300 MB).
+# 242-260 -> 219-220 MB in three alternating rounds, rates within the bench's noise. NODE_OPTIONS does not accept
+# that flag, so it is in CMD. The settings apply to each process: with DATABASE_URL the image runs one worker per
+# CPU of the container's limit (GATEHOUSE_WORKERS, README "Worker processes"), each inheriting them; size the
+# memory limit per worker (~300 MB).
 ENV NODE_OPTIONS="--max-semi-space-size=8 --max-old-space-size=1024" \
     MALLOC_ARENA_MAX=2 \
     MALLOC_MMAP_THRESHOLD_=131072

@@ -1,5 +1,5 @@
-// The console's pages at the server (issue 22: "Pages render under 50 ms p99 server-side on the bench's
-// 1,000,000-user database"). The bench's admin (IAM_OWNER) signs in to /ui/console through the real login pages,
+// The console's pages at the server (target: each renders under 50 ms p99 server-side on the bench's
+// 1,000,000-user database). The bench's admin (IAM_OWNER) signs in to /ui/console through the real login pages,
 // then asks for each page in turn, one request at a time, so that queueing behind other requests does not count.
 // "Server-side" is the page's `Server-Timing: app;dur=<ms>` (src/console/page.ts: from the request's arrival to
 // its response, on the server's clock); the round trip the bench sees is reported beside it. Statements per page
@@ -191,7 +191,7 @@ export async function timePage(
   };
 }
 
-/** Issue 22's target for every page. */
+/** The p99 server-side render time every page must stay under. */
 export const PAGE_P99_TARGET_MS = 50;
 
 export function printTiming(where: string, r: PageTiming): void {

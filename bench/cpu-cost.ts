@@ -1,6 +1,6 @@
 // CPU time per operation, by process: Gatehouse (all its threads, argon2id's included), its PostgreSQL backends and
 // the load generator. On a machine shared with other work the rates of `npm run bench` move with the load, the CPU
-// an operation costs much less: two cores divided by the sum is what this machine could do on its own (issue 18).
+// an operation costs much less: two cores divided by the sum is what this machine could do on its own.
 //   DATABASE_URL=postgres://... node bench/cpu-cost.ts [seconds] [--only=<name>,...] [--cpu-prof=<dir>]
 //     [--scale-size=orgs,users,apps,tokens]
 // --only runs the scenarios whose names contain one of the texts; --cpu-prof writes a CPU profile of Gatehouse
@@ -60,7 +60,7 @@ async function main() {
       ],
       ['code exchange', () => codeExchange(gh.url, gh.web, browsers, SECONDS)],
       ['password login', async () => () => passwordLogin(gh.url, gh.web, USER, 'openid').then(() => {})],
-      // issue 21's lookups over REST, each with the caller's token and permission check
+      // the user lookups over REST, each with the caller's token and permission check
       [
         'GetUserByID',
         async () => () => {

@@ -33,8 +33,8 @@ export interface LookupUser {
   headers: Record<string, string>;
 }
 
-/** A seeded user at random on a seeded database (issue 18 "Scale": reads spread over a million users, not one hot
- *  row), else the bench user of the default org. */
+/** A seeded user at random on a seeded database (reads spread over a million users, not one hot row), else the
+ *  bench user of the default org. */
 export function lookupUser(gh: GatehouseTarget): LookupUser {
   if (!gh.seed) return { id: gh.userId, userName: USER.loginName, headers: {} };
   const { id, userName, orgId } = randomSeededUser(gh.seed.size);
@@ -81,7 +81,7 @@ export interface StartOptions {
    *  `reuse`: copy it from a seeded template database kept between runs (seedTemplate). */
   seed?: { size: ScaleSize; progress: (what: string) => void; reuse?: boolean };
   env?: Record<string, string>;
-  /** GATEHOUSE_WORKERS (issue 24), 1 unless given. */
+  /** GATEHOUSE_WORKERS, 1 unless given. */
   workers?: number;
 }
 
@@ -101,7 +101,7 @@ export async function startGatehouse(port: number, options: StartOptions = {}): 
     // The load generator runs on loopback: abuse limits would measure themselves.
     GATEHOUSE_RATE_LIMIT_EXEMPT: '127.0.0.1,::1,::ffff:127.0.0.1',
     // One address and one account run every virtual user's login (and SetUpOrg): the per-address hashing bound
-    // would shed them, and the account's attempts in flight count against its lockout budget (issue 13 §5).
+    // would shed them, and the account's attempts in flight count against its lockout budget.
     GATEHOUSE_HASH_PER_ADDRESS: '1000',
     GATEHOUSE_LOCKOUT_MAX_ATTEMPTS: '1000',
     GATEHOUSE_WORKERS: String(options.workers ?? 1),

@@ -114,7 +114,7 @@ export async function passwordLogin(
   return redeem(base, app, code, verifier);
 }
 
-/** What a single-page app does on every page load (issue 18): authorize with the browser's session and
+/** What a single-page app does on every page load: authorize with the browser's session and
  *  prompt=none, then redeem the code. */
 export async function silentReauthentication(base: string, app: Credentials, browser: BenchBrowser): Promise<void> {
   const { code, verifier } = await authorizationCode(base, app, browser, undefined, {

@@ -1,5 +1,5 @@
 // CPU times from proc(5), for the bench's accounting: a process's CPU (bench/database-time.ts, bench/cpu-cost.ts), and
-// where the machine's CPU went during a measurement (issue 24, "Every core"): how much of it stayed idle, and how
+// where the machine's CPU went during a measurement (for GATEHOUSE_WORKERS): how much of it stayed idle, and how
 // the Gatehouse processes spent theirs, by kind of thread. A second worker can only serve more if the machine had
 // CPU to spare with one: the idle share bounds the gain (1 / (1 - busy)), whatever the worker count. It describes
 // this machine only (the bench runs on loopback).

@@ -29,7 +29,7 @@ export interface Run {
   machine: { cpus: number; node: string };
   /** PostgreSQL's settings that shape the figures (bench/database-time.ts serverSettings); absent: embedded. */
   databaseSettings?: string;
-  /** GATEHOUSE_WORKERS of the run (absent in runs before issue 24: 1). */
+  /** GATEHOUSE_WORKERS of the run (absent in runs before the setting existed: 1). */
   workers?: number;
   durationSeconds: number;
   peakRssMb: number;

@@ -140,7 +140,7 @@ async function benchWorkers(): Promise<void> {
 }
 
 /**
- * `--scale` (issue 18 "Scale"): every scenario on a Gatehouse whose database is seeded like a large deployment
+ * `--scale`: every scenario on a Gatehouse whose database is seeded like a large deployment
  * (LARGE_DEPLOYMENT), alternating with one on an empty database, so that machine noise hits both alike; then each
  * again on the seeded one, still and at once while the sweep of expired tokens runs through the measured window
  * (`--rounds N` times, alternating).
@@ -221,7 +221,7 @@ async function benchAtScale(): Promise<void> {
 /**
  * The background sweep as a deployment runs it (sweepExpired: the same batches and pauses) for `seconds`, from the
  * bench on a connection of its own: the server's schedule runs it at most half of each interval, so a measured window
- * would hold an unknown share of it (issue 18 asks for p99 "while it runs").
+ * would hold an unknown share of it (the p99 target holds while it runs too).
  */
 async function sweepWindow(db: Db, seconds: number): Promise<SweepWindow> {
   const started = performance.now();

@@ -1,4 +1,4 @@
-// The report of `npm run bench -- --scale` (issue 18 "Scale"): each scenario on the seeded database against the same
+// The report of `npm run bench -- --scale`: each scenario on the seeded database against the same
 // scenario on an empty one, measured alternately in one run, then again while the background sweep runs.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -6,7 +6,7 @@ import type { ScenarioResult } from './report.ts';
 import { consoleTable, type PageTiming } from './console-pages.ts';
 import { LARGE_DEPLOYMENT, type ScaleSize, type SeedReport } from './scale-seed.ts';
 
-/** Targets of issue 18 "Scale". */
+/** The targets at scale: against the empty database, and the peak RSS. */
 const MIN_THROUGHPUT_RATIO = 0.8;
 const MAX_P99_RATIO = 2;
 const MAX_P99_RISE_WHILE_SWEEPING = 1.2;
@@ -86,7 +86,7 @@ export function scaleReport(run: {
     const w = run.sweepPairs[i];
     const rps = s.rps / e.rps;
     const p99 = s.p99 / e.p99;
-    // the median round of each side: one 10-second p99 is noisy (issue 18's 20% is within a round's spread)
+    // the median round of each side: one 10-second p99 is noisy (the 20% allowed is within a round's spread)
     const rise = w && medianP99(w.sweeping) / medianP99(w.still);
     const measured = [pair.scaled, pair.empty, ...(w ? [...w.still, ...w.sweeping] : [])];
     const peak = Math.max(...measured.map((r) => r.gatehouse.peakRssMb ?? 0));

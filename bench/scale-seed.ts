@@ -1,4 +1,4 @@
-// A database the size of a large deployment (issue 18 "Scale", issue 24 "At production size"), seeded in SQL
+// A database the size of a large deployment (LARGE_DEPLOYMENT below), seeded in SQL
 // (INSERT ... SELECT generate_series, in batches) so that ten million rows take minutes, not hours. The rows are those
 // Gatehouse itself writes: the same tables, an event per org, user, project and app (the sequence each row names),
 // and oidc_payloads rows shaped as oidc-provider's adapter stores them (src/oidc/provider/adapter.ts: storage ids are
@@ -17,7 +17,7 @@ export interface ScaleSize {
   tokens: number;
 }
 
-/** Issue 18: 1,000 organizations, 1,000,000 users, 10,000 apps, 10,000,000 token rows of which half are expired. */
+/** A large deployment: 1,000 orgs, 1,000,000 users, 10,000 apps, 10,000,000 token rows of which half are expired. */
 export const LARGE_DEPLOYMENT: ScaleSize = { orgs: 1000, users: 1_000_000, apps: 10_000, tokens: 10_000_000 };
 
 /** The password of every seeded user (they share one argon2id hash, made once at the current cost). */
@@ -35,7 +35,7 @@ const sqlId = (kind: keyof typeof PREFIX, n: string) => `('${PREFIX[kind]}' || l
 export const orgOfSeededUser = (n: number, size: ScaleSize) => 1 + ((n - 1) % size.orgs);
 export const seededUserName = (n: number) => `scale-user-${n}`;
 
-/** A seeded user at random, with its org: reads spread over all users, not one hot row (issue 18 "Scale"). */
+/** A seeded user at random, with its org: reads spread over all users, not one hot row. */
 export function randomSeededUser(size: ScaleSize): { id: string; userName: string; orgId: string } {
   const n = 1 + Math.floor(Math.random() * size.users);
   return { id: seededId('user', n), userName: seededUserName(n), orgId: seededId('org', orgOfSeededUser(n, size)) };
@@ -63,7 +63,7 @@ const BATCH = 250_000;
 
 /**
  * Seeds `size` into a migrated database in one transaction (all or nothing), then VACUUM ANALYZE and CHECKPOINT: a
- * freshly loaded database without statistics plans token lookups badly (production-topology-findings). oidc_payloads'
+ * freshly loaded database without statistics plans token lookups badly (~5 ms instead of ~0.1 ms). oidc_payloads'
  * indexes are dropped for the load and rebuilt from their own definitions afterwards, as pg_restore does: building an
  * index once is several times faster than maintaining it through ten million random inserts.
  */

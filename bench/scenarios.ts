@@ -222,10 +222,10 @@ export function scenarioList(t: Prepared, bl: PreparedBaseline | undefined): Sce
 }
 
 /**
- * Issue 21's lookups at 1,000,000 users (target p99 < 20 ms): at 4 connections, an API client's concurrency, which
+ * The user lookups at 1,000,000 users (target p99 < 20 ms): at 4 connections, an API client's concurrency, which
  * carries the target; and at the bench's 32, for their rate. 32 closed-loop connections on two cores are a queue:
  * each request waits for the 31 ahead of it, so the p99 there is Little's law (32 in flight / the rate), not a
- * lookup's latency; the README's Performance section works it out.
+ * lookup's latency; docs/performance.md works it out.
  */
 function issue21Lookups(t: Prepared): Scenario[] {
   const { gh } = t;
@@ -247,7 +247,7 @@ function issue21Lookups(t: Prepared): Scenario[] {
       }),
     },
     {
-      // Issue 21: a search box's request, the user's name without its last character (the user is among the rows)
+      // a search box's request, the user's name without its last character (the user is among the rows)
       name: 'ListUsers by user name prefix (REST)',
       gatehouse: async () => ({
         method: 'POST',

@@ -1,5 +1,5 @@
-// buildApp wires the HTTP surface by hand (architecture.md §8): platform routes, then the OIDC provider, the login
-// pages and the management API as sibling plugins (each keeps its own body parsers).
+// buildApp wires the HTTP surface by hand (no autoload, no container): platform routes, then the OIDC provider, the
+// login pages and the management API as sibling plugins (each keeps its own body parsers).
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -15,12 +15,14 @@ import {
   type RequestHandler,
 } from './platform/http.ts';
 import { requestLogger } from './platform/logger.ts';
+import { redirectPagesToIssuer } from './platform/issuer-host.ts';
 import { registerHealthRoutes, type Lifecycle } from './platform/health.ts';
 import { classifyError } from './platform/error-class.ts';
 import { registerMetricsRoutes, type Metrics } from './platform/metrics.ts';
 import { RateLimiter, registerIpRateLimit } from './platform/rate-limit.ts';
 import { registerOidc } from './oidc/plugin.ts';
-import { registerLogin } from './login/routes.ts';
+import { registerPages } from './web/plugin.ts';
+import { registerLoginRoutes } from './login/routes.ts';
 import { registerAccountRoutes } from './account/routes.ts';
 import { providerPages } from './login/provider-pages.ts';
 import { managementOperations, managementReads, registerManagement } from './management/plugin.ts';
@@ -37,9 +39,9 @@ export interface AppDeps {
   schemaVersion: number;
   metrics: Metrics;
   lifecycle: Lifecycle;
-  /** The bounded password-hashing queue every network request hashes through (issue 26 §6). */
+  /** The bounded password-hashing queue every network request hashes through. */
   hashing: HashAdmission;
-  /** The mail outbox (issue 16). */
+  /** The mail outbox. */
   mailer: Mailer;
 }
 
@@ -58,15 +60,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       tls
         ? createTlsServer(handler as RequestHandler, tls, serverOptions)
         : createDualProtocolServer(handler as RequestHandler, serverOptions),
-    // Forwarded headers only from configured proxies (security.md §10).
+    // Forwarded headers only from configured proxies: from anyone else they would forge the client's address.
     trustProxy: config.trustedProxies.length ? [...config.trustedProxies] : false,
     bodyLimit: BODY_LIMIT,
     // REST path parameters may hold what the proto allows (200 characters, e.g. an external user ID in
     // RemoveHumanLinkedIDP), percent-encoded: past the router, validation answers a long one with a 400 naming the
-    // field instead of the router's bare 414 (security.md §19).
+    // field instead of the router's bare 414.
     routerOptions: { maxParamLength: 2048 },
-    // Fastify's socket timeouts reach only servers it creates itself; the request timeout of every transport is
-    // applied by the server factory (platform/http.ts, issue 26 item 1).
+    // Fastify's socket timeouts reach only servers it creates itself; the request timeout of every transport is applied
+    // by the server factory (platform/http.ts).
     forceCloseConnections: 'idle',
     return503OnClosing: true,
     // A caller's request ID is kept when it is well-formed, so logs correlate across services.
@@ -79,6 +81,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     reply.header('x-request-id', request.id);
     done();
   });
+  redirectPagesToIssuer(app, { issuer: config.issuer, tls: Boolean(config.tls), under: '/ui' });
   app.addHook('preClose', (done) => {
     (app.server as unknown as DualProtocolServer).closeHttp2Sessions();
     done();
@@ -115,12 +118,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     new Set(config.rateLimit.exempt),
     (request) => request.method === 'POST' && CREDENTIAL_ROUTES.test(request.routeOptions.url ?? ''),
   );
-  // The login pages render what the provider shows itself; handed in, so oidc/ never imports login/ (issue 14 §1).
+  // The login pages render what the provider shows itself; handed in, so oidc/ never imports login/.
   const oidc = await registerOidc(app, { ...deps, pages: providerPages(deps) });
-  await registerLogin(app, deps, oidc, (ui, login) => {
-    registerAccountRoutes(ui, login);
-    registerConsole(ui, login, managementOperations(deps), managementReads(deps));
-  });
+  // The three page families in one scope of the web kernel: the same cookies, form parser, NUL check and error page.
+  await registerPages(app, deps, oidc, [
+    registerLoginRoutes,
+    registerAccountRoutes,
+    (ui, page) => registerConsole(ui, page, managementOperations(deps), managementReads(deps)),
+  ]);
   registerManagement(app, deps, {
     verifyBearer: (token, orgId) => oidc.verifyBearer(token, orgId),
     bodyLimit: BODY_LIMIT,

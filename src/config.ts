@@ -1,4 +1,4 @@
-// The one place that reads process.env (architecture.md §7). Everything else receives the frozen Config.
+// The one place that reads process.env. Everything else receives the frozen Config.
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 
@@ -70,7 +70,7 @@ const schema = z
     GATEHOUSE_REGISTRATION_PER_IP: z.coerce.number().int().min(0).default(20),
     GATEHOUSE_HASH_PER_ADDRESS: z.coerce.number().int().min(1).max(100000).default(8),
     GATEHOUSE_HASH_QUEUE_MAX: z.coerce.number().int().min(0).max(100000).default(64),
-    // issue 16: credentials go in the URL (smtp://user:pass@host:587); smtp:// upgrades with STARTTLS when offered
+    // Credentials go in the URL (smtp://user:pass@host:587); smtp:// upgrades with STARTTLS when offered
     // (?requireTLS=true insists on it), smtps:// speaks TLS from the start
     GATEHOUSE_SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
     GATEHOUSE_SMTP_FROM: z
@@ -82,6 +82,8 @@ const schema = z
       .optional(),
     GATEHOUSE_MAIL_POLL_MS: z.coerce.number().int().min(50).max(3_600_000).default(5000),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    // auto: readable lines when standard output is a terminal (a person reads it), JSON lines otherwise
+    GATEHOUSE_LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
   })
   .superRefine((env, ctx) => {
     // Secrets at rest are encrypted with the master key; with the embedded database it can be generated and kept
@@ -89,8 +91,8 @@ const schema = z
     if (env.DATABASE_URL && !env.GATEHOUSE_MASTER_KEY) {
       ctx.addIssue({ code: 'custom', path: ['GATEHOUSE_MASTER_KEY'], message: 'is required when DATABASE_URL is set' });
     }
-    // Issue 24: the embedded database is one process's (its directory lock refuses a second one), and every worker
-    // needs a connection of the pool budget.
+    // The embedded database is one process's (its directory lock refuses a second one), and every worker needs a
+    // connection of the pool budget.
     if (env.GATEHOUSE_WORKERS !== undefined && env.GATEHOUSE_WORKERS > 1) {
       if (!env.DATABASE_URL) {
         ctx.addIssue({
@@ -125,12 +127,12 @@ const schema = z
 export interface Config {
   readonly port: number;
   readonly host: string;
-  /** Issuer URL without trailing slash; never derived from request headers (security.md §10). */
+  /** Issuer URL without trailing slash; never derived from request headers, which a client could forge. */
   readonly issuer: string;
-  /** Host of the issuer: the instance domain that generated org domains end with (compat.md §5). */
+  /** Host of the issuer: the instance domain that generated org domains end with, as in ZITADEL. */
   readonly instanceDomain: string;
-  /** Worker processes serving the port (issue 24): GATEHOUSE_WORKERS, or the cores available on PostgreSQL (at
-   *  most DATABASE_POOL_SIZE) and 1 on the embedded database. */
+  /** Worker processes serving the port: GATEHOUSE_WORKERS, or the cores available on PostgreSQL (at most
+   *  DATABASE_POOL_SIZE) and 1 on the embedded database. */
   readonly workers: number;
   readonly database:
     | {
@@ -140,7 +142,7 @@ export interface Config {
         readonly poolSize: number;
         readonly connectTimeoutMs: number;
         readonly statementTimeoutMs: number;
-        /** 'transaction': DATABASE_URL is a transaction pooler (issue 24), so no session state goes through it
+        /** 'transaction': DATABASE_URL is a transaction pooler, so no session state goes through it
          *  (src/platform/db.ts); default 'session'. */
         readonly pooling?: 'session' | 'transaction';
         /** PostgreSQL itself, for session-scoped work (migrations' advisory lock) under transaction pooling;
@@ -168,7 +170,7 @@ export interface Config {
     readonly refreshTokenReuseGrace: number;
     readonly sessionIdle: number;
     readonly sessionAbsolute: number;
-    /** Seconds a console session (issue 22) lasts without a request; it ends after 12 hours in any case. */
+    /** Seconds a console session lasts without a request; it ends after 12 hours in any case. */
     readonly consoleIdle: number;
     /** Seconds a pending authorization request (interaction) is kept after its start or its user's last form post. */
     readonly interaction: number;
@@ -180,7 +182,7 @@ export interface Config {
     /** How often every process re-reads the key table, so a rotation reaches all instances without restart. */
     readonly reloadIntervalMs: number;
   };
-  /** Maximum age of a JWT-profile assertion's iat, seconds (compat.md §6). */
+  /** Maximum age of a JWT-profile assertion's iat, seconds (ZITADEL's default: one hour). */
   readonly assertionMaxAge: number;
   /** Interval of the sweep that deletes expired OIDC rows. */
   readonly oidcSweepIntervalMs: number;
@@ -188,7 +190,7 @@ export interface Config {
   /** After SIGTERM: how long /readyz answers 503 while requests are still served, so a balancer stops sending. */
   readonly shutdownDrainMs: number;
   readonly allowPrivateFetch: boolean;
-  /** Failed-login lockout (security.md §16): failures within `seconds` per account and per IP, then locked for
+  /** Failed-login lockout, against password guessing: failures within `seconds` per account and per IP, then locked for
    *  `seconds`. */
   readonly lockout: { readonly maxAttempts: number; readonly ipMaxAttempts: number; readonly seconds: number };
   /** Requests per minute (0 = off): per client IP on the credential endpoints, per authenticated client on token
@@ -196,21 +198,24 @@ export interface Config {
   readonly rateLimit: { readonly perIp: number; readonly perClient: number; readonly exempt: readonly string[] };
   /** Authorization requests per minute per client address (0 = off): each may store a pending interaction. */
   readonly authorizePerIp: number;
-  /** Transport bounds (issue 26): time for a request's headers and body to arrive (HTTP/1.1 and per HTTP/2 stream),
-   *  and the concurrent streams one HTTP/2 connection may open. */
+  /** Transport bounds: time for a request's headers and body to arrive (HTTP/1.1 and per HTTP/2 stream), and the
+   *  concurrent streams one HTTP/2 connection may open. */
   readonly http: { readonly requestTimeoutMs: number; readonly http2MaxConcurrentStreams: number };
-  /** Largest authorization request (its query), in bytes, on every transport (issue 26 item 4). */
+  /** Largest authorization request (its query), in bytes, on every transport. */
   readonly authorizeMaxBytes: number;
   /** Self-registrations (prompt=create) per client address and hour, counted per instance (0 = off). */
   readonly registrationPerIp: number;
-  /** Bounds of the password-hashing queue (issue 26 §6): places per address or API caller, and beyond the hashes
-   *  that run at once overall; what is over them is refused with 503 instead of queued. */
+  /** Bounds of the password-hashing queue: places per address or API caller, and beyond the hashes that run at once
+   *  overall; what is over them is refused with 503 instead of queued. */
   readonly hashing: { readonly perAddress: number; readonly queue: number };
-  /** Outgoing mail (issue 16): SMTP, or .eml files under the data directory without it; the sender polls the
-   *  outbox every pollMs. */
+  /** Outgoing mail: SMTP, or .eml files under the data directory without it; the sender polls the outbox every
+   *  pollMs. */
   readonly mail: { readonly smtpUrl: string | undefined; readonly from: string; readonly pollMs: number };
   readonly logLevel: string;
-  /** Where /metrics is served instead of the public port (issue 13 §10); undefined: on the public port. */
+  /** 'auto': readable lines on a terminal, JSON lines otherwise (platform/log-pretty.ts). */
+  readonly logFormat: 'auto' | 'json' | 'pretty';
+  /** Where /metrics is served instead of the public port, which need not show traffic volumes; undefined: on the public
+   *  port. */
   readonly metricsAddress: { readonly host: string; readonly port: number } | undefined;
 }
 
@@ -302,6 +307,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       pollMs: e.GATEHOUSE_MAIL_POLL_MS,
     },
     logLevel: e.LOG_LEVEL,
+    logFormat: e.GATEHOUSE_LOG_FORMAT,
     metricsAddress: e.GATEHOUSE_METRICS_ADDRESS === undefined ? undefined : listenAddress(e.GATEHOUSE_METRICS_ADDRESS),
   });
 }

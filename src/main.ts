@@ -1,10 +1,11 @@
 // `npm start`: read the configuration, start, and shut down gracefully on SIGTERM/SIGINT. With several workers
-// (GATEHOUSE_WORKERS, issue 24) this process is the primary that runs them (platform/cluster.ts), and each worker
-// runs this file again as a server of its own.
+// (GATEHOUSE_WORKERS) this process is the primary that runs them (platform/cluster.ts), and each worker runs this file
+// again as a server of its own.
 import cluster from 'node:cluster';
 import { loadConfig, ConfigError, type Config } from './config.ts';
 import { announceReady, runPrimary } from './platform/cluster.ts';
-import { createLogger } from './platform/logger.ts';
+import { createStdoutLogger } from './platform/logger.ts';
+import { READY, readyFacts } from './platform/ready.ts';
 
 function readConfig(): Config {
   try {
@@ -19,7 +20,7 @@ function readConfig(): Config {
 }
 
 async function serve(config: Config): Promise<void> {
-  const base = createLogger(config.logLevel);
+  const base = createStdoutLogger(config);
   const log = cluster.isWorker ? base.child({ pid: process.pid }) : base;
   // Loaded here, not at the top: the primary of several workers never serves, and stays small without it.
   const { startServer } = await import('./server.ts');
@@ -27,7 +28,8 @@ async function serve(config: Config): Promise<void> {
     log.fatal({ err: error }, `start failed: ${error.message}`);
     process.exit(1);
   });
-  log.info({ url: server.url, issuer: config.issuer, database: config.database.kind }, 'gatehouse is ready');
+  // One ready record per start: with several workers the primary says it for all of them, once they all serve.
+  if (!cluster.isWorker) log.info(readyFacts(config, server), READY);
   announceReady();
   let stopping = false;
   const stop = (signal: string) => {
@@ -48,9 +50,9 @@ async function serve(config: Config): Promise<void> {
 
 const config = readConfig();
 if (config.workers > 1 && cluster.isPrimary) {
-  const log = createLogger(config.logLevel);
+  const log = createStdoutLogger(config);
   await runPrimary(config, log);
-  log.info({ workers: config.workers, issuer: config.issuer }, 'all workers are ready');
+  log.info(readyFacts(config, { workers: config.workers }), READY);
 } else {
   await serve(config);
 }

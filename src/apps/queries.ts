@@ -28,7 +28,7 @@ export interface AppRow {
   sequence: string;
   /** The project's org: the resource owner of the app. */
   org_id: string;
-  /** The project's state and settings (issue 21 "Project settings"): an inactive project's apps do not sign in. */
+  /** The project's state and settings: an inactive project's apps do not sign in. */
   project_state: 'active' | 'inactive';
   project_role_assertion: boolean;
   project_role_check: boolean;

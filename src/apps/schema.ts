@@ -1,4 +1,4 @@
-// Input rules for apps (issue 3 §3). The messages name the field, as ZITADEL's validation errors do (compat.md §3).
+// Input rules for apps. The messages name the field, as ZITADEL's validation errors do.
 import { z } from 'zod';
 import { invalidArgument } from '../platform/errors.ts';
 import { name200, parseInput } from '../platform/input.ts';
@@ -66,7 +66,7 @@ export function checkOidcConfig(c: OidcConfig, request: string): void {
   }
 }
 
-/** http is usable only for loopback native apps or in dev mode (security.md §1; ZITADEL's dev mode). */
+/** http is usable only for loopback native apps (RFC 8252 §7.3) or in dev mode (ZITADEL's dev mode). */
 export function usableRedirectUri(uri: string, c: { devMode: boolean; appType: AppType }): boolean {
   const url = URL.parse(uri);
   return url?.protocol !== 'http:' || c.devMode || (c.appType === 'native' && LOOPBACK.has(url.hostname));

@@ -1,9 +1,10 @@
-// Applications of a project (issue 3 §3): OIDC apps and API apps are OAuth clients; their secrets are generated
-// here, returned once and stored as keyed hashes (security.md §21); private_key_jwt apps get public keys.
+// Applications of a project: OIDC apps and API apps are OAuth clients; their secrets are generated here, returned once
+// and stored as keyed hashes (never readable again); private_key_jwt apps get public keys.
 import type { Db, Queryable } from '../platform/db.ts';
 import type { SecretBox } from '../platform/secrets.ts';
 import { generateSecret } from '../platform/secrets.ts';
 import { appendEvent } from '../events/log.ts';
+import { EVENT } from '../events/types.ts';
 import { changedDetails, createdDetails, type Details } from '../events/details.ts';
 import { newId } from '../platform/ids.ts';
 import { KEY_NO_EXPIRY, newRsaKeyPair } from '../platform/key-pairs.ts';
@@ -36,7 +37,7 @@ export interface AddedApp {
   details: Details;
 }
 
-/** `orgId`: the org in context; the project must be one of its own (compat.md §1). */
+/** `orgId`: the org in context; the project must be one of its own, as in ZITADEL's management API. */
 export async function addOidcApp(
   db: Db,
   secrets: SecretBox,
@@ -55,7 +56,7 @@ export async function addOidcApp(
     const event = await appendEvent(tx, {
       aggregateType: 'project',
       aggregateId: projectId,
-      eventType: 'project.application.added',
+      eventType: EVENT.project.appAdded,
       payload: { appId, name, kind: 'oidc', clientId, ...config },
       resourceOwner: project.org_id,
       creator,
@@ -96,7 +97,7 @@ export async function addApiApp(
     const event = await appendEvent(tx, {
       aggregateType: 'project',
       aggregateId: app.projectId,
-      eventType: 'project.application.added',
+      eventType: EVENT.project.appAdded,
       payload: { appId, name: app.name, kind: 'api', clientId, authMethod: app.authMethod },
       resourceOwner: project.org_id,
       creator,
@@ -147,7 +148,7 @@ export async function updateOidcAppConfig(
     const event = await appendEvent(tx, {
       aggregateType: 'project',
       aggregateId: app.project_id,
-      eventType: 'project.application.config.oidc.changed',
+      eventType: EVENT.project.oidcConfigChanged,
       payload: { appId, ...config },
       resourceOwner: app.org_id,
       creator,
@@ -166,7 +167,7 @@ function sameAsStored(app: AppRow, config: Record<string, unknown>): boolean {
   });
 }
 
-/** ZITADEL's key file for private_key_jwt apps (compat.md §6). */
+/** ZITADEL's key file for private_key_jwt apps. */
 export interface AppKeyFile {
   type: 'application';
   keyId: string;
@@ -195,7 +196,7 @@ export async function addAppKey(
     const event = await appendEvent(tx, {
       aggregateType: 'project',
       aggregateId: app.project_id,
-      eventType: 'project.application.key.added',
+      eventType: EVENT.project.appKeyAdded,
       payload: { appId, keyId, expiresAt },
       resourceOwner: app.org_id,
       creator,
@@ -216,7 +217,7 @@ export async function addAppKey(
   });
 }
 
-/** An app as the management API names it: by its org (in context), project and ID (compat.md §1). */
+/** An app as the management API names it: by its org (in context), project and ID. */
 export interface AppRef {
   orgId: string;
   projectId: string;

@@ -10,6 +10,7 @@ import { createSecretBox, type SecretBox } from '../platform/secrets.ts';
 import { createLogger } from '../platform/logger.ts';
 import { bootstrap } from '../instance/bootstrap.ts';
 import type { InstanceRow } from '../instance/queries.ts';
+import { MAX_LIMIT } from '../management/list-query.ts';
 
 export class UsageError extends Error {
   override name = 'UsageError';
@@ -25,6 +26,9 @@ type Options = NonNullable<ParseArgsConfig['options']>;
 
 export const OUTPUT_OPTION = { output: { type: 'string', default: 'json' } } as const satisfies Options;
 export const OUTPUT_HELP = '  --output json|table   output format (default json)';
+
+/** What a list command without --limit prints: the first page at the largest size the API allows. */
+export const LIST_PAGE = { offset: 0n, limit: MAX_LIMIT, asc: true };
 
 /** Parses options strictly; unknown options, positionals and missing values are usage errors. */
 export function parseOptions<O extends Options>(args: string[], options: O) {
@@ -90,7 +94,7 @@ export async function withInstance<T>(config: Config, fn: (ctx: InstanceContext)
   return withDb(config, async (db) => {
     await migrate(db);
     // first-start messages (a generated admin password) go to stderr, never into the command's output
-    const instance = await bootstrap(db, config, createLogger(config.logLevel, process.stderr));
+    const { instance } = await bootstrap(db, config, createLogger(config.logLevel, process.stderr));
     return fn({ db, secrets, instance });
   });
 }

@@ -1,13 +1,19 @@
-// `gatehouse idp list` and `gatehouse idp link list` (issue 15): the instance's JWT IdPs and a user's linked
-// identities, through the same service functions as ListIDPs, ListLoginPolicyIDPs and ListHumanLinkedIDPs.
+// `gatehouse idp list` and `gatehouse idp link list`: the instance's JWT IdPs and a user's linked identities, through
+// the same service functions as ListIDPs, ListLoginPolicyIDPs and ListHumanLinkedIDPs.
 import { listIdps } from '../idps/lifecycle.ts';
 import { listLoginPolicyIdps } from '../idps/login-policy.ts';
 import { listUserLinks } from '../idps/links.ts';
-import { MAX_LIMIT } from '../management/list-query.ts';
-import { OUTPUT_HELP, OUTPUT_OPTION, parseOptions, print, required, withInstance, type Command } from './command.ts';
+import {
+  LIST_PAGE,
+  OUTPUT_HELP,
+  OUTPUT_OPTION,
+  parseOptions,
+  print,
+  required,
+  withInstance,
+  type Command,
+} from './command.ts';
 import { ORG_HELP, ORG_OPTION, orgOf } from './provision.ts';
-
-const PAGE = { offset: 0n, limit: MAX_LIMIT, asc: true };
 
 export const idpList: Command = {
   summary: "list the instance's JWT identity providers (ListIDPs)",
@@ -21,8 +27,8 @@ ${OUTPUT_HELP}`,
   async run(args, config) {
     const o = parseOptions(args, OUTPUT_OPTION);
     return withInstance(config, async ({ db, instance }) => {
-      const idps = await listIdps(db, instance.id, [], PAGE, false);
-      const listed = new Set((await listLoginPolicyIdps(db, instance.id, PAGE)).rows.map((r) => r.idp_id));
+      const idps = await listIdps(db, instance.id, [], LIST_PAGE, false);
+      const listed = new Set((await listLoginPolicyIdps(db, instance.id, LIST_PAGE)).rows.map((r) => r.idp_id));
       print(
         idps.rows.map((i) => ({
           idpId: i.id,
@@ -56,7 +62,7 @@ ${OUTPUT_HELP}`,
     const o = parseOptions(args, { ...ORG_OPTION, ...OUTPUT_OPTION, user: { type: 'string' } });
     const userId = required(o.user, 'user');
     return withInstance(config, async ({ db, instance }) => {
-      const links = await listUserLinks(db, { orgId: await orgOf(db, instance, o.org), userId }, PAGE);
+      const links = await listUserLinks(db, { orgId: await orgOf(db, instance, o.org), userId }, LIST_PAGE);
       print(
         links.rows.map((l) => ({
           idpId: l.idp_id,

@@ -1,5 +1,5 @@
-// Everyday lifecycle commands (issue 21): `user list|lock|unlock|remove` and `app list|remove|regenerate-secret`,
-// through the same service functions as the management API (same rules, same events, same consequences).
+// Everyday lifecycle commands: `user list|lock|unlock|remove` and `app list|remove|regenerate-secret`, through the same
+// service functions as the management API (same rules, same events, same consequences).
 import { listApps, regenerateClientSecret, removeApp } from '../apps/lifecycle.ts';
 import { getApp } from '../apps/service.ts';
 import type { Db } from '../platform/db.ts';
@@ -8,7 +8,7 @@ import type { InstanceRow } from '../instance/queries.ts';
 import { getOrgById } from '../orgs/service.ts';
 import { listUsers } from '../users/list.ts';
 import { loginName } from '../users/lookup.ts';
-import { removeUser } from '../users/remove.ts';
+import { removeUser } from '../members/remove-user.ts';
 import { getUserById } from '../users/service.ts';
 import { changeUserState } from '../users/state.ts';
 import {

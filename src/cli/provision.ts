@@ -1,5 +1,5 @@
-// Provisioning from the command line (issue 6): `admin create`, `user import`, `app create`, `service-user create`.
-// They call the same service functions as the management API, so the rules and events are the same.
+// Provisioning from the command line: `admin create`, `user import`, `app create`, `service-user create`. They call the
+// same service functions as the management API, so the rules and events are the same.
 import { create } from '@bufbuild/protobuf';
 import { ImportHumanUserRequestSchema } from '@zitadel/proto/zitadel/management_pb.js';
 import { isEmailAddress, validateMessage } from '../management/validate.ts';
@@ -8,7 +8,7 @@ import { addProject } from '../projects/service.ts';
 import { addOidcApp } from '../apps/service.ts';
 import { addOidcAppSchema, checkOidcConfig, parseAppInput } from '../apps/schema.ts';
 import { addMachineUser, addMachineUserKey, generateMachineSecret } from '../users/machine-service.ts';
-import { importHumanUser, type ImportHumanInput } from '../users/human-service.ts';
+import { importHumanUser, type ImportHumanInput } from '../passwords/new-human.ts';
 import { getUserById } from '../users/service.ts';
 import { loginName } from '../users/lookup.ts';
 import { createAdmin } from '../instance/admins.ts';

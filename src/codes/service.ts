@@ -1,7 +1,7 @@
-// One-time codes sent by mail (issue 16): e-mail verification and password reset. A code is 8 characters from an
-// alphabet without look-alikes (40 bits), shown in the mail and carried by its link; only a keyed hash is stored
-// (security.md §21). It is valid for an hour, used once, and dies after MAX_TRIES wrong tries, so guessing it is
-// hopeless; each user may be sent MAX_CODES_PER_HOUR codes of a purpose per hour.
+// One-time codes sent by mail: e-mail verification and password reset. A code is 8 characters from an alphabet without
+// look-alikes (40 bits), shown in the mail and carried by its link; only a keyed hash is stored (a copy of the database
+// shows none). It is valid for an hour, used once, and dies after MAX_TRIES wrong tries, so guessing it is hopeless;
+// each user may be sent MAX_CODES_PER_HOUR codes of a purpose per hour.
 import { randomInt } from 'node:crypto';
 import type { Queryable } from '../platform/db.ts';
 import { newId } from '../platform/ids.ts';

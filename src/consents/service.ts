@@ -1,9 +1,10 @@
-// Consent to what an app may do with a user's permissions (issue 13 §1). Apps of the instance's own organization
-// are first-party and act silently, as in ZITADEL; an app of any other organization gets a consent-bound scope only
-// after the user said yes on the consent page, once per user, app and scope. The consent is a database row, so it
-// outlives the login session and every instance sees it.
+// Consent to what an app may do with a user's permissions (SECURITY.md, Consent and logout). Apps of the instance's own
+// organization are first-party and act silently, as in ZITADEL; an app of any other organization gets a consent-bound
+// scope only after the user said yes on the consent page, once per user, app and scope. The consent is a database row,
+// so it outlives the login session and every instance sees it.
 import type { Db, Queryable } from '../platform/db.ts';
 import { appendEvent } from '../events/log.ts';
+import { EVENT } from '../events/types.ts';
 import { notFound } from '../platform/errors.ts';
 import { findConsentTarget, insertConsent } from './queries.ts';
 
@@ -59,7 +60,7 @@ export async function grantAppConsent(db: Db, subject: ConsentSubject): Promise<
     await appendEvent(tx, {
       aggregateType: 'user',
       aggregateId: subject.userId,
-      eventType: 'user.consent.granted',
+      eventType: EVENT.user.consentGranted,
       payload: { appId: target.app_id, clientId: subject.clientId, appOrgId: target.org_id, scope: subject.scope },
       resourceOwner: userOrgId,
       creator: subject.userId,

@@ -1,9 +1,8 @@
-// What the console lets a person see and do (issue 22 "Who sees what"), and the one way it changes anything: the
-// console is a client of the management pipeline (management/invoke.ts). Every read and write runs an operation of
-// the API's registry (management/plugin.ts), or one of its reads no v1 method serves, with the same permission
-// check, the same validation and the same service call, so an object made here is the one the API would make,
-// with the same events. The console's session stands in for the API's bearer token, the page's org for its
-// x-zitadel-orgid header.
+// What the console lets a person see and do, and the one way it changes anything: the console is a client of the
+// management pipeline (management/invoke.ts). Every read and write runs an operation of the API's registry
+// (management/plugin.ts), or one of its reads no v1 method serves, with the same permission check, the same
+// validation and the same service call, so an object made here is the one the API would make, with the same
+// events. The console's session stands in for the API's bearer token, the page's org for its x-zitadel-orgid header.
 //
 // For route modules: `viewer.canManage` says whether a person gets the console at all; `run(viewer, method, orgId,
 // request)` performs an operation for the org in context and `read(viewer, read, orgId, request)` a read, each
@@ -30,7 +29,7 @@ export interface Viewer {
   isIamOwner: boolean;
   /** The organizations whose owner the viewer is (all of them are reachable for an IAM_OWNER via ListOrgs). */
   ownedOrgIds: string[];
-  /** The orgs of the projects the viewer is PROJECT_OWNER(_VIEWER) of (issue 22): it sees those projects there. */
+  /** The orgs of the projects the viewer is PROJECT_OWNER(_VIEWER) of: it sees those projects there. */
   projectOrgIds: string[];
   /** Whether the viewer holds any management role the console serves; else the "no access" page. */
   canManage: boolean;

@@ -1,10 +1,11 @@
-// E-mail addresses and their verification (issue 16): a new or changed address is unverified until the user opens
-// the link or enters the code of the mail sent to it; email_verified in tokens and userinfo follows the users row.
-// SetMyEmail (the issue's UpdateMyEmail), VerifyMyEmail, ResendMyEmailVerification, UpdateHumanEmail,
-// ResendHumanEmailVerification, registration and the account page all come here.
+// E-mail addresses and their verification: a new or changed address is unverified until the user opens the link or
+// enters the code of the mail sent to it; email_verified in tokens and userinfo follows the users row. SetMyEmail,
+// VerifyMyEmail, ResendMyEmailVerification, UpdateHumanEmail, ResendHumanEmailVerification, registration and the
+// account page all come here.
 import { z } from 'zod';
 import type { Db, Queryable } from '../platform/db.ts';
 import { appendEvent } from '../events/log.ts';
+import { EVENT } from '../events/types.ts';
 import { changedDetails, type Details } from '../events/details.ts';
 import { AppError, Code, failedPrecondition, invalidArgument } from '../platform/errors.ts';
 import type { SecretBox } from '../platform/secrets.ts';
@@ -71,9 +72,9 @@ async function humanUser(db: Queryable, userId: string, orgId?: string): Promise
 }
 
 /** SetMyEmail and UpdateHumanEmail: a changed address is stored unverified (unless an administrator says it is
- *  verified) and a code is mailed to it; an unchanged one is refused, as in ZITADEL. With `notifyPrevious` (the
- *  account page) the previous address, when it was verified and differs, is told of the change (security.md §22);
- *  the APIs send what ZITADEL sends. */
+ *  verified) and a code is mailed to it; an unchanged one is refused, as in ZITADEL. With `notifyPrevious` (the account
+ *  page) the previous address, when it was verified and differs, is told of the change (so a change by whoever held the
+ *  session does not go unnoticed); the APIs send what ZITADEL sends. */
 export async function changeEmail(
   deps: EmailDeps,
   target: { userId: string; orgId?: string },
@@ -88,7 +89,7 @@ export async function changeEmail(
     const event = await appendEvent(tx, {
       aggregateType: 'user',
       aggregateId: user.id,
-      eventType: 'user.human.email.changed',
+      eventType: EVENT.user.emailChanged,
       payload: { email: address, verified: input.verified },
       resourceOwner: user.org_id,
       creator,
@@ -128,7 +129,7 @@ export async function resendEmailVerification(
     const event = await appendEvent(tx, {
       aggregateType: 'user',
       aggregateId: user.id,
-      eventType: 'user.human.email.code.added',
+      eventType: EVENT.user.emailCodeAdded,
       resourceOwner: user.org_id,
       creator,
     });
@@ -157,7 +158,7 @@ export async function verifyEmail(
     const event = await appendEvent(tx, {
       aggregateType: 'user',
       aggregateId: user.id,
-      eventType: 'user.human.email.verified',
+      eventType: EVENT.user.emailVerified,
       resourceOwner: user.org_id,
       creator: userId,
     });

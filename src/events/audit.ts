@@ -1,10 +1,10 @@
-// The event log as an audit trail (AdminService.ListEvents, ZITADEL's filters; the console's audit page, issue 22):
-// events in sequence order from a sequence on, newest first unless ascending, narrowed to one org's objects, one
-// editor, one object, some aggregate and event types, a time range. Each of the first three has an index (migrations/
+// The event log as an audit trail (AdminService.ListEvents, ZITADEL's filters; the console's audit page): events in
+// sequence order from a sequence on, newest first unless ascending, narrowed to one org's objects, one editor, one
+// object, some aggregate and event types, a time range. Each of the first three has an index (migrations/
 // 0131_audit.sql), so that a rare org, editor or object is not looked for by walking the whole log from its newest
 // event (test/management/list-plans.test.ts). Planned for its values on every call (Db.queryPlanned): prepared, it
-// could get a generic plan after five runs, which, blind to the org asked for, walks the log from its newest event
-// and reads all of it for a small org beside a big one.
+// could get a generic plan after five runs, which, blind to the org asked for, walks the log from its newest event and
+// reads all of it for a small org beside a big one.
 import type { JsonObject } from '@bufbuild/protobuf';
 import type { Db } from '../platform/db.ts';
 import { Conditions } from '../platform/search.ts';

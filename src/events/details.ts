@@ -1,5 +1,5 @@
-// The Details object of the management API (interface.md "Details object", compat.md §5): on create it carries
-// creationDate, on change changeDate, both taken from the event the change wrote.
+// The Details object of ZITADEL's management API: on create it carries creationDate, on change changeDate, both taken
+// from the event the change wrote.
 import type { WrittenEvent } from './log.ts';
 
 export interface Details {

@@ -1,11 +1,11 @@
-// ListUserGrants (ZITADEL's UserGrantQuery, every kind) and ListMyUserGrants (issue 21): one page of grants with the
-// user, org and project columns their messages show. The user text filters find their users through the global
-// pattern indexes of migrations/0130_grant_search.sql, whichever org the users are in (a grant's user may be of any
-// org); test/management/list-plans.test.ts holds the plans to index scans.
+// ListUserGrants (ZITADEL's UserGrantQuery, every kind) and ListMyUserGrants: one page of grants with the user, org and
+// project columns their messages show. The user text filters find their users through the global pattern indexes of
+// migrations/0130_grant_search.sql, whichever org the users are in (a grant's user may be of any org);
+// test/management/list-plans.test.ts holds the plans to index scans.
 import type { Db } from '../platform/db.ts';
 import { listPage, Conditions, type ListResult, type Page, type TextFilter } from '../platform/search.ts';
 import { GRANT_COLUMNS, GRANT_TABLES, type UserGrantRow } from './queries.ts';
-import type { OrgRow } from '../orgs/queries.ts';
+import { ORG_COLUMNS, type OrgRow } from '../orgs/queries.ts';
 
 const TEXT_COLUMNS = {
   userName: 'u.user_name',
@@ -92,7 +92,7 @@ export function listProjectOrgs(
   return listPage<OrgRow>(
     db,
     {
-      select: 'o.id, o.name, o.primary_domain, o.state, o.created_at, o.changed_at, o.sequence',
+      select: ORG_COLUMNS,
       from: 'orgs o',
       where,
       orderBy: ['lower(o.name)', 'o.id'],

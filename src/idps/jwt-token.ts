@@ -1,7 +1,6 @@
-// Validating the JWT a JWT IdP's proxy forwards (issue 15 §4): the signature against the keys at keysEndpoint,
-// cached per IdP and fetched again once when a token names a key the cache lacks (key rotation needs no restart);
-// iss equal to the configured issuer, exp in the future, nbf and iat not in the future, asymmetric algorithms only,
-// sub present.
+// Validating the JWT a JWT IdP's proxy forwards: the signature against the keys at keysEndpoint, cached per IdP and
+// fetched again once when a token names a key the cache lacks (key rotation needs no restart); iss equal to the
+// configured issuer, exp in the future, nbf and iat not in the future, asymmetric algorithms only, sub present.
 import { createLocalJWKSet, errors, jwtVerify, type JSONWebKeySet, type JWTPayload } from 'jose';
 import { safeFetchText, type SafeFetchOptions } from '../platform/safe-fetch.ts';
 import type { IdpRow } from './queries.ts';

@@ -1,5 +1,5 @@
-// External identities linked to users (issue 15 §5): looked up at sign-in with a JWT IdP, created by
-// auto-registration or when a signed-in user links one.
+// External identities linked to users: looked up at sign-in with a JWT IdP, created by auto-registration or when a
+// signed-in user links one.
 import type { JWTPayload } from 'jose';
 import type { Db, Queryable } from '../platform/db.ts';
 import { newId } from '../platform/ids.ts';
@@ -7,6 +7,7 @@ import { createHuman } from '../users/human-service.ts';
 import { userNameTaken } from '../users/queries.ts';
 import { checkUserName } from '../users/user-name.ts';
 import { appendEvent } from '../events/log.ts';
+import { EVENT } from '../events/types.ts';
 import { changedDetails, type Details } from '../events/details.ts';
 import { notFound } from '../platform/errors.ts';
 import { listPage, Conditions, type ListResult, type Page } from '../platform/search.ts';
@@ -34,7 +35,7 @@ export async function linkIdentity(tx: Queryable, userId: string, orgId: string,
   await appendEvent(tx, {
     aggregateType: 'user',
     aggregateId: userId,
-    eventType: 'user.human.externalidp.added',
+    eventType: EVENT.user.idpLinkAdded,
     payload: { idpConfigId: identity.idpId, userId: identity.externalUserId, displayName: identity.displayName },
     resourceOwner: orgId,
     creator: userId,
@@ -68,7 +69,7 @@ async function freeUserName(db: Queryable, claims: JWTPayload, sub: string): Pro
   return `idp-${newId()}`;
 }
 
-/** Issue 15 §5 autoRegister: a human without a password in `orgId`, from the token's claims, linked. */
+/** The IdP's autoRegister: a human without a password in `orgId`, from the token's claims, linked. */
 export async function registerFromIdentity(
   db: Db,
   orgId: string,
@@ -101,7 +102,7 @@ export async function registerFromIdentity(
         passwordHash: null,
       },
       userId,
-      'user.human.selfregistered',
+      EVENT.user.humanSelfRegistered,
     );
     await linkIdentity(tx, userId, orgId, identity);
   });
@@ -160,7 +161,7 @@ export async function removeUserLink(
     const event = await appendEvent(tx, {
       aggregateType: 'user',
       aggregateId: user.id,
-      eventType: 'user.human.externalidp.removed',
+      eventType: EVENT.user.idpLinkRemoved,
       payload: { idpConfigId: ref.idpId, userId: ref.externalUserId },
       resourceOwner: user.org_id,
       creator: editor,

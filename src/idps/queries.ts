@@ -97,9 +97,9 @@ export async function deleteIdp(tx: Queryable, id: string): Promise<void> {
   await tx.query('DELETE FROM idps WHERE id = $1', [id]);
 }
 
-/** The active IdPs on the instance's login policy, in the order they were put there: the login page's "Continue
- *  with" buttons (issue 15 §1). The page reads the same rows within its read-ahead statement
- *  (login/page-read-ahead.ts); this is the reading without it. */
+/** The active IdPs on the instance's login policy, in the order they were put there: the login page's "Continue with"
+ *  buttons. The page reads the same rows within its read-ahead statement (login/page-read-ahead.ts); this is the
+ *  reading without it. */
 export async function listLoginIdps(db: Queryable, instanceId: string): Promise<IdpRow[]> {
   const { rows } = await db.query<IdpRow>(
     `SELECT ${IDP_COLUMNS} FROM login_policy_idps p JOIN idps i ON i.id = p.idp_id

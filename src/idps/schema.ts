@@ -1,5 +1,5 @@
-// Input rules for JWT identity providers beyond the proto's length limits (issue 13 §9). jwtEndpoint is where the
-// browser is sent and keysEndpoint is fetched by the server (security.md §20), so both must be plain https URLs:
+// Input rules for JWT identity providers beyond the proto's length limits. jwtEndpoint is where the browser is sent and
+// keysEndpoint is fetched by the server (a bad URL could reach the private network), so both must be plain https URLs:
 // `file:`, `data:` or cleartext `http:` to another host (a cloud metadata address, say) are refused when saved.
 import { invalidArgument } from '../platform/errors.ts';
 import type { JwtIdpConfig } from './queries.ts';
@@ -27,7 +27,7 @@ export function endpointUrlProblem(value: string): string | undefined {
   return undefined;
 }
 
-/** Throws INVALID_ARGUMENT naming the first bad field, as the proto validation does (compat.md §3). */
+/** Throws INVALID_ARGUMENT naming the first bad field, as ZITADEL's proto validation does. */
 export function checkJwtIdpConfig(
   config: Pick<JwtIdpConfig, 'jwtEndpoint' | 'keysEndpoint'>,
   request: 'AddJWTIDPRequest' | 'UpdateIDPJWTConfigRequest',

@@ -1,15 +1,16 @@
-// DeactivateIDP / ReactivateIDP (issue 15, admin.proto): an inactive IdP cannot start or finish a sign-in
-// (login/jwt-idp-flow.ts) and is not offered on the login page. ZITADEL's errors: FAILED_PRECONDITION when the IdP
-// is not in the state the call leaves.
+// DeactivateIDP / ReactivateIDP (admin.proto): an inactive IdP cannot start or finish a sign-in (login/jwt-idp-flow.ts)
+// and is not offered on the login page. ZITADEL's errors: FAILED_PRECONDITION when the IdP is not in the state the call
+// leaves.
 import type { Db } from '../platform/db.ts';
 import { appendEvent } from '../events/log.ts';
+import { EVENT } from '../events/types.ts';
 import { changedDetails, type Details } from '../events/details.ts';
 import { failedPrecondition } from '../platform/errors.ts';
 import { lockInstanceIdp } from './service.ts';
 
 const TRANSITIONS = {
-  inactive: { from: 'active', event: 'instance.idp.config.deactivated', error: ['INSTANCE-2n0fs', 'Not Active'] },
-  active: { from: 'inactive', event: 'instance.idp.config.reactivated', error: ['INSTANCE-5Mo0d', 'Not Inactive'] },
+  inactive: { from: 'active', event: EVENT.instance.idpConfigDeactivated, error: ['INSTANCE-2n0fs', 'Not Active'] },
+  active: { from: 'inactive', event: EVENT.instance.idpConfigReactivated, error: ['INSTANCE-5Mo0d', 'Not Inactive'] },
 } as const;
 
 export async function setIdpState(

@@ -2,7 +2,8 @@
 // membership in one transaction (no user without the role it was created for).
 import type { Db } from '../platform/db.ts';
 import { createdDetails, type Details } from '../events/details.ts';
-import { createHuman, hashNewHuman, IMPORT_REQUEST, type ImportHumanInput } from '../users/human-service.ts';
+import { createHuman } from '../users/human-service.ts';
+import { hashNewHuman, IMPORT_REQUEST, type ImportHumanInput } from '../passwords/new-human.ts';
 import { hashPassword } from '../users/passwords.ts';
 import { createMember } from '../members/service.ts';
 import { IAM_OWNER } from '../members/roles.ts';

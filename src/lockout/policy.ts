@@ -1,11 +1,12 @@
-// The instance's lockout policy (issue 22, ZITADEL's admin GetLockoutPolicy / UpdateLockoutPolicy): how many
-// failed password checks (maxPasswordAttempts) and, counted apart, failed second-factor checks (maxOtpAttempts,
-// security.md item 24) an account has before it is locked. No row: GATEHOUSE_LOCKOUT_MAX_ATTEMPTS for both. The
-// lock is Gatehouse's time-based one (GATEHOUSE_LOCKOUT_SECONDS, security.md §16), never permanent and never off, so
-// a maxPasswordAttempts of 0 (ZITADEL's "no lockout") is refused; a maxOtpAttempts of 0, which an update that leaves
-// the field out sends too, means "as many as maxPasswordAttempts".
+// The instance's lockout policy (ZITADEL's admin GetLockoutPolicy / UpdateLockoutPolicy): how many failed password
+// checks (maxPasswordAttempts) and, counted apart, failed second-factor checks (maxOtpAttempts) an account has before
+// it is locked. No row: GATEHOUSE_LOCKOUT_MAX_ATTEMPTS for both. The lock is Gatehouse's time-based one
+// (GATEHOUSE_LOCKOUT_SECONDS), never permanent and never off, so a maxPasswordAttempts of 0 (ZITADEL's "no lockout") is
+// refused; a maxOtpAttempts of 0, which an update that leaves the field out sends too, means "as many as
+// maxPasswordAttempts".
 import type { Db, Queryable } from '../platform/db.ts';
 import { appendEvent } from '../events/log.ts';
+import { EVENT } from '../events/types.ts';
 import { changedDetails, type Details } from '../events/details.ts';
 import { failedPrecondition, invalidArgument } from '../platform/errors.ts';
 import { findLockoutPolicy, lockLockoutPolicy, upsertLockoutPolicy } from './queries.ts';
@@ -64,7 +65,7 @@ export async function updateLockoutPolicy(
     const event = await appendEvent(tx, {
       aggregateType: 'instance',
       aggregateId: instanceId,
-      eventType: 'instance.policy.lockout.changed',
+      eventType: EVENT.instance.lockoutPolicyChanged,
       payload: { maxPasswordAttempts, maxOtpAttempts },
       resourceOwner: instanceId,
       creator,

@@ -2,7 +2,7 @@ import type { Queryable } from '../platform/db.ts';
 import { loginNameParts, userByLoginName, type SignInUserRow } from '../users/queries.ts';
 
 /** The counters of a user: its password failures ('account') and, apart from them, its second-factor failures
- *  ('factor', migration 0220, security.md item 24), so a correct password does not forget wrong codes. */
+ *  ('factor', migration 0220), so a correct password does not forget wrong codes. */
 export type UserScope = 'account' | 'factor';
 export type LockScope = UserScope | 'ip';
 
@@ -29,12 +29,12 @@ export interface Reservation extends LockKey {
 const FRESH = 'f.window_started_at <= now() - make_interval(secs => $5) OR f.locked_until <= now()';
 
 /**
- * Counts one attempt on a user counter (`scope`) and the address at once, before the password or code is checked
- * (security.md §16: per account and per address): a key takes the attempt only while it is not locked and has fewer
- * than its maximum attempts (failures, and attempts still being checked) in its window. The row lock of ON CONFLICT DO
- * UPDATE makes the check and the count one step, so parallel attempts, on one instance or several, can never take more
- * than the maximum between them. Rows are taken in one order (user counter, then address), as in releaseAttempt, so
- * statements never deadlock. A key that refuses is left unchanged; its seconds come from the statement's snapshot.
+ * Counts one attempt on a user counter (`scope`) and the address at once, before the password or code is checked (per
+ * account and per address): a key takes the attempt only while it is not locked and has fewer than its maximum attempts
+ * (failures, and attempts still being checked) in its window. The row lock of ON CONFLICT DO UPDATE makes the check and
+ * the count one step, so parallel attempts, on one instance or several, can never take more than the maximum between
+ * them. Rows are taken in one order (user counter, then address), as in releaseAttempt, so statements never deadlock. A
+ * key that refuses is left unchanged; its seconds come from the statement's snapshot.
  */
 export async function reserveAttempt(
   db: Queryable,
@@ -64,9 +64,9 @@ export interface AttemptGate {
 export type NamedReservation = Reservation & Partial<SignInUserRow> & { gate_row?: unknown };
 
 /**
- * reserveAttempt on the user a login name denotes, read by the same statement (issue 18): the account key is the
- * user's ID, else the lower-cased name ($1). Each row carries the user's columns too (null: no such user), and
- * with a gate its row as `gate_row` (JSON, null: none, and nothing was counted).
+ * reserveAttempt on the user a login name denotes, read by the same statement: the account key is the user's ID, else
+ * the lower-cased name ($1). Each row carries the user's columns too (null: no such user), and with a gate its row as
+ * `gate_row` (JSON, null: none, and nothing was counted).
  */
 export async function reserveAttemptOfLoginName(
   db: Queryable,
@@ -174,8 +174,8 @@ export async function lockWhenSpent(db: Queryable, k: LockKey, max: number, seco
   return rows[0]?.seconds ?? 0;
 }
 
-/** Locks the user's password counter until `seconds` from now (a later lock already running is kept): a user locked
- *  by wrong second factors is locked as a whole, its password not checked either (security.md item 24). One row. */
+/** Locks the user's password counter until `seconds` from now (a later lock already running is kept): a user locked by
+ *  wrong second factors is locked as a whole, its password not checked either. One row. */
 export async function lockAccountFor(db: Queryable, account: string, seconds: number): Promise<void> {
   await db.query(
     `INSERT INTO login_failures AS f (scope, key, failures, window_started_at, locked_until)

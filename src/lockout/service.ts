@@ -1,17 +1,17 @@
-// Time-based lockout of password logins, per account and per client address (security.md §16): after too many
-// failures in a window the key is locked for a while (answered 429 with Retry-After), never permanently. The
-// counters live in Postgres, so all instances agree. Account keys are user IDs, or the typed login name when no
-// user has it, so an unknown name locks exactly like a real one and the answer reveals nothing (§17).
+// Time-based lockout of password logins, per account and per client address (OWASP ASVS §6.3.1): after too many
+// failures in a window the key is locked for a while (answered 429 with Retry-After), never permanently. The counters
+// live in Postgres, so all instances agree. Account keys are user IDs, or the typed login name when no user has it, so
+// an unknown name locks exactly like a real one and the answer reveals nothing of which names exist.
 //
-// Every attempt is counted before its password is checked (issue 13 §5, issue 26 §7): checking first and counting
-// after let 30 parallel guesses at one account with a limit of 5 all be checked. So a key's budget is of attempts
-// that failed or are still being checked; the outcome settles the count: a failure stays counted (and locks the
-// key once the budget is spent), a success gives its attempt back and clears the account's failures.
+// Every attempt is counted before its password is checked: checking first and counting after let 30 parallel guesses at
+// one account with a limit of 5 all be checked. So a key's budget is of attempts that failed or are still being
+// checked; the outcome settles the count: a failure stays counted (and locks the key once the budget is spent), a
+// success gives its attempt back and clears the account's failures.
 //
-// Second-factor failures are a counter of their own (security.md item 24, RFC 4226 §7.3, ASVS §6.3.1): a correct
-// password clears the password counter only, so an attacker who knows the password cannot guess codes without end
-// by signing in again. The factor counter has the lockout policy's maxOtpAttempts; when it locks, the user's
-// password counter is locked with it, so the locked user is refused at either step.
+// Second-factor failures are a counter of their own (RFC 4226 §7.3, ASVS §6.3.1): a correct password clears the
+// password counter only, so an attacker who knows the password cannot guess codes without end by signing in again. The
+// factor counter has the lockout policy's maxOtpAttempts; when it locks, the user's password counter is locked with it,
+// so the locked user is refused at either step.
 import type { Config } from '../config.ts';
 import type { Db } from '../platform/db.ts';
 import type { SignInUserRow } from '../users/queries.ts';
@@ -46,9 +46,9 @@ export async function reserveLoginAttempt(db: Db, policy: Config['lockout'], sub
   return settle(db, policy, subject, keys);
 }
 
-/** reserveLoginAttempt for the user a login name denotes (the account key is its ID, else the lower-cased name),
- *  with the user read by the same statement (issue 18); the user is returned whatever its state. With a gate
- *  (queries.ts AttemptGate) its row comes back too; without the row nothing was counted (undefined). */
+/** reserveLoginAttempt for the user a login name denotes (the account key is its ID, else the lower-cased name), with
+ *  the user read by the same statement; the user is returned whatever its state. With a gate (queries.ts AttemptGate)
+ *  its row comes back too; without the row nothing was counted (undefined). */
 export async function reserveLoginAttemptOfName(
   db: Db,
   policy: Config['lockout'],

@@ -1,5 +1,5 @@
-// The instance's login policy (issue 17, ZITADEL's LoginPolicy): which ways of signing in the login offers, and
-// whether a second factor is required. Organizations have none of their own: the instance's applies to all.
+// The instance's login policy (ZITADEL's LoginPolicy): which ways of signing in the login offers, and whether a second
+// factor is required. Organizations have none of their own: the instance's applies to all.
 
 export interface LoginPolicy {
   allowUsernamePassword: boolean;

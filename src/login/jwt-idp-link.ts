@@ -1,7 +1,7 @@
-// Linking an existing account to a JWT IdP identity nobody has linked yet (issue 15 §5): the identity waits in a
+// Linking an existing account to a JWT IdP identity nobody has linked yet: the identity waits in a
 // sealed cookie scoped to the interaction's pages. A first factor of the interaction (the password, a passkey)
 // names the user in it; the link is written only when that user's sign-in has completed, second factor and
-// sign-in checks included (security.md item 24, NIST SP 800-63B §6.1.2.1): the password alone makes no lasting
+// sign-in checks included (NIST SP 800-63B §6.1.2.1): the password alone makes no lasting
 // second way in. The cookie is encrypted with the master key, so neither its reader nor its holder can change what
 // gets linked, or to whom.
 import type { FastifyReply, FastifyRequest } from 'fastify';

@@ -1,6 +1,6 @@
-// The login page's rows read ahead (issue 18): the interaction (which the provider then takes from here, as on the
+// The login page's rows read ahead: the interaction (which the provider then takes from here, as on the
 // authorization endpoint: oidc/read-ahead.ts), the active JWT IdPs on the login policy's list for its buttons
-// (issue 15) and the login policy's ways in (issue 17), with one statement instead of one each. Keyed by the URL's
+// and the login policy's ways in, with one statement instead of one each. Keyed by the URL's
 // interaction ID: the provider looks the interaction up by its cookie, and a cookie naming another one reads that
 // one from the database.
 import type { Queryable } from '../platform/db.ts';

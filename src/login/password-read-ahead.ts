@@ -1,4 +1,4 @@
-// The password step in one statement before the hash (issue 18): the interaction, the user the login name denotes
+// The password step in one statement before the hash: the interaction, the user the login name denotes
 // and the attempt counted (lockout/queries.ts reserveAttemptOfLoginName with the interaction as its gate), instead
 // of the interaction first and then the other two. The provider takes the interaction from here
 // (oidc/read-ahead.ts), the sign-in the counted attempt (takeCountedAttempt). It runs only for a post that would
@@ -11,8 +11,9 @@ import { reserveLoginAttemptOfName, type NamedAttempt } from '../lockout/service
 import { hashId } from '../oidc/payloads.ts';
 import { revivePayload, takeReadAhead, within } from '../oidc/read-ahead.ts';
 import type { PayloadWithConsumption } from '../oidc/queries.ts';
-import { formField, type LoginDeps } from './interaction.ts';
-import { sameOriginPost, validCsrfToken } from './security.ts';
+import type { LoginDeps } from './interaction.ts';
+import { formField } from '../web/forms.ts';
+import { sameOriginPost, validCsrfToken } from '../web/security.ts';
 
 const INTERACTION_SQL = `
   SELECT payload, consumed_at FROM oidc_payloads

@@ -1,7 +1,7 @@
-// Password sign-in with lockout (security.md §15-17): the same answer and the same work (one argon2id
-// verification) for unknown users, users without a password and wrong passwords; a locked subject gets no
-// verification at all. The caller has taken the request's place in the hashing queue (issue 26 §6); the attempt is
-// counted before the password is checked (issue 13 §5).
+// Password sign-in with lockout: the same answer and the same work (one argon2id verification) for unknown users,
+// users without a password and wrong passwords, so no user name leaks; a locked subject gets no verification at
+// all. The caller has taken the request's place in the hashing queue; the attempt is counted before the password
+// is checked, so parallel guesses cannot outrun the lockout.
 import type { Config } from '../config.ts';
 import type { Db } from '../platform/db.ts';
 import { recordFailure, recordSuccess, reserveLoginAttemptOfName, successWrite } from '../lockout/service.ts';
@@ -28,7 +28,7 @@ export async function signInWithPassword(
     wait,
   } = takeCountedAttempt(input.loginName, input.ip) ??
   (await reserveLoginAttemptOfName(db, lockout, input.loginName, input.ip))!;
-  // With allowUsernamePassword off (issue 17) a password is checked as if the user had none: the same answer and
+  // With allowUsernamePassword off a password is checked as if the user had none: the same answer and
   // work as for an unknown user, so the policy reveals no names either.
   const user =
     found && found.type === 'human' && isActive(found) && found.password_hash && found.policy_allow_password

@@ -1,6 +1,6 @@
-// The mails Gatehouse sends (issue 16): e-mail verification and password reset, each as text and HTML, in English
-// or German (the user's preferred language), with the instance name in the subject; and the notices of a changed
-// e-mail address (to the previous one) and of a changed password (security.md §22). Texts live in views/mail/.
+// The mails Gatehouse sends: e-mail verification and password reset, each as text and HTML, in English or German (the
+// user's preferred language), with the instance name in the subject; and the notices of a changed e-mail address (to
+// the previous one) and of a changed password, so a change by someone else is noticed. Texts live in views/mail/.
 import { readFileSync } from 'node:fs';
 import { renderDocument } from '../views/html.ts';
 import { MailBody } from '../views/mail.ts';
@@ -122,8 +122,8 @@ export function passwordResetMail(
   );
 }
 
-/** To the previous, verified address when the account's address is changed on the account page (security.md §22):
- *  its owner learns of a change made by whoever held the session, in time to act. */
+/** To the previous, verified address when the account's address is changed on the account page: its owner learns of a
+ *  change made by whoever held the session, in time to act. */
 export function emailChangedMail(
   ctx: MailContext,
   locale: MailLocale,
@@ -138,7 +138,8 @@ export function emailChangedMail(
   );
 }
 
-/** To the verified address when the password is changed on the account page or reset by mail (security.md §22). */
+/** To the verified address when the password is changed on the account page or reset by mail, so that its owner learns
+ *  of a change they did not make. */
 export function passwordChangedMail(
   ctx: MailContext,
   locale: MailLocale,

@@ -1,6 +1,6 @@
-// The mail outbox (issue 16): a message is accepted by writing it in the transaction of the change that sends it
-// (a code and its mail commit together or not at all), and sent later by the background sender (sender.ts). The
-// message holds one-time codes, so it is stored sealed with the master key (security.md §21).
+// The mail outbox: a message is accepted by writing it in the transaction of the change that sends it (a code and its
+// mail commit together or not at all), and sent later by the background sender (sender.ts). The message holds one-time
+// codes, so it is stored sealed with the master key: a copy of the database does not show them.
 import type { Queryable } from '../platform/db.ts';
 import { newId } from '../platform/ids.ts';
 import type { SecretBox } from '../platform/secrets.ts';

@@ -1,7 +1,7 @@
-// The background sender (issue 16): every instance polls the outbox, claims due messages with a lease and sends
-// them; a failure is retried with exponential backoff (1 s, 2 s, 4 s, ... up to 10 minutes), for as long as it
-// takes: a message accepted for sending is never dropped. A new message nudges the sender of its own process, so
-// mail leaves at once rather than at the next poll.
+// The background sender: every instance polls the outbox, claims due messages with a lease and sends them; a failure is
+// retried with exponential backoff (1 s, 2 s, 4 s, ... up to 10 minutes), for as long as it takes: a message accepted
+// for sending is never dropped. A new message nudges the sender of its own process, so mail leaves at once rather than
+// at the next poll.
 import type { Logger } from 'pino';
 import type { Db } from '../platform/db.ts';
 import type { SecretBox } from '../platform/secrets.ts';

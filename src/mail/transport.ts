@@ -1,5 +1,5 @@
-// How a message leaves (issue 16): over SMTP with nodemailer when GATEHOUSE_SMTP_URL is set (smtp:// with STARTTLS
-// when the server offers it, smtps:// for TLS from the start; credentials in the URL), else as an .eml file under
+// How a message leaves: over SMTP with nodemailer when GATEHOUSE_SMTP_URL is set (smtp:// with STARTTLS when the server
+// offers it, smtps:// for TLS from the start; credentials in the URL), else as an .eml file under
 // GATEHOUSE_DATA_DIR/mail/ for the operator to pick up (the embedded default).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

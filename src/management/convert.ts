@@ -8,7 +8,7 @@ import type { Details } from '../events/details.ts';
 import { loginName, type UserProfileRow, type UserRow } from '../users/lookup.ts';
 import { OrgState, type OrgSchema } from '@zitadel/proto/zitadel/org_pb.js';
 import type { OrgRow } from '../orgs/queries.ts';
-import type { HumanInput } from '../users/human-service.ts';
+import type { HumanInput } from '../passwords/new-human.ts';
 import type { Gender, HumanProfile } from '../users/queries.ts';
 import type { ListResult } from '../platform/search.ts';
 
@@ -21,7 +21,7 @@ export function detailsMessage(d: Details): MessageInitShape<typeof ObjectDetail
   };
 }
 
-/** Details of a stored object as a read returns them (interface.md "Details object", "On read"). */
+/** Details of a stored object as a read returns them: the last event's sequence and time. */
 export function storedDetails(
   row: { sequence: string; created_at: Date; changed_at: Date },
   resourceOwner: string,
@@ -143,7 +143,8 @@ export function humanInput(h: HumanMembers): HumanInput {
   };
 }
 
-/** keyDetails of AddMachineKey and AddAppKey: the key file's JSON as bytes (base64 in the JSON encoding). */
+/** keyDetails of AddMachineKey and AddAppKey: the key file's JSON as bytes (base64 in the JSON encoding), as ZITADEL
+ *  returns it. */
 export const keyDetails = (keyFile: object) => new TextEncoder().encode(JSON.stringify(keyFile));
 
 /** zitadel.authn.v1.Key of ListMachineKeys and ListAppKeys: JSON key files, without their private part. */

@@ -1,9 +1,9 @@
 // The pipeline every management call goes through, whatever its client: the API's encodings (REST, gRPC, gRPC-Web)
-// and the console. The client says who calls (a bearer token, the console's session: 401 when that proves no one);
-// then the permission (403), decoding and validation (400), and the operation with its business rules, whose
-// services write the events. (A project member's check reads the project from the request, so a malformed request
-// of a project member is 400 before 403.) Each client answers a refusal in its own encoding: errors.ts for the
-// API's, the console's pages for the console.
+// and the console, in ZITADEL's order. The client says who calls (a bearer token, the console's session: 401 when
+// that proves no one); then the permission (403), decoding and validation (400), and the operation with its
+// business rules, whose services write the events. (A project member's check reads the project from the request,
+// so a malformed request of a project member is 400 before 403.) Each client answers a refusal in its own
+// encoding: errors.ts for the API's, the console's pages for the console.
 import { create, type Message } from '@bufbuild/protobuf';
 import type { Caller, Operation, Permission, Read } from './operation.ts';
 import { validatedOnce } from './validate.ts';

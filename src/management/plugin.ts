@@ -1,6 +1,5 @@
-// The management API (compat.md §1-§5): the v1 Auth, Admin and Management services from @zitadel/proto, served
-// as REST JSON, gRPC and gRPC-Web, and to the console, through one pipeline (invoke.ts: auth.ts → validate.ts →
-// handlers).
+// The management API: the v1 Auth, Admin and Management services from @zitadel/proto, served as REST JSON, gRPC
+// and gRPC-Web, and to the console, through one pipeline (invoke.ts: auth.ts → validate.ts → handlers).
 import { idpOperations } from './handlers/idps.ts';
 import type { DescMethod } from '@bufbuild/protobuf';
 import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';

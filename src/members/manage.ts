@@ -1,8 +1,9 @@
-// Members of an org, a project or the instance (issue 21): add, change the roles of, remove and list, each change
-// one transaction with its `<resource>.member.*` event. The last IAM_OWNER cannot be removed or demoted.
+// Members of an org, a project or the instance: add, change the roles of, remove and list, each change one transaction
+// with its `<resource>.member.*` event. The last IAM_OWNER cannot be removed or demoted.
 import type { Db } from '../platform/db.ts';
 import { changedDetails, createdDetails, type Details } from '../events/details.ts';
 import { appendEvent } from '../events/log.ts';
+import { EVENT } from '../events/types.ts';
 import { failedPrecondition, invalidArgument, notFound, precondition } from '../platform/errors.ts';
 import {
   Conditions,
@@ -70,7 +71,7 @@ export async function updateMember(
     const event = await appendEvent(tx, {
       aggregateType: resource.type,
       aggregateId: resource.id,
-      eventType: `${resource.type}.member.changed`,
+      eventType: EVENT[resource.type].memberChanged,
       payload: { userId, roles: wanted },
       resourceOwner: resource.owner ?? resource.id,
       creator,
@@ -92,7 +93,7 @@ export async function removeMember(
     const event = await appendEvent(tx, {
       aggregateType: resource.type,
       aggregateId: resource.id,
-      eventType: `${resource.type}.member.removed`,
+      eventType: EVENT[resource.type].memberRemoved,
       payload: { userId },
       resourceOwner: resource.owner ?? resource.id,
       creator,

@@ -1,8 +1,9 @@
-// Memberships (compat.md §1): roles of a user on the instance (IAM_*) or on one org (ORG_*), the one way to grant
-// them (createMember: AddIAMMember, `admin create`, SetUpOrg's and the first start's first users), and the roles a
-// user holds, which the management API's permission checks read (§4).
+// Memberships, as ZITADEL holds roles: roles of a user on the instance (IAM_*) or on one org (ORG_*), the one way to
+// grant them (createMember: AddIAMMember, `admin create`, SetUpOrg's and the first start's first users), and the roles
+// a user holds, which the management API's permission checks read.
 import type { Db, Queryable } from '../platform/db.ts';
 import { appendEvent, type WrittenEvent } from '../events/log.ts';
+import { EVENT } from '../events/types.ts';
 import { alreadyExists, failedPrecondition } from '../platform/errors.ts';
 import { MEMBER_ERROR_IDS } from './errors.ts';
 import { findMemberships, insertNewMembership, lockIamOwners, type MembershipRow, type Resource } from './queries.ts';
@@ -22,7 +23,7 @@ export async function createMember(
   const event = await appendEvent(tx, {
     aggregateType: resource.type,
     aggregateId: resource.id,
-    eventType: `${resource.type}.member.added`,
+    eventType: EVENT[resource.type].memberAdded,
     payload: { userId, roles },
     resourceOwner: resource.owner ?? resource.id,
     creator,
@@ -39,7 +40,7 @@ export async function createMember(
   return event;
 }
 
-/** A project membership: its project's org (the org in context of a project member, issue 22) and the roles. */
+/** A project membership: its project's org (the org in context of a project member) and the roles. */
 export interface ProjectRoles {
   orgId: string;
   roles: ReadonlySet<string>;
@@ -72,8 +73,8 @@ export function rolesFrom(memberships: readonly MembershipRow[]): Roles {
 }
 
 /**
- * Refuses a change after which no user holds IAM_OWNER (issue 21: the last one cannot be removed or demoted), so
- * the instance always keeps an administrator. `losing` tells which holders the change takes it from.
+ * Refuses a change after which no user holds IAM_OWNER (the last one cannot be removed or demoted), so the instance
+ * always keeps an administrator. `losing` tells which holders the change takes it from.
  */
 export async function keepAnIamOwner(
   tx: Queryable,

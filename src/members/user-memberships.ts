@@ -1,7 +1,7 @@
-// One user's memberships (ListUserMemberships, issue 22's user page): the roles the user holds on the instance, on
-// the org in context and on that org's projects. As in ZITADEL, only memberships whose resource belongs to the
-// instance or to the org in context are listed, so an org's owner never learns where else the user is a member;
-// a user of another org is not found (compat.md §1).
+// One user's memberships (ListUserMemberships, the console's user page): the roles the user holds on the instance, on
+// the org in context and on that org's projects. As in ZITADEL, only memberships whose resource belongs to the instance
+// or to the org in context are listed, so an org's owner never learns where else the user is a member; a user of
+// another org is not found.
 import type { Db } from '../platform/db.ts';
 import { Conditions, creationOrder, listPage, type ListResult, type Page } from '../platform/search.ts';
 import { getOrgUser, type UserRef } from '../users/service.ts';

@@ -1,7 +1,7 @@
-// Whether a presented access token is active, answered with one query for every consumer: introspection, userinfo
-// and the management API's bearer check (compat.md §4: "checked like introspection"). The rules are oidc-provider's
-// own (token_find, access_token.js, token_helpers.js checkSessionBinding) plus ours: the user must be active and the
-// client must still exist. The token's row, its grant, its session, its client and its user come back together.
+// Whether a presented access token is active, answered with one query for every consumer: introspection, userinfo and
+// the management API's bearer check (which checks a token as introspection does). The rules are oidc-provider's own
+// (token_find, access_token.js, token_helpers.js checkSessionBinding) plus ours: the user must be active and the client
+// must still exist. The token's row, its grant, its session, its client and its user come back together.
 import type { Queryable } from '../platform/db.ts';
 import { batchedStatement } from '../platform/batch.ts';
 import { isActive } from '../users/lookup.ts';
@@ -23,7 +23,7 @@ export interface ActiveAccessToken {
     clientId: string;
     audienceId: string;
     projectId?: string;
-    /** The project's projectRoleAssertion (issue 21): roles without being asked for. */
+    /** The project's projectRoleAssertion: roles without being asked for. */
     projectRoleAssertion: boolean;
     redirectUris: string[];
   };
@@ -99,11 +99,11 @@ export function activeAccessToken(row: AccessTokenRow, ref: TokenReference): Act
       .split(' ')
       .filter(Boolean),
   );
-  // The client must still exist. A machine user's tokens come only from the machine grants, whose client is the
-  // machine user itself (clients.ts): they are never resolved through an app, even one whose client ID equals the
-  // machine user's name (issue 13 §4: a name stored by an older version), so they never get an app's project or
-  // redirect URIs. Their audience names the machine user by its ID, not by the client_credentials client ID (its
-  // user name), which such an app would take for its own; user IDs never look like app client IDs.
+  // The client must still exist. A machine user's tokens come only from the machine grants, whose client is the machine
+  // user itself (clients.ts): they are never resolved through an app, even one whose client ID equals the machine
+  // user's name (a name stored by an older version), so they never get an app's project or redirect URIs. Their
+  // audience names the machine user by its ID, not by the client_credentials client ID (its user name), which such an
+  // app would take for its own; user IDs never look like app client IDs.
   // A human's tokens belong to an active app.
   if (user.type === 'machine') {
     if (token.clientId !== user.id && token.clientId.toLowerCase() !== user.user_name.toLowerCase()) return undefined;

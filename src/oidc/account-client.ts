@@ -1,10 +1,10 @@
-// The first-party clients (issue 16, issue 22): /ui/account and /ui/console sign people in through the
-// authorization endpoint like any application, so the login pages, lockout, "change required" and SSO apply
-// unchanged. Public clients with PKCE, built in (not stored): nothing to create at bootstrap or to migrate on an
-// existing install, nothing an admin can remove by mistake. Each one's only redirect URI is its callback on this
-// issuer, and sign-out may return to the issuer's home page. Their codes are never redeemed (the login has already
-// made the OP session the pages read), so they may use no grant at the token endpoint: whoever starts their flow
-// with PKCE values of their own gets a code and no tokens (provider/client-rules.ts, edge/routes.ts).
+// The first-party clients: /ui/account and /ui/console sign people in through the authorization endpoint like any
+// application, so the login pages, lockout, "change required" and SSO apply unchanged. Public clients with PKCE, built
+// in (not stored): nothing to create at bootstrap or to migrate on an existing install, nothing an admin can remove by
+// mistake. Each one's only redirect URI is its callback on this issuer, and sign-out may return to the issuer's home
+// page. Their codes are never redeemed (the login has already made the OP session the pages read), so they may use no
+// grant at the token endpoint: whoever starts their flow with PKCE values of their own gets a code and no tokens
+// (provider/client-rules.ts, edge/routes.ts).
 import type { AdapterPayload } from 'oidc-provider';
 
 export const ACCOUNT_CLIENT_ID = 'gatehouse-account';

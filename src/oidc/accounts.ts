@@ -1,5 +1,5 @@
-// oidc-provider accounts are our users; claims by scope as compat.md §6 lists them. oidc-provider masks the claims
-// by the granted scopes (the `claims` configuration in provider.ts).
+// oidc-provider accounts are our users; claims by scope as ZITADEL's userinfo gives them. oidc-provider masks the
+// claims by the granted scopes (the `claims` configuration in provider.ts).
 import type { Account, KoaContextWithOIDC } from 'oidc-provider';
 import type { Db } from '../platform/db.ts';
 import { findActiveUser, loginName, type UserProfileRow } from '../users/lookup.ts';
@@ -7,7 +7,7 @@ import { takeReadAhead } from './read-ahead.ts';
 import { RESOURCE_OWNER_SCOPE } from './scopes.ts';
 
 export const CLAIMS = {
-  // amr: how the user signed in (RFC 8176, issue 17), in every ID token as ZITADEL's; no account has it as a claim
+  // amr: how the user signed in (RFC 8176), in every ID token as ZITADEL's; no account has it as a claim
   openid: ['sub', 'amr'],
   profile: ['name', 'given_name', 'family_name', 'nickname', 'gender', 'locale', 'updated_at', 'preferred_username'],
   email: ['email', 'email_verified'],
@@ -30,8 +30,8 @@ export function createFindAccount(db: Db) {
     return {
       accountId: user.id,
       async claims(use, scope) {
-        // Without "user info inside ID token", an ID token issued next to an access token carries only sub
-        // (interface.md authorization_endpoint; compat.md §6 idTokenUserinfoAssertion).
+        // Without "user info inside ID token", an ID token issued next to an access token carries only sub (as ZITADEL
+        // documents its authorization endpoint; the app's idTokenUserinfoAssertion).
         if (use === 'id_token' && issuesAccessToken(ctx) && !ctx.oidc.client?.['id_token_userinfo_assertion' as never])
           return { sub: user.id };
         return { ...userClaims(user, new Set(scope.split(' '))), sub: user.id };
@@ -80,7 +80,7 @@ export function userClaims(user: UserProfileRow, scopes: ReadonlySet<string>): R
   return claims;
 }
 
-/** The claims of the given scopes only (introspection adds them itself; compat.md §6). */
+/** The claims of the given scopes only (introspection adds them itself, as ZITADEL's does). */
 export function claimsForScopes(claims: Record<string, unknown>, scopes: ReadonlySet<string>): Record<string, unknown> {
   const allowed = new Set<string>();
   for (const [scope, names] of Object.entries(CLAIMS)) {

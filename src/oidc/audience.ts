@@ -1,4 +1,4 @@
-// Token audience (compat.md §6): the client, its project, projects requested by scope and, with the management
+// Token audience, as ZITADEL sets it: the client, its project, projects requested by scope and, with the management
 // scope, the management API. Introspection answers active only to a caller whose client ID or project is in it.
 import { MANAGEMENT_API_SCOPE, requestedProjects } from './scopes.ts';
 

@@ -1,7 +1,7 @@
-// JWT access tokens (issue 3 §5, oidc-provider-findings §8). oidc-provider's own JWT format is not persisted, so
-// such tokens could not be introspected, revoked or used at userinfo. Instead every access token is stored as an
-// opaque token, and for apps and machine users with access token type JWT the value handed out is a signed JWT
-// whose jti is the storage id. The adapter accepts such a row only through a verified JWT, never by its bare jti.
+// JWT access tokens. oidc-provider's own JWT format is not persisted, so such tokens could not be introspected, revoked
+// or used at userinfo. Instead every access token is stored as an opaque token, and for apps and machine users with
+// access token type JWT the value handed out is a signed JWT whose jti is the storage id. The adapter accepts such a
+// row only through a verified JWT, never by its bare jti.
 import { createPrivateKey, sign as signCallback, type KeyObject } from 'node:crypto';
 import { promisify } from 'node:util';
 import { createLocalJWKSet, jwtVerify, type JWK, type JWTPayload, type JWTVerifyGetKey } from 'jose';
@@ -21,8 +21,8 @@ export function encodeForEdge(value: string): string {
   return looksLikeJwt(value) ? EDGE_PREFIX + Buffer.from(value).toString('base64url') : value;
 }
 
-// RS256 signatures in the thread pool: an RSA-2048 signature costs about a millisecond of CPU, which would
-// otherwise stall every other request on the event loop (issue 8: asynchronous crypto).
+// RS256 signatures in the thread pool: an RSA-2048 signature costs about a millisecond of CPU, which would otherwise
+// stall every other request on the event loop.
 const rsaSign = promisify(signCallback);
 const base64url = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
@@ -99,8 +99,8 @@ export class JwtAccessTokens {
     );
   }
 
-  /** Makes the provider hand out JWTs for clients whose access token type is JWT (see the file comment), with the
-   *  claims of issue 21 (accessTokenRoleAssertion) from `claims`. */
+  /** Makes the provider hand out JWTs for clients whose access token type is JWT (see the file comment), with the role
+   *  and org claims (accessTokenRoleAssertion) from `claims`. */
   install(provider: Provider, claims: IssuedClaims): void {
     const tokens = this;
     // getValueAndPayload is the library's internal hook (not in its types); `this` is an AccessToken.

@@ -1,5 +1,5 @@
-// How the user signed in, as the tokens' extra claims carry it to introspection (compat.md §6, issue 17): the
-// login's auth_time and its authentication methods (RFC 8176 amr). Undefined members are left out of the JSON.
+// How the user signed in, as the tokens' extra claims carry it to introspection: the login's auth_time and its
+// authentication methods (RFC 8176 amr). Undefined members are left out of the JSON.
 export const loginClaims = (source: { authTime?: number; amr?: string[] }) => ({
   auth_time: source.authTime,
   amr: source.amr,

@@ -1,9 +1,9 @@
-// Tokens of machine users (compat.md §6): client_credentials and the JWT-profile grant (RFC 7523) issue an access
-// token that belongs to the machine user (sub = its user ID), usable at userinfo, introspection and the management
-// API like any user token. One implementation serves both ways in: the token endpoint's fast path
+// Tokens of machine users, as ZITADEL issues them: client_credentials and the JWT-profile grant (RFC 7523) issue an
+// access token that belongs to the machine user (sub = its user ID), usable at userinfo, introspection and the
+// management API like any user token. One implementation serves both ways in: the token endpoint's fast path
 // (fast/token.ts) and oidc-provider's registered grant handlers (provider/machine-grants.ts), which answer whatever the
-// fast path leaves to the provider (errors, unusual requests). The token row is oidc-provider's AccessToken format,
-// so the provider's revocation endpoint and the adapter know it.
+// fast path leaves to the provider (errors, unusual requests). The token row is oidc-provider's AccessToken format, so
+// the provider's revocation endpoint and the adapter know it.
 import { randomBytes } from 'node:crypto';
 import { jwtVerify, type JWTVerifyGetKey } from 'jose';
 import type { AdapterPayload } from 'oidc-provider';
@@ -18,7 +18,7 @@ export interface MachineTokenDeps {
   writeToken: TokenWriter;
   issuer: string;
   ttl: { accessToken: number; idToken: number };
-  /** Maximum age of an assertion's iat, seconds (compat.md §6: one hour). */
+  /** Maximum age of an assertion's iat, seconds (one hour by default). */
   assertionMaxAge: number;
   signer: JwtAccessTokens;
   claimOnce: ClaimOnce;
@@ -70,7 +70,7 @@ export async function issueMachineToken(deps: MachineTokenDeps, request: Machine
   const iat = Math.floor(Date.now() / 1000);
   const expiresIn = deps.ttl.accessToken;
   const jwt = user.access_token_type === 'jwt';
-  // 256 bits from the CSPRNG, as oidc-provider's opaque tokens (security.md §7)
+  // 256 bits from the CSPRNG, as oidc-provider's opaque tokens: not guessable (RFC 6749 §10.10)
   const jti = randomBytes(32).toString('base64url');
   const payload: AccessTokenPayload & AdapterPayload = {
     kind: 'AccessToken',
@@ -95,14 +95,14 @@ export async function issueMachineToken(deps: MachineTokenDeps, request: Machine
   ]);
   if (!written) throw new CredentialsChanged();
   const body: TokenResponse = {
-    // the audience names the machine user by its ID, never by its user name (access-tokens.ts, issue 13 §4)
+    // the audience names the machine user by its ID, never by its user name (access-tokens.ts)
     access_token: jwt ? await deps.signer.accessTokenJwt(payload, { clientId: user.id }) : jti,
     expires_in: expiresIn,
     scope,
     token_type: 'Bearer',
   };
   if (request.withIdToken && scope.split(' ').includes('openid')) {
-    // next to an access token the ID token carries no scope claims (interface.md authorization_endpoint)
+    // next to an access token the ID token carries no scope claims, as in ZITADEL
     body.id_token = await deps.signer.sign({
       iss: deps.issuer,
       sub: user.id,
@@ -117,9 +117,9 @@ export async function issueMachineToken(deps: MachineTokenDeps, request: Machine
 export class AssertionRejected extends Error {}
 
 /**
- * A JWT-profile assertion of a machine user (compat.md §6): RS256 with one of the user's keys, iss = sub = user ID,
- * aud the issuer (with or without a trailing slash, as ZITADEL's SDKs send it) or the token endpoint, unexpired, and
- * iat at most assertionMaxAge old. Throws AssertionRejected with the reason. Its jti is claimed separately.
+ * A JWT-profile assertion of a machine user: RS256 with one of the user's keys, iss = sub = user ID, aud the issuer
+ * (with or without a trailing slash, as ZITADEL's SDKs send it) or the token endpoint, unexpired, and iat at most
+ * assertionMaxAge old. Throws AssertionRejected with the reason. Its jti is claimed separately.
  */
 export async function verifyServiceAssertion(
   deps: MachineTokenDeps,

@@ -1,7 +1,7 @@
-// The rows oidc-provider stores (codes, tokens, sessions, grants, interactions in oidc_payloads), as its adapter
-// reads and writes them (provider/adapter.ts), and the background sweep of expired ones (issue 18 "Scale"). Split from
-// queries.ts, which keeps the statements of the hot paths that join these rows to users, orgs and apps. Ids are
-// storage ids (payloads.ts hashId); payloads are stored payloads (storedPayload).
+// The rows oidc-provider stores (codes, tokens, sessions, grants, interactions in oidc_payloads), as its adapter reads
+// and writes them (provider/adapter.ts), and the background sweep of expired ones. Split from queries.ts, which keeps
+// the statements of the hot paths that join these rows to users, orgs and apps. Ids are storage ids (payloads.ts
+// hashId); payloads are stored payloads (storedPayload).
 import type { AdapterPayload } from 'oidc-provider';
 import type { Db, Queryable } from '../platform/db.ts';
 
@@ -69,7 +69,7 @@ export async function findPayloadByUid(db: Queryable, model: string, uid: string
   return rows[0]?.payload;
 }
 
-/** Marks the row consumed; false when it was consumed before (or is gone). Atomic (security.md §3). */
+/** Marks the row consumed; false when it was consumed before (or is gone). Atomic: codes are single-use. */
 export async function consumePayload(db: Queryable, model: string, id: string): Promise<boolean> {
   const { rowCount } = await db.query(
     'UPDATE oidc_payloads SET consumed_at = now() WHERE model = $1 AND id = $2 AND consumed_at IS NULL',
@@ -121,14 +121,14 @@ const SWEEP_BATCH = `
 const PAUSE_PER_BATCH = 7;
 
 /**
- * Deletes expired rows in batches until none are left or `until` (epoch ms) has passed; returns how many went.
- * Issue 18 "Scale": a backlog (5 million expired rows of 10 million) is worked through while requests keep their
- * latency: after each batch the sweep pauses seven times as long as the batch took, so it holds one connection at
- * most an eighth of the time. Measured at that size (README, "The sweep while it runs"): with a pause of three
- * times, two of four scenarios' median p99 at 32 connections rose 20%; with seven, none rose more than 6%, and the
- * sweep still deletes some 14,000 rows a second under full load, more than the token endpoint can create. Each
- * batch starts where the previous one ended: deleted rows stay in the expiry index until VACUUM, and starting from
- * the oldest every time would walk over all of them again.
+ * Deletes expired rows in batches until none are left or `until` (epoch ms) has passed; returns how many went. A
+ * backlog (5 million expired rows of 10 million) is worked through while requests keep their latency: after each batch
+ * the sweep pauses seven times as long as the batch took, so it holds one connection at most an eighth of the time.
+ * Measured at that size (README, "The sweep while it runs"): with a pause of three times, two of four scenarios' median
+ * p99 at 32 connections rose 20%; with seven, none rose more than 6%, and the sweep still deletes some 14,000 rows a
+ * second under full load, more than the token endpoint can create. Each batch starts where the previous one ended:
+ * deleted rows stay in the expiry index until VACUUM, and starting from the oldest every time would walk over all of
+ * them again.
  */
 export async function sweepExpired(db: Db, options: { until: number; batchSize?: number }): Promise<number> {
   const batchSize = options.batchSize ?? 1000;

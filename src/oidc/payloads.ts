@@ -1,22 +1,22 @@
 // The row format of oidc_payloads, shared by oidc-provider's adapter (adapter.ts) and the fast path that writes and
 // reads the same rows (machine-token-issuer.ts, access-tokens.ts, fast/introspection.ts): ids are stored as SHA-256
 // hashes and payloads without the values the ids hash, so the table never holds a usable token, code, session or
-// interaction id (security.md §7, issue 13 item 3).
+// interaction id.
 import { hash } from 'node:crypto';
 import type { AdapterPayload } from 'oidc-provider';
 
-/** Storage id of a token, code or session id: its SHA-256 (security.md §7). */
+/** Storage id of a token, code or session id: its SHA-256. */
 // crypto.hash: one call, a third of createHash's time (several ids are hashed per request)
 export const hashId = (id: string) => hash('sha256', id, 'base64url');
 
 /**
- * A payload as stored: without the bearer values oidc-provider keeps in it (issue 13 item 3). Every model's `jti` is
- * its id, the value presented (a token, a code, the session cookie, an interaction's URL and cookie); an
- * Interaction also names its id in `returnTo` (the resume URL) and its browser session's cookie value in
- * `session.cookie`, which nothing reads. `find` is always called with the id, so presentedPayload puts it back.
- * Not bearer values, and kept: a grant id (a reference between rows, never accepted from a client: the grant_id
- * column joins on it), a session's `uid` (the sessionUid of its tokens; the cookie carries the jti) and `sid`
- * (printed in ID tokens). Rows of older versions still hold a jti, equal to the id; migration 0046 removes them.
+ * A payload as stored: without the bearer values oidc-provider keeps in it. Every model's `jti` is its id, the value
+ * presented (a token, a code, the session cookie, an interaction's URL and cookie); an Interaction also names its id in
+ * `returnTo` (the resume URL) and its browser session's cookie value in `session.cookie`, which nothing reads. `find`
+ * is always called with the id, so presentedPayload puts it back. Not bearer values, and kept: a grant id (a reference
+ * between rows, never accepted from a client: the grant_id column joins on it), a session's `uid` (the sessionUid of
+ * its tokens; the cookie carries the jti) and `sid` (printed in ID tokens). Rows of older versions still hold a jti,
+ * equal to the id; migration 0046 removes them.
  */
 export function storedPayload<P extends { jti?: string }>(model: string, id: string, payload: P): Omit<P, 'jti'> {
   const { jti: _id, ...stored } = payload;

@@ -1,6 +1,6 @@
-// The OIDC layer's composition (architecture.md §8 for this folder): oidc-provider (provider/) and the hand-written
-// fast endpoints (fast/) built over the same storage, keys and rules, mounted by edge/routes.ts. The provider is
-// rebuilt when the signing keys change (keys.ts), in this and every other process on the same database.
+// The OIDC layer's composition: oidc-provider (provider/) and the hand-written fast endpoints (fast/) built over the
+// same storage, keys and rules, mounted by edge/routes.ts. The provider is rebuilt when the signing keys change
+// (keys.ts), in this and every other process on the same database.
 import type { FastifyInstance } from 'fastify';
 import type Provider from 'oidc-provider';
 import type { Logger } from 'pino';
@@ -76,8 +76,8 @@ export interface VerifiedBearer extends VerifiedAccessToken {
 export interface Oidc {
   /** Checks an access token (opaque or JWT) as introspection does: exists, not expired, not revoked, user active. */
   verifyAccessToken(token: string): Promise<VerifiedAccessToken | undefined>;
-  /** verifyAccessToken for the management API, with the user's memberships and the org in context
-   *  (`contextOrgId`, else the user's own org), in one statement shared by concurrent calls (issue 21). */
+  /** verifyAccessToken for the management API, with the user's memberships and the org in context (`contextOrgId`, else
+   *  the user's own org), in one statement shared by concurrent calls. */
   verifyBearer(token: string, contextOrgId: string | undefined): Promise<VerifiedBearer | undefined>;
   /** The current provider; it is replaced on key rotation, so call this per request. */
   provider(): Provider;
@@ -98,8 +98,8 @@ export interface OidcDeps {
 
 export async function registerOidc(app: FastifyInstance, deps: OidcDeps): Promise<Oidc> {
   const { config, db, secrets, log, pages } = deps;
-  // The management API's audience entry: ZITADEL resolves its "zitadel" project alias to a project ID; the
-  // instance ID plays that role here (compat.md §4).
+  // The management API's audience entry: ZITADEL resolves its "zitadel" project alias to a project ID; the instance ID
+  // plays that role here.
   const managementAudience = deps.instance.id;
   const keyOptions = {
     activationDelay: config.keys.activationDelay,
@@ -163,7 +163,7 @@ export async function registerOidc(app: FastifyInstance, deps: OidcDeps): Promis
     provider.use(providerResponses);
     provider.use(clientRateLimit.middleware);
     observeProvider(provider, deps.metrics, log);
-    // iss in every authorization response, implicit ones included (security.md §5; the library skips it there)
+    // iss in every authorization response, implicit ones included (RFC 9207; the library skips it there)
     (provider.on as (event: string, listener: (ctx: unknown, out: Record<string, unknown>) => void) => void)(
       'authorization.success',
       (_ctx, out) => {
@@ -186,7 +186,7 @@ export async function registerOidc(app: FastifyInstance, deps: OidcDeps): Promis
     );
   };
   // Every worker process reloads the keys it signs with; a rotation that falls due is added once (keys.ts: a
-  // transaction's advisory lock and a second look). The sweep runs once per deployment (issue 24).
+  // transaction's advisory lock and a second look). The sweep runs once per deployment.
   const reloadTimer = setInterval(() => {
     reloadKeys().catch((err) => log.error({ err }, 'signing key reload failed'));
   }, config.keys.reloadIntervalMs);
@@ -198,7 +198,7 @@ export async function registerOidc(app: FastifyInstance, deps: OidcDeps): Promis
     run: async () => {
       const removed = await sweepExpired(db, { until: Date.now() + config.oidcSweepIntervalMs / 2 });
       deps.metrics.sweptRows.inc({ model: 'oidc' }, removed);
-      // the console's sessions (security.md item 23) expire on the same clock
+      // the console's sessions expire on the same clock
       deps.metrics.sweptRows.inc({ model: 'console' }, await sweepExpiredConsoleSessions(db));
     },
   });

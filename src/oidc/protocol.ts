@@ -1,5 +1,5 @@
-// The names both engines answer to: the interface's endpoint paths (interface.md; compat.md §6), which the provider
-// is configured with (provider/provider.ts) and the fast endpoints serve (fast/), and the JWT-profile grant type.
+// The names both engines answer to: ZITADEL's endpoint paths, which the provider is configured with
+// (provider/provider.ts) and the fast endpoints serve (fast/), and the JWT-profile grant type.
 
 export const ROUTES = {
   authorization: '/oauth/v2/authorize',

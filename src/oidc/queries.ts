@@ -1,10 +1,10 @@
-// The SQL of the OIDC layer's hot paths over oidc_payloads (issue 14 §2; oidc-provider's own storage and the sweep
-// are in payload-store.ts): the statements that introspection, userinfo, the management API's bearer check, the
-// machine grants, the code and refresh fast path and the authorization read-ahead run on every request. Each joins
-// what it needs from users, orgs and apps in one statement rather than reading those domains through their services
-// (one round trip per request, shared by concurrent requests: platform/batch.ts); test/oidc/lookup-plans.test.ts
-// holds each to index lookups. Ids are storage ids (payloads.ts hashId); payloads are stored payloads
-// (storedPayload). The signing keys keep their own statements (keys.ts).
+// The SQL of the OIDC layer's hot paths over oidc_payloads (oidc-provider's own storage and the sweep are in
+// payload-store.ts): the statements that introspection, userinfo, the management API's bearer check, the machine
+// grants, the code and refresh fast path and the authorization read-ahead run on every request. Each joins what it
+// needs from users, orgs and apps in one statement rather than reading those domains through their services (one round
+// trip per request, shared by concurrent requests: platform/batch.ts); test/oidc/lookup-plans.test.ts holds each to
+// index lookups. Ids are storage ids (payloads.ts hashId); payloads are stored payloads (storedPayload). The signing
+// keys keep their own statements (keys.ts).
 import type { JSONWebKeySet } from 'jose';
 import type { AdapterPayload } from 'oidc-provider';
 import { APP_COLUMNS, APPS_FROM, type AppType } from '../apps/queries.ts';
@@ -69,10 +69,10 @@ export interface BearerRow extends AccessTokenRow {
   context_org_exists: boolean;
 }
 
-// The management API's bearer check (compat.md §4) with what its permission check reads on every call: the user's
-// memberships (its roles) and whether the org in context exists. One statement in place of three, shared by
-// concurrent calls (platform/batch.ts); read per call, so a revoked token or a removed member is refused by the
-// next call on every node. $1 holds the tokens' storage ids, $2 the orgs asked for (null: the user's own).
+// The management API's bearer check with what its permission check reads on every call: the user's memberships (its
+// roles) and whether the org in context exists. One statement in place of three, shared by concurrent calls
+// (platform/batch.ts); read per call, so a revoked token or a removed member is refused by the next call on every node.
+// $1 holds the tokens' storage ids, $2 the orgs asked for (null: the user's own).
 export const BEARER_SQL = `
   SELECT r.i, tok.*,
     (SELECT coalesce(json_agg(mine), '[]') FROM (${membershipsOf('tok.id')}) AS mine) AS caller_memberships,
@@ -181,9 +181,10 @@ export interface GrantSourceRow {
   user_active: boolean | null;
 }
 
-// Redeems codes and refresh tokens (fast/user-grants.ts), batched: each source is consumed at most once (security.md
-// §3; of two requests for one source in a batch the first wins) and only while its grant lives, and only a consumed
-// source's tokens are written (its new refresh token, if any, and its access token). Returns the positions redeemed.
+// Redeems codes and refresh tokens (fast/user-grants.ts), batched: each source is consumed at most once
+// (RFC 6749 §4.1.2; of two requests for one source in a batch the first wins) and only while its grant lives, and only
+// a consumed source's tokens are written (its new refresh token, if any, and its access token). Returns the positions
+// redeemed.
 export const REDEEM_SQL = `
   WITH r AS (
     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::jsonb[], $6::int[], $7::text[],

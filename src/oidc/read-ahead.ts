@@ -1,10 +1,10 @@
-// Read-ahead for the authorization endpoint (issue 18): oidc-provider reads a request's rows one after another (the
-// browser's session, the client's app, the user, the grant; on resume the interaction), a round trip each. The edge
-// reads them all with one statement before it hands the request over (edge/routes.ts), and the provider's first
-// read of each row in that request takes it from here (provider/adapter.ts, provider/clients.ts, accounts.ts), as if
-// it had read it a few milliseconds earlier. Each row is handed out once: a second read, or a read after the request
-// wrote the row, goes to the database. Rows nobody asks for (a cookie whose signature the provider then refuses)
-// are dropped with the request.
+// Read-ahead for the authorization endpoint: oidc-provider reads a request's rows one after another (the browser's
+// session, the client's app, the user, the grant; on resume the interaction), a round trip each. The edge reads them
+// all with one statement before it hands the request over (edge/routes.ts), and the provider's first read of each row
+// in that request takes it from here (provider/adapter.ts, provider/clients.ts, accounts.ts), as if it had read it a
+// few milliseconds earlier. Each row is handed out once: a second read, or a read after the request wrote the row, goes
+// to the database. Rows nobody asks for (a cookie whose signature the provider then refuses) are dropped with the
+// request.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { AppRow } from '../apps/queries.ts';
 import type { Queryable } from '../platform/db.ts';

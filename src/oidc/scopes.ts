@@ -1,19 +1,19 @@
-// Scopes Gatehouse understands (compat.md §4, §6). Other requested scopes are dropped, not rejected.
+// Scopes Gatehouse understands, ZITADEL's reserved ones among them. Other requested scopes are dropped, not rejected.
 
 /** Puts the management API in the token's audience; exactly ZITADEL's string, which its SDKs send. */
 export const MANAGEMENT_API_SCOPE = 'urn:zitadel:iam:org:project:id:zitadel:aud';
 /** Adds the user's organization claims. */
 export const RESOURCE_OWNER_SCOPE = 'urn:zitadel:iam:user:resourceowner';
-/** Issue 21: the roles of every project in the token's audience. */
+/** The roles of every project in the token's audience. */
 export const PROJECTS_ROLES_SCOPE = 'urn:zitadel:iam:org:projects:roles';
-/** Issue 21: the user's metadata (urn:zitadel:iam:user:metadata claim). */
+/** The user's metadata (urn:zitadel:iam:user:metadata claim). */
 export const METADATA_SCOPE = 'urn:zitadel:iam:user:metadata';
 /** urn:zitadel:iam:org:project:role:{roleKey}: asks for one role (only granted ones come back). */
 export const PROJECT_ROLE_PREFIX = 'urn:zitadel:iam:org:project:role:';
 /** urn:zitadel:iam:org:id:{orgId} and urn:zitadel:iam:org:domain:primary:{domain}: only that org's users sign in. */
 export const ORG_ID_PREFIX = 'urn:zitadel:iam:org:id:';
 export const ORG_DOMAIN_PREFIX = 'urn:zitadel:iam:org:domain:primary:';
-/** urn:zitadel:iam:org:idp:id:{idpId}: sign in with that identity provider straight away (issue 15 §1). */
+/** urn:zitadel:iam:org:idp:id:{idpId}: sign in with that identity provider straight away. */
 export const IDP_ID_PREFIX = 'urn:zitadel:iam:org:idp:id:';
 
 export const SUPPORTED_SCOPES = [
@@ -61,7 +61,7 @@ function knownScopes(requested: string): string[] {
   return [...new Set(requested.split(' ').filter((s) => SUPPORTED_SCOPES.includes(s) || isDynamicScope(s)))];
 }
 
-/** Machine grants issue no refresh tokens (compat.md §6), so offline_access is dropped too. */
+/** Machine grants issue no refresh tokens, as in ZITADEL, so offline_access is dropped too. */
 export function filterMachineScopes(requested: string): string {
   return knownScopes(requested)
     .filter((s) => s !== 'offline_access')

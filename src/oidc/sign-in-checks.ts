@@ -1,8 +1,8 @@
-// Who may sign in to an app (issue 21 "Roles and org claims in tokens"): an org scope
-// (urn:zitadel:iam:org:id:{id}, urn:zitadel:iam:org:domain:primary:{domain}) admits only that org's users; the
-// project's projectRoleCheck admits only users with a grant of the project, its hasProjectCheck only users of the
-// org that owns it or holds a project grant of it. The login pages show the refusal (login/refused.ts); the provider
-// refuses with access_denied any authorization that would skip them (provider.ts loadExistingGrant).
+// Who may sign in to an app: an org scope (urn:zitadel:iam:org:id:{id}, urn:zitadel:iam:org:domain:primary:{domain})
+// admits only that org's users; the project's projectRoleCheck admits only users with a grant of the project, its
+// hasProjectCheck only users of the org that owns it or holds a project grant of it. The login pages show the refusal
+// (login/refused.ts); the provider refuses with access_denied any authorization that would skip them (provider.ts
+// loadExistingGrant).
 import type { Queryable } from '../platform/db.ts';
 import { grantedRoles } from '../grants/service.ts';
 import { orgHoldsProjectGrant } from '../grants/project-grants.ts';

@@ -1,7 +1,7 @@
-// The claims of issue 21 "Roles and org claims in tokens", in ZITADEL's names and shapes: the roles of the user's
-// grants, the user's metadata and the org named by an org scope. Roles and metadata cost a query only when the
-// token asks for them (a role scope, urn:zitadel:iam:org:projects:roles, urn:zitadel:iam:user:metadata) or its
-// project has projectRoleAssertion; every other token is answered without one (the fast paths' budget, issue 8).
+// The role, metadata and org claims, in ZITADEL's names and shapes: the roles of the user's grants, the user's metadata
+// and the org named by an org scope. Roles and metadata cost a query only when the token asks for them (a role scope,
+// urn:zitadel:iam:org:projects:roles, urn:zitadel:iam:user:metadata) or its project has projectRoleAssertion; every
+// other token is answered without one (the fast paths' statement budget).
 import type { Queryable } from '../platform/db.ts';
 import { grantedRoles, type GrantedRoles } from '../grants/service.ts';
 import { metadataClaim } from '../metadata/service.ts';

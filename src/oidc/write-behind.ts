@@ -1,13 +1,13 @@
-// Write-behind for oidc-provider's storage (issue 18): within one provider request the library saves its rows one
-// after another (the interaction deleted, the grant, the code, the session on resume), a round trip each. Inside a
-// unit of work (`unitOfWork`, around every provider request: plugin.ts) the adapter queues those saves and deletes
-// here, and the unit writes them with one statement before the response leaves, so no one outside the request can
-// tell: the browser and the client see every row the response names. Reads in the request see the queued rows (read
-// your writes). Operations that must happen in place (consume, revoke by grant, the replay claim, a read by uid)
-// write the queue first, so rows reach the database in the order the library meant. Statements of our own that
-// settle with the request (the lockout's attempt given back after a success: lockout/queries.ts) ride along in the
-// same statement as extra CTEs. The login pages run in units too (login/routes.ts), written before their answer is
-// sent. Without a unit every write goes at once.
+// Write-behind for oidc-provider's storage: within one provider request the library saves its rows one after another
+// (the interaction deleted, the grant, the code, the session on resume), a round trip each. Inside a unit of work
+// (`unitOfWork`, around every provider request: plugin.ts) the adapter queues those saves and deletes here, and the
+// unit writes them with one statement before the response leaves, so no one outside the request can tell: the browser
+// and the client see every row the response names. Reads in the request see the queued rows (read your writes).
+// Operations that must happen in place (consume, revoke by grant, the replay claim, a read by uid) write the queue
+// first, so rows reach the database in the order the library meant. Statements of our own that settle with the request
+// (the lockout's attempt given back after a success: lockout/queries.ts) ride along in the same statement as extra
+// CTEs. The login pages run in units too (login/routes.ts), written before their answer is sent. Without a unit every
+// write goes at once.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Db } from '../platform/db.ts';
 import type { PayloadRow } from './payload-store.ts';
@@ -141,11 +141,11 @@ async function send(db: WriteDb, rows: Map<string, PayloadRow | null>, side: Sid
   ].map(param);
   const text = `${ctes.length ? `WITH ${ctes.join(',\n')}\n` : ''}${upsertRows(columns)}`;
   // A delete joins the batch's keys to the table, and a plan PostgreSQL keeps for a named statement is made with the
-  // table's statistics of that time: one made while the table was small (a new deployment, the first requests after
-  // a start) hashes the keys and reads the whole table, and keeps doing so when it holds a million rows until an
-  // ANALYZE replaces it (never, with autovacuum off: a login then took 20 ms of PostgreSQL's CPU instead of 4, issue
-  // 18). Planned for its values, the delete sees the table's current size and the number of keys, and reads their
-  // index entries. Writes without deletes have one plan (an insert with its conflict index) and stay prepared.
+  // table's statistics of that time: one made while the table was small (a new deployment, the first requests after a
+  // start) hashes the keys and reads the whole table, and keeps doing so when it holds a million rows until an ANALYZE
+  // replaces it (never, with autovacuum off: a login then took 20 ms of PostgreSQL's CPU instead of 4). Planned for its
+  // values, the delete sees the table's current size and the number of keys, and reads their index entries. Writes
+  // without deletes have one plan (an insert with its conflict index) and stay prepared.
   await (deleted.ids.length ? db.queryPlanned(text, params) : db.query(text, params));
 }
 

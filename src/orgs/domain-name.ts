@@ -1,6 +1,6 @@
-// The generated domain of an organization without one (compat.md §5): the name lower-cased, spaces to '-',
-// characters other than a-z, 0-9 and '-' dropped, at most 63 characters (one DNS label), trimmed of '-', then
-// '.' and the instance domain. A name with no usable character falls back to the org ID, which is all digits.
+// The generated domain of an organization without one, as ZITADEL makes it: the name lower-cased, spaces to '-',
+// characters other than a-z, 0-9 and '-' dropped, at most 63 characters (one DNS label), trimmed of '-', then '.' and
+// the instance domain. A name with no usable character falls back to the org ID, which is all digits.
 export function generateOrgDomain(orgName: string, instanceDomain: string, orgId: string): string {
   const label = orgName
     .toLowerCase()

@@ -1,6 +1,6 @@
-// The notice of a changed password (security.md §22): the account's verified address learns of a change the user
-// made (account page, UpdateMyPassword, "change required" at sign-in, reset by mail), so a change by someone else
-// does not go unnoticed. Queued by storeNewPassword's `notify` (passwords/service.ts), in the change's transaction.
+// The notice of a changed password: the account's verified address learns of a change the user made (account page,
+// UpdateMyPassword, "change required" at sign-in, reset by mail), so a change by someone else does not go unnoticed.
+// Queued by storeNewPassword's `notify` (passwords/service.ts), in the change's transaction.
 import type { Queryable } from '../platform/db.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import { mailLocale, passwordChangedMail } from '../mail/messages.ts';

@@ -1,7 +1,7 @@
-// The password complexity policy (issue 16, ZITADEL's PasswordComplexityPolicy): a minimum length and whether an
-// upper case letter, a lower case letter, a number and a symbol are required. The default is security.md §15's:
-// at least 8 characters, no composition rule. Every place that sets a password checks it and names the rule that
-// failed, with ZITADEL's error IDs.
+// The password complexity policy (ZITADEL's PasswordComplexityPolicy): a minimum length and whether an upper case
+// letter, a lower case letter, a number and a symbol are required. The default is OWASP ASVS's: at least 8 characters,
+// no composition rule. Every place that sets a password checks it and names the rule that failed, with ZITADEL's error
+// IDs.
 import { AppError, Code } from '../platform/errors.ts';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../users/passwords.ts';
 

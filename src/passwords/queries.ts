@@ -61,17 +61,17 @@ export async function storePasswordHash(
   );
 }
 
-/** Ends the user's sessions but the one of `keepSessionUid` (the browser that changed the password) and revokes
- *  their refresh tokens (issue 16): whoever knew the old password is signed out everywhere else. The rows are
- *  oidc_payloads (src/oidc/payloads.ts), by the account they belong to, and every console session of the user
- *  (users/console-sessions.ts, security.md item 23). */
+/** Ends the user's sessions but the one of `keepSessionUid` (the browser that changed the password) and revokes their
+ *  refresh tokens: whoever knew the old password is signed out everywhere else. The rows are oidc_payloads
+ *  (src/oidc/payloads.ts), by the account they belong to, and every console session of the user
+ *  (users/console-sessions.ts), so every session is revocable on the server. */
 export async function endOtherSessions(tx: Queryable, userId: string, keepSessionUid?: string): Promise<number> {
   const { rowCount } = await tx.query(END_OTHER_SESSIONS, [userId, keepSessionUid ?? null]);
   return rowCount ?? 0;
 }
 
-/** Reads only the user's rows by index (oidc_payloads_account_idx, whose predicate it repeats), issue 24:
- *  test/users/artifact-plans.test.ts. */
+/** Reads only the user's rows by index (oidc_payloads_account_idx, whose predicate it repeats), as
+ *  test/users/artifact-plans.test.ts checks. */
 export const END_OTHER_SESSIONS = `
   WITH ${END_CONSOLE_SESSIONS_OF_USER}
   DELETE FROM oidc_payloads WHERE payload ? 'accountId' AND payload->>'accountId' = $1

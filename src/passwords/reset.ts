@@ -1,6 +1,6 @@
-// Forgotten passwords (issue 16): a mail with a one-time link and code, valid one hour, then a new password under
-// the policy. The request's answer is the same whether the login name names an account or not (security.md §17);
-// the per-account limit is counted in the database (codes sent in the last hour), the per-address one by the page.
+// Forgotten passwords: a mail with a one-time link and code, valid one hour, then a new password under the policy. The
+// request's answer is the same whether the login name names an account or not (no enumeration); the per-account limit
+// is counted in the database (codes sent in the last hour), the per-address one by the page.
 import type { Db } from '../platform/db.ts';
 import type { Details } from '../events/details.ts';
 import type { SecretBox } from '../platform/secrets.ts';
@@ -48,9 +48,9 @@ async function sendResetMail(deps: ResetDeps, user: UserRow): Promise<boolean> {
 const canReset = (user: UserRow | undefined): user is UserRow =>
   user?.type === 'human' && user.state === 'active' && Boolean(user.email);
 
-/** The "forgot password" page: mails the account a code if it exists and may have one; says nothing either way.
- *  Only to a verified address (security.md §22): an address set but never proven may be anyone's, since whoever
- *  held a session could have typed it, so an account with one is answered like an unknown name (§17). */
+/** The "forgot password" page: mails the account a code if it exists and may have one; says nothing either way. Only to
+ *  a verified address: an address set but never proven may be anyone's, since whoever held a session could have typed
+ *  it, so an account with one is answered like an unknown name. */
 export async function requestPasswordReset(deps: ResetDeps, typedLoginName: string): Promise<void> {
   const user = await findUserByLoginName(deps.db, typedLoginName);
   if (canReset(user) && user.email_verified) await sendResetMail(deps, user);
@@ -70,9 +70,9 @@ export async function sendPasswordResetNotification(deps: ResetDeps, ref: UserRe
   if (!(await sendResetMail(deps, user))) throw new TooManyCodes();
 }
 
-/** The reset page: the code must be the user's valid one; the new password must pass the policy. The code is used
- *  in the transaction that stores the password, which also ends every session of the user and queues the notice
- *  of the change (security.md §22). */
+/** The reset page: the code must be the user's valid one; the new password must pass the policy. The code is used in
+ *  the transaction that stores the password, which also ends every session of the user and queues the notice of the
+ *  change. */
 export async function resetPasswordWithCode(
   deps: ResetDeps,
   hash: (password: string) => Promise<string>,

@@ -1,9 +1,10 @@
-// Setting passwords (issue 16): the policy's reads and update, the user's own change (the old password verified and
-// counted toward lockout), an administrator's set, and "change required". Every change ends the user's other
-// sessions and revokes their refresh tokens.
+// Setting passwords: the policy's reads and update, the user's own change (the old password verified and counted toward
+// lockout), an administrator's set, and "change required". Every change ends the user's other sessions and revokes
+// their refresh tokens.
 import type { Config } from '../config.ts';
 import type { Db, Queryable } from '../platform/db.ts';
 import { appendEvent } from '../events/log.ts';
+import { EVENT } from '../events/types.ts';
 import { changedDetails, type Details } from '../events/details.ts';
 import { AppError, Code, failedPrecondition, invalidArgument } from '../platform/errors.ts';
 import { recordFailure, recordSuccess, reserveLoginAttempt } from '../lockout/service.ts';
@@ -22,7 +23,7 @@ export async function updatePasswordPolicy(
   policy: PasswordPolicy,
   creator: string,
 ): Promise<Details> {
-  // security.md §15: never below 8; never above the longest password accepted
+  // Never below 8 (OWASP ASVS's minimum); never above the longest password accepted
   if (policy.minLength < DEFAULT_PASSWORD_POLICY.minLength || policy.minLength > 1024)
     throw invalidArgument(
       'invalid UpdatePasswordComplexityPolicyRequest.MinLength: value must be between 8 and 1024',
@@ -37,7 +38,7 @@ export async function updatePasswordPolicy(
     const event = await appendEvent(tx, {
       aggregateType: 'instance',
       aggregateId: instanceId,
-      eventType: 'instance.policy.password.complexity.changed',
+      eventType: EVENT.instance.passwordComplexityPolicyChanged,
       payload: { ...policy },
       resourceOwner: instanceId,
       creator,
@@ -65,10 +66,10 @@ export class PasswordCheckLocked extends AppError {
   }
 }
 
-/** UpdateMyPassword and the account page: the old password is verified like a sign-in, counted toward lockout
- *  (security.md §16), before anything is hashed. `slot` is the request's one place in the hashing queue, admitted for
- *  two uses: the old password's check and the new password's hash, so an accepted old password is never followed by
- *  a refusal of the queue. The verified address hears of the change (security.md §22). */
+/** UpdateMyPassword and the account page: the old password is verified like a sign-in, counted toward lockout (against
+ *  guessing), before anything is hashed. `slot` is the request's one place in the hashing queue, admitted for two uses:
+ *  the old password's check and the new password's hash, so an accepted old password is never followed by a refusal of
+ *  the queue. The verified address hears of the change. */
 export async function changeMyPassword(
   deps: { db: Db; lockout: Config['lockout']; mailer: Mailer },
   slot: HashSlot,
@@ -122,9 +123,9 @@ export async function setHumanPassword(
 export interface NewPasswordOptions {
   changeRequired: boolean;
   creator: string;
-  /** A change by the user (account page, UpdateMyPassword, "change required" at sign-in, reset by mail): the
-   *  verified address is told, by a mail queued in the change's transaction, so the change and its notice commit
-   *  together (security.md §22). A password an administrator sets is told to nobody, as in ZITADEL. */
+  /** A change by the user (account page, UpdateMyPassword, "change required" at sign-in, reset by mail): the verified
+   *  address is told, by a mail queued in the change's transaction, so the change and its notice commit together. A
+   *  password an administrator sets is told to nobody, as in ZITADEL. */
   notify?: Mailer;
 }
 
@@ -154,7 +155,7 @@ export async function writeNewPassword(
   const event = await appendEvent(tx, {
     aggregateType: 'user',
     aggregateId: user.id,
-    eventType: 'user.human.password.changed',
+    eventType: EVENT.user.passwordChanged,
     payload: { changeRequired: options.changeRequired },
     resourceOwner: user.org_id,
     creator: options.creator,

@@ -1,9 +1,9 @@
 // Statements that concurrent requests make in the same event-loop turn go to the database as one (the DataLoader
-// pattern): the token lookups of introspection, userinfo and bearer checks, and the token writes of the machine
-// grants. Under load a round trip to PostgreSQL (and a commit, for a write) costs both processes more than one more
-// row: measured on PostgreSQL 15 (issue 8), one token lookup costs the server about 120 µs and Node about 125 µs,
-// while eight in one statement cost 150 µs and 200 µs in all. A lone request still makes exactly one query, and
-// waits only for the end of the current turn (setImmediate), not for a timer.
+// pattern): the token lookups of introspection, userinfo and bearer checks, and the token writes of the machine grants.
+// Under load a round trip to PostgreSQL (and a commit, for a write) costs both processes more than one more row:
+// measured on PostgreSQL 15, one token lookup costs the server about 120 µs and Node about 125 µs, while eight in one
+// statement cost 150 µs and 200 µs in all. A lone request still makes exactly one query, and waits only for the end of
+// the current turn (setImmediate), not for a timer.
 import type { QueryResultRow } from 'pg';
 import type { Queryable } from './db.ts';
 

@@ -1,7 +1,7 @@
-// Every core (issue 24): GATEHOUSE_WORKERS processes serve one port through node:cluster. The primary only forks,
-// replaces and stops workers and gathers their metrics; each worker is a whole server (src/server.ts) with its own
-// share of the pool. The primary accepts connections and hands each socket over before reading from it, so the
-// worker's HTTP/1.1-or-h2c sniffing (http.ts) sees the connection's first bytes as a single process does.
+// Every core: GATEHOUSE_WORKERS processes serve one port through node:cluster. The primary only forks, replaces and
+// stops workers and gathers their metrics; each worker is a whole server (src/server.ts) with its own share of the
+// pool. The primary accepts connections and hands each socket over before reading from it, so the worker's
+// HTTP/1.1-or-h2c sniffing (http.ts) sees the connection's first bytes as a single process does.
 import cluster, { type Worker } from 'node:cluster';
 import { AggregatorRegistry, type Registry } from 'prom-client';
 import type { Logger } from 'pino';

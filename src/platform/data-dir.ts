@@ -1,10 +1,9 @@
-// The data directory holds the embedded database (password hashes, sessions, signing keys sealed with the master
-// key), the master key and the generated admin password: it is its owner's alone (issue 13 item 2). What PGlite's
-// PostgreSQL creates goes through Node with the mode it asks for (0600), filtered by the process umask, which is set
-// to 077 here before anything is created. Past the umask, PGlite unpacks a new database with its archive's modes
-// (0666) and re-sets the modes of a few files it rewrites at start (0644), and a directory made by an older version
-// or by hand can be anything: so the tree is tightened at every start, and again after the database opens and
-// closes (db.ts).
+// The data directory holds the embedded database (password hashes, sessions, signing keys sealed with the master key),
+// the master key and the generated admin password: no other local user may read it. What PGlite's PostgreSQL creates
+// goes through Node with the mode it asks for (0600), filtered by the process umask, which is set to 077 here before
+// anything is created. Past the umask, PGlite unpacks a new database with its archive's modes (0666) and re-sets the
+// modes of a few files it rewrites at start (0644), and a directory made by an older version or by hand can be
+// anything: so the tree is tightened at every start, and again after the database opens and closes (db.ts).
 import { chmodSync, lstatSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';

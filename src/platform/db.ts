@@ -1,5 +1,5 @@
 // One code path on the pg API: a pg.Pool to PostgreSQL, or a pg.Pool over embedded PGlite through its in-process
-// node-postgres adapter (no socket, same type parsers as production; feasibility-findings.md Q1).
+// node-postgres adapter (no socket, same type parsers as production).
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -62,7 +62,7 @@ interface Protocol {
   session: () => Promise<Session>;
 }
 
-// What is retried (issue 24: "retry only what is safe to retry"):
+// What is retried (only what is safe to retry):
 // - a transaction that failed with a serialization failure or deadlock: PostgreSQL rolled it back as a whole;
 // - once, a transaction whose connection broke before its COMMIT was sent: the server rolls back an open
 //   transaction whose connection ends, so nothing of it was applied (a pool connection that went stale in a
@@ -281,11 +281,11 @@ export async function openDb(database: Config['database'], log?: Pick<Logger, 'w
       query_timeout: pingTimeout + 500,
     });
   }
-  // Owner-only before PGlite creates or opens a file (issue 13 item 2).
+  // Owner-only before PGlite creates or opens a file: the directory holds secrets (data-dir.ts).
   secureDataDir(database.dataDir, log);
   const dir = join(database.dataDir, 'pg');
   mkdirSync(dir, { recursive: true });
-  // PGlite does not lock its directory: a second process would silently lose writes (feasibility-findings.md Q1).
+  // PGlite does not lock its directory: a second process would silently lose writes.
   const unlock = lockDirectory(database.dataDir);
   try {
     // Loaded lazily so that a production process on PostgreSQL never loads the WASM build.

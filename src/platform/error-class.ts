@@ -12,7 +12,7 @@ import {
   requestErrorStatus,
 } from './errors.ts';
 
-/** The HTTP status of each gRPC code, as ZITADEL's gateway maps them (compat.md §3). */
+/** The HTTP status of each gRPC code, as ZITADEL's gateway maps them. */
 const HTTP_STATUS: Record<number, number> = {
   [Code.InvalidArgument]: 400,
   [Code.FailedPrecondition]: 400,
@@ -31,7 +31,7 @@ export const httpStatusOf = (code: Code): number => HTTP_STATUS[code] ?? 500;
 export type ErrorClass =
   /** The client disconnected before its request was complete: its doing, not a server failure (logged as info). */
   | { kind: 'aborted' }
-  /** The database is unreachable: 503 with Retry-After, for the client to try again (security.md §26). */
+  /** The database is unreachable: 503 with Retry-After (429 is only for a client's own excess). */
   | { kind: 'outage'; retryAfter: number }
   /** An answer of the error's own: an AppError's status, a 4xx Fastify raised for the request, or 500 (a failure). */
   | { kind: 'status'; status: number; retryAfter?: number };

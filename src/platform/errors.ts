@@ -1,8 +1,7 @@
-// One error type for the whole service layer (architecture.md §5, after ZITADEL's zerrors): a gRPC status code,
-// a stable error ID and a message. Transports turn it into a REST body or a gRPC status; OIDC protocol errors
-// stay oidc-provider's own.
+// One error type for the whole service layer (after ZITADEL's zerrors): a gRPC status code, a stable error ID and a
+// message. Transports turn it into a REST body or a gRPC status; OIDC protocol errors stay oidc-provider's own.
 
-/** gRPC status codes used by the API (compat.md §3). */
+/** gRPC status codes used by the API, as ZITADEL's v1 API answers them. */
 export const Code = {
   InvalidArgument: 3,
   NotFound: 5,
@@ -101,8 +100,8 @@ export function requestErrorStatus(error: { statusCode?: number }): number {
   return status !== undefined && status >= 400 && status < 500 ? status : 500;
 }
 
-/** Node's error for a request whose client disconnected before it was complete (`Error: aborted`, code
- *  ECONNRESET): the client's doing, not a server failure (issue 26 item 9), and not a database connection reset. */
+/** Node's error for a request whose client disconnected before it was complete (`Error: aborted`, code ECONNRESET): the
+ *  client's doing, not a server failure, and not a database connection reset. */
 export function isClientAbort(error: unknown): boolean {
   const e = error as { code?: string; message?: string };
   return Boolean(e) && typeof e === 'object' && e.code === 'ECONNRESET' && e.message === 'aborted';

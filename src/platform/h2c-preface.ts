@@ -1,10 +1,9 @@
-// The start of a cleartext HTTP/2 connection, for the preface sniffer of http.ts (issue 24): HAProxy's HTTP/2
-// health check (`option httpchk` on a `proto h2` server) sends its request without :authority and without host.
-// RFC 9113 §8.3.1 allows that ("unless there is no authority information to convey"), but nghttp2, under node's
-// HTTP/2 server, refuses such a request with RST_STREAM PROTOCOL_ERROR, which HAProxy reports as "Socket error" and
-// marks every node down. node offers no option to relax the check, so the first request of each connection that
-// carries neither gets the address the client connected to as its :authority, as an HTTP/1.0 request without Host
-// is answered for that address.
+// The start of a cleartext HTTP/2 connection, for the preface sniffer of http.ts: HAProxy's HTTP/2 health check
+// (`option httpchk` on a `proto h2` server) sends its request without :authority and without host. RFC 9113 §8.3.1
+// allows that ("unless there is no authority information to convey"), but nghttp2, under node's HTTP/2 server, refuses
+// such a request with RST_STREAM PROTOCOL_ERROR, which HAProxy reports as "Socket error" and marks every node down.
+// node offers no option to relax the check, so the first request of each connection that carries neither gets the
+// address the client connected to as its :authority, as an HTTP/1.0 request without Host is answered for that address.
 //
 // HAProxy sends that request only after the server's SETTINGS, which nghttp2 sends once it owns the socket; after
 // that no byte passes through JavaScript (a JavaScript stream between socket and session measured 13 times slower).

@@ -1,4 +1,4 @@
-// Liveness and readiness (issue "Foundation" §10), also at ZITADEL's /debug paths for its tooling.
+// Liveness and readiness, also at ZITADEL's /debug paths for its tooling.
 import type { FastifyInstance } from 'fastify';
 import type { Db } from './db.ts';
 import { SchemaCheck } from './schema-check.ts';

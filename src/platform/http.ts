@@ -1,6 +1,6 @@
 // One cleartext port for HTTP/1.1 and HTTP/2 with prior knowledge (gRPC): the first bytes of each connection are
 // compared with the HTTP/2 client preface (RFC 9113 §3.4) and the socket handed to the matching server. Node's own
-// `allowHTTP1` only works with TLS (feasibility-findings.md Q2). With TLS configured, ALPN does this natively.
+// `allowHTTP1` only works with TLS. With TLS configured, ALPN does this natively.
 import http from 'node:http';
 import http2 from 'node:http2';
 import type { Socket } from 'node:net';
@@ -29,16 +29,16 @@ type Http2Options = Pick<
   'http2SessionTimeoutMs' | 'requestTimeoutMs' | 'http2MaxConcurrentStreams'
 >;
 
-// Issue 26 item 2: without a stream cap one connection held 4,000 streams (~50 KB each). The header list is capped
-// at HTTP/1.1's own header limit (node's maxHeaderSize, 16 KiB), so no request is larger over HTTP/2 than over
-// HTTP/1.1 (item 4); nghttp2's per-session buffers stay at node's 10 MB maxSessionMemory default.
+// Without a stream cap one connection could hold 4,000 streams (~50 KB each). The header list is capped at HTTP/1.1's
+// own header limit (node's maxHeaderSize, 16 KiB), so no request is larger over HTTP/2 than over HTTP/1.1; nghttp2's
+// per-session buffers stay at node's 10 MB maxSessionMemory default.
 const http2Settings = (options: Http2Options): http2.ServerOptions => ({
   settings: { maxConcurrentStreams: options.http2MaxConcurrentStreams, maxHeaderListSize: http.maxHeaderSize },
 });
 
-/** Node's request timeout, on a server that serves HTTP/1.1. Fastify sets it only on servers it creates itself,
- *  not on a serverFactory's (issue 26 item 1: trickled bodies stayed open past 65 s). The connections check runs
- *  often enough that a request ends within a tenth of the timeout after it. */
+/** Node's request timeout, on a server that serves HTTP/1.1. Fastify sets it only on servers it creates itself, not on
+ *  a serverFactory's (without it, trickled bodies stayed open past 65 s). The connections check runs often enough that
+ *  a request ends within a tenth of the timeout after it. */
 function applyRequestTimeout(server: http.Server | http2.Http2SecureServer, requestTimeoutMs: number): void {
   const s = server as http.Server;
   s.requestTimeout = requestTimeoutMs;
@@ -158,15 +158,15 @@ const H2_START_MAX_BYTES = 256 * 1024;
 const authorityOf = (socket: Socket) =>
   `${socket.localAddress?.includes(':') ? `[${socket.localAddress}]` : socket.localAddress}:${socket.localPort}`;
 
-// Bounds for reading what a client still sends after a response that closes the connection (issue 13 item 12).
+// Bounds for reading what a client still sends after a response that closes the connection.
 const DRAIN_MAX_BYTES = 8 * 1024 * 1024;
 const LINGER_MS = 3_000;
 
-/** An HTTP/1.1 response that starts before its request's body has fully arrived closes the connection, as Fastify
- *  does for a body it refuses. connect-es stops reading (and destroys the request) at a message over readMaxBytes;
- *  the unread rest then stalled the keep-alive connection until its timeout reset it (issue 13 item 12). With
- *  `Connection: close` the client knows to open a new connection, and the lingering close below reads the rest so
- *  that the client still gets its answer. */
+/** An HTTP/1.1 response that starts before its request's body has fully arrived closes the connection, as Fastify does
+ *  for a body it refuses. connect-es stops reading (and destroys the request) at a message over readMaxBytes; the
+ *  unread rest then stalled the keep-alive connection until its timeout reset it. With `Connection: close` the client
+ *  knows to open a new connection, and the lingering close below reads the rest so that the client still gets its
+ *  answer. */
 function closeAfterEarlyResponse(handler: RequestHandler): RequestHandler {
   return (req, res) => {
     if (req instanceof http.IncomingMessage && res instanceof http.ServerResponse && hasBody(req)) {
@@ -185,10 +185,10 @@ const hasBody = (req: http.IncomingMessage) =>
   (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
 
 /** Lingering close, as nginx's lingering_close: node destroys the socket right after a `Connection: close` response
- *  (Fastify closes after a body it refused, e.g. over the body limit), and the bytes the client still sends then
- *  meet a reset, which discards the unread response in the client's buffer: it saw EPIPE instead of its 413
- *  (issue 13 item 12). Instead the response is followed by a FIN, and once it is sent, what the client still sends
- *  is read and discarded until it closes, for at most LINGER_MS and DRAIN_MAX_BYTES. */
+ *  (Fastify closes after a body it refused, e.g. over the body limit), and the bytes the client still sends then meet a
+ *  reset, which discards the unread response in the client's buffer: it saw EPIPE instead of its 413. Instead the
+ *  response is followed by a FIN, and once it is sent, what the client still sends is read and discarded until it
+ *  closes, for at most LINGER_MS and DRAIN_MAX_BYTES. */
 function lingerOnClose(socket: Socket): void {
   socket.destroySoon = function lingeringClose(this: Socket) {
     if (this.writable) this.end();

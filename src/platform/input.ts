@@ -1,7 +1,7 @@
-// The one input parser for service inputs (management API and CLI alike): a zod schema, and on failure
-// INVALID_ARGUMENT naming the first bad field in PGV's words (compat.md §3: "invalid AddProjectRequest.Name: value
-// length must be between 1 and 200 runes, inclusive"). Request messages' own PGV rules are checked before, by
-// management/validate.ts; these rules hold for every caller.
+// The one input parser for service inputs (management API and CLI alike): a zod schema, and on failure INVALID_ARGUMENT
+// naming the first bad field in PGV's words, as ZITADEL does ("invalid AddProjectRequest.Name: value length must be
+// between 1 and 200 runes, inclusive"). Request messages' own PGV rules are checked before, by management/validate.ts;
+// these rules hold for every caller.
 import { z } from 'zod';
 import { invalidArgument } from './errors.ts';
 

@@ -1,7 +1,7 @@
-// Periodic background jobs, once per deployment (issue 24 "Every core"): every worker process of every node ticks,
-// and the one whose statement moves the job's next_run_at forward runs it. One statement in its own transaction,
-// the database's clock: no session state (works through a transaction pooler, where session advisory locks do
-// not), no leader to lose, nothing to hand over when a worker or node dies.
+// Periodic background jobs, once per deployment: every worker process of every node ticks, and the one whose statement
+// moves the job's next_run_at forward runs it. One statement in its own transaction, the database's clock: no session
+// state (works through a transaction pooler, where session advisory locks do not), no leader to lose, nothing to hand
+// over when a worker or node dies.
 import type { Logger } from 'pino';
 import type { Db } from './db.ts';
 

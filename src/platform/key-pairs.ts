@@ -1,5 +1,5 @@
-// Key pairs handed out as key files (compat.md §6: ZITADEL's formats for service users and private_key_jwt apps):
-// Gatehouse generates the pair, keeps only the public key and returns the private key once.
+// Key pairs handed out as key files (ZITADEL's formats for service users and private_key_jwt apps): Gatehouse generates
+// the pair, keeps only the public key and returns the private key once.
 import { generateKeyPair } from 'node:crypto';
 import { promisify } from 'node:util';
 import { newId } from './ids.ts';

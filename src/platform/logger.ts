@@ -1,6 +1,16 @@
-// JSON logs (pino) with secrets redacted wherever they could appear (security.md §21).
+// JSON logs (pino) with secrets redacted wherever they could appear: no secret may reach a log. On a terminal the same
+// redacted lines are shown readable (log-pretty.ts).
 import type { FastifyBaseLogger } from 'fastify';
-import { pino, stdSerializers, type Bindings, type ChildLoggerOptions, type Logger } from 'pino';
+import {
+  pino,
+  stdSerializers,
+  type Bindings,
+  type ChildLoggerOptions,
+  type DestinationStream,
+  type Logger,
+} from 'pino';
+import type { Config } from '../config.ts';
+import { stdoutDestination } from './log-pretty.ts';
 
 export const REDACTED_PATHS = [
   'req.headers.authorization',
@@ -50,11 +60,11 @@ function serializeRequest(req: LoggedRequest) {
   };
 }
 
-// Keys named like a password or a secret are redacted at any depth of a record (issue 13 item 8: `newPassword`,
-// `app.clientSecret`, `a.b.userPassword`); pino's redact paths cannot say "any depth". The walk runs on the record's
-// own object before serializers (formatters.log): it descends into plain objects and arrays only, so the hot path's
-// request lines (a Fastify request or reply, turned into a few fields by their serializers) cost a key test or two.
-// Errors get the same walk after their serializer. A record is copied where something is redacted, never changed.
+// Keys named like a password or a secret are redacted at any depth of a record (e.g. `newPassword`, `app.clientSecret`,
+// `a.b.userPassword`); pino's redact paths cannot say "any depth". The walk runs on the record's own object before
+// serializers (formatters.log): it descends into plain objects and arrays only, so the hot path's request lines (a
+// Fastify request or reply, turned into a few fields by their serializers) cost a key test or two. Errors get the same
+// walk after their serializer. A record is copied where something is redacted, never changed.
 const SECRET_KEY = /password|secret/i;
 const CENSOR = '[redacted]';
 // Deeper than this, a nested object is redacted whole instead of walked (a cycle or a pathological record).
@@ -86,7 +96,7 @@ function serializeError(error: Error): unknown {
   return typeof serialized === 'object' && serialized !== null ? redactSecretKeys(serialized) : serialized;
 }
 
-export function createLogger(level: string, destination?: NodeJS.WritableStream): Logger {
+export function createLogger(level: string, destination?: DestinationStream): Logger {
   return pino(
     {
       level,
@@ -99,13 +109,18 @@ export function createLogger(level: string, destination?: NodeJS.WritableStream)
   );
 }
 
+/** The server's log on standard output, in the format GATEHOUSE_LOG_FORMAT asks for. */
+export function createStdoutLogger(config: Pick<Config, 'logLevel' | 'logFormat'>): Logger {
+  return createLogger(config.logLevel, stdoutDestination(config.logFormat, config.logLevel));
+}
+
 type Level = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
 
 /**
- * Fastify's per-request logger (its childLoggerFactory), made into a pino child on first use. Making a child
- * serializes its bindings through the redaction, whose wildcard paths run on every binding value: the largest cost
- * our stack added to a JWKS request (issue 8 profile), spent on every request although most log nothing at the
- * configured level. The lines, their bindings (reqId) and their redaction are the child's own.
+ * Fastify's per-request logger (its childLoggerFactory), made into a pino child on first use. Making a child serializes
+ * its bindings through the redaction, whose wildcard paths run on every binding value: the largest cost our stack added
+ * to a JWKS request when profiled, spent on every request although most log nothing at the configured level. The lines,
+ * their bindings (reqId) and their redaction are the child's own.
  */
 export function requestLogger(
   parent: FastifyBaseLogger,

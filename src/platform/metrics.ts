@@ -1,5 +1,4 @@
-// Prometheus metrics (issue "Reliability" §6). One registry per app instance, so several servers in one process
-// (tests) never mix their numbers.
+// Prometheus metrics. One registry per app instance, so several servers in one process (tests) never mix their numbers.
 import { createServer, type Server } from 'node:http';
 import { once } from 'node:events';
 import type { FastifyInstance } from 'fastify';
@@ -140,9 +139,9 @@ export function registerMetricsRoutes(
   });
 }
 
-// Issue 13 §10: traffic volumes are nobody's business on the public port. A bare node:http server: one read-only
-// route, no body, nothing of the public app's stack. It listens before the app does, so a taken address fails the
-// start, and closes with the app (shutdown, or a failed start).
+// Traffic volumes are nobody's business on the public port. A bare node:http server: one read-only route, no body,
+// nothing of the public app's stack. It listens before the app does, so a taken address fails the start, and closes
+// with the app (shutdown, or a failed start).
 function serveMetricsAt(app: FastifyInstance, metrics: Metrics, address: { host: string; port: number }): void {
   const server: Server = createServer((request, response) => {
     if (request.method !== 'GET' || request.url?.split('?')[0] !== '/metrics') {

@@ -1,6 +1,5 @@
-// Numbered, forward-only SQL migrations (architecture.md §4). Each file runs in its own transaction under a
-// session advisory lock, so instances starting together apply each file exactly once and a failing file leaves
-// the schema as it was.
+// Numbered, forward-only SQL migrations. Each file runs in its own transaction under a session advisory lock, so
+// instances starting together apply each file exactly once and a failing file leaves the schema as it was.
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -30,8 +29,8 @@ export function listMigrations(dir = MIGRATIONS_DIR): Migration[] {
     });
 }
 
-/** Applies pending migrations; returns the names applied by this call. The lock is a session's, hence a session
- *  of its own (the direct connection under a transaction pooler, issue 24). */
+/** Applies pending migrations; returns the names applied by this call. The lock is a session's, hence a session of its
+ *  own (the direct connection under a transaction pooler). */
 export async function migrate(db: Db, migrations = listMigrations()): Promise<string[]> {
   const client = await db.session();
   const applied: string[] = [];

@@ -1,7 +1,7 @@
-// Abuse control (issue "Reliability" §5): fixed-window request counters per key (client IP, client ID), kept in
-// process memory. Each instance limits on its own, so N instances behind a balancer allow up to N times the
-// configured rate; that bounds abuse without a shared store on the hot path. Brute force on passwords is handled
-// separately by the login lockout, which is stored in Postgres so that all instances agree.
+// Abuse control: fixed-window request counters per key (client IP, client ID), kept in process memory. Each instance
+// limits on its own, so N instances behind a balancer allow up to N times the configured rate; that bounds abuse
+// without a shared store on the hot path. Brute force on passwords is handled separately by the login lockout, which is
+// stored in Postgres so that all instances agree.
 
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 

@@ -1,5 +1,5 @@
-// Fetching a URL an administrator configured (the JWT IdP's keysEndpoint, issue 15 §4; security.md §20): bounded
-// in time and size, redirects followed by hand (at most MAX_REDIRECTS) and each target checked again, and unless
+// Fetching a URL an administrator configured (the JWT IdP's keysEndpoint), guarded against request forgery: bounded in
+// time and size, redirects followed by hand (at most MAX_REDIRECTS) and each target checked again, and unless
 // GATEHOUSE_ALLOW_PRIVATE_FETCH no connection to a private, loopback or link-local address. The address is checked
 // where the socket connects (the `lookup` hook), so a name that resolves differently a second time (DNS rebinding)
 // gains nothing; IP literals, which skip the lookup, are checked before.

@@ -1,6 +1,6 @@
-// The SQL side of ZITADEL's v1 lists (issue 21 "Every list has ZITADEL's query"): filters built from parameters
-// only, text matches as LIKE with the pattern escaped, one page with its total, and where the log stood. The
-// management API's side (ListQuery, TextQueryMethod, ListDetails) is management/list-query.ts.
+// The SQL side of ZITADEL's v1 lists and their queries: filters built from parameters only, text matches as LIKE with
+// the pattern escaped, one page with its total, and where the log stood. The management API's side (ListQuery,
+// TextQueryMethod, ListDetails) is management/list-query.ts.
 import type { Db } from './db.ts';
 
 export const TEXT_METHODS = [
@@ -116,12 +116,12 @@ export interface ListSql {
 }
 
 /**
- * One page of rows with the number of all matching rows and where the log stood, in one statement (one snapshot,
- * one round trip; before issue 22's page timings it took a transaction of three statements). The count is a
- * subquery of its own rather than a window over the page's query, so that it can be an index-only scan and the page
- * an index scan that stops after `limit` rows: a window count made PostgreSQL read and sort every matching row,
- * which at 1,000 users of an org meant 1,000 heap pages for a page of 20. The statement is planned for its values
- * (Db.queryPlanned): a generic plan cannot use an index for `LIKE $1`.
+ * One page of rows with the number of all matching rows and where the log stood, in one statement (one snapshot, one
+ * round trip; it once took a transaction of three statements). The count is a subquery of its own rather than a window
+ * over the page's query, so that it can be an index-only scan and the page an index scan that stops after `limit` rows:
+ * a window count made PostgreSQL read and sort every matching row, which at 1,000 users of an org meant 1,000 heap
+ * pages for a page of 20. The statement is planned for its values (Db.queryPlanned): a generic plan cannot use an index
+ * for `LIKE $1`.
  */
 export async function listPage<R extends object>(db: Db, sql: ListSql, page: Page): Promise<ListResult<R>> {
   const { params } = sql.where;

@@ -1,6 +1,6 @@
-// Secrets at rest (security.md §9, §21). Two keys are derived from the master key: one encrypts private keys
-// (AES-256-GCM), one hashes generated client and machine secrets (HMAC-SHA-256; they carry 256 bits of entropy,
-// so a password KDF would only cost throughput).
+// Secrets at rest, unreadable in a copy of the database. Two keys are derived from the master key: one encrypts private
+// keys (AES-256-GCM), one hashes generated client and machine secrets (HMAC-SHA-256; they carry 256 bits of entropy, so
+// a password KDF would only cost throughput).
 import {
   createCipheriv,
   createDecipheriv,

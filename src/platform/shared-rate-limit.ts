@@ -1,6 +1,6 @@
-// A fixed-window request limit counted in the database, so every instance behind a balancer counts the same
-// requests (issue 24). For rare requests only (self-registration): each hit is a write. The per-request limits of
-// the hot endpoints stay in process memory (rate-limit.ts), where a shared count would cost a write per request.
+// A fixed-window request limit counted in the database, so every instance behind a balancer counts the same requests.
+// For rare requests only (self-registration): each hit is a write. The per-request limits of the hot endpoints stay in
+// process memory (rate-limit.ts), where a shared count would cost a write per request.
 import type { Queryable } from './db.ts';
 import type { RateLimitDecision, RateLimitRule } from './rate-limit.ts';
 

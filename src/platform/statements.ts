@@ -2,14 +2,13 @@
 // ones, and a bare query that carries its own statement timeout through a transaction pooler.
 import pg from 'pg';
 
-// Parameterised statements are prepared once per connection, under a name given to their text, so PostgreSQL
-// parses and plans each only once. Measured on PostgreSQL 15 (issue 8): a primary-key read of oidc_payloads costs
-// the server about 30 µs instead of 115 and an upsert 180 instead of 250, and pg's own work per query halves. Every
-// statement text in src/ is a constant, so the names stay few; NAMED_MAX bounds them should one ever be built from
-// data. A migration that changes the columns a prepared statement returns makes the connections of older processes
-// fail it ("cached plan must not change result type") until they restart, which is why queries name their columns.
-// Not on PGlite: it keeps one session under every client the pool hands out, so a name prepared through a client
-// the pool discarded would still be taken.
+// Parameterised statements are prepared once per connection, under a name given to their text, so PostgreSQL parses and
+// plans each only once. Measured on PostgreSQL 15: a primary-key read of oidc_payloads costs the server about 30 µs
+// instead of 115 and an upsert 180 instead of 250, and pg's own work per query halves. Every statement text in src/ is
+// a constant, so the names stay few; NAMED_MAX bounds them should one ever be built from data. A migration that changes
+// the columns a prepared statement returns makes the connections of older processes fail it ("cached plan must not
+// change result type") until they restart, which is why queries name their columns. Not on PGlite: it keeps one session
+// under every client the pool hands out, so a name prepared through a client the pool discarded would still be taken.
 const statementNames = new Map<string, string>();
 const NAMED_MAX = 500;
 
@@ -29,18 +28,18 @@ export const unnamed = (text: string, params: readonly unknown[] | undefined): p
   values: params as unknown[] | undefined,
 });
 
-// Under a transaction pooler (issue 24; PgBouncer 1.18 as Debian 12 ships it) a connection is a different server
-// session for every transaction, so Gatehouse keeps no state in sessions: no named statements (the next
-// transaction may run where the name was never prepared), no statement_timeout startup parameter (PgBouncer
-// refuses it), no session advisory locks (Db.session in db.ts). The timeout is set per transaction instead:
+// Under a transaction pooler (PgBouncer 1.18 as Debian 12 ships it) a connection is a different server session for
+// every transaction, so Gatehouse keeps no state in sessions: no named statements (the next transaction may run where
+// the name was never prepared), no statement_timeout startup parameter (PgBouncer refuses it), no session advisory
+// locks (Db.session in db.ts). The timeout is set per transaction instead:
 // - db.tx opens with `BEGIN; SET LOCAL statement_timeout = …` in one simple-protocol message, as many round trips
 //   as the plain BEGIN;
 // - a bare db.query is its own implicit transaction, which in the extended protocol lasts until Sync. TimedQuery
 //   sends set_config('statement_timeout', …, true) and the query as one pipeline with a single Sync: one write,
 //   one round trip, and the setting ends with that implicit transaction. (SET LOCAL there works too but makes
 //   PostgreSQL log a WARNING per query, "SET LOCAL can only be used in transaction blocks".)
-// What it costs against session mode: each parameterised statement is parsed and planned again (issue 8's figures
-// above), and a bare query carries one more tiny statement in the same round trip.
+// What it costs against session mode: each parameterised statement is parsed and planned again (the figures above), and
+// a bare query carries one more tiny statement in the same round trip.
 export type Submittable = pg.QueryConfig | pg.Query;
 export type Statement = (text: string, params: readonly unknown[] | undefined) => Submittable;
 

@@ -1,6 +1,6 @@
-// U+0000 in client input (issue 13 §11, issue 26 §8): PostgreSQL can store it in neither text nor jsonb, so a value
-// carrying it would fail deep inside a query or an event append as a 500. No identifier, name or protocol parameter
-// has a use for it; each transport refuses it where it reads its input, naming the field.
+// U+0000 in client input: PostgreSQL can store it in neither text nor jsonb, so a value carrying it would fail deep
+// inside a query or an event append as a 500. No identifier, name or protocol parameter has a use for it; each
+// transport refuses it where it reads its input, naming the field.
 
 export const hasNul = (value: string): boolean => value.includes('\0');
 

@@ -1,8 +1,9 @@
-// Project roles (issue 21 "Project roles and grants"): keys a project defines and user grants hand out. A duplicate
-// key is ALREADY_EXISTS; removing a role takes it out of every grant at once, and the key is free again.
+// Project roles: keys a project defines and user grants hand out. A duplicate key is ALREADY_EXISTS; removing a role
+// takes it out of every grant at once, and the key is free again.
 import { z } from 'zod';
 import type { Db, Queryable } from '../platform/db.ts';
 import { appendEvent } from '../events/log.ts';
+import { EVENT } from '../events/types.ts';
 import { changedDetails, createdDetails, type Details } from '../events/details.ts';
 import { failedPrecondition, invalidArgument, notFound, precondition } from '../platform/errors.ts';
 import { parseInput } from '../platform/input.ts';
@@ -54,7 +55,7 @@ export async function addProjectRoles(
     const event = await appendEvent(tx, {
       aggregateType: 'project',
       aggregateId: project.id,
-      eventType: 'project.role.added',
+      eventType: EVENT.project.roleAdded,
       payload: { roles },
       resourceOwner: project.org_id,
       creator,
@@ -80,7 +81,7 @@ export async function updateProjectRole(
     const event = await appendEvent(tx, {
       aggregateType: 'project',
       aggregateId: project.id,
-      eventType: 'project.role.changed',
+      eventType: EVENT.project.roleChanged,
       payload: role,
       resourceOwner: project.org_id,
       creator,
@@ -97,7 +98,7 @@ export async function removeProjectRole(db: Db, ref: ProjectRef, key: string, cr
     const event = await appendEvent(tx, {
       aggregateType: 'project',
       aggregateId: project.id,
-      eventType: 'project.role.removed',
+      eventType: EVENT.project.roleRemoved,
       payload: { key },
       resourceOwner: project.org_id,
       creator,
@@ -118,7 +119,7 @@ export async function checkRoleKeys(db: Queryable, projectId: string, keys: stri
   if (missing !== undefined) throw failedPrecondition(`Project role "${missing}" not found on the project`, id);
 }
 
-/** ListProjectRoles with keyQuery / displayNameQuery (issue 21), by the primary key's project prefix. */
+/** ListProjectRoles with keyQuery / displayNameQuery, by the primary key's project prefix. */
 export async function listProjectRoles(
   db: Db,
   ref: ProjectRef,

@@ -1,7 +1,8 @@
-// Projects group the apps of one product; tokens name the project in their audience (compat.md §6). Issue 21
-// "Project settings": the role settings, deactivation and removal.
+// Projects group the apps of one product; tokens name the project in their audience, as ZITADEL's do. Also their role
+// settings, deactivation and removal.
 import type { Db, Queryable } from '../platform/db.ts';
 import { appendEvent } from '../events/log.ts';
+import { EVENT } from '../events/types.ts';
 import { changedDetails, createdDetails, type Details } from '../events/details.ts';
 import { z } from 'zod';
 import { failedPrecondition, notFound } from '../platform/errors.ts';
@@ -33,7 +34,7 @@ export async function addProject(
     const event = await appendEvent(tx, {
       aggregateType: 'project',
       aggregateId: projectId,
-      eventType: 'project.added',
+      eventType: EVENT.project.added,
       payload: { name },
       resourceOwner: input.orgId,
       creator,
@@ -45,8 +46,8 @@ export async function addProject(
 
 export const projectNotFound = () => notFound('Project not found', 'PROJECT-ggr9s');
 
-/** A project of the org given: one of another org is answered like one that does not exist (compat.md §1), so ids
- *  of other orgs cannot be probed. */
+/** A project of the org given: one of another org is answered like one that does not exist, so ids of other orgs cannot
+ *  be probed. */
 export async function getProject(db: Queryable, orgId: string, projectId: string): Promise<ProjectRow> {
   const project = await findProjectById(db, projectId);
   if (project?.org_id !== orgId) throw projectNotFound();
@@ -93,7 +94,7 @@ export async function updateProject(
     const event = await appendEvent(tx, {
       aggregateType: 'project',
       aggregateId: p.id,
-      eventType: 'project.changed',
+      eventType: EVENT.project.changed,
       payload: settings,
       resourceOwner: p.org_id,
       creator,
@@ -125,7 +126,7 @@ export async function setProjectState(
     const event = await appendEvent(tx, {
       aggregateType: 'project',
       aggregateId: p.id,
-      eventType: state === 'inactive' ? 'project.deactivated' : 'project.reactivated',
+      eventType: state === 'inactive' ? EVENT.project.deactivated : EVENT.project.reactivated,
       resourceOwner: p.org_id,
       creator,
     });
@@ -142,14 +143,14 @@ export async function setProjectState(
   });
 }
 
-/** RemoveProject: its apps, roles and grants go with it in the same transaction (issue 21). */
+/** RemoveProject: its apps, roles and grants go with it in the same transaction. */
 export async function removeProject(db: Db, ref: ProjectRef, creator: string): Promise<Details> {
   return db.tx(async (tx) => {
     const p = await lockOrgProject(tx, ref.orgId, ref.projectId);
     const event = await appendEvent(tx, {
       aggregateType: 'project',
       aggregateId: p.id,
-      eventType: 'project.removed',
+      eventType: EVENT.project.removed,
       payload: { name: p.name },
       resourceOwner: p.org_id,
       creator,
@@ -165,7 +166,7 @@ export async function listProjects(
   orgId: string,
   names: TextFilter[],
   page: Page,
-  /** Only these (a project member's projects, issue 22); absent: every project of the org. */
+  /** Only these (a project member's projects); absent: every project of the org. */
   ids?: ReadonlySet<string>,
 ): Promise<ListResult<ProjectRow>> {
   const where = new Conditions().add('p.org_id = ?', orgId);

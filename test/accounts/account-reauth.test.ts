@@ -1,4 +1,4 @@
-// security.md §22 on the account pages, over HTTP with cookies through the real login: a signed-in session alone
+// Sensitive changes on the account pages, over HTTP with cookies through the real login: a signed-in session alone
 // changes neither the e-mail address nor a factor nor a passkey (each asks for the password or a code first),
 // wrong passwords there count toward the account's lockout like a sign-in's, "forgot password" mails only a verified
 // address (an unverified one is answered like an unknown login name), and the previous address hears of a change.
@@ -14,7 +14,7 @@ import { addUser, byId, field, PASSWORD, SignIn } from '../factors/helpers.ts';
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 
-describe('sensitive changes on the account pages ask for proof (security.md §22)', () => {
+describe('sensitive changes on the account pages ask for proof', () => {
   let server: TestServer;
   let smtp: TestSmtp;
 

@@ -1,5 +1,5 @@
-// Issue 16: e-mail addresses and their verification on the management API (REST, gRPC, gRPC-Web), the mails
-// received by a real SMTP server, email_verified in userinfo following; SetHumanPassword; refusals naming the field.
+// E-mail addresses and their verification on the management API (REST, gRPC, gRPC-Web), the mails received by a real
+// SMTP server, email_verified in userinfo following; SetHumanPassword; refusals naming the field.
 import { AuthService } from '@zitadel/proto/zitadel/auth_pb.js';
 import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,7 +16,7 @@ const auth = (method: string, verb: string, path: string, body: Record<string, u
   body,
 });
 
-describe('e-mail verification on the management API (issue 16)', () => {
+describe('e-mail verification on the management API', () => {
   let server: TestServer;
   let smtp: TestSmtp;
   let admin: string;

@@ -1,6 +1,6 @@
-// The mail outbox (issue 16): an accepted message survives SMTP being down and is sent once it is back; several
-// senders on one database send each message once; without SMTP each message becomes an .eml file the log names;
-// the stored message is sealed.
+// The mail outbox: an accepted message survives SMTP being down and is sent once it is back; several senders on one
+// database send each message once; without SMTP each message becomes an .eml file the log names; the stored message is
+// sealed.
 import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,7 +14,7 @@ import { MailSender } from '../../src/mail/sender.ts';
 import { createSendMail } from '../../src/mail/transport.ts';
 import { requestPasswordReset } from '../../src/passwords/reset.ts';
 import { createMailer } from '../../src/mail/mailer.ts';
-import { registerHuman } from '../../src/users/register.ts';
+import { registerHuman } from '../../src/passwords/register.ts';
 import { registrationSchema } from '../../src/users/schema.ts';
 import { TEST_MASTER_KEY } from '../helpers/server.ts';
 
@@ -39,12 +39,12 @@ async function addUser(server: TestServer, userName: string): Promise<string> {
     password: 'Some-Password-1',
   });
   const { userId } = await registerHuman(server.db, orgId, input, 'en');
-  // a reset goes only to a verified address (security.md §22)
+  // a reset goes only to a verified address
   await server.db.query('UPDATE users SET email_verified = true WHERE id = $1', [userId]);
   return userId;
 }
 
-describe('mail outbox (issue 16)', () => {
+describe('mail outbox', () => {
   describe('SMTP down for a while', () => {
     let server: TestServer;
     let smtp: TestSmtp | undefined;

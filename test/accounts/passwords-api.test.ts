@@ -1,4 +1,4 @@
-// Issue 16 on the management API, over REST, gRPC and gRPC-Web: the password complexity policy and where it is
+// Passwords on the management API, over REST, gRPC and gRPC-Web: the password complexity policy and where it is
 // checked, UpdateMyPassword (old password verified and counted toward lockout, other sessions and refresh tokens
 // ended), SetHumanPassword and the reset mail, received by a real SMTP server.
 import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
@@ -28,7 +28,7 @@ const policyCall = (body?: Record<string, unknown>): ApiCall =>
 const STRICT = { minLength: 10, hasUppercase: true, hasLowercase: true, hasNumber: true, hasSymbol: true };
 const DEFAULT = { minLength: 8, hasUppercase: false, hasLowercase: false, hasNumber: false, hasSymbol: false };
 
-describe('passwords on the management API (issue 16)', () => {
+describe('passwords on the management API', () => {
   let server: TestServer;
   let smtp: TestSmtp;
   let admin: string;

@@ -1,5 +1,5 @@
-// Issue 16: the pages say the policy and name its failing rule in the page's language (registration), and an
-// imported user with passwordChangeRequired chooses a new password at the first sign-in.
+// The pages say the password policy and name its failing rule in the page's language (registration), and an imported
+// user with passwordChangeRequired chooses a new password at the first sign-in.
 import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.ts';
@@ -8,7 +8,7 @@ import { startServerWithAdminKey } from '../helpers/tokens.ts';
 import { Browser, createOidcApp, pkceAuthorization } from '../helpers/oidc.ts';
 import { updatePasswordPolicy } from '../../src/passwords/service.ts';
 
-describe('the password policy on the pages (issue 16)', () => {
+describe('the password policy on the pages', () => {
   let server: TestServer;
   let admin: string;
 

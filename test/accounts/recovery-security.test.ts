@@ -1,17 +1,17 @@
-// Issue 16's protections of the pages without a session: the reset request never tells whether an account exists,
-// is limited per account and per client address; codes are single use, expire, and die after five wrong tries;
-// every form POST needs the page's CSRF token and a same-origin request; the pages carry the security headers.
+// The protections of the account recovery pages, which need no session: the reset request never tells whether an
+// account exists, is limited per account and per client address; codes are single use, expire, and die after five wrong
+// tries; every form POST needs the page's CSRF token and a same-origin request; the pages carry the security headers.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.ts';
 import { startTestServer } from '../helpers/server.ts';
 import { Browser } from '../helpers/oidc.ts';
 import { mailCode, startSmtp, type TestSmtp } from '../helpers/smtp.ts';
-import { registerHuman } from '../../src/users/register.ts';
+import { registerHuman } from '../../src/passwords/register.ts';
 import { registrationSchema } from '../../src/users/schema.ts';
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 
-describe('account recovery pages (issue 16)', () => {
+describe('account recovery pages', () => {
   let server: TestServer;
   let smtp: TestSmtp;
 
@@ -25,7 +25,7 @@ describe('account recovery pages (issue 16)', () => {
       password: 'Recovery-Password-1',
     });
     const { userId } = await registerHuman(server.db, orgId, input, 'en');
-    // a reset goes only to a verified address (security.md §22)
+    // a reset goes only to a verified address
     await server.db.query('UPDATE users SET email_verified = true WHERE id = $1', [userId]);
     return userId;
   };

@@ -1,5 +1,5 @@
-// The application model's service functions (issue 3 §3): one transaction with an event each, Details back,
-// secrets returned once and stored as keyed hashes, and bad input refused with the field named and nothing written.
+// The application model's service functions: one transaction with an event each, Details back, secrets returned once
+// and stored as keyed hashes, and bad input refused with the field named and nothing written.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { createProject, defaultOrgId, secrets } from '../helpers/oidc.ts';
@@ -105,7 +105,7 @@ describe('application model', () => {
       'tester',
     );
     expect(dev.complianceProblems).toEqual([]);
-    // outside dev mode an http redirect URI is saved but reported, as ZITADEL does (issue 6); it is never matched
+    // outside dev mode an http redirect URI is saved but reported, as ZITADEL does; it is never matched
     const web = await addOidcApp(
       server.db,
       secrets,

@@ -1,5 +1,5 @@
-// `gatehouse idp list` and `gatehouse idp link list` (issue 15): the instance's JWT IdPs with their place on the
-// login policy, and a user's linked identities, read through the management API's service functions.
+// `gatehouse idp list` and `gatehouse idp link list`: the instance's JWT IdPs with their place on the login policy, and
+// a user's linked identities, read through the management API's service functions.
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
-// The lifecycle commands (issue 21): `user list|lock|unlock|remove` and `app list|remove|regenerate-secret`, run as
-// the operator runs them, on a fresh database; outputs, exit codes (0 done, 1 failed, 2 usage) and their effects.
+// The lifecycle commands: `user list|lock|unlock|remove` and `app list|remove|regenerate-secret`, run as the operator
+// runs them, on a fresh database; outputs, exit codes (0 done, 1 failed, 2 usage) and their effects.
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

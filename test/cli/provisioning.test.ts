@@ -1,5 +1,5 @@
-// The operator CLI (issue 6): every provisioning command with its output checked, exit codes 0/1/2 and --help;
-// then the server, started on the same database, signs in the user the CLI imported to the app the CLI created.
+// The operator CLI: every provisioning command with its output checked, exit codes 0/1/2 and --help; then the server,
+// started on the same database, signs in the user the CLI imported to the app the CLI created.
 import { execFile, spawnSync } from 'node:child_process';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
@@ -181,14 +181,14 @@ describe('gatehouse provisioning commands', () => {
       run(['user', 'import', '--username', 'erin', '--email', 'not-an-email', '--first-name', 'E', '--last-name', 'F'])
         .stderr,
     ).toMatch(/--email must be an e-mail address/);
-    // the management API's field rules (PGV) hold for the CLI too (issue 14 §4)
+    // the management API's field rules (PGV) hold for the CLI too
     const long = run(
       args.map((arg) => ({ carol: 'frank', Carol: 'F'.repeat(201) })[arg] ?? arg),
       { input: 'Frank-Password-1\n' },
     );
     expect(long.status).toBe(2);
     expect(long.stderr).toMatch(/FirstName: value length must be between 1 and 200 runes, inclusive/);
-    // a user name that would be read as a login name of the instance's orgs (issue 13 §6)
+    // a user name that would be read as a login name of the instance's orgs (login-name shadowing)
     const shadowing = run([...args.slice(0, 3), 'carol@127.0.0.1', ...args.slice(4)], { input: 'Carol-Password-1\n' });
     expect(shadowing.status).toBe(2);
     expect(shadowing.stderr).toMatch(/UserName: must not end with @ and an organization's or the instance's domain/);
@@ -247,7 +247,7 @@ describe('gatehouse provisioning commands', () => {
       clientSecret: expect.any(String),
     });
     expect(run(['service-user', 'create', '--username', 'x', '--access-token-type', 'paper']).status).toBe(2);
-    // a user name of the form of an app's client ID (issue 13 §4)
+    // a user name of the form of an app's client ID (client impersonation)
     const impersonating = run(['service-user', 'create', '--username', app.clientId, '--secret']);
     expect(impersonating.status).toBe(2);
     expect(impersonating.stderr).toMatch(/UserName: must not have the form of an app's client ID/);
@@ -333,7 +333,7 @@ describe('gatehouse provisioning commands', () => {
   });
 
   describe('after the server stopped', () => {
-    it('app create --project-id: a project of another org is not found (issue 14 §5), and found with that --org', () => {
+    it('app create --project-id: a project of another org is not found, and found with that --org', () => {
       const args = ['app', 'create', '--project-id', otherOrg.projectId, '--name', 'x', '--redirect-uri', REDIRECT];
       const other = run(args);
       expect(other.status).toBe(1);

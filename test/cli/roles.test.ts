@@ -1,5 +1,5 @@
-// `gatehouse role add|list|remove` and `gatehouse grant add|list|remove` (issue 21): the same rules as the
-// management API (unknown role key refused, exit code 1), output as documented.
+// `gatehouse role add|list|remove` and `gatehouse grant add|list|remove`: the same rules as the management API (unknown
+// role key refused, exit code 1), output as documented.
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

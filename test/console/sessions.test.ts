@@ -1,10 +1,10 @@
-// security.md item 23: every session is revocable on the server. A copy of a browser's cookies, taken while it was
-// signed in to the console and the account page, no longer opens either after "Sign out" (the console's, the account
-// page's, or an app's RP-initiated logout of the same login session), a password reset by mail, a password change,
-// locking, deactivating or removing the user or deactivating its org, also after the user or org is unlocked or
-// reactivated; on another node too. The console session's idle and absolute limits hold, its idle clock is written
-// at most once a minute, and expired sessions are swept. Through the real login pages and console at the HTTP level,
-// on both databases (the second node on PostgreSQL, where two servers can share a database).
+// Every session is revocable on the server. A copy of a browser's cookies, taken while it was signed in to the console
+// and the account page, no longer opens either after "Sign out" (the console's, the account page's, or an app's
+// RP-initiated logout of the same login session), a password reset by mail, a password change, locking, deactivating or
+// removing the user or deactivating its org, also after the user or org is unlocked or reactivated; on another node
+// too. The console session's idle and absolute limits hold, its idle clock is written at most once a minute, and
+// expired sessions are swept. Through the real login pages and console at the HTTP level, on both databases (the second
+// node on PostgreSQL, where two servers can share a database).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
 import { Browser, createOidcApp, createOrg, LOGOUT_CALLBACK, userTokens } from '../helpers/oidc.ts';
@@ -21,7 +21,7 @@ const PASSWORD = 'Console-Session-1';
 const USERS_PAGE = '/ui/console/users';
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 
-describe('console and account sessions end on the server (security.md item 23)', () => {
+describe('console and account sessions end on the server', () => {
   let server: TestServer;
   let adminToken: string;
   let smtp: TestSmtp;

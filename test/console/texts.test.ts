@@ -1,10 +1,10 @@
 import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { SUPPORTED_LOCALES } from '../../src/login/i18n.ts';
+import { SUPPORTED_LOCALES } from '../../src/views/i18n.ts';
 import { consoleTexts } from '../../src/console/texts.ts';
 import { consoleReturnPath } from '../../src/console/session.ts';
 
-describe('console texts and return paths (issue 22)', () => {
+describe('console texts and return paths', () => {
   it('has one texts file per supported language, each with the same keys and no empty text', () => {
     const files = readdirSync(new URL('../../views/locales/console/', import.meta.url)).sort();
     expect(files).toEqual([...SUPPORTED_LOCALES].map((l) => `${l}.json`).sort());

@@ -1,7 +1,7 @@
-// The deployment files of README "Running in production" (issue 24): deploy/kubernetes/ against the Kubernetes
-// schemas (kubernetes-models ships validators generated from Kubernetes' OpenAPI schemas, so this runs offline),
-// and docker-compose.ha.yml structurally (Docker is not available to the test suite): its services, the files it
-// mounts, and the settings it shares with the tested topology (test/helpers/cluster.ts).
+// The deployment files of docs/operations.md ("Deploying it"): deploy/kubernetes/ against the Kubernetes schemas
+// (kubernetes-models ships validators generated from Kubernetes' OpenAPI schemas, so this runs offline), and
+// docker-compose.ha.yml structurally (Docker is not available to the test suite): its services, the files it mounts,
+// and the settings it shares with the tested topology (test/helpers/cluster.ts).
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Service } from 'kubernetes-models/v1/Service';

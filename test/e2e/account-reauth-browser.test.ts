@@ -1,7 +1,7 @@
-// security.md §22 in Chromium: the account pages ask for the password or a code before a sensitive change (the
-// forms in English and German), and a user with nothing to type (created by a JWT identity provider, no password,
-// no authenticator app) confirms by signing in again: a fresh sign-in confirms changes for a few minutes, an older
-// session is sent through the sign-in again (prompt=login) first.
+// Sensitive changes in Chromium: the account pages ask for the password or a code before a sensitive change (the forms
+// in English and German), and a user with nothing to type (created by a JWT identity provider, no password, no
+// authenticator app) confirms by signing in again: a fresh sign-in confirms changes for a few minutes, an older session
+// is sent through the sign-in again (prompt=login) first.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, screenshot, signIn } from '../helpers/browser.ts';
@@ -16,7 +16,7 @@ import { REAUTH_SECONDS } from '../../src/oidc/recent-sign-in.ts';
 const HEADER = 'x-auth-jwt';
 const PASSWORD = 'Reauth-Password-1';
 
-describe('confirming sensitive changes on the account pages in a browser (security.md §22)', () => {
+describe('confirming sensitive changes on the account pages in a browser', () => {
   let server: LoginServer;
   let callback: CallbackServer;
   let issuer: JwtIssuer;

@@ -1,6 +1,7 @@
-// Issue 16 in a real browser (Chromium) against the real server and a real SMTP server on loopback: registration
-// then the verification link, a forgotten password through the mail to a new password and a sign-in, the account
-// page's password change (other sessions end, this one stays), and "change required" at the next sign-in.
+// Accounts people manage themselves, in a real browser (Chromium) against the real server and a real SMTP server on
+// loopback: registration then the verification link, a forgotten password through the mail to a new password and a
+// sign-in, the account page's password change (other sessions end, this one stays), and "change required" at the next
+// sign-in.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser, screenshot, signIn } from '../helpers/browser.ts';
@@ -10,7 +11,7 @@ import { mailCode, startSmtp, type TestSmtp } from '../helpers/smtp.ts';
 import { setHumanPassword } from '../../src/passwords/service.ts';
 import { hashPassword } from '../../src/users/passwords.ts';
 
-describe('accounts in a browser (issue 16)', () => {
+describe('accounts in a browser', () => {
   let server: LoginServer;
   let smtp: TestSmtp;
   let callback: CallbackServer;
@@ -65,7 +66,7 @@ describe('accounts in a browser (issue 16)', () => {
 
   it('forgotten password: the link on the password page, the mail, a new password, a sign-in', async () => {
     const graceId = await server.addUser('grace', 'Grace-Old-Password');
-    // a reset goes only to a verified address (security.md §22)
+    // a reset goes only to a verified address
     await server.db.query('UPDATE users SET email_verified = true WHERE id = $1', [graceId]);
     const page = await newPage();
     await page.goto((await rp.start()).url.toString());

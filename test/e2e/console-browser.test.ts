@@ -1,7 +1,7 @@
-// Issue 22 in a real browser (Chromium): the admin console signs in through the login pages, creates a project, a
-// role and an app through the API's operations (checked through the REST API), shows the client secret once, and
-// works with JavaScript off; a user without a management role sees no data; a cross-site post changes nothing; a
-// hostile name stays text; axe-core finds no serious or critical violation. Screenshots go to docs/screenshots/.
+// The admin console in a real browser (Chromium): it signs in through the login pages, creates a project, a role and an
+// app through the API's operations (checked through the REST API), shows the client secret once, and works with
+// JavaScript off; a user without a management role sees no data; a cross-site post changes nothing; a hostile name
+// stays text; axe-core finds no serious or critical violation. Screenshots go to docs/screenshots/.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { BrowserContextOptions, Page } from 'playwright-core';
@@ -17,10 +17,10 @@ import {
 } from '../helpers/console.ts';
 import { callRest, okJson } from '../helpers/management.ts';
 import { defaultOrgId } from '../helpers/oidc.ts';
-import { registerHuman } from '../../src/users/register.ts';
+import { registerHuman } from '../../src/passwords/register.ts';
 import { registrationSchema } from '../../src/users/schema.ts';
 
-describe('admin console in a browser (issue 22)', () => {
+describe('admin console in a browser', () => {
   const env = useConsoleTestEnv();
 
   const api = (method: string, rest: [string, string], body?: Record<string, unknown>) =>

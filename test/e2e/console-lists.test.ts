@@ -1,4 +1,4 @@
-// Issue 22's users and audit pages in a real browser (Chromium): the admin finds users by one search box over user
+// The console's users and audit pages in a real browser (Chromium): the admin finds users by one search box over user
 // name, e-mail and name (ListUsers' orQuery); reads the org's event log newest first, narrows it to one object and
 // to one editor by labelled fields, and pages back through it without a gap or a repeat (AdminService.ListEvents).
 import { describe, expect, it } from 'vitest';
@@ -7,7 +7,7 @@ import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
 import { consolePage, signedIn as signedInAt, useConsoleTestEnv } from '../helpers/console.ts';
 import { callRest, okJson } from '../helpers/management.ts';
 
-describe('console users and audit pages in a browser (issue 22)', () => {
+describe('console users and audit pages in a browser', () => {
   const env = useConsoleTestEnv();
 
   const addProject = async (name: string) =>

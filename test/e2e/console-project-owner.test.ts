@@ -1,7 +1,7 @@
-// Issue 22 "Who sees what" for a PROJECT_OWNER in a real browser (Chromium): the console shows "Projects" alone and
-// only the person's projects; the org's other pages and other projects answer the "not found" page with no data.
-// On its project it grants the project to another org named by its domain (AddProjectGrant, checked through
-// ListProjectGrants), deactivates and reactivates the grant, and removes it on the confirmation page without script.
+// Who sees what, for a PROJECT_OWNER in a real browser (Chromium): the console shows "Projects" alone and only the
+// person's projects; the org's other pages and other projects answer the "not found" page with no data. On its project
+// it grants the project to another org named by its domain (AddProjectGrant, checked through ListProjectGrants),
+// deactivates and reactivates the grant, and removes it on the confirmation page without script.
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
@@ -10,12 +10,12 @@ import { signIn } from '../helpers/browser.ts';
 import { useConsoleTestEnv } from '../helpers/console.ts';
 import { callRest, okJson } from '../helpers/management.ts';
 import { defaultOrgId } from '../helpers/oidc.ts';
-import { registerHuman } from '../../src/users/register.ts';
+import { registerHuman } from '../../src/passwords/register.ts';
 import { registrationSchema } from '../../src/users/schema.ts';
 
 const PASSWORD = 'Project-Owner-Password-1';
 
-describe('the console for a PROJECT_OWNER (issue 22)', () => {
+describe('the console for a PROJECT_OWNER', () => {
   const env = useConsoleTestEnv();
   let owned: string;
   let other: string;

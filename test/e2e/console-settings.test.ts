@@ -1,9 +1,8 @@
-// Issue 22's "Identity providers" and "Policies" pages in a real browser (Chromium): the admin creates a JWT IdP
-// by its labelled fields, edits it, offers it at sign-in and stops, and removes it after confirming (each checked
-// through the admin API); changes the password complexity, the lockout and the login policy (checked through the
-// API; a refused or unchanged save shows the API's message); an org's owner reads the policies without a form; a
-// cross-site post changes nothing; the pages work with JavaScript off; axe-core finds no serious or critical
-// violation.
+// The console's "Identity providers" and "Policies" pages in a real browser (Chromium): the admin creates a JWT IdP by
+// its labelled fields, edits it, offers it at sign-in and stops, and removes it after confirming (each checked through
+// the admin API); changes the password complexity, the lockout and the login policy (checked through the API; a refused
+// or unchanged save shows the API's message); an org's owner reads the policies without a form; a cross-site post
+// changes nothing; the pages work with JavaScript off; axe-core finds no serious or critical violation.
 import { describe, expect, it } from 'vitest';
 import type { BrowserContextOptions, Page } from 'playwright-core';
 import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
@@ -17,7 +16,7 @@ interface Idp {
   jwtConfig?: Record<string, string>;
 }
 
-describe('console identity providers and policies in a browser (issue 22)', () => {
+describe('console identity providers and policies in a browser', () => {
   const env = useConsoleTestEnv();
 
   const admin = async <T = Record<string, unknown>>(
@@ -130,7 +129,7 @@ describe('console identity providers and policies in a browser (issue 22)', () =
       minLength: '12',
       hasNumber: true,
     });
-    // below the floor of security.md §15 (the browser's own check of min= left out): the API's message naming the
+    // below the floor of 8 characters (the browser's own check of min= left out): the API's message naming the
     // field, the posted value kept
     await password.locator('form').evaluate((form: HTMLFormElement) => form.setAttribute('novalidate', ''));
     await password.getByLabel('Minimum length').fill('4');

@@ -1,4 +1,4 @@
-// Issue 22's user page in a real browser (Chromium): the admin opens a user from the list, sees its profile, grants
+// The console's user page in a real browser (Chromium): the admin opens a user from the list, sees its profile, grants
 // and memberships, locks, unlocks, deactivates and reactivates it (each checked through GetUserByID), sets its
 // password (a weak one is the form's message; "ask for a new one" sends the person to the change page) and the
 // person signs in with it, then removes it; the API answers 404. A machine user's keys are removed, and the user
@@ -14,7 +14,7 @@ import { axeViolations, consolePage, docsScreenshot, signedIn, useConsoleTestEnv
 import { callRest, okJson, type Outcome } from '../helpers/management.ts';
 import { setUpOtherOrgApp } from '../helpers/other-org.ts';
 
-describe('a user page of the console in a browser (issue 22)', () => {
+describe('a user page of the console in a browser', () => {
   const env = useConsoleTestEnv();
 
   const api = (method: string, rest: [string, string], body?: Record<string, unknown>, orgId?: string) =>
@@ -161,7 +161,7 @@ describe('a user page of the console in a browser (issue 22)', () => {
     expect(await sessions.locator('code').allTextContents()).toContain('gatehouse-console');
     await page.goto(`${env.server.url}/ui/console/users/${id}`);
 
-    // locking ends the person's sessions (issue 6)
+    // locking ends the person's sessions
     await ok(api('LockUser', ['POST', `/management/v1/users/${id}/_lock`], {}));
     await page.reload();
     expect(await rows.count()).toBe(0);

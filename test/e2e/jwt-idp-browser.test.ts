@@ -1,9 +1,9 @@
-// Issue 15 in Chromium: relying party (openid-client) -> Gatehouse -> a forwarding proxy that adds the JWT header
-// -> Gatehouse -> relying party, with a real signing issuer serving its JWKS on loopback. Linked users, SSO
-// afterwards, auto-registration, linking an existing account, key rotation, every failure of §6, the login CSRF
-// protection (an authRequestID from another browser is refused), and what the management operations change: only
-// IdPs on the login policy are offered and accepted, a new keys endpoint and issuer apply at once, a removed IdP or
-// link signs nobody in.
+// Sign-in with a JWT IdP in Chromium: relying party (openid-client) -> Gatehouse -> a forwarding proxy that adds the
+// JWT header -> Gatehouse -> relying party, with a real signing issuer serving its JWKS on loopback. Linked users, SSO
+// afterwards, auto-registration, linking an existing account, key rotation, every failure (an error page or error
+// redirect, never a 5xx), the login CSRF protection (an authRequestID from another browser is refused), and what the
+// management operations change: only IdPs on the login policy are offered and accepted, a new keys endpoint and issuer
+// apply at once, a removed IdP or link signs nobody in.
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, screenshot, signIn } from '../helpers/browser.ts';
@@ -117,7 +117,7 @@ describe('sign-in with a JWT identity provider in a browser', () => {
     expect(atProxy.searchParams.get('userAgentID')).toBeTruthy();
     const { claims } = await rp.finish(page.url(), start);
     expect(claims.sub).toBe(userId);
-    // the ID token and the session say how the user signed in (issue 17: amr in ID tokens)
+    // the ID token and the session say how the user signed in (amr, OIDC Core §2)
     expect(claims.amr).toEqual(['fed']);
     const sessions = await server.db.query<{ amr: unknown; loginTs: number }>(
       `SELECT payload->'amr' AS amr, (payload->>'loginTs')::int AS "loginTs" FROM oidc_payloads

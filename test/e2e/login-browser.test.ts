@@ -1,5 +1,5 @@
-// The login pages in a real browser (issue 4 Tests): Chromium through playwright-core against the real server,
-// a relying party with openid-client. Every page is saved under test-output/screenshots/.
+// The login pages in a real browser: Chromium through playwright-core against the real server, a relying party with
+// openid-client. Every page is saved under test-output/screenshots/.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser, screenshot, signIn } from '../helpers/browser.ts';
@@ -209,7 +209,7 @@ describe('login pages in a browser', () => {
     await page.context().close();
   });
 
-  it("without scripts, a click on the logout page's button signs out (logout=yes is sent once, issue 13 §13)", async () => {
+  it("without scripts, a click on the logout page's button signs out (logout=yes is sent once)", async () => {
     const page = await (await browser.newContext({ locale: 'en-US', javaScriptEnabled: false })).newPage();
     const start = await rp.start();
     await page.goto(start.url.toString());

@@ -1,9 +1,8 @@
-// Passkeys in real Chromium (issue 17) with its DevTools virtual authenticator (CTAP2, internal transport, resident
-// keys, user verification): registration on the account page, passwordless sign-in and password + passkey through
-// an openid-client relying party, removal; a challenge used twice, in another browser or expired, and malformed
-// answers, are refused; the login policy can forbid passwordless. Each test has its own user: once a user has a
-// passkey, every password sign-in asks for it.
-// The issuer is http://localhost (WebAuthn's RP ID must be a domain name; still loopback).
+// Passkeys in real Chromium with its DevTools virtual authenticator (CTAP2, internal transport, resident keys, user
+// verification): registration on the account page, passwordless sign-in and password + passkey through an openid-client
+// relying party, removal; a challenge used twice, in another browser or expired, and malformed answers, are refused;
+// the login policy can forbid passwordless. Each test has its own user: once a user has a passkey, every password
+// sign-in asks for it. The issuer is http://localhost (WebAuthn's RP ID must be a domain name; still loopback).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser, screenshot, signIn } from '../helpers/browser.ts';
@@ -21,7 +20,7 @@ interface Authenticator {
   backupEligible?: boolean;
 }
 
-describe('passkeys in a browser (issue 17)', () => {
+describe('passkeys in a browser', () => {
   let server: LoginServer;
   let base: string;
   let callback: CallbackServer;
@@ -93,7 +92,7 @@ describe('passkeys in a browser (issue 17)', () => {
 
   async function addPasskey(page: Page, name: string): Promise<void> {
     await page.fill('#passkey-name', name);
-    // adding a passkey asks for the password first (security.md §22)
+    // adding a passkey asks for the password first: a signed-in session alone does not prove the person
     await page.fill('#add-passkey-password', PASSWORD);
     await page.click('#add-passkey');
     await page.waitForSelector('#passkey-start');
@@ -340,7 +339,7 @@ describe('passkeys in a browser (issue 17)', () => {
     await page.locator('form.passkey', { hasText: 'Old key' }).locator('button').click();
     await page.waitForURL(`${base}/ui/account?done=passkeyRemoved`);
     expect((await credentials(userId)).map((c) => c.name)).not.toContain('Old key');
-    // a code of the user's authenticator app confirms a removal as well as the password does (issue 17)
+    // a code of the user's authenticator app confirms a removal as well as the password does
     await addPasskey(page, 'Spare key');
     const secret = newTotpSecret();
     const totp = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret) });

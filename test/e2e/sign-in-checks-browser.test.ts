@@ -1,6 +1,6 @@
-// Issue 21 sign-in checks in Chromium: an org scope of another org, projectRoleCheck without a grant and
-// hasProjectCheck for a user of another org end on a page that says why (English and German), whose button returns
-// access_denied to the app; a session reused without the login pages is refused with access_denied too.
+// Sign-in checks in Chromium: an org scope of another org, projectRoleCheck without a grant and hasProjectCheck for a
+// user of another org end on a page that says why (English and German), whose button returns access_denied to the app;
+// a session reused without the login pages is refused with access_denied too.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, screenshot, signIn } from '../helpers/browser.ts';

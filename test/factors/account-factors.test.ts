@@ -1,13 +1,13 @@
-// Issue 17 on the account page (/ui/account/factors), over HTTP with cookies: add an authenticator app (QR code,
-// a wrong first code refused), recovery codes shown once, renewed with a code (the old ones stop working), and
-// removal confirmed by the password or a code; the next sign-in asks for the code while the app is set up.
+// Second factors on the account page (/ui/account/factors), over HTTP with cookies: add an authenticator app (QR code,
+// a wrong first code refused), recovery codes shown once, renewed with a code (the old ones stop working), and removal
+// confirmed by the password or a code; the next sign-in asks for the code while the app is set up.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as OTPAuth from 'otpauth';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { secrets } from '../helpers/oidc.ts';
 import { addUser, byId, field, nextCode, PASSWORD, SignIn } from './helpers.ts';
 
-describe('second factors on the account page (issue 17)', () => {
+describe('second factors on the account page', () => {
   let server: TestServer;
   beforeAll(async () => {
     server = await startTestServer();
@@ -34,7 +34,7 @@ describe('second factors on the account page (issue 17)', () => {
       return response.status;
     };
 
-    // adding the app asks for the password first (security.md §22)
+    // adding the app asks for the password first: a signed-in session alone does not prove the person
     expect(await post('/otp', {})).toBe(400);
     expect(await post('/otp', { password: PASSWORD })).toBe(200);
     expect(page).toMatch(/<path d="(M\d+ \d+h1v1h-1z)+"/);
@@ -44,7 +44,7 @@ describe('second factors on the account page (issue 17)', () => {
     const ticket = field(page, 'ticket')!;
     expect(await post('/otp/verify', { ticket, code: wrong })).toBe(400);
     expect(byId(page, 'otp-secret')!.replaceAll(' ', '')).toBe(secret);
-    // the page's ticket names its purpose and expires with an interaction (login/ticket.ts): the same secret and
+    // the page's ticket names its purpose and expires with an interaction (web/ticket.ts): the same secret and
     // session sealed without the purpose, or expired, shows the secret no more
     const sealed = JSON.parse(secrets.decrypt(ticket)) as { uid: string; exp: number; purpose: string };
     expect(sealed).toMatchObject({ purpose: 'account-otp-setup', secret });

@@ -1,4 +1,4 @@
-// Issue 17 on the management API, over REST, gRPC and gRPC-Web: the login policy (GetLoginPolicy,
+// Second factors on the management API, over REST, gRPC and gRPC-Web: the login policy (GetLoginPolicy,
 // UpdateLoginPolicy, the lifetimes that are settings), and TOTP factors: ListMyAuthFactors, AddMyAuthFactorOTP,
 // VerifyMyAuthFactorOTP (wrong code refused), RemoveMyAuthFactorOTP, and an org owner's ListHumanAuthFactors and
 // RemoveHumanAuthFactorOTP (another org's user is 404).
@@ -56,7 +56,7 @@ const removeHuman = (userId: string): ApiCall => ({
   body: { userId },
 });
 
-describe('second factors and the login policy on the management API (issue 17)', () => {
+describe('second factors and the login policy on the management API', () => {
   let server: TestServer;
   let admin: string;
   let orgOwner: string;
@@ -105,7 +105,7 @@ describe('second factors and the login policy on the management API (issue 17)',
           secondFactorCheckLifetime: '86400s',
           secondFactors: ['SECOND_FACTOR_TYPE_OTP'],
         });
-        expect(before.policy.forceMfa).toBeUndefined(); // false is omitted (compat.md §2)
+        expect(before.policy.forceMfa).toBeUndefined(); // false is omitted, as ZITADEL's REST gateway omits zero values
         try {
           const changed = { ...ALL_ALLOWED, allowRegister: false, forceMfa: true, passwordCheckLifetime: '86400s' };
           okJson(await callApi(server.url, encoding, updatePolicy(changed), { token: admin }));

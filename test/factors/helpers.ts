@@ -1,4 +1,4 @@
-// Shared by the second-factor tests (issue 17): users, the login's steps after the password, and TOTP codes from
+// Shared by the second-factor tests: users, the login's steps after the password, and TOTP codes from
 // an independent TOTP library (otpauth), so the server's RFC 6238 is checked against another implementation.
 import * as client from 'openid-client';
 import * as OTPAuth from 'otpauth';
@@ -8,7 +8,7 @@ import { Browser, CALLBACK, createOidcApp, defaultOrgId, rpConfig } from '../hel
 import { callRest, okJson } from '../helpers/management.ts';
 import type { TestServer } from '../helpers/server.ts';
 import { humanToken } from '../helpers/tokens.ts';
-import { registerHuman } from '../../src/users/register.ts';
+import { registerHuman } from '../../src/passwords/register.ts';
 import { registrationSchema } from '../../src/users/schema.ts';
 
 export const PASSWORD = 'correct horse battery';

@@ -1,5 +1,5 @@
-// Issue 17: the login pages honour the login policy. allowRegister off hides the link and refuses the form (also
-// for prompt=create); allowExternalIdp off hides the IdP buttons and refuses their route and the idp scope;
+// The login pages honour the login policy. allowRegister off hides the link and refuses the form (also for
+// prompt=create); allowExternalIdp off hides the IdP buttons and refuses their route and the idp scope;
 // allowUsernamePassword off hides the login-name form and refuses a posted password like a wrong one.
 import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -8,7 +8,7 @@ import { startServerWithAdminKey } from '../helpers/tokens.ts';
 import type { TestServer } from '../helpers/server.ts';
 import { addUser, PASSWORD, relyingParty, setLoginPolicy, SignIn } from './helpers.ts';
 
-describe('the login pages under the login policy (issue 17)', () => {
+describe('the login pages under the login policy', () => {
   let server: TestServer;
   let admin: string;
   let idpId: string;

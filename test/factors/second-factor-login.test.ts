@@ -1,7 +1,7 @@
-// Issue 17 on the real login pages (HTTP with cookies) and openid-client as the app: a user with TOTP is asked for
-// a code after the password, a code works once, wrong codes count toward the lockout, forceMfa makes a user
-// without a factor enroll (QR code, recovery codes shown once) and a user with one cannot skip it, a recovery code
-// works once, and amr in the ID token and introspection says what was used.
+// Second factors on the real login pages (HTTP with cookies) and openid-client as the app: a user with TOTP is asked
+// for a code after the password, a code works once, wrong codes count toward the lockout, forceMfa makes a user without
+// a factor enroll (QR code, recovery codes shown once) and a user with one cannot skip it, a recovery code works once,
+// and amr in the ID token and introspection says what was used.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import * as OTPAuth from 'otpauth';
 import { startServerWithAdminKey } from '../helpers/tokens.ts';
@@ -18,7 +18,7 @@ import {
   wrongCode,
 } from './helpers.ts';
 
-describe('the second-factor step of the login (issue 17)', () => {
+describe('the second-factor step of the login', () => {
   let server: TestServer;
   let admin: string;
   let rp: Awaited<ReturnType<typeof relyingParty>>;

@@ -1,5 +1,5 @@
-// The token claims' reads (issue 21) work through indexes, however many grants are stored: the roles of a user's
-// grants by user and project (user_grants_active_unique), the user's metadata by the primary key's user prefix.
+// The token claims' reads work through indexes, however many grants are stored: the roles of a user's grants by user
+// and project (user_grants_active_unique), the user's metadata by the primary key's user prefix.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { GRANTED_ROLES_SQL } from '../../src/grants/queries.ts';
 import { ALL_METADATA_SQL } from '../../src/metadata/queries.ts';

@@ -1,6 +1,6 @@
-// Issue 21 "Project roles and grants" and user metadata on REST, gRPC and gRPC-Web: ZITADEL's paths, shapes and
-// errors (404 for another org's ids, 400 naming the field, 409 for duplicates, FAILED_PRECONDITION for an update
-// that changes nothing), one transaction per operation.
+// Project roles and grants, and user metadata, on REST, gRPC and gRPC-Web: ZITADEL's paths, shapes and errors (404 for
+// another org's ids, 400 naming the field, 409 for duplicates, FAILED_PRECONDITION for an update that changes nothing),
+// one transaction per operation.
 import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
 import { AuthService } from '@zitadel/proto/zitadel/auth_pb.js';
 import { expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// Issue 21 "Roles and org claims in tokens" with openid-client as the relying party: the role claims by scope and by
+// Roles and org claims in tokens, with openid-client as the relying party: the role claims by scope and by
 // projectRoleAssertion, in userinfo, introspection, the ID token (idTokenRoleAssertion) and JWT access tokens
 // (accessTokenRoleAssertion), read at request time; metadata; the org scopes; projectRoleCheck and hasProjectCheck.
 import { decodeJwt } from 'jose';
@@ -23,7 +23,7 @@ import { updateProject } from '../../src/projects/service.ts';
 import { addUserGrant, setUserGrantState, updateUserGrant } from '../../src/grants/service.ts';
 import { setUserMetadata } from '../../src/metadata/service.ts';
 import { addProjectGrant } from '../../src/grants/project-grants.ts';
-import { setUpOrg } from '../../src/orgs/service.ts';
+import { setUpOrg } from '../../src/instance/set-up-org.ts';
 
 const ROLES = 'urn:zitadel:iam:org:project:roles';
 

@@ -1,4 +1,4 @@
-// ZITADEL's own Node SDK (@zitadel/node, native gRPC through nice-grpc) against the operations of issue 21: roles,
+// ZITADEL's own Node SDK (@zitadel/node, native gRPC through nice-grpc) against the roles and grants operations: roles,
 // a user grant, its list and metadata, and an error as the SDK reports it.
 import { createManagementClient, createServiceAccountInterceptor } from '@zitadel/node/dist/api/index.js';
 import { ServiceAccount } from '@zitadel/node/dist/credentials/index.js';

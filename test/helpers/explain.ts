@@ -54,7 +54,7 @@ export async function rolledBack<T>(db: Db, fn: (tx: Queryable) => Promise<T>): 
   return result as T;
 }
 
-/** The plans of one statement before and after its table grows (issue 18): `sql` prepared as a named statement, its
+/** The plans of one statement before and after its table grows: `sql` prepared as a named statement, its
  *  generic plan made now on the tables as they are (`made`), run again after `grow` added rows without an ANALYZE
  *  in between (autovacuum off, or not yet run) (`kept`: the plan a connection keeps), and planned for its values
  *  then (`now`: what Db.queryPlanned gets). EXPLAIN texts; rolled back, the prepared statement deallocated. */

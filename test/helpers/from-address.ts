@@ -1,5 +1,5 @@
-// HTTP requests from a chosen loopback address (issue 26 "How to test it"): Linux routes all of 127.0.0.0/8 to lo,
-// so binding e.g. 127.9.0.1 lets a test act as another client address than the legitimate user's 127.0.0.1.
+// HTTP requests from a chosen loopback address: Linux routes all of 127.0.0.0/8 to lo, so binding e.g. 127.9.0.1 lets a
+// test act as another client address than the legitimate user's 127.0.0.1.
 import { request } from 'node:http';
 
 export interface AddressResponse {

@@ -1,6 +1,6 @@
-// A real HAProxy (Debian's `haproxy` package, 2.6 on Debian 12) on loopback in front of Gatehouse nodes (issue 24):
-// its own config in a temp dir, or a config file of deploy/ with its addresses from the environment; an admin
-// socket to read the servers' check results; stopped by stop().
+// A real HAProxy (Debian's `haproxy` package, 2.6 on Debian 12) on loopback in front of Gatehouse nodes: its own config
+// in a temp dir, or a config file of deploy/ with its addresses from the environment; an admin socket to read the
+// servers' check results; stopped by stop().
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';

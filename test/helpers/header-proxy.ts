@@ -1,6 +1,6 @@
-// A forwarding proxy in front of Gatehouse, as a web application firewall that holds the user's session is
-// (issue 15 §3): every request is forwarded unchanged (method, path, query, headers, cookies) to Gatehouse, with
-// the header the test decides on added; Gatehouse's answer goes back to the browser as it is.
+// A forwarding proxy in front of Gatehouse, as a web application firewall that holds the user's session is: every
+// request is forwarded unchanged (method, path, query, headers, cookies) to Gatehouse, with the header the test decides
+// on added; Gatehouse's answer goes back to the browser as it is.
 import { createServer, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 

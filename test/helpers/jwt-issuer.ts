@@ -1,5 +1,5 @@
-// A real JWT identity provider for the issue 15 tests: ES256 keys, its JWKS served over HTTP on loopback, tokens
-// signed with the current key; rotate() replaces the key (new kid), as an IdP rotating its keys does.
+// A real JWT identity provider for the JWT IdP tests: ES256 keys, its JWKS served over HTTP on loopback, tokens signed
+// with the current key; rotate() replaces the key (new kid), as an IdP rotating its keys does.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK, type JWTPayload } from 'jose';

@@ -1,4 +1,5 @@
-// The lifecycle calls of issue 21 as ApiCalls (ZITADEL's REST binding + request), beside provisioning.ts's.
+// The lifecycle calls (list, lock, remove; roles and grants) as ApiCalls (ZITADEL's REST binding + request), beside
+// provisioning.ts's.
 import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
 import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
 import type { ApiCall } from './management.ts';
@@ -157,7 +158,7 @@ export const lifecycle = {
   orgChanges: () => call(M, 'ListOrgChanges', 'POST', '/management/v1/orgs/me/changes/_search'),
   projectChanges: (projectId: string) =>
     call(M, 'ListProjectChanges', 'POST', `/management/v1/projects/${projectId}/changes/_search`, { projectId }),
-  // project settings, roles and grants (issue 21), as the project-owner tests (issue 22) call them
+  // project settings, roles and grants, as the project-owner tests call them
   getProject: (id: string) => call(M, 'GetProjectByID', 'GET', `/management/v1/projects/${id}`, { id }),
   removeProject: (id: string) => call(M, 'RemoveProject', 'DELETE', `/management/v1/projects/${id}`, { id }),
   listProjects: (body: Body = {}) => call(M, 'ListProjects', 'POST', '/management/v1/projects/_search', body),

@@ -1,4 +1,4 @@
-// Calls a management method over one of the three encodings (compat.md §1) and returns the outcome in one shape,
+// Calls a management method over one of the three encodings and returns the outcome in one shape,
 // so a test can assert the same response or error on REST, gRPC (HTTP/2) and gRPC-Web (HTTP/1.1).
 import { fromJson, toJson, type DescMethod, type DescService, type JsonValue } from '@bufbuild/protobuf';
 import { Code, ConnectError, createClient, type Transport } from '@connectrpc/connect';
@@ -12,7 +12,7 @@ export interface ApiCall {
   service: DescService;
   /** The method's proto name, e.g. "SetUpOrg". */
   method: string;
-  /** The REST binding as ZITADEL documents it (compat.md §1), e.g. ["POST", "/admin/v1/orgs/_setup"]. */
+  /** The REST binding as ZITADEL documents it, e.g. ["POST", "/admin/v1/orgs/_setup"]. */
   rest: [verb: string, path: string];
   /** The request as proto JSON; REST sends it as the body (for bodiless bindings it is only used by gRPC). */
   body?: Record<string, unknown>;

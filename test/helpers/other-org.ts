@@ -1,6 +1,6 @@
-// The attacker's side of issue 13 §1, set up through the management API as a real org owner would: an IAM_OWNER
-// sets up organization B (SetUpOrg) with its ORG_OWNER, who signs in, then registers a project and an OIDC app in
-// org B whose redirect URI is the owner's own.
+// The attacker's side of the escalation by silent sign-in (another org's app asking for the management scope), set up
+// through the management API as a real org owner would: an IAM_OWNER sets up organization B (SetUpOrg) with its
+// ORG_OWNER, who signs in, then registers a project and an OIDC app in org B whose redirect URI is the owner's own.
 import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
 import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
 import { callRest, okJson } from './management.ts';

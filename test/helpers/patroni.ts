@@ -1,7 +1,7 @@
-// A real Patroni cluster on loopback (issue 24, Debian's `patroni` 3.0 and `etcd-server` 3.4): one etcd member, two
-// PostgreSQL 15 members in synchronous replication, and HAProxy in TCP mode routing to the member whose Patroni
-// REST API answers GET /primary with 200 (production-topology-findings.md). Everything runs in temp directories
-// and is removed by stop(), which also runs when start-up fails.
+// A real Patroni cluster on loopback (Debian's `patroni` 3.0 and `etcd-server` 3.4): one etcd member, two PostgreSQL 15
+// members in synchronous replication, and HAProxy in TCP mode routing to the member whose Patroni REST API answers
+// `GET /primary` with 200. Everything runs in temp directories and is removed by stop(), which also runs when start-up
+// fails.
 import { execFileSync, spawn } from 'node:child_process';
 import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,7 +14,7 @@ import { freePort } from './server.ts';
 
 const PG_BIN = '/usr/lib/postgresql/15/bin';
 
-/** The settings under test, as the README's "Database failover" section documents them. */
+/** The settings under test, as docs/operations.md ("Database failover") documents them. */
 export const PATRONI_DCS = {
   ttl: 10,
   loop_wait: 1,

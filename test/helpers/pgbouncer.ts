@@ -1,5 +1,5 @@
-// A real PgBouncer (Debian's `pgbouncer` package, 1.18 on Debian 12) on a free loopback port in front of the test
-// run's PostgreSQL (issue 24): its own config in a temp dir, every database name passed through, stopped by stop().
+// A real PgBouncer (Debian's `pgbouncer` package, 1.18 on Debian 12) on a free loopback port in front of the test run's
+// PostgreSQL: its own config in a temp dir, every database name passed through, stopped by stop().
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,5 +1,6 @@
-// The provisioning calls of issue 6 as ApiCalls (REST binding + request), and a server with the tokens the tests
-// need: the first start's admin service account (IAM_OWNER), an ORG_OWNER of the first org, and a second org.
+// The provisioning calls (orgs, projects, apps, users, keys) as ApiCalls (REST binding + request), and a server with
+// the tokens the tests need: the first start's admin service account (IAM_OWNER), an ORG_OWNER of the first org, and a
+// second org.
 import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
 import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
 import { afterAll, beforeAll, describe, expect } from 'vitest';

@@ -67,7 +67,7 @@ export class RelyingParty {
     this.redirectUri = redirectUri;
   }
 
-  /** A public client (none + PKCE, security.md §2) registered for `redirectUri`. */
+  /** A public client (none + PKCE S256, RFC 7636) registered for `redirectUri`. */
   static async discover(issuer: string, clientId: string, redirectUri: string): Promise<RelyingParty> {
     const config = await oidc.discovery(new URL(issuer), clientId, { redirect_uris: [redirectUri] }, oidc.None(), {
       execute: [oidc.allowInsecureRequests],

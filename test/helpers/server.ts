@@ -41,7 +41,7 @@ export function testEnv(
     GATEHOUSE_MASTER_KEY: TEST_MASTER_KEY,
     GATEHOUSE_ADMIN_PASSWORD: ADMIN_PASSWORD,
     LOG_LEVEL: 'info',
-    // Rate limits are off for loopback in tests unless a test asks for them (issue "Reliability" §5).
+    // Rate limits are off for loopback in tests unless a test asks for them.
     GATEHOUSE_RATE_LIMIT_EXEMPT: '127.0.0.1,::1,::ffff:127.0.0.1',
     // One process unless a test asks for workers (test/production/workers.test.ts): the default follows the cores.
     GATEHOUSE_WORKERS: '1',
@@ -55,7 +55,7 @@ export async function startTestServer(
 ): Promise<TestServer> {
   const database = options.database ?? (await createTestDatabase());
   const port = await freePort();
-  // `localhost` for WebAuthn, whose RP ID must be a domain, not an IP address (issue 17)
+  // `localhost` for WebAuthn, whose RP ID must be a domain, not an IP address
   const issuer: Record<string, string> = options.issuerHost
     ? { GATEHOUSE_ISSUER: `http://${options.issuerHost}:${port}` }
     : {};

@@ -1,5 +1,5 @@
-// Access tokens for management API tests, obtained the way clients obtain them: the JWT-profile grant (RFC 7523,
-// compat.md §6) with a service account key file, or the code flow through the login page for a human user.
+// Access tokens for management API tests, obtained the way clients obtain them: the JWT-profile grant (RFC 7523) with a
+// service account key file, or the code flow through the login page for a human user.
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

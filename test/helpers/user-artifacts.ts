@@ -1,5 +1,5 @@
-// Issue 24 "At production size": the statements that remove or list one user's OIDC artifacts, and how a test reads
-// their plans. Shared by the EXPLAIN check of the normal suite (test/users/artifact-plans.test.ts, a small seeded
+// The statements that remove or list one user's OIDC artifacts (at any size, only that user's rows), and how a test
+// reads their plans. Shared by the EXPLAIN check of the normal suite (test/users/artifact-plans.test.ts, a small seeded
 // database) and the slow one at 1M users and 10M stored tokens (test/production/user-artifacts-at-scale.test.ts).
 import { type ScaleSize, seedScale } from '../../bench/scale-seed.ts';
 import { openDb, type Db } from '../../src/platform/db.ts';
@@ -11,7 +11,7 @@ import { explainPrepared, type PlanMode } from './explain.ts';
 
 /** Every statement in src/ that removes or lists one user's artifacts, with its parameters for a user ID (and the
  *  user's org). A new lifecycle statement belongs here. Deactivate, lock and remove run deleteOidcArtifactsOfUser
- *  (users/state.ts, users/remove.ts); a password change ends the other sessions (passwords/service.ts); the
+ *  (users/state.ts, members/remove-user.ts); a password change ends the other sessions (passwords/service.ts); the
  *  console's user page lists the user's sessions (console/user-detail.ts); every console request reads its session
  *  with the OP session's liveness (users/console-sessions.ts). */
 export const USER_ARTIFACT_STATEMENTS: {
@@ -40,7 +40,7 @@ export const USER_ARTIFACT_STATEMENTS: {
     indexes: ['oidc_payloads_account_idx', 'users_pkey'],
   },
   {
-    // every console request: its session, alive only while the OP session that created it lives (security.md item 23)
+    // every console request: its session, alive only while the OP session that created it lives
     name: 'findConsoleSessionUser',
     sql: CONSOLE_SESSION_USER,
     params: () => ['console-session-id-hash', '3600', '43200', '60'],

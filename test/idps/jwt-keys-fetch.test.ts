@@ -1,7 +1,8 @@
-// Issue 15 §4: the JWT IdP's keys are fetched within bounds: no loopback or private address without
-// GATEHOUSE_ALLOW_PRIVATE_FETCH (also not through a redirect or a name), a bounded number of redirects, a size cap
-// and a deadline; a token whose keys cannot be fetched is refused as "keys unavailable". The cache holds an IdP's
-// keys for one version of its configuration (UpdateIDPJWTConfig: keys of the former endpoint are never used again).
+// The JWT IdP's keys are fetched within bounds, so a keys endpoint cannot be aimed at internal services (SSRF): no
+// loopback or private address without GATEHOUSE_ALLOW_PRIVATE_FETCH (also not through a redirect or a name), a bounded
+// number of redirects, a size cap and a deadline; a token whose keys cannot be fetched is refused as "keys
+// unavailable". The cache holds an IdP's keys for one version of its configuration (UpdateIDPJWTConfig: keys of the
+// former endpoint are never used again).
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

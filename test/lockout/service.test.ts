@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { recordFailure, recordSuccess, reserveLoginAttempt, type LoginSubject } from '../../src/lockout/service.ts';
 import { useTestDb } from '../helpers/database.ts';
 
-describe('lockout service (security.md §16)', () => {
+describe('lockout service', () => {
   const db = useTestDb();
   const policy = { maxAttempts: 3, ipMaxAttempts: 5, seconds: 2 };
   const reserve = (subject: LoginSubject) => reserveLoginAttempt(db, policy, subject);
@@ -36,7 +36,7 @@ describe('lockout service (security.md §16)', () => {
     expect(await failures('account', 'user-1')).toBe(1);
   });
 
-  it('counts parallel attempts before they are checked: never more than the maximum between them (issue 13 §5)', async () => {
+  it('counts parallel attempts before they are checked: never more than the maximum between them', async () => {
     const outcomes = await Promise.all(
       Array.from({ length: 12 }, (_, i) => reserve({ account: 'race-1', ip: `10.1.0.${i}` })),
     );
@@ -44,7 +44,7 @@ describe('lockout service (security.md §16)', () => {
     // a key spent by attempts still being checked answers with the full lock time
     expect(outcomes.filter((wait) => wait === 2)).toHaveLength(9);
     expect(await failures('account', 'race-1')).toBe(3);
-    // and the same for one address across many accounts (issue 26 §7)
+    // and the same for one address across many accounts (password spraying)
     const spray = await Promise.all(
       Array.from({ length: 12 }, (_, i) => reserve({ account: `race-spray-${i}`, ip: '10.1.1.1' })),
     );

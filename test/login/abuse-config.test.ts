@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 
-describe('registration and hashing limits configuration (issue 26 §5-6)', () => {
+describe('registration and hashing limits configuration', () => {
   it('defaults to 20 registrations per address and hour, 8 hashes in flight per address, 64 waiting overall', () => {
     const config = loadConfig({});
     expect(config.registrationPerIp).toBe(20);

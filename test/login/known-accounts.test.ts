@@ -18,7 +18,7 @@ describe('accounts known on this browser', () => {
     expect(readKnownAccounts(secrets, undefined)).toEqual([]);
   });
 
-  it('is HttpOnly, SameSite=Lax, and Secure over https (security.md §14)', () => {
+  it('is HttpOnly, SameSite=Lax, and Secure over https', () => {
     expect(knownAccountsCookieOptions(true, 60)).toEqual({
       path: '/',
       httpOnly: true,

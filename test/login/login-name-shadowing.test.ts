@@ -1,8 +1,8 @@
-// Issue 13 §6: a user name must never equal or shadow another user's login name (`user name@org domain`). The
-// attack of the issue: self-registration as `admin@<primary domain>`, after which that text signed in the attacker
-// instead of the real admin. The rule (users/user-name.ts): a user name whose part after its last `@` is an org's
-// domain, the instance domain or a name under it is refused everywhere a user name is set; and the lookup resolves
-// `name@domain` through the org domain first, so a shadowing name stored by an older version never wins.
+// Login-name shadowing: a user name must never equal or shadow another user's login name (`user name@org domain`). The
+// attack: self-registration as `admin@<primary domain>`, after which that text signed in the attacker instead of the
+// real admin. The rule (users/user-name.ts): a user name whose part after its last `@` is an org's domain, the instance
+// domain or a name under it is refused everywhere a user name is set; and the lookup resolves `name@domain` through the
+// org domain first, so a shadowing name stored by an older version never wins.
 import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findUserByLoginName } from '../../src/users/lookup.ts';
@@ -17,7 +17,7 @@ import { startServerWithAdminKey } from '../helpers/tokens.ts';
 const FORM = { 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'same-origin' };
 const RESERVED = 'id="userName-error" role="alert">This user name cannot be used';
 
-describe('login-name shadowing (issue 13 §6)', () => {
+describe('login-name shadowing', () => {
   let server: TestServer;
   let adminToken: string;
   let callback: CallbackServer;

@@ -1,15 +1,15 @@
-// Database round trips of the login pages (issue 8, Performance; issue 18: a whole password login, from the
-// authorization request to the code exchange, in at most 10 statements), counted by the server's own pool. Each
-// request reads what it needs with one statement (oidc/read-ahead.ts, login/page-read-ahead.ts,
-// login/password-read-ahead.ts) and writes what it saved with one more (oidc/write-behind.ts); the password check
-// counts its attempt with the user read, and a success gives it back with the interaction's result (issue 13 §5).
-// The resume, a silent re-authentication and the code exchange stay within their budgets (issue 18).
+// Database round trips of the login pages (a whole password login, from the authorization request to the code exchange,
+// in at most 10 statements), counted by the server's own pool. Each request reads what it needs with one statement
+// (oidc/read-ahead.ts, login/page-read-ahead.ts, login/password-read-ahead.ts) and writes what it saved with one more
+// (oidc/write-behind.ts); the password check counts its attempt with the user read, and a success gives it back with
+// the interaction's result, so parallel guesses cannot outrun the lockout. The resume, a silent re-authentication and
+// the code exchange stay within their budgets.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CookieJar, formValue } from '../helpers/cookie-jar.ts';
 import { createOidcApp } from '../helpers/oidc.ts';
 import { RelyingParty, startCallbackServer, type CallbackServer } from '../helpers/relying-party.ts';
 import { ADMIN_PASSWORD, startTestServer, TEST_MASTER_KEY, type TestServer } from '../helpers/server.ts';
-import { registerHuman } from '../../src/users/register.ts';
+import { registerHuman } from '../../src/passwords/register.ts';
 import { registrationSchema } from '../../src/users/schema.ts';
 import { findUserByLoginName } from '../../src/users/lookup.ts';
 import { createSecretBox } from '../../src/platform/secrets.ts';
@@ -76,8 +76,8 @@ describe('queries of the login pages', () => {
 
   it('a password login takes ten statements, from the authorization request to the code exchange', async () => {
     const { jar, start, authorized, page, post } = await begin();
-    // the interaction, the active JWT IdPs on the login policy's list for their buttons (issue 15) and the login
-    // policy's ways in (issue 17), in one statement
+    // the interaction, the active JWT IdPs on the login policy's list for their buttons and the login policy's ways in,
+    // in one statement
     expect(page.queries).toBe(1);
     const name = await post('login-name', { loginName: 'admin' });
     expect(name.result.status).toBe(200);

@@ -1,7 +1,7 @@
-// security.md item 24 on the real login pages (HTTP with cookies, openid-client as the app): second-factor failures
-// are counted apart from password failures, a correct password does not reset them, and they lock like password
-// failures (the lockout policy's maxOtpAttempts); nothing lasting (a linked JWT IdP identity, a new password, an
-// ended session) is written before the second factor is given; and a sign-in the project checks refuse is answered
+// Second factors in the sign-in, on the real login pages (HTTP with cookies, openid-client as the app): second-factor
+// failures are counted apart from password failures, a correct password does not reset them, and they lock like
+// password failures (the lockout policy's maxOtpAttempts); nothing lasting (a linked JWT IdP identity, a new password,
+// an ended session) is written before the second factor is given; and a sign-in the project checks refuse is answered
 // once, with the refusal page.
 import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
 import { AuthService } from '@zitadel/proto/zitadel/auth_pb.js';
@@ -26,7 +26,7 @@ import { addUser, addUserWithOtp, nextCode, PASSWORD, relyingParty, SignIn, wron
 
 const HEADER = 'x-auth-jwt';
 
-describe('the second factor comes first, and counts on its own (security.md item 24)', () => {
+describe('the second factor comes first, and counts on its own', () => {
   let server: TestServer;
   let admin: string;
   let issuer: JwtIssuer;

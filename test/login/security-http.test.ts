@@ -1,4 +1,4 @@
-// HTTP-level checks of the login pages' protections (security.md §12-17, issue 4 §6), against the real server.
+// HTTP-level checks of the login pages' protections (SECURITY.md "Login pages and sessions"), against the real server.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CookieJar, formValue, type JarResponse } from '../helpers/cookie-jar.ts';
 import { RelyingParty, startCallbackServer, type CallbackServer } from '../helpers/relying-party.ts';
@@ -186,7 +186,7 @@ describe('login pages over HTTP', () => {
     const fastest = (xs: { ms: number }[]) => Math.min(...xs.map((x) => x.ms));
     expect(fastest(unknown)).toBeGreaterThan(fastest(known) / 2);
     expect(fastest(known)).toBeGreaterThan(fastest(unknown) / 2);
-    // passwords are never logged (security.md §15)
+    // passwords are never logged
     expect(server.logs.join('\n')).not.toContain('definitely wrong');
     expect(server.logs.join('\n')).not.toContain(server.adminPassword);
   });

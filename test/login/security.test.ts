@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { createSecretBox } from '../../src/platform/secrets.ts';
-import { csrfToken, sameOriginPost, validCsrfToken } from '../../src/login/security.ts';
+import { csrfToken, sameOriginPost, validCsrfToken } from '../../src/web/security.ts';
 
 const ORIGIN = 'https://id.example.com';
 
-describe('form post origin check (security.md §13)', () => {
+describe('form post origin check', () => {
   it.each([
     [{ origin: ORIGIN, 'sec-fetch-site': 'same-origin' }, true],
     [{ origin: ORIGIN }, true],

@@ -1,4 +1,4 @@
-// AddJWTIDP (compat.md §5) and GetIDPByID on REST, gRPC and gRPC-Web.
+// AddJWTIDP and GetIDPByID on REST, gRPC and gRPC-Web.
 import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.ts';
@@ -99,7 +99,7 @@ describe('AddJWTIDP', () => {
 
       it('checks every field limit at its boundary and the styling type', async () => {
         for (const field of FIELDS) {
-          // the URL fields are URLs at every length (issue 13 §9)
+          // the URL fields are URLs at every length (no file:, data: or cleartext URL to another host)
           const longest = URL_FIELDS.has(field) ? `https://partner.example.com/${'x'.repeat(172)}` : 'x'.repeat(200);
           expect((await callApi(server.url, encoding, addJwtIdp({ [field]: longest }), { token })).ok, field).toBe(
             true,
@@ -133,7 +133,7 @@ describe('AddJWTIDP', () => {
         expect(stored).toEqual({ styling_type: 'STYLING_TYPE_UNSPECIFIED', auto_register: false });
       });
 
-      it('refuses jwtEndpoint and keysEndpoint that are not https URLs without credentials or fragment, and writes nothing (issue 13 §9)', async () => {
+      it('refuses jwtEndpoint and keysEndpoint that are not https URLs without credentials or fragment, and writes nothing', async () => {
         const before = (await server.db.query('SELECT count(*)::int AS n FROM idps')).rows[0]!.n;
         const refused: Array<[string, string]> = [
           ['file:///etc/passwd', 'must be an https URL (http only for loopback hosts)'],

@@ -1,5 +1,5 @@
-// The management API's Bearer authentication (compat.md §4) on every encoding: only active tokens that carry the
-// management audience, of active users, pass; everything else is 401 before any permission or validation.
+// The management API's Bearer authentication (RFC 6750) on every encoding: only active tokens that carry the management
+// audience, of active users, pass; everything else is 401 before any permission or validation.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
 import { AuthService } from '@zitadel/proto/zitadel/auth_pb.js';

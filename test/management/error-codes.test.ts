@@ -1,9 +1,9 @@
-// ZITADEL's error codes on the management, admin and auth methods added since the first release (compat.md §3):
-// each row is one refused call, driven through the real API on REST, gRPC and gRPC-Web, with the gRPC code and the
-// error ID ZITADEL's command layer answers for it, and the Go function it comes from. SDK users branch on the code:
-// a state precondition (a role key the project lacks, a missing user of a new grant, a wrong state) is
-// FAILED_PRECONDITION (REST 400), a missing object addressed by the call NOT_FOUND, a duplicate ALREADY_EXISTS, and
-// only malformed input INVALID_ARGUMENT.
+// ZITADEL's error codes on the management, admin and auth methods added since the first release: each row is one
+// refused call, driven through the real API on REST, gRPC and gRPC-Web, with the gRPC code and the error ID ZITADEL's
+// command layer answers for it, and the Go function it comes from. SDK users branch on the code: a state precondition
+// (a role key the project lacks, a missing user of a new grant, a wrong state) is FAILED_PRECONDITION (REST 400), a
+// missing object addressed by the call NOT_FOUND, a duplicate ALREADY_EXISTS, and only malformed input
+// INVALID_ARGUMENT.
 import { getOption } from '@bufbuild/protobuf';
 import type { DescService } from '@bufbuild/protobuf';
 import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
@@ -21,7 +21,7 @@ const INVALID_ARGUMENT = 3;
 const REST_STATUS: Record<number, number> = { 3: 400, 5: 404, 6: 409, 9: 400 };
 const MISSING = '404404404';
 
-/** The call of `method` with `body`, at the REST path its google.api.http binding names (compat.md §1). */
+/** The call of `method` with `body`, at the REST path its google.api.http binding names. */
 function rpc(service: DescService, method: string, body: Record<string, unknown>): ApiCall {
   const desc = service.methods.find((m) => m.name === method)!;
   const rule = getOption(desc, http);

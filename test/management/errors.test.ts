@@ -1,4 +1,4 @@
-// The error model's last line (compat.md §3): failures that are not the caller's are reported without detail.
+// The error model's last line: failures that are not the caller's are reported without detail.
 import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
 import { expect, it } from 'vitest';
 import { callApi, ENCODINGS, type ApiCall } from '../helpers/management.ts';

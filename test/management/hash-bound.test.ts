@@ -1,5 +1,5 @@
 // SetUpOrg and ImportHumanUser hash the first user's password: through the same bounded hashing queue as the login
-// pages (issue 26 §6), with the calling principal in place of a client address.
+// pages, with the calling principal in place of a client address.
 import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.ts';

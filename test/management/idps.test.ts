@@ -1,4 +1,4 @@
-// Issue 15's management operations on REST, gRPC and gRPC-Web: the instance's IdPs (ListIDPs, UpdateIDP,
+// The JWT IdPs' management operations on REST, gRPC and gRPC-Web: the instance's IdPs (ListIDPs, UpdateIDP,
 // UpdateIDPJWTConfig, DeactivateIDP / ReactivateIDP, RemoveIDP), the login policy's IdPs (AddIDPToLoginPolicy,
 // ListLoginPolicyIDPs, RemoveIDPFromLoginPolicy) and users' links (ListHumanLinkedIDPs, RemoveHumanLinkedIDP):
 // IAM_OWNER only for the instance (an org owner gets 403), the user's org for links (another org's user is 404),

@@ -1,8 +1,8 @@
-// "Removal is complete and immediate" (issue 21), seen by real clients: a locked, deactivated or removed user's
-// tokens are inactive at introspection, userinfo answers 401, refresh fails (openid-client) and sign-in fails,
-// and a removed user's name is free again; a deactivated or removed app's credentials fail at once, and so do its
-// users' tokens; a machine user's removed secret or key stops its grants; a deactivated org's users and a removed
-// org's everything stop. Each change is made through the management API, on a different encoding each time.
+// Removal is complete and immediate, seen by real clients: a locked, deactivated or removed user's tokens are inactive
+// at introspection, userinfo answers 401, refresh fails (openid-client) and sign-in fails, and a removed user's name is
+// free again; a deactivated or removed app's credentials fail at once, and so do its users' tokens; a machine user's
+// removed secret or key stops its grants; a deactivated org's users and a removed org's everything stop. Each change is
+// made through the management API, on a different encoding each time.
 import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

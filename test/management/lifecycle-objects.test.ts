@@ -1,6 +1,6 @@
-// Apps, members, orgs and history on the management API (issue 21) over REST, gRPC and gRPC-Web: ZITADEL's
-// shapes, FAILED_PRECONDITION for a change that changes nothing, 404 for ids of other orgs, the last IAM_OWNER
-// kept, the history read from the event log.
+// Apps, members, orgs and history on the management API over REST, gRPC and gRPC-Web: ZITADEL's shapes,
+// FAILED_PRECONDITION for a change that changes nothing, 404 for ids of other orgs, the last IAM_OWNER kept, the
+// history read from the event log.
 import { expect, it } from 'vitest';
 import { lifecycle } from '../helpers/lifecycle.ts';
 import {

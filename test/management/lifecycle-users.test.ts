@@ -1,6 +1,6 @@
-// Users' whole life on the management API (issue 21) over REST, gRPC and gRPC-Web: ListUsers (queries, sorting,
-// pages, only the org in context), the lookups, AddHumanUser, the updates (an empty one is FAILED_PRECONDITION),
-// the state changes, RemoveUser and the machine users' keys and secret; bad input answered 400 naming the field.
+// Users' whole life on the management API over REST, gRPC and gRPC-Web: ListUsers (queries, sorting, pages, only the
+// org in context), the lookups, AddHumanUser, the updates (an empty one is FAILED_PRECONDITION), the state changes,
+// RemoveUser and the machine users' keys and secret; bad input answered 400 naming the field.
 import { expect, it } from 'vitest';
 import { lifecycle } from '../helpers/lifecycle.ts';
 import {

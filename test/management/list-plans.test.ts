@@ -1,7 +1,7 @@
-// Every list and lookup of issue 21 is index-backed: on a seeded, ANALYZEd database (100,000 users in one org, as
-// many events and user grants, half as many OIDC rows; 200 members, a realistic count), the statements the services
-// send are planned with index scans, never a scan of a whole large table (a table of 200 rows is rightly read whole).
-// The statements are recorded from the real service functions, then EXPLAINed with their parameters.
+// Every list and lookup of the management API is index-backed: on a seeded, ANALYZEd database (100,000 users in one
+// org, as many events and user grants, half as many OIDC rows; 200 members, a realistic count), the statements the
+// services send are planned with index scans, never a scan of a whole large table (a table of 200 rows is rightly read
+// whole). The statements are recorded from the real service functions, then EXPLAINed with their parameters.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { listEvents } from '../../src/events/audit.ts';
 import { listChanges } from '../../src/events/changes.ts';
@@ -244,7 +244,7 @@ describe('list and lookup plans at scale', () => {
   });
 
   it("the console's users page: an org's users by user name, a page at a time, counted from an index", async () => {
-    // Issue 22 at 1,000,000 users: a page reads its own rows (and those it skips), never every user of the org, and
+    // At 1,000,000 users too: a page reads its own rows (and those it skips), never every user of the org, and
     // the total is counted from an index (bench/console-pages.ts; migrations/0190_users_org_user_name_order.sql).
     // The small org has the bench's 1,000 users per org; the big one is 99% of the table, which a count rightly reads.
     for (const offset of [0n, 980n]) {

@@ -1,8 +1,8 @@
-// Issue 22's lockout policy on REST, gRPC and gRPC-Web (ZITADEL's admin GetLockoutPolicy / UpdateLockoutPolicy,
-// management GetLockoutPolicy): GATEHOUSE_LOCKOUT_MAX_ATTEMPTS until an administrator sets one, ZITADEL's "not
-// changed", 400 naming the field (0 is refused: the lock is never off), IAM_OWNER only for the update; a
-// maxOtpAttempts of its own (second factors are counted apart, security.md item 24), left out: maxPasswordAttempts;
-// and the sign-in counts against the stored maximum at once, raised or lowered, without a restart.
+// The lockout policy on REST, gRPC and gRPC-Web (ZITADEL's admin GetLockoutPolicy / UpdateLockoutPolicy, management
+// GetLockoutPolicy): GATEHOUSE_LOCKOUT_MAX_ATTEMPTS until an administrator sets one, ZITADEL's "not changed", 400
+// naming the field (0 is refused: the lock is never off), IAM_OWNER only for the update; a maxOtpAttempts of its own
+// (second factors are counted apart), left out: maxPasswordAttempts; and the sign-in counts against the stored maximum
+// at once, raised or lowered, without a restart.
 import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
 import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -31,7 +31,7 @@ const updateLockout = (body: Record<string, unknown>): ApiCall => ({
   body,
 });
 
-describeEachEncoding('lockout policy on the management API (issue 22)', ({ encoding, p, call, okCall }) => {
+describeEachEncoding('lockout policy on the management API', ({ encoding, p, call, okCall }) => {
   // each encoding sets its own maximum on the suite's one server
   const mine = { rest: 7, grpc: 8, 'grpc-web': 9 }[encoding];
 
@@ -89,7 +89,7 @@ describeEachEncoding('lockout policy on the management API (issue 22)', ({ encod
   });
 });
 
-describe('the sign-in counts against the stored lockout policy (issue 22)', () => {
+describe('the sign-in counts against the stored lockout policy', () => {
   let server: TestServer;
   let adminToken: string;
   let clientId: string;

@@ -1,6 +1,6 @@
-// U+0000 in any text field of a management call (issue 13 §11): 400 / INVALID_ARGUMENT naming the field, on REST,
-// gRPC and gRPC-Web alike, in plain, nested and repeated fields and path parameters; nothing written, nothing logged
-// at error level.
+// U+0000 in any text field of a management call (PostgreSQL cannot store it): 400 / INVALID_ARGUMENT naming the field,
+// on REST, gRPC and gRPC-Web alike, in plain, nested and repeated fields and path parameters; nothing written, nothing
+// logged at error level.
 import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
 import { AuthService } from '@zitadel/proto/zitadel/auth_pb.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

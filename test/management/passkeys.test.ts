@@ -1,4 +1,4 @@
-// Issue 17's passkey operations on REST, gRPC and gRPC-Web, as ZITADEL v1 has them: ListMyPasswordless and
+// The passkey operations on REST, gRPC and gRPC-Web, as ZITADEL v1 has them: ListMyPasswordless and
 // RemoveMyPasswordless for the caller, ListHumanPasswordless and RemoveHumanPasswordless for an org owner; another
 // org's users are not found. (Registration happens on the account page: test/e2e/passkeys-browser.test.ts.)
 import { AuthService } from '@zitadel/proto/zitadel/auth_pb.js';
@@ -9,7 +9,7 @@ import { callApi, ENCODINGS, okJson, type ApiCall } from '../helpers/management.
 import { humanToken, jwtProfileToken, orgOwnerMachine, startServerWithAdminKey } from '../helpers/tokens.ts';
 import { setUpOtherOrgApp, type OtherOrgApp } from '../helpers/other-org.ts';
 import { CALLBACK, defaultOrgId } from '../helpers/oidc.ts';
-import { registerHuman } from '../../src/users/register.ts';
+import { registerHuman } from '../../src/passwords/register.ts';
 import { registrationSchema } from '../../src/users/schema.ts';
 import { insertCredential } from '../../src/passkeys/queries.ts';
 import { newId } from '../../src/platform/ids.ts';
@@ -38,7 +38,7 @@ const removeHuman = (userId: string, tokenId: string): ApiCall => ({
   body: { userId, tokenId },
 });
 
-describe('passkey management (issue 17)', () => {
+describe('passkey management', () => {
   let server: TestServer;
   let orgOwnerToken: string;
   let other: OtherOrgApp;

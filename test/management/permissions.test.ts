@@ -1,9 +1,9 @@
-// The permission kinds of the auth layer (compat.md §1), with real tokens from the running server: `org`
+// The permission kinds of the auth layer, as ZITADEL's v1 API has them, with real tokens from the running server: `org`
 // permissions act on the caller's org or the one named by x-zitadel-orgid; an unknown org is 403.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAuthorizer, type RequestCredentials } from '../../src/management/auth.ts';
 import type { Authorize } from '../../src/management/invoke.ts';
-import { setUpOrg } from '../../src/orgs/service.ts';
+import { setUpOrg } from '../../src/instance/set-up-org.ts';
 import type { AppError } from '../../src/platform/errors.ts';
 import { inId, type Permission } from '../../src/management/operation.ts';
 import { addProject } from '../../src/projects/service.ts';
@@ -118,7 +118,7 @@ describe('permissions', () => {
     expect([caller.orgId, [...(caller.projectIds ?? [])]]).toEqual([ownOrg, [projectId]]);
   });
   // The bearer check reads the token, the roles and the org with every call (oidc/queries.ts BEARER_SQL): nothing
-  // is kept by a node, so a change made through one node holds on the next call to another (issue 21, issue 24).
+  // is kept by a node, so a change made through one node holds on the next call to another.
   it.runIf(isPostgres)(
     'a removed membership is 403 and a deactivated caller 401 on the next call to another node',
     async () => {

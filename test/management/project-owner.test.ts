@@ -1,6 +1,6 @@
-// Issue 22 "Who sees what", on the API (REST, gRPC, gRPC-Web): a PROJECT_OWNER manages its project (settings, roles,
-// apps, grants, members, user grants) and nothing else; a PROJECT_OWNER_VIEWER only reads it. Other projects of the
-// same org are 404 (compat.md §1), org and instance operations 403, and a removed membership counts at once.
+// Who sees what, on the API (REST, gRPC, gRPC-Web): a PROJECT_OWNER manages its project (settings, roles, apps, grants,
+// members, user grants) and nothing else; a PROJECT_OWNER_VIEWER only reads it. Other projects of the same org are 404
+// (as unknown ids, so none can be probed), org and instance operations 403, and a removed membership counts at once.
 import { expect, it } from 'vitest';
 import { lifecycle } from '../helpers/lifecycle.ts';
 import { createMachine } from '../helpers/oidc.ts';

@@ -1,5 +1,5 @@
-// GetMyOrg, AddProject, AddOIDCApp, AddAPIApp, GetAppByID, UpdateOIDCAppConfig and AddAppKey (issue 6) on REST,
-// gRPC and gRPC-Web: response shapes, org scoping, permissions, validation and unknown ids.
+// GetMyOrg, AddProject, AddOIDCApp, AddAPIApp, GetAppByID, UpdateOIDCAppConfig and AddAppKey on REST, gRPC and
+// gRPC-Web: response shapes, org scoping, permissions, validation and unknown ids.
 import { createPublicKey } from 'node:crypto';
 import { expect, it } from 'vitest';
 import {

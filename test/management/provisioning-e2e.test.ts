@@ -1,6 +1,6 @@
-// End to end (issue 6): everything an RP needs is created through the management API, then real client libraries
-// use it: openid-client logs the imported user in to the new app, @zitadel/node's service-account helper and
-// client_credentials get machine tokens, an API app introspects; deactivation ends the user's tokens and logins.
+// End to end: everything an RP needs is created through the management API, then real client libraries use it:
+// openid-client logs the imported user in to the new app, @zitadel/node's service-account helper and client_credentials
+// get machine tokens, an API app introspects; deactivation ends the user's tokens and logins.
 import { ServiceAccount } from '@zitadel/node/dist/credentials/index.js';
 import { createManagementClient, createServiceAccountInterceptor } from '@zitadel/node/dist/api/index.js';
 import * as client from 'openid-client';
@@ -152,7 +152,7 @@ describe('provisioning end to end', () => {
     );
     expect((await authorize('https://rp.example.com/new')).url).toContain('/ui/login/');
     const old = await authorize(CALLBACK);
-    expect(old.response.status).toBe(400); // an error page on the server, never a redirect (security.md §1)
+    expect(old.response.status).toBe(400); // an error page on the server, never a redirect (RFC 6749 §4.1.2.1)
     // an http redirect URI outside dev mode is reported as non-compliant and never used
     await ok(
       p.server,

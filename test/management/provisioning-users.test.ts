@@ -1,5 +1,5 @@
 // AddMachineUser, AddMachineKey, GenerateMachineSecret, ImportHumanUser, GetUserByID, DeactivateUser and
-// AddIAMMember (issue 6) on REST, gRPC and gRPC-Web: shapes, org scoping, permissions, validation, unknown ids.
+// AddIAMMember on REST, gRPC and gRPC-Web: shapes, org scoping, permissions, validation, unknown ids.
 import { createPublicKey } from 'node:crypto';
 import { expect, it } from 'vitest';
 import {

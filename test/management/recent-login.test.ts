@@ -1,4 +1,4 @@
-// security.md §22 on the auth API: the caller's own e-mail address, authenticator app and passkeys change only with a
+// Sensitive changes on the auth API: the caller's own e-mail address, authenticator app and passkeys change only with a
 // token whose login is at most REAUTH_SECONDS old, since a token alone is what anyone at an unlocked browser gets
 // silently from the single sign-on session. The login is made old by moving the auth time its token carries back
 // in the database (no waiting). SetMyEmail also tells the previous verified address, as the account page does.
@@ -29,7 +29,7 @@ const removeOtp = auth('RemoveMyAuthFactorOTP', 'DELETE', '/auth/v1/users/me/aut
 const removePasskey = (tokenId: string) =>
   auth('RemoveMyPasswordless', 'DELETE', `/auth/v1/users/me/passwordless/${tokenId}`, { tokenId });
 
-describe('sensitive self-service on the auth API needs a recent login (security.md §22)', () => {
+describe('sensitive self-service on the auth API needs a recent login', () => {
   let server: TestServer;
   let smtp: TestSmtp;
   let admin: string;

@@ -1,4 +1,4 @@
-// SetUpOrg (compat.md §5) and GetOrgByID on REST, gRPC and gRPC-Web.
+// SetUpOrg and GetOrgByID on REST, gRPC and gRPC-Web.
 import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.ts';
@@ -245,7 +245,7 @@ describe('SetUpOrg', () => {
           setUpOrg({ roles: ['ORG_OWNER', 'GALAXY_OWNER'] }),
           'Role "GALAXY_OWNER" is not an organization role (ORG-4m9Fs)',
         );
-        // security.md §15: passwords of at least 8 characters
+        // passwords of at least 8 characters (OWASP ASVS 5.0 §6.2.1)
         await ok(setUpOrg({ human: { password: 'Eight-8!' } }));
         await bad(
           setUpOrg({ human: { password: 'Seven-7' } }),

@@ -1,5 +1,5 @@
 // What every encoding shares before any token is involved: routing from the descriptors, UNIMPLEMENTED for methods
-// without an operation, and 401 first (compat.md §3).
+// without an operation, and 401 first (authentication before permission before validation).
 import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
 import { AuthService } from '@zitadel/proto/zitadel/auth_pb.js';
 import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';

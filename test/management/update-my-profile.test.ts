@@ -1,5 +1,5 @@
-// UpdateMyProfile (compat.md §5) and GetMyUser on REST, gRPC and gRPC-Web, with a human user's token from the
-// code flow and a machine user's token from the JWT-profile grant.
+// UpdateMyProfile and GetMyUser on REST, gRPC and gRPC-Web, with a human user's token from the code flow and a machine
+// user's token from the JWT-profile grant.
 import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
 import { AuthService } from '@zitadel/proto/zitadel/auth_pb.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

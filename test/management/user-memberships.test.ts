@@ -1,4 +1,4 @@
-// ListUserMemberships (issue 22's user page) over REST, gRPC and gRPC-Web: a user's roles on the instance, the org
+// ListUserMemberships (the console's user page) over REST, gRPC and gRPC-Web: a user's roles on the instance, the org
 // in context and its projects, narrowed by ZITADEL's membership queries; memberships on another org's resources are
 // not listed (ZITADEL's resource-owner filter), a user of another org is 404, an empty query 400.
 import { expect, it } from 'vitest';

@@ -61,7 +61,7 @@ describe('@zitadel/node', () => {
     expect(unimplemented).toMatchObject({ code: 12 });
   });
 
-  it('the lifecycle (issue 21) over gRPC: ListUsers, LockUser, RemoveUser, ListApps, ListOrgs, RemoveOrg', async () => {
+  it('the lifecycle over gRPC: ListUsers, LockUser, RemoveUser, ListApps, ListOrgs, RemoveOrg', async () => {
     const interceptor = createServiceAccountInterceptor(server.config.issuer, ServiceAccount.fromJson(adminKey), {
       apiAccess: true,
     });
@@ -101,7 +101,7 @@ describe('@zitadel/node', () => {
     expect(await admin.getOrgByID({ id: orgs.result![0]!.id! }).catch((e: unknown) => e)).toMatchObject({ code: 5 });
   });
 
-  it('the JWT IdPs (issue 15) over gRPC: ListIDPs, UpdateIDP, the login policy, RemoveHumanLinkedIDP, RemoveIDP', async () => {
+  it('the JWT IdPs over gRPC: ListIDPs, UpdateIDP, the login policy, RemoveHumanLinkedIDP, RemoveIDP', async () => {
     const interceptor = createServiceAccountInterceptor(server.config.issuer, ServiceAccount.fromJson(adminKey), {
       apiAccess: true,
     });

@@ -1,5 +1,5 @@
-// The Postgres adapter's guarantees (oidc-provider-findings §15): hashed ids, atomic consume, a non-unique
-// session uid whose newest row wins, expired rows hidden and swept in bounded batches.
+// The Postgres adapter's guarantees, which oidc-provider's memory adapter hides: hashed ids, atomic consume, a
+// non-unique session uid whose newest row wins, expired rows hidden and swept in bounded batches.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { createAdapterClass } from '../../src/oidc/provider/adapter.ts';

@@ -1,7 +1,7 @@
-// Issue 13 §4: a machine user named exactly like another organization's app client ID (`<appId>@<projectId>`).
-// Such names are refused wherever a user name is set; and a colliding name already in the database (written
-// directly here, as an older version accepted it) gets tokens that never resolve as the app: not at introspection,
-// not in a JWT's audience, not at revocation, and never against the app's per-client rate limit.
+// Cross-tenant client impersonation: a machine user named exactly like another organization's app client ID
+// (`<appId>@<projectId>`). Such names are refused wherever a user name is set; and a colliding name already in the
+// database (written directly here, as an older version accepted it) gets tokens that never resolve as the app: not at
+// introspection, not in a JWT's audience, not at revocation, and never against the app's per-client rate limit.
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addMachineUser, generateMachineSecret } from '../../src/users/machine-service.ts';
@@ -23,7 +23,7 @@ import {
 
 const PER_CLIENT = 4;
 
-describe('client impersonation by machine user names (issue 13 §4)', () => {
+describe('client impersonation by machine user names', () => {
   let server: TestServer;
   let adminToken: string;
   let victim: TestApp;

@@ -1,5 +1,5 @@
-// Discovery and JWKS (compat.md §6): the interface's paths, only what is served, no RFC 8414 metadata, and URLs
-// from the configured issuer whatever Host or X-Forwarded-* headers a client sends (security.md §10).
+// Discovery and JWKS (OIDC Discovery 1.0 §4): ZITADEL's paths, only what is served, no RFC 8414 metadata, and URLs from
+// the configured issuer whatever Host or X-Forwarded-* headers a client sends.
 import { connect } from 'node:http2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
@@ -38,7 +38,7 @@ describe('discovery', () => {
       jwks_uri: `${base}/oauth/v2/keys`,
       authorization_response_iss_parameter_supported: true,
       code_challenge_methods_supported: ['S256'],
-      id_token_signing_alg_values_supported: ['RS256'], // never "none" (security.md §11)
+      id_token_signing_alg_values_supported: ['RS256'], // never "none": an unsigned token proves nothing
       prompt_values_supported: ['none', 'login', 'consent', 'select_account', 'create'],
       introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'private_key_jwt'],
     });

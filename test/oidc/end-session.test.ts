@@ -1,11 +1,11 @@
-// end_session (interface.md end_session_endpoint, compat.md §6, security.md §1): id_token_hint and client_id must
-// agree, post_logout_redirect_uri must be registered exactly, state is appended, the session and its tokens end,
-// and without a valid hint the user confirms.
+// end_session (OIDC RP-Initiated Logout 1.0 §2, §3): id_token_hint and client_id must agree, post_logout_redirect_uri
+// must be registered exactly, state is appended, the session and its tokens end, and without a valid hint the user
+// confirms.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import * as client from 'openid-client';
 import { decodeJwt } from 'jose';
-import { registerHuman } from '../../src/users/register.ts';
+import { registerHuman } from '../../src/passwords/register.ts';
 import { registrationSchema } from '../../src/users/schema.ts';
 import {
   Browser,
@@ -59,7 +59,7 @@ describe('end_session', () => {
     expect(html).toContain('.submit()');
     const done = await submitLogout(browser, html, false);
     expect(done.url).toBe(`${LOGOUT_CALLBACK}?state=bye`);
-    // tokens never reach the log, not even as query parameters of logged URLs (security.md §21)
+    // tokens never reach the log, not even as query parameters of logged URLs
     const logs = server.logs.join('');
     for (const secret of [tokens.id_token, tokens.access_token, tokens.id_token.split('.')[2]!])
       expect(logs).not.toContain(secret);
@@ -118,7 +118,7 @@ describe('end_session', () => {
     return new URLSearchParams(fields);
   }
 
-  it('a click on the confirmation button sends logout once and signs out, with and without the auto-submit (issue 13 §13)', async () => {
+  it('a click on the confirmation button sends logout once and signs out, with and without the auto-submit', async () => {
     const app = await createOidcApp(server, { authMethod: 'basic' });
     for (const withHint of [true, false]) {
       const browser = new Browser(server);
@@ -143,7 +143,7 @@ describe('end_session', () => {
     }
   });
 
-  it('a valid hint of another user does not submit itself: the user is asked, and stays signed in until they confirm (issue 13 §7)', async () => {
+  it('a valid hint of another user does not submit itself: the user is asked, and stays signed in until they confirm', async () => {
     const app = await createOidcApp(server, { authMethod: 'basic' });
     const victim = new Browser(server);
     const victimTokens = await userTokens(server, app, 'openid', victim);

@@ -1,5 +1,5 @@
-// Every error row of the interface's tables (interface.md authorization_endpoint and token_endpoint errors),
-// where the interface says it comes out: at the redirect URI, on the server, or in the token response.
+// Every error of the authorization and token endpoints (RFC 6749 §4.1.2.1, §5.2; OIDC Core §3.1.2.6), where it
+// comes out: at the redirect URI, on the server, or in the token response.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { basic, Browser, CALLBACK, createMachine, createOidcApp, postForm, type TestApp } from '../helpers/oidc.ts';
@@ -46,7 +46,7 @@ describe('protocol errors', () => {
     expect(res.headers.get('location')).toBeNull();
     const html = await res.text();
     expect(res.headers.get('content-type')).toMatch(/text\/html/);
-    // security.md §12 on every HTML page
+    // the headers of every HTML page: no framing (clickjacking), no referrer, no sniffing
     expect(res.headers.get('content-security-policy')).toMatch(/frame-ancestors 'none'/);
     expect([
       res.headers.get('x-frame-options'),

@@ -1,7 +1,7 @@
-// The endpoints Gatehouse serves itself (issue 8): introspection, userinfo and the machine grants stay within their
-// query budgets, concurrent token lookups share one statement without mixing up answers, and the machine grants'
-// credential cache never outlives a change: a rotated secret, a new or expired key and a deactivated user take effect
-// on the very next request (issue 6 §2).
+// The endpoints Gatehouse serves itself: introspection, userinfo and the machine grants stay within their query
+// budgets, concurrent token lookups share one statement without mixing up answers, and the machine grants' credential
+// cache never outlives a change: a rotated secret, a new or expired key and a deactivated user take effect on the very
+// next request.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { assertion, basic, createApiApp, createMachine, createProject, postForm, secrets } from '../helpers/oidc.ts';

@@ -1,6 +1,6 @@
-// The grants users' apps make all day (issue 18): the code exchange and the refresh token grant cost two statements
-// each (fast/user-grants.ts), with the same tokens oidc-provider issues for the requests the fast path leaves to it,
-// and the fast path's checks hold: client authentication, PKCE, a revoked grant, a deactivated user.
+// The grants users' apps make all day: the code exchange and the refresh token grant cost two statements each
+// (fast/user-grants.ts), with the same tokens oidc-provider issues for the requests the fast path leaves to it, and the
+// fast path's checks hold: client authentication, PKCE, a revoked grant, a deactivated user.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { hashId } from '../../src/oidc/payloads.ts';

@@ -1,5 +1,5 @@
-// Implicit flow (interface.md authorization_endpoint): id_token and id_token token, only for apps registered for
-// them, nonce required and copied into the ID token; at_hash binds the access token (opaque or JWT).
+// Implicit flow (OIDC Core §3.2): id_token and id_token token, only for apps registered for them, nonce required and
+// copied into the ID token; at_hash binds the access token (opaque or JWT).
 import { createLocalJWKSet, decodeJwt, jwtVerify, type JSONWebKeySet } from 'jose';
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

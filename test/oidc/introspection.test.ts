@@ -1,5 +1,5 @@
-// Introspection (interface.md introspection_endpoint, compat.md §6): basic or private_key_jwt callers only, active
-// only for the token's audience (client or project), the interface's members plus username and scope claims.
+// Introspection (RFC 7662): basic or private_key_jwt callers only, active only for the token's audience (client or
+// project), ZITADEL's members plus username and scope claims.
 import { createPrivateKey, randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

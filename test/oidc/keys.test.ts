@@ -1,6 +1,6 @@
-// Signing key rotation (issue 3 §8, security.md §9, compat.md §6 JWKS): a new key is published before it signs,
-// tokens signed by the old key keep working while it stays published, it is dropped once its tokens have expired,
-// and every process on the database follows without restart.
+// Signing key rotation (OIDC Core §10.1.1): a new key is published before it signs, tokens signed by the old key keep
+// working while it stays published, it is dropped once its tokens have expired, and every process on the database
+// follows without restart.
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { decodeProtectedHeader } from 'jose';

@@ -1,5 +1,5 @@
-// Lifetimes (compat.md §6, security.md §3, §4), shortened by configuration: the authorization code, the refresh
-// token's idle and absolute lifetimes.
+// Lifetimes (RFC 6749 §4.1.2, RFC 9700 §4.14), shortened by configuration: the authorization code, the refresh token's
+// idle and absolute lifetimes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as client from 'openid-client';
 import { startTestServer, type TestServer } from '../helpers/server.ts';

@@ -1,5 +1,6 @@
-// Service accounts (compat.md §6): the JWT-profile grant with the first-start key file and with @zitadel/node's
-// helper, client_credentials with the generated secret, opaque and JWT access tokens, and verifyAccessToken.
+// Service accounts, as ZITADEL's: the JWT-profile grant (RFC 7523) with the first-start key file and with
+// @zitadel/node's helper, client_credentials with the generated secret, opaque and JWT access tokens, and
+// verifyAccessToken.
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { connect } from 'node:http2';
 import { tmpdir } from 'node:os';

@@ -1,4 +1,4 @@
-// U+0000 in OIDC/OAuth parameters and in the login forms (issue 26 §8, issue 13 §11): refused with a 4xx that names
+// U+0000 in OIDC/OAuth parameters and in the login forms (PostgreSQL cannot store it): refused with a 4xx that names
 // the parameter, before anything reaches the database; never a 500, never an error-level log line, nothing stored.
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

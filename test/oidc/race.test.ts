@@ -1,5 +1,6 @@
-// security.md §3: N parallel redemptions of one code: exactly one succeeds, the rest get invalid_grant, no 5xx,
-// and the winner's tokens are revoked afterwards. Concurrent refreshes of one refresh token likewise.
+// Single-use codes (RFC 6749 §4.1.2), N parallel redemptions of one code: exactly one succeeds, the rest get
+// invalid_grant, no 5xx, and the winner's tokens are revoked afterwards. Concurrent refreshes of one refresh token
+// likewise.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as client from 'openid-client';
 import { startTestServer, type TestServer } from '../helpers/server.ts';

@@ -1,5 +1,5 @@
-// Revocation (interface.md revocation_endpoint, compat.md §6): an access token alone; a refresh token with the
-// access tokens issued from it; 200 for unknown and revoked tokens; another client's token is refused.
+// Revocation (RFC 7009): an access token alone; a refresh token with the access tokens issued from it; 200 for unknown
+// and revoked tokens; another client's token is refused.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { basic, Browser, CALLBACK, createOidcApp, postForm, userTokens } from '../helpers/oidc.ts';

@@ -1,7 +1,7 @@
-// No bearer value in the database (issue 13 item 3; security.md §7; src/oidc/payloads.ts storedPayload): tokens of
-// every kind are issued through real flows, then every column of every table is read as text and none of the values
-// is there, while all of them still work. Also: rows written by older versions (a jti in the payload) still work,
-// and migration 0046 takes the values out of them.
+// No bearer value in the database, so a read of it or of a backup yields nothing that works (src/oidc/payloads.ts
+// storedPayload): tokens of every kind are issued through real flows, then every column of every table is read as text
+// and none of the values is there, while all of them still work. Also: rows written by older versions (a jti in the
+// payload) still work, and migration 0046 takes the values out of them.
 import { readFileSync } from 'node:fs';
 import { decodeJwt } from 'jose';
 import * as client from 'openid-client';

@@ -1,5 +1,5 @@
-// Userinfo (interface.md userinfo_endpoint, compat.md §6): claims by granted scope, GET and POST, 401 with
-// WWW-Authenticate for missing, bad, revoked or expired tokens.
+// Userinfo (OIDC Core §5.3, §5.4): claims by granted scope, GET and POST, 401 with WWW-Authenticate for missing, bad,
+// revoked or expired tokens.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { createOidcApp, userTokens } from '../helpers/oidc.ts';

@@ -1,6 +1,6 @@
-// The write-behind of oidc-provider's rows (src/oidc/write-behind.ts, issue 18): a unit's saves and deletes reach
-// the database as one statement when it ends, its own reads see them before, units that end together share a
-// statement without sharing a failure, and a unit that deletes rows is planned for the table as it is now.
+// The write-behind of oidc-provider's rows (src/oidc/write-behind.ts): a unit's saves and deletes reach the database as
+// one statement when it ends, its own reads see them before, units that end together share a statement without sharing
+// a failure, and a unit that deletes rows is planned for the table as it is now.
 import type { QueryResultRow } from 'pg';
 import { describe, expect, it } from 'vitest';
 import type { PayloadRow } from '../../src/oidc/payload-store.ts';
@@ -87,7 +87,7 @@ describe('write-behind', () => {
     expect(sent.map((s) => s.planned)).toEqual([true, false]);
     if (db.kind !== 'postgres') return; // PGlite: every statement is unnamed, and planned for its values anyway
 
-    // Why (issue 18): the same statement kept as a named one, its plan made while the table held a few rows, then
+    // Why: the same statement kept as a named one, its plan made while the table held a few rows, then
     // run after the table grew (no ANALYZE in between: autovacuum off, or not yet run), against the same statement
     // planned for its values then. Rolled back.
     const deleting = sent[0]!;

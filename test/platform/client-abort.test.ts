@@ -1,4 +1,5 @@
-// A client abort is told apart from a database connection reset (issue 26 item 9): both carry ECONNRESET.
+// A client abort is told apart from a database connection reset, so it never raises a database alert: both carry
+// ECONNRESET.
 import { describe, expect, it } from 'vitest';
 import { isClientAbort, isDatabaseUnavailable } from '../../src/platform/errors.ts';
 

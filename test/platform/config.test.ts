@@ -13,6 +13,7 @@ describe('loadConfig', () => {
     expect(config.ttl.authorizationCode).toBe(60);
     expect(config.ttl.interaction).toBe(600);
     expect(config.authorizePerIp).toBe(300);
+    expect(config.logFormat).toBe('auto');
     expect(Object.isFrozen(config) && Object.isFrozen(config.ttl)).toBe(true);
   });
 
@@ -29,7 +30,7 @@ describe('loadConfig', () => {
     expect(config.database).toMatchObject({ kind: 'postgres', poolSize: 7 });
   });
 
-  describe('GATEHOUSE_WORKERS (issue 24)', () => {
+  describe('GATEHOUSE_WORKERS', () => {
     const postgres = { DATABASE_URL: 'postgres://u@127.0.0.1/db', GATEHOUSE_MASTER_KEY: 'k'.repeat(32) };
 
     it('defaults to the cores on PostgreSQL, at most the pool budget, and to 1 on the embedded database', () => {
@@ -58,7 +59,7 @@ describe('loadConfig', () => {
     });
   });
 
-  it('reads the pooling mode and the direct URL (issue 24), session pooling by default', () => {
+  it('reads the pooling mode and the direct URL, session pooling by default', () => {
     const base = { DATABASE_URL: 'postgres://u@pooler:6432/db', GATEHOUSE_MASTER_KEY: 'k'.repeat(32) };
     expect(loadConfig(base).database).toMatchObject({ pooling: 'session', directUrl: undefined });
     expect(
@@ -82,6 +83,7 @@ describe('loadConfig', () => {
     [{ GATEHOUSE_MASTER_KEY: 'short' }, 'GATEHOUSE_MASTER_KEY'],
     [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+    [{ GATEHOUSE_LOG_FORMAT: 'xml' }, 'GATEHOUSE_LOG_FORMAT'],
     [{ GATEHOUSE_DB_POOLING: 'statement' }, 'GATEHOUSE_DB_POOLING'],
     [{ GATEHOUSE_DATABASE_DIRECT_URL: 'mysql://x' }, 'GATEHOUSE_DATABASE_DIRECT_URL'],
     [{ GATEHOUSE_ADMIN_PASSWORD: 'short' }, 'GATEHOUSE_ADMIN_PASSWORD'],
@@ -113,7 +115,7 @@ describe('loadConfig', () => {
     expect(loadConfig({ GATEHOUSE_METRICS_ADDRESS: '[::1]:80' }).metricsAddress).toEqual({ host: '::1', port: 80 });
   });
 
-  it('bounds the transport settings (issue 26): request timeout, HTTP/2 streams, authorization request size', () => {
+  it('bounds the transport settings: request timeout, HTTP/2 streams, authorization request size', () => {
     expect(loadConfig({}).http).toEqual({ requestTimeoutMs: 30_000, http2MaxConcurrentStreams: 100 });
     expect(loadConfig({}).authorizeMaxBytes).toBe(8192);
     expect(() => loadConfig({ GATEHOUSE_AUTHORIZE_MAX_BYTES: '65536' })).toThrow(/GATEHOUSE_AUTHORIZE_MAX_BYTES/);

@@ -1,6 +1,6 @@
-// The embedded data directory is its owner's alone (issue 13 item 2; src/platform/data-dir.ts): a first start creates
-// every directory 0700 and every file 0600 (PGlite's files and WAL, master.key, the lock, the admin password), and a
-// start on a directory left readable by others (an older version, a copy, a hand-made one) tightens it and logs that.
+// The embedded data directory is its owner's alone (src/platform/data-dir.ts): a first start creates every directory
+// 0700 and every file 0600 (PGlite's files and WAL, master.key, the lock, the admin password), and a start on a
+// directory left readable by others (an older version, a copy, a hand-made one) tightens it and logs that.
 // The embedded database on every run: the directory is what is tested.
 import { chmodSync, lstatSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

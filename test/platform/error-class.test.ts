@@ -23,7 +23,7 @@ describe('classifyError', () => {
     });
     expect(classifyError(new Error('bug'))).toEqual({ kind: 'status', status: 500 });
     expect(classifyError(invalidArgument('bad'))).toEqual({ kind: 'status', status: 400 });
-    // the client's own excess and the server's own overload (security.md §26)
+    // the client's own excess (429) and the server's own overload (503)
     expect(classifyError(new HashingShareTaken())).toEqual({ kind: 'status', status: 429, retryAfter: 1 });
     expect(classifyError(new HashingBusy())).toEqual({ kind: 'status', status: 503, retryAfter: 1 });
   });

@@ -1,6 +1,6 @@
-// HAProxy's HTTP/2 health check against a node (issue 24): with `proto h2` on the server line the check speaks h2c
-// and sends its request without :authority or host, which node's HTTP/2 server refused with RST_STREAM, so HAProxy
-// marked every node down ("Socket error"). src/platform/h2c-preface.ts completes that request.
+// HAProxy's HTTP/2 health check against a node: with `proto h2` on the server line the check speaks h2c and sends its
+// request without :authority or host, which node's HTTP/2 server refused with RST_STREAM, so HAProxy marked every node
+// down ("Socket error"). src/platform/h2c-preface.ts completes that request.
 import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { startHaproxy } from '../helpers/haproxy.ts';
@@ -100,7 +100,7 @@ describe('HAProxy health checks over HTTP/2', () => {
       'option httpchk GET /readyz',
       'http-check expect status 200',
       // Without it a check may take only `inter` (100 ms): a busy CI machine's slow answer is a timeout, not the
-      // HTTP/2 failure this test is about (issue 24), and took the node down once (failedChecks 1, status L7OK).
+      // HTTP/2 failure this test is about, and took the node down once (failedChecks 1, status L7OK).
       'timeout check 2s',
       `server node1 127.0.0.1:${port} proto h2 check inter 100ms fall 1 rise 1`,
     ]);

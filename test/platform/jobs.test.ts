@@ -1,4 +1,4 @@
-// Background jobs run once per deployment (issue 24 "Every core"): of every process ticking, one claims a period.
+// Background jobs run once per deployment, not once per worker: of every process ticking, one claims a period.
 import { describe, expect, it } from 'vitest';
 import { claimJob } from '../../src/platform/jobs.ts';
 import { useTestDb } from '../helpers/database.ts';

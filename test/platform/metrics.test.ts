@@ -53,7 +53,7 @@ describe('/metrics', () => {
   });
 });
 
-describe('GATEHOUSE_METRICS_ADDRESS (issue 13 §10)', () => {
+describe('GATEHOUSE_METRICS_ADDRESS', () => {
   it('serves /metrics only on its own listener, 404 on the public port, and closes that listener on shutdown', async () => {
     const port = await freePort();
     const metricsUrl = `http://127.0.0.1:${port}`;

@@ -1,5 +1,5 @@
-// The shared list handling (issue 21): ListQuery limits, every TextQueryMethod on a real database with the LIKE
-// metacharacters taken literally, pages with their total, and ListDetails.
+// The shared list handling: ListQuery limits, every TextQueryMethod on a real database with the LIKE metacharacters
+// taken literally, pages with their total, and ListDetails.
 import { create } from '@bufbuild/protobuf';
 import { ListQuerySchema, TextQueryMethod } from '@zitadel/proto/zitadel/object_pb.js';
 import { beforeAll, describe, expect, it } from 'vitest';

@@ -89,7 +89,7 @@ describe('TLS with ALPN', () => {
     }
   });
 
-  it('applies the request timeout and the HTTP/2 stream cap over TLS too (issue 26 items 1, 2)', async () => {
+  it('applies the request timeout and the HTTP/2 stream cap over TLS too', async () => {
     const { port } = new URL(server.url);
     // HTTP/1.1: a body that never completes is answered 408 and the connection closed
     const socket = tls.connect({ host: '127.0.0.1', port: Number(port), ca, ALPNProtocols: ['http/1.1'] });

@@ -1,8 +1,8 @@
-// Database failover under load (issue 24): Gatehouse on a Patroni cluster (two PostgreSQL 15 members in synchronous
-// replication, HAProxy routing to the primary). The primary's postmaster is SIGKILLed while clients take tokens,
-// introspect them, create users over REST and read them over gRPC. No acknowledged write or token may be lost; while
-// no primary is reachable every request is answered 503 with Retry-After (gRPC: UNAVAILABLE), never 500 and never
-// a 200 with wrong data, and /readyz says 503; Gatehouse serves again by itself within 30 s.
+// Database failover under load: Gatehouse on a Patroni cluster (two PostgreSQL 15 members in synchronous replication,
+// HAProxy routing to the primary). The primary's postmaster is SIGKILLed while clients take tokens, introspect them,
+// create users over REST and read them over gRPC. No acknowledged write or token may be lost; while no primary is
+// reachable every request is answered 503 with Retry-After (gRPC: UNAVAILABLE), never 500 and never a 200 with wrong
+// data, and /readyz says 503; Gatehouse serves again by itself within 30 s.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

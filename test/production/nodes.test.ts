@@ -1,7 +1,7 @@
-// Several nodes (issue 24): three Gatehouse processes behind HAProxy on PgBouncer and one PostgreSQL
-// (test/helpers/cluster.ts, from deploy/). Whatever a request needs is in the database, so any node serves any
-// request: a sign-in hops between nodes, a rotated key is served and accepted everywhere, a deactivation and
-// failed passwords count on every node, and a rolling restart under load fails no request.
+// Several nodes: three Gatehouse processes behind HAProxy on PgBouncer and one PostgreSQL (test/helpers/cluster.ts,
+// from deploy/). Whatever a request needs is in the database, so any node serves any request: a sign-in hops between
+// nodes, a rotated key is served and accepted everywhere, a deactivation and failed passwords count on every node, and
+// a rolling restart under load fails no request.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose';
@@ -284,7 +284,7 @@ describe.runIf(isPostgres)('three nodes behind HAProxy, on PgBouncer and one Pos
     }
   });
 
-  it('a lockout policy set through one node holds on every node at the next attempt (issue 22)', async () => {
+  it('a lockout policy set through one node holds on every node at the next attempt', async () => {
     // the statements that count an attempt read the policy themselves: no cache, so no delay on any node
     await api('PUT', '/admin/v1/policies/password/lockout', { maxPasswordAttempts: 3 });
     try {

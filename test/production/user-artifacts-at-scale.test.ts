@@ -1,8 +1,8 @@
-// Issue 24 "At production size": at 1M users and 10M stored tokens, every statement that removes or lists a user's
-// artifacts reads only that user's rows (index scans, no whole-table read, tens of pages) and finishes in under 100 ms
-// (the median: the slowest of a run on these two shared cores is held to a tenth of the statement timeout), so that no
-// lifecycle operation reaches the statement timeout. The database is seeded as bench/scale-seed.ts seeds the
-// benchmark's (several minutes); test/users/artifact-plans.test.ts checks the plans on a small one in the normal suite.
+// At production size: at 1M users and 10M stored tokens, every statement that removes or lists a user's artifacts reads
+// only that user's rows (index scans, no whole-table read, tens of pages) and finishes in under 100 ms (the median: the
+// slowest of a run on these two shared cores is held to a tenth of the statement timeout), so that no lifecycle
+// operation reaches the statement timeout. The database is seeded as bench/scale-seed.ts seeds the benchmark's (several
+// minutes); test/users/artifact-plans.test.ts checks the plans on a small one in the normal suite.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LARGE_DEPLOYMENT, orgOfSeededUser, seededId } from '../../bench/scale-seed.ts';
 import { changeUserState } from '../../src/users/state.ts';

@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
-// The production-topology suite (issue 24): several nodes, a pooler, a balancer and database failover, with real
-// haproxy, pgbouncer, patroni and etcd on loopback. Slow and PostgreSQL-only, so it is its own command
+// The production-topology suite: several nodes, a pooler, a balancer and database failover, with real haproxy,
+// pgbouncer, patroni and etcd on loopback. Slow and PostgreSQL-only, so it is its own command
 // (`npm run test:production`), run by CI after the two functional suites and never by `npm test`.
 export default defineConfig({
   test: {

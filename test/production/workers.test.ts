@@ -1,6 +1,6 @@
-// Every core (issue 24): GATEHOUSE_WORKERS processes on one port, as `npm start` runs them. Two workers share the
-// port over HTTP/1.1 and h2c; a worker that dies is replaced while the other serves; SIGTERM drains every worker;
-// the background sweep and the signing-key rotation run once per period across all workers of two nodes.
+// Every core: GATEHOUSE_WORKERS processes on one port, as `npm start` runs them. Two workers share the port over
+// HTTP/1.1 and h2c; a worker that dies is replaced while the other serves; SIGTERM drains every worker; the background
+// sweep and the signing-key rotation run once per period across all workers of two nodes.
 import http from 'node:http';
 import http2 from 'node:http2';
 import { mkdtempSync, readFileSync } from 'node:fs';

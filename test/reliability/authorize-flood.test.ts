@@ -1,7 +1,7 @@
-// Pending authorization requests (issue 26 §3): one address gets at most GATEHOUSE_AUTHORIZE_PER_IP authorization
-// and logout requests a minute (429 + Retry-After beyond, so at most that many rows are stored), counted by the address
-// Fastify resolves with its trusted proxies; an interaction nobody acts on is gone after GATEHOUSE_INTERACTION_TTL,
-// while a user who acts keeps a working flow.
+// Pending authorization requests, which fill the database unless bounded: one address gets at most
+// GATEHOUSE_AUTHORIZE_PER_IP authorization and logout requests a minute (429 + Retry-After beyond, so at most that many
+// rows are stored), counted by the address Fastify resolves with its trusted proxies; an interaction nobody acts on is
+// gone after GATEHOUSE_INTERACTION_TTL, while a user who acts keeps a working flow.
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
@@ -14,7 +14,7 @@ import {
   userTokens,
   type TestApp,
 } from '../helpers/oidc.ts';
-import { textsFor } from '../../src/login/i18n.ts';
+import { textsFor } from '../../src/views/i18n.ts';
 import { hashId } from '../../src/oidc/payloads.ts';
 
 const ATTACKER = '127.9.0.1';

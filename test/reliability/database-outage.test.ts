@@ -1,5 +1,5 @@
-// PostgreSQL goes away for 10 s under load (issue "Reliability" §3): requests fail fast with 503, /readyz turns 503,
-// the process recovers by itself, and every write acknowledged with a 2xx before the outage is still there after it.
+// PostgreSQL goes away for 10 s under load: requests fail fast with 503, /readyz turns 503, the process recovers by
+// itself, and every write acknowledged with a 2xx before the outage is still there after it.
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,6 +1,6 @@
-// Hostile input on every surface (issue "Reliability" §4): malformed and huge bodies, wrong content types, invalid
-// UTF-8, duplicate parameters, deeply nested JSON, broken gRPC and gRPC-Web framing, slow clients. Never a 5xx
-// (or gRPC INTERNAL/UNKNOWN), never a crash, bounded memory, nothing written.
+// Hostile input on every surface: malformed and huge bodies, wrong content types, invalid UTF-8, duplicate parameters,
+// deeply nested JSON, broken gRPC and gRPC-Web framing, slow clients. Never a 5xx (or gRPC INTERNAL/UNKNOWN), never a
+// crash, bounded memory, nothing written.
 import http2 from 'node:http2';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
-// Housekeeping (issue "Reliability" §7): expired codes, sessions, tokens and replay entries are removed in bounded
-// batches in the background, and the sweep is visible in /metrics.
+// Housekeeping: expired codes, sessions, tokens and replay entries are removed in bounded batches in the background,
+// and the sweep is visible in /metrics.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { until } from '../helpers/load.ts';

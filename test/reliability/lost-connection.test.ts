@@ -1,7 +1,7 @@
-// What is retried when a database connection breaks under a statement (issue 24: retry only what is safe to
-// retry): a read, and a transaction that never reached COMMIT, are run again on a fresh connection; a bare write and
-// a transaction whose COMMIT went unanswered are not, because the server may have applied them. A TCP proxy between
-// the pool and PostgreSQL breaks the connections at those moments; the rows show what the server applied.
+// What is retried when a database connection breaks under a statement (only what is safe to retry): a read, and a
+// transaction that never reached COMMIT, are run again on a fresh connection; a bare write and a transaction whose
+// COMMIT went unanswered are not, because the server may have applied them. A TCP proxy between the pool and PostgreSQL
+// breaks the connections at those moments; the rows show what the server applied.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config.ts';
 import { openDb, type Db } from '../../src/platform/db.ts';

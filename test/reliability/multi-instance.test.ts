@@ -1,5 +1,5 @@
-// Several Gatehouse processes on one PostgreSQL database behind one issuer (issue "Reliability" §1): whatever one
-// instance does is seen by the others on their next request.
+// Several Gatehouse processes on one PostgreSQL database behind one issuer: whatever one instance does is seen by the
+// others on their next request.
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

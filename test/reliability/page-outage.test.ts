@@ -1,7 +1,7 @@
-// The pages during a database outage (security.md §26): the login pages (and the account and console pages, which
-// share their error handler) answer 503 with Retry-After and an error page in the page's language, as the OAuth
-// endpoints and the API do, not 500. PostgreSQL only: the embedded database runs in the process, with no connection
-// to take away (the classification itself is tested on both in test/platform/error-class.test.ts).
+// The pages during a database outage (the server's failure, not the client's): the login pages (and the account
+// and console pages, which share their error handler) answer 503 with Retry-After and an error page in the page's
+// language, as the OAuth endpoints and the API do, not 500. PostgreSQL only: the embedded database runs in the process,
+// with no connection to take away (the classification itself is tested on both in test/platform/error-class.test.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { isPostgres } from '../helpers/postgres.ts';

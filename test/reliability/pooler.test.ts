@@ -1,7 +1,7 @@
-// Behind PgBouncer 1.18 in transaction pooling (issue 24): with GATEHOUSE_DB_POOLING=transaction Gatehouse starts
-// without the startup parameter PgBouncer refuses, keeps no session state through it, and serves a sign-in, the
-// token endpoints and the management API, and a concurrent load without a single failed request. Without the
-// setting the same load through the same kind of pooler fails, which is what makes the load meaningful.
+// Behind PgBouncer 1.18 in transaction pooling: with GATEHOUSE_DB_POOLING=transaction Gatehouse starts without the
+// startup parameter PgBouncer refuses, keeps no session state through it, and serves a sign-in, the token endpoints and
+// the management API, and a concurrent load without a single failed request. Without the setting the same load through
+// the same kind of pooler fails, which is what makes the load meaningful.
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,5 +1,5 @@
-// A Gatehouse process killed or stopped under load (issue "Reliability" §3): SIGKILL loses nothing that was
-// acknowledged; SIGTERM lets the requests in flight complete.
+// A Gatehouse process killed or stopped under load: SIGKILL loses nothing that was acknowledged; SIGTERM lets the
+// requests in flight complete.
 import http from 'node:http';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,4 +1,4 @@
-// Abuse controls (issue "Reliability" §5): per-IP and per-client limits with 429 and Retry-After.
+// Abuse controls: per-IP and per-client limits with 429 and Retry-After.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { basic, createMachine, postForm } from '../helpers/oidc.ts';

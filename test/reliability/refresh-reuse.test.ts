@@ -1,6 +1,5 @@
-// Refresh token rotation under concurrency and reuse (issue "Reliability" §2, compat.md §6, security.md §4):
-// one winner among parallel refreshes; reuse within the grace window is refused but keeps the session; reuse
-// after it revokes the whole grant.
+// Refresh token rotation under concurrency and reuse (RFC 9700 §4.14.2): one winner among parallel refreshes; reuse
+// within the grace window is refused but keeps the session; reuse after it revokes the whole grant.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { basic, createOidcApp, postForm, userTokens, type TestApp } from '../helpers/oidc.ts';

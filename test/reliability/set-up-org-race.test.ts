@@ -1,4 +1,4 @@
-// Parallel SetUpOrg with one name (issue "Reliability" §2): one organization, the others 409, no 5xx, no leftovers.
+// Parallel SetUpOrg with one name: one organization, the others 409, no 5xx, no leftovers.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.ts';
 import { startServerWithAdminKey } from '../helpers/tokens.ts';
@@ -6,8 +6,7 @@ import { startServerWithAdminKey } from '../helpers/tokens.ts';
 describe('parallel SetUpOrg with the same name', () => {
   let server: TestServer;
   let token: string;
-  // 12 calls of one caller at once: above the default hashing bound per caller (issue 26 §6), which is not what
-  // this race is about.
+  // 12 calls of one caller at once: above the default hashing bound per caller, which is not what this race is about.
   beforeAll(async () => {
     ({ server, adminToken: token } = await startServerWithAdminKey({ GATEHOUSE_HASH_PER_ADDRESS: '32' }));
   });

@@ -1,6 +1,6 @@
-// Transport limits under abuse from one address (issue 26 items 1, 2, 4, 9; issue 13 item 12): the request timeout on
-// HTTP/1.1 and h2c, the HTTP/2 stream cap, the authorization request size cap, client aborts in the log, and
-// oversized bodies that still get their answer on a connection that stays usable. Every attack is bounded.
+// Transport limits under abuse from one address (SECURITY.md "Transport limits"): the request timeout on HTTP/1.1 and
+// h2c, the HTTP/2 stream cap, the authorization request size cap, client aborts in the log, and oversized bodies that
+// still get their answer on a connection that stays usable. Every attack is bounded.
 import http2 from 'node:http2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
@@ -31,7 +31,7 @@ describe('transport limits', () => {
   });
   afterAll(async () => server?.stop());
 
-  describe('request timeout (issue 26 item 1)', () => {
+  describe('request timeout', () => {
     it('HTTP/1.1: answers 408 and closes connections whose body or headers trickle in past the timeout', async () => {
       const bodies = await Promise.all(Array.from({ length: 10 }, () => RawHttp1.connect(server.url)));
       const heads = await Promise.all(Array.from({ length: 5 }, () => RawHttp1.connect(server.url)));
@@ -104,7 +104,7 @@ describe('transport limits', () => {
     });
   });
 
-  describe('HTTP/2 stream cap (issue 26 item 2)', () => {
+  describe('HTTP/2 stream cap', () => {
     const fields: [string, string][] = [
       [':method', 'POST'],
       [':scheme', 'http'],
@@ -174,7 +174,7 @@ describe('transport limits', () => {
     });
   });
 
-  describe('authorization request size cap (issue 26 item 4)', () => {
+  describe('authorization request size cap', () => {
     const authorizeUrl = (extra: Record<string, string>) =>
       `/oauth/v2/authorize?${new URLSearchParams({
         client_id: app.clientId,
@@ -235,7 +235,7 @@ describe('transport limits', () => {
     });
   });
 
-  describe('client aborts (issue 26 item 9)', () => {
+  describe('client aborts', () => {
     it('logs a client that disconnects mid-body below warning, as a client abort, not a database failure', async () => {
       const logged = server.logs.length;
       const targets = [
@@ -270,7 +270,7 @@ describe('transport limits', () => {
     });
   });
 
-  describe('oversized bodies (issue 13 item 12)', () => {
+  describe('oversized bodies', () => {
     const MIB = 1024 * 1024;
 
     it('REST: answers 413 to a 1 MiB body, and the connection then serves the next request at once or is closed cleanly', async () => {

@@ -1,5 +1,5 @@
-// Issue 24 "At production size": removing a user's sessions, grants and tokens reads only that user's rows, through
-// indexes. Checked here on a small seeded and analyzed database, in both plan modes a prepared statement can take;
+// At any size, removing a user's sessions, grants and tokens reads only that user's rows, through indexes. Checked here
+// on a small seeded and analyzed database, in both plan modes a prepared statement can take;
 // test/production/user-artifacts-at-scale.test.ts checks the same at 1M users and 10M stored tokens, and times it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { orgOfSeededUser, seededId, type ScaleSize } from '../../bench/scale-seed.ts';

@@ -11,7 +11,7 @@ import {
   verifyPassword,
 } from '../../src/users/passwords.ts';
 
-describe('password hashing (security.md §15)', () => {
+describe('password hashing', () => {
   it('hashes with argon2id at m=19456 KiB, t=2, p=1 and verifies right, wrong and malformed hashes under load', async () => {
     const stored = await hashPassword('correct horse battery');
     expect(stored).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
@@ -50,7 +50,7 @@ describe('password hashing (security.md §15)', () => {
     expect(await Promise.all(burst)).toEqual(burst.map(() => true));
   });
 
-  it('admits a bounded number of hashes per address and overall, says which bound refused, and gives places back (security.md §26)', async () => {
+  it('admits a bounded number of hashes per address and overall, says which bound refused, and gives places back', async () => {
     const admitted = (slot: ReturnType<HashAdmission['tryAdmit']>) => {
       if (!('release' in slot)) throw slot;
       return slot as HashSlot;
@@ -70,7 +70,7 @@ describe('password hashing (security.md §15)', () => {
     // a place is given back when its hash is done
     expect(await a2.verify('x', 'not a hash')).toBe(false);
     expect(perAddress.tryAdmit('a')).not.toBeInstanceOf(HashingShareTaken);
-    // the address's excess is counted apart from the server's overload (security.md §26)
+    // the address's excess is counted apart from the server's overload: 429 for the one, 503 for the other
     expect(perAddress.stats).toEqual({ hashed: 1, shed: 0, overShare: 2 });
     for (const slot of [a3, b]) slot.release();
 
@@ -86,7 +86,7 @@ describe('password hashing (security.md §15)', () => {
     expect(await overall.hash('caller:1', 'a password')).toMatch(/^\$argon2id\$/);
   });
 
-  it('keeps a password change in one place for its two hashes: nothing of the address gets in between (security.md §26)', async () => {
+  it('keeps a password change in one place for its two hashes: nothing of the address gets in between', async () => {
     const gate = new HashAdmission({ perAddress: 1, queue: 100 });
     const change = gate.tryAdmit('a', 2) as HashSlot;
     const stored = await hashPassword('old password');

@@ -1,4 +1,4 @@
-// The history methods (issue 21): ListUserChanges, ListAppChanges, ListOrgChanges, ListProjectChanges, read from the
+// The history methods: ListUserChanges, ListAppChanges, ListOrgChanges, ListProjectChanges, read from the
 // event log, for objects of the org in context (others are 404 like every read).
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
@@ -29,7 +29,7 @@ function changeMessage(c: ChangeRow): MessageInitShape<typeof ChangeSchema> {
 
 export function changeOperations({ db }: ManagementDeps): Operation[] {
   // the event log's page of one object's events, as the four methods answer it
-  const changesOf = async (aggregate: { type: string; id: string; appId?: string }, page: ChangePage) => ({
+  const changesOf = async (aggregate: Parameters<typeof listChanges>[1], page: ChangePage) => ({
     result: (await listChanges(db, aggregate, page)).map(changeMessage),
   });
   return [

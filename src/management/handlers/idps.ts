@@ -1,6 +1,6 @@
-// Issue 15's management operations on JWT identity providers (admin.proto, IAM_OWNER): add, read, list, update,
-// update the JWT configuration, deactivate, reactivate and remove the instance's IdPs, and the login policy's list of
-// IdPs; and users' links to them (management.proto, ORG_OWNER of the user's org): list and remove.
+// The management operations on JWT identity providers (admin.proto, IAM_OWNER): add, read, list, update, update
+// the JWT configuration, deactivate, reactivate and remove the instance's IdPs, and the login policy's list of IdPs;
+// and users' links to them (management.proto, ORG_OWNER of the user's org): list and remove.
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import { AdminService, type IDPQuery } from '@zitadel/proto/zitadel/admin_pb.js';
 import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';

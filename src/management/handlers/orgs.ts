@@ -1,12 +1,13 @@
-// Organizations' whole life (issue 21): the org in context reads, changes, deactivates, reactivates and removes
-// itself (ManagementService, ORG_OWNER); the instance's admin sets up, reads, lists and removes any org
-// (AdminService, IAM_OWNER); who lends projects finds an org by its domain (GetOrgByDomainGlobal).
+// Organizations' whole life: the org in context reads, changes, deactivates, reactivates and removes itself
+// (ManagementService, ORG_OWNER); the instance's admin sets up, reads, lists and removes any org (AdminService,
+// IAM_OWNER); who lends projects finds an org by its domain (GetOrgByDomainGlobal).
 import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
 import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
 import { OrgFieldName, OrgState, type OrgQuery } from '@zitadel/proto/zitadel/org_pb.js';
 import type { ManagementDeps } from '../deps.ts';
 import { listOrgs, removeOrg, setOrgActive, updateOrg, type OrgFilter } from '../../orgs/lifecycle.ts';
-import { getOrgByDomain, getOrgById, setUpOrg } from '../../orgs/service.ts';
+import { getOrgByDomain, getOrgById } from '../../orgs/service.ts';
+import { setUpOrg } from '../../instance/set-up-org.ts';
 import { invalidArgument } from '../../platform/errors.ts';
 import { detailsMessage, humanInput, orgMessage } from '../convert.ts';
 import { listDetailsMessage, pageOf, textFilter } from '../list-query.ts';
@@ -64,7 +65,7 @@ export function orgOperations({ db, instance, hashing }: ManagementDeps): Operat
     operation({
       method: M.getOrgByDomainGlobal,
       // ZITADEL's org.global.read, held by those who lend projects to other orgs (ORG_OWNER, PROJECT_OWNER,
-      // IAM_OWNER): they name the receiving org by its domain (issue 22's "Grant project")
+      // IAM_OWNER): they name the receiving org by its domain (the console's "Grant project")
       permission: projectPermission('write'),
       async handle(_caller, req) {
         return { org: orgMessage(await getOrgByDomain(db, req.domain)) };

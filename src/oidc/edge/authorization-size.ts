@@ -1,6 +1,6 @@
-// The authorization request's size cap, the same on every transport (issue 26 item 4). HTTP/1.1 refused a long URL
-// only at node's header limit (16 KiB), HTTP/2 not at all: a 48 KB `state` was accepted and stored with its
-// interaction. Counted on the query as it arrives, so it bounds each parameter and all of them together.
+// The authorization request's size cap, the same on every transport. HTTP/1.1 refused a long URL only at node's header
+// limit (16 KiB), HTTP/2 not at all: a 48 KB `state` was accepted and stored with its interaction. Counted on the query
+// as it arrives, so it bounds each parameter and all of them together.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ProviderPages } from '../pages.ts';
 

@@ -1,7 +1,7 @@
-// Issue 26 §8: U+0000 in any OIDC/OAuth parameter is refused before oidc-provider or the fast paths (which look
-// clients up, store the authorization request in jsonb, ...) see it, for every endpoint in one place: the query,
-// the path, a form body, the Basic credentials and the claims of JWTs passed as parameters (JWT-profile `assertion`,
-// `client_assertion`, `id_token_hint`, `request`). platform/text.ts says why.
+// U+0000 in any OIDC/OAuth parameter is refused before oidc-provider or the fast paths (which look clients up, store
+// the authorization request in jsonb, ...) see it, for every endpoint in one place: the query, the path, a form body,
+// the Basic credentials and the claims of JWTs passed as parameters (JWT-profile `assertion`, `client_assertion`,
+// `id_token_hint`, `request`). platform/text.ts says why.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { fieldWithNul, hasNul } from '../../platform/text.ts';
 import { invalidClient, invalidRequest, sendOAuthError } from '../fast/oauth.ts';

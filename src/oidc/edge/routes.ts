@@ -1,6 +1,6 @@
-// Mounts the OIDC routes in Fastify (issue 3 §1, oidc-provider-findings §3): explicit routes for exactly the
-// interface's endpoints and the provider's sub-routes, each handed to the CURRENT provider untouched, except what the
-// fast endpoints answer themselves (fast/). The edge's checks (this folder) run first on every one of them.
+// Mounts the OIDC routes in Fastify: explicit routes for exactly ZITADEL's endpoints and the provider's sub-routes,
+// each handed to the CURRENT provider untouched, except what the fast endpoints answer themselves (fast/). The edge's
+// checks (this folder) run first on every one of them.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
 import type { Config } from '../../config.ts';
@@ -85,8 +85,8 @@ function mountProviderRoutes(
   const authorizationCheck = authorizationSizeCap(config.authorizeMaxBytes, pages);
   const { host, protocol } = new URL(issuer);
   const hand = (request: FastifyRequest, reply: FastifyReply) => {
-    // Endpoint URLs and cookie flags derive from the configured issuer, never from the client's headers
-    // (security.md §10); the client address is the one Fastify resolved with its trusted proxies.
+    // Endpoint URLs and cookie flags derive from the configured issuer, never from the client's headers (which a client
+    // could forge); the client address is the one Fastify resolved with its trusted proxies.
     const headers = request.raw.headers;
     headers.host = host;
     if (headers[':authority']) headers[':authority'] = host; // HTTP/2: Koa reads the authority before Host
@@ -183,8 +183,8 @@ function mountProviderRoutes(
       return handOver(request, reply, form);
     });
 
-    // end_session by POST (compat.md §6). oidc-provider serves POST only with SameSite=None session cookies, which
-    // would weaken every cookie; a 303 to the GET endpoint with the same parameters keeps them Lax.
+    // end_session by POST (RP-Initiated Logout 1.0 §2). oidc-provider serves POST only with SameSite=None session
+    // cookies, which would weaken every cookie; a 303 to the GET endpoint with the same parameters keeps them Lax.
     scope.post(ROUTES.end_session, async (request, reply) => {
       const form = new URLSearchParams(typeof request.body === 'string' ? request.body : '');
       const query = new URLSearchParams([...form].filter(([key]) => END_SESSION_PARAMS.has(key)));

@@ -1,8 +1,7 @@
-// Issue 26 §3: an authorization request may store a pending interaction, a logout request a session with its
-// confirmation state, both for callers without any session. One client address (request.ip: the peer, or the
-// X-Forwarded-For client behind a trusted proxy) gets GATEHOUSE_AUTHORIZE_PER_IP of them a minute. Requests with a
-// session cookie count alike: telling them apart would cost a lookup per request. Browsers are sent to these
-// endpoints, so the 429 is a page.
+// An authorization request may store a pending interaction, a logout request a session with its confirmation state,
+// both for callers without any session. One client address (request.ip: the peer, or the X-Forwarded-For client behind
+// a trusted proxy) gets GATEHOUSE_AUTHORIZE_PER_IP of them a minute. Requests with a session cookie count alike:
+// telling them apart would cost a lookup per request. Browsers are sent to these endpoints, so the 429 is a page.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config.ts';
 import { RateLimiter, registerIpRateLimit } from '../../platform/rate-limit.ts';

@@ -1,6 +1,7 @@
-// Client authentication for the endpoints Gatehouse serves itself, with oidc-provider's rules (shared/client_auth.js,
-// shared/jwt_client_auth.js): one mechanism per request; Basic credentials form-urlencoded (RFC 6749 §2.3.1);
-// private_key_jwt assertions (RFC 7523 §3) signed with a registered key, for this server, unexpired, used once.
+// Client authentication for the endpoints Gatehouse serves itself, with oidc-provider's rules
+// (lib/shared/client_auth.js, lib/shared/jwt_client_auth.js): one mechanism per request; Basic credentials
+// form-urlencoded (RFC 6749 §2.3.1); private_key_jwt assertions (RFC 7523 §3) signed with a registered key, for this
+// server, unexpired, used once.
 import { createLocalJWKSet, decodeJwt, jwtVerify, type JSONWebKeySet, type JWTPayload } from 'jose';
 import { CLOCK_TOLERANCE, type ClaimOnce } from '../assertions.ts';
 import { invalidClient, invalidRequest } from './oauth.ts';

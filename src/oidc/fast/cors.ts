@@ -1,5 +1,5 @@
-// oidc-provider's client-based CORS (shared/cors.js) for the endpoints Gatehouse serves itself: any origin may
-// ask, but a request that carries an Origin is answered only when the client admits that origin (provider.ts
+// oidc-provider's client-based CORS (lib/shared/cors.js) for the endpoints Gatehouse serves itself: any origin may ask,
+// but a request that carries an Origin is answered only when the client admits that origin (provider.ts
 // clientBasedCORS: the origins of its registered redirect URIs).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { invalidRequest } from './oauth.ts';

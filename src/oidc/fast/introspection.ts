@@ -1,7 +1,7 @@
-// The introspection endpoint (RFC 7662; interface.md introspection_endpoint; compat.md §6), served by Gatehouse
-// itself: the caller and the token are read with one query, which concurrent requests share (issue 8;
-// platform/batch.ts). Callers authenticate with client_secret_basic or private_key_jwt; every failure of that is 401
-// invalid_client. A token is active only for a caller whose client or project is in its audience.
+// The introspection endpoint (RFC 7662, with ZITADEL's rules), served by Gatehouse itself: the caller and the token are
+// read with one query, which concurrent requests share (platform/batch.ts). Callers authenticate with
+// client_secret_basic or private_key_jwt; every failure of that is 401 invalid_client. A token is active only for a
+// caller whose client or project is in its audience.
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../../platform/db.ts';
 import { batchedStatement } from '../../platform/batch.ts';

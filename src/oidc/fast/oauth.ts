@@ -69,7 +69,7 @@ export function sendOAuthError(reply: FastifyReply, error: unknown): FastifyRepl
   return reply.code(error.status).send({ error: error.error, error_description: error.message });
 }
 
-/** Responses that carry tokens or token metadata are never cached (RFC 6749 §5.1, security.md §7). */
+/** Responses that carry tokens or token metadata are never cached (RFC 6749 §5.1). */
 export function noStore(reply: FastifyReply): FastifyReply {
   return reply.header('cache-control', 'no-store');
 }

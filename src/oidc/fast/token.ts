@@ -1,9 +1,9 @@
-// The token endpoint's fast path for machine grants (issue 8): a request that names an active machine user with
-// valid credentials is answered here, usually with a single statement. The user's credentials come from a cache and
-// the token is written only if they are still current (machine-token-issuer.ts GrantedOn), so a rotated secret, a
-// removed key or a deactivated user takes effect on the very next request, on every instance (issue 6 §2). Anything
-// else (errors, apps, unusual requests) returns undefined and goes to oidc-provider, whose grant handlers
-// (provider/machine-grants.ts) issue the same tokens or the precise error.
+// The token endpoint's fast path for machine grants: a request that names an active machine user with valid credentials
+// is answered here, usually with a single statement. The user's credentials come from a cache and the token is written
+// only if they are still current (machine-token-issuer.ts GrantedOn), so a rotated secret, a removed key or a
+// deactivated user takes effect on the very next request, on every instance. Anything else (errors, apps, unusual
+// requests) returns undefined and goes to oidc-provider, whose grant handlers (provider/machine-grants.ts) issue the
+// same tokens or the precise error.
 import { createLocalJWKSet, decodeJwt, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
 import type { Db } from '../../platform/db.ts';
 import type { SecretBox } from '../../platform/secrets.ts';
@@ -29,8 +29,8 @@ export interface MachineTokenFastPathDeps extends MachineTokenDeps {
 }
 
 /**
- * RFC 7523 §2.1 without client authentication (compat.md §6): the client of a JWT-profile request that authenticates
- * no client is the machine user named by its assertion's issuer.
+ * RFC 7523 §2.1 without client authentication, as ZITADEL's service users call it: the client of a JWT-profile request
+ * that authenticates no client is the machine user named by its assertion's issuer.
  */
 export function jwtProfileClient(form: URLSearchParams, authorization: string | undefined): string | undefined {
   if (

@@ -1,8 +1,8 @@
-// The token endpoint's fast path for the grants users' apps make all day (issue 18): the authorization code
-// exchange and the refresh token grant with rotation, with oidc-provider's rules (actions/grants/refresh_token.js,
+// The token endpoint's fast path for the grants users' apps make all day: the authorization code exchange and the
+// refresh token grant with rotation, with oidc-provider's rules (actions/grants/refresh_token.js,
 // authorization_code.js, helpers/grant_common.js, grant_source.js, pkce.js) in two statements: one reads the code or
 // refresh token with its grant, the client's app and whether the user is active; one consumes the code or token and
-// writes the new tokens, atomically and only while the grant lives (queries.ts REDEEM_SQL, security.md §3).
+// writes the new tokens, atomically and only while the grant lives (queries.ts REDEEM_SQL).
 //
 // Only the ordinary request is served here. Everything else returns undefined and goes to oidc-provider, which
 // answers it from the same rows with the precise error and its side effects: an unknown, expired or consumed code
@@ -146,9 +146,9 @@ function usableSource(
   return source;
 }
 
-/** Tokens whose claims this path does not build (issue 21, token-claims.ts): roles, metadata, org claims and
- *  project audiences are asked for with `urn:zitadel:iam:` scopes, and roles may come with the app's role
- *  assertions; those go to oidc-provider. */
+/** Tokens whose claims this path does not build (token-claims.ts): roles, metadata, org claims and project audiences
+ *  are asked for with `urn:zitadel:iam:` scopes, and roles may come with the app's role assertions; those go to
+ *  oidc-provider. */
 function carriesZitadelClaims(row: GrantSourceRow, scope: string): boolean {
   return row.app_role_assertion === true || scope.split(' ').some((s) => s.startsWith('urn:zitadel:iam:'));
 }
@@ -185,7 +185,7 @@ interface Issued {
   refreshToken?: { value: string; payload: Record<string, unknown>; ttl: number };
 }
 
-// 256 bits from the CSPRNG, as oidc-provider's own values (security.md §7)
+// 256 bits from the CSPRNG, as oidc-provider's own values: not guessable (RFC 6749 §10.10)
 const newValue = () => randomBytes(32).toString('base64url');
 
 /**
@@ -284,7 +284,7 @@ async function respond(
           sub: source.accountId,
           nonce: source.nonce,
           sid: source.sid,
-          amr: source.amr, // issue 17: what the login used, as oidc-provider's own ID tokens carry it
+          amr: source.amr, // what the login used, as oidc-provider's own ID tokens carry it
           aud: clientId,
           exp: iat + deps.ttl.idToken,
           iat,

@@ -1,7 +1,6 @@
-// The userinfo endpoint (OIDC Core §5.3; interface.md userinfo_endpoint; compat.md §6), served by Gatehouse itself
-// with one query, which concurrent requests share (issue 8; platform/batch.ts). GET or POST; the token in the
-// Authorization header or, for POST, the form body; claims by the token's scopes. Errors as RFC 6750 §3: 401 with a
-// Bearer challenge, 403 insufficient_scope.
+// The userinfo endpoint (OIDC Core §5.3, with ZITADEL's claims), served by Gatehouse itself with one query, which
+// concurrent requests share (platform/batch.ts). GET or POST; the token in the Authorization header or, for POST, the
+// form body; claims by the token's scopes. Errors as RFC 6750 §3: 401 with a Bearer challenge, 403 insufficient_scope.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Queryable } from '../../platform/db.ts';
 import { claimsForScopes, userClaims } from '../accounts.ts';
@@ -40,8 +39,8 @@ export function registerUserinfo(scope: FastifyInstance, deps: UserinfoDeps): vo
       try {
         const value = presentedToken(request);
         if (value === undefined) {
-          // RFC 6750 §3.1: no error code in the challenge when no token came; the body says invalid_request
-          // (compat.md §6)
+          // RFC 6750 §3.1: no error code in the challenge when no token came; the body says invalid_request, as
+          // ZITADEL's does
           throw new OAuthError(401, 'invalid_request', 'no access token provided', challenge({}));
         }
         const ref = await deps.resolveToken(value);

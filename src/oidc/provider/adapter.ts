@@ -1,7 +1,7 @@
-// oidc-provider's storage in Postgres (oidc-provider-findings §15). One table for every model (its statements are in
-// ../queries.ts); ids are stored as SHA-256 hashes and payloads without the values the ids hash (storedPayload), so
-// the table never holds a usable token, code, session or interaction id (security.md §7, issue 13 item 3). Clients
-// are not stored here: they are built from apps and machine users on every lookup (clients.ts).
+// oidc-provider's storage in Postgres. One table for every model (its statements are in ../queries.ts); ids are stored
+// as SHA-256 hashes and payloads without the values the ids hash (storedPayload), so the table never holds a usable
+// token, code, session or interaction id. Clients are not stored here: they are built from apps and machine users on
+// every lookup (clients.ts).
 import { errors, type Adapter, type AdapterPayload } from 'oidc-provider';
 import type { Db } from '../../platform/db.ts';
 import type { TokenReference } from '../access-tokens.ts';
@@ -35,8 +35,8 @@ export interface AdapterHooks {
 export class AssertionReplayed extends errors.InvalidClientAuth {}
 
 /**
- * security.md §4 / compat.md §6: a rotated refresh token presented again within `refreshReuseGrace` seconds (a
- * client retry, a race between two tabs) is refused without further harm; after that, reuse revokes the grant.
+ * Refresh token rotation (RFC 9700 §4.14): a rotated refresh token presented again within `refreshReuseGrace` seconds
+ * (a client retry, a race between two tabs) is refused without further harm; after that, reuse revokes the grant.
  */
 export interface AdapterOptions {
   refreshReuseGrace: number;
@@ -76,9 +76,9 @@ export function createAdapterClass(db: Db, hooks: AdapterHooks, options: Adapter
         if (!claimed) throw new AssertionReplayed();
         return;
       }
-      // Issue 26 §3: a pending authorization request nobody acts on is dropped after the (short) interaction TTL;
-      // each save (the start, every form post of the login pages, the result) grants that TTL again, within the
-      // absolute lifetime oidc-provider passes in (INTERACTION_MAX_AGE, which its cookies also carry).
+      // A pending authorization request nobody acts on is dropped after the (short) interaction TTL; each save (the
+      // start, every form post of the login pages, the result) grants that TTL again, within the absolute lifetime
+      // oidc-provider passes in (INTERACTION_MAX_AGE, which its cookies also carry).
       if (this.model === 'Interaction') expiresIn = Math.min(expiresIn, options.interactionTtl);
       const grantId = payload.grantId ?? (this.model === 'Grant' ? id : null);
       const row = {
@@ -122,7 +122,7 @@ export function createAdapterClass(db: Db, hooks: AdapterHooks, options: Adapter
     }
 
     async consume(id: string): Promise<void> {
-      // Atomic: of concurrent redemptions exactly one sets consumed_at (security.md §3). A losing code redemption
+      // Atomic: of concurrent redemptions exactly one sets consumed_at (RFC 6749 §4.1.2). A losing code redemption
       // revokes the grant, so the winner's tokens die too, even those it saves after this point (the grant is gone).
       await writeQueued(db);
       if (await consumePayload(db, this.model, hashId(id))) return;

@@ -1,6 +1,5 @@
-// Per-provider patches of oidc-provider's Client (oidc-provider-findings §4, §5): hashed secrets, the interface's
-// error for a response type the app may not use, no grant at the token endpoint for the built-in clients, and http
-// redirect URIs for implicit apps in dev mode.
+// Per-provider patches of oidc-provider's Client: hashed secrets, ZITADEL's error for a response type the app may not
+// use, no grant at the token endpoint for the built-in clients, and http redirect URIs for implicit apps in dev mode.
 import type Provider from 'oidc-provider';
 import { errors } from 'oidc-provider';
 import type { SecretBox } from '../../platform/secrets.ts';
@@ -12,24 +11,24 @@ export function patchClients(provider: Provider, secrets: SecretBox): void {
     Schema: { prototype: Record<string, unknown> };
   };
 
-  // Client and machine secrets are stored as keyed hashes and compared in constant time (security.md §21).
+  // Client and machine secrets are stored as keyed hashes and compared in constant time (no timing oracle).
   Client.prototype.compareClientSecret = function compareClientSecret(this: { clientSecret?: string }, actual: string) {
     return typeof this.clientSecret === 'string' && secrets.verifySecret(actual, this.clientSecret);
   };
 
-  // Only called by the authorization endpoint's response type check: the interface answers unauthorized_client.
+  // Only called by the authorization endpoint's response type check: ZITADEL answers unauthorized_client.
   Client.prototype.responseTypeAllowed = function responseTypeAllowed(this: { responseTypes: string[] }, type: string) {
     if (!this.responseTypes.includes(type))
       throw new errors.UnauthorizedClient('the client may not use this response_type');
     return true;
   };
 
-  // The built-in clients' codes are never redeemed (account-client.ts), so no grant type is theirs: the token
-  // endpoint refuses every grant (authorization_code, refresh_token, client_credentials, JWT profile) with
-  // unauthorized_client (responses.ts) after client authentication and before any grant handler runs, so nothing
-  // is issued (security.md §3: a code gives tokens only to the client that may redeem it). The library's client
-  // schema adds authorization_code to any client with response type code, hence this rule instead of metadata. (The
-  // library also asks it which tokens a revoked grant takes: their codes are then left to expire, redeeming nothing.)
+  // The built-in clients' codes are never redeemed (account-client.ts), so no grant type is theirs: the token endpoint
+  // refuses every grant (authorization_code, refresh_token, client_credentials, JWT profile) with unauthorized_client
+  // (responses.ts) after client authentication and before any grant handler runs, so nothing is issued
+  // (RFC 6749 §4.1.3: a code gives tokens only to the client that may redeem it). The library's client schema adds
+  // authorization_code to any client with response type code, hence this rule instead of metadata. (The library also
+  // asks it which tokens a revoked grant takes: their codes are then left to expire, redeeming nothing.)
   const grantTypeAllowed = Client.prototype.grantTypeAllowed as (this: { clientId: string }, type: string) => boolean;
   Client.prototype.grantTypeAllowed = function builtInClientsRedeemNothing(this: { clientId: string }, type: string) {
     return !isBuiltInClient(this.clientId) && grantTypeAllowed.call(this, type);

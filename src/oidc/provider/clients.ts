@@ -1,6 +1,6 @@
-// OAuth clients come from our own model on every lookup (issue 3 §2): OIDC and API apps by client ID, and each
-// machine user as two clients: its user ID for the JWT-profile grant (no client authentication, compat.md §6) and
-// its user name for client_credentials (with the hashed secret; compareClientSecret verifies it, see provider.ts).
+// OAuth clients come from our own model on every lookup: OIDC and API apps by client ID, and each machine user as two
+// clients: its user ID for the JWT-profile grant (no client authentication, as in ZITADEL) and its user name for
+// client_credentials (with the hashed secret; compareClientSecret verifies it, see provider.ts).
 import type { AdapterPayload } from 'oidc-provider';
 import type { Db } from '../../platform/db.ts';
 import type { AppRow } from '../../apps/queries.ts';

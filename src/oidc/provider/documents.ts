@@ -1,7 +1,7 @@
 // Discovery (OpenID Connect Discovery 1.0 §4) and the JWKS (RFC 7517 §5) served from the provider's own answers,
 // rendered once per provider build. Both depend only on the configuration and the published keys, and a key change
 // builds a new provider (plugin.ts), so running the provider's Koa stack for every request computes the same bytes
-// again; on the two busiest endpoints that was most of the time per request (issue 8).
+// again; on the two busiest endpoints that was most of the time per request.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { inject } from 'light-my-request';
 import type Provider from 'oidc-provider';
@@ -39,7 +39,7 @@ export async function renderDocuments(callback: ReturnType<Provider['callback']>
   };
   return {
     discovery: await render(DISCOVERY_PATH),
-    // May be cached briefly: new keys are published before they sign (compat.md §6).
+    // May be cached briefly: new keys are published before they sign.
     jwks: await render(ROUTES.jwks, { 'cache-control': 'max-age=300, must-revalidate' }),
   };
 }

@@ -1,6 +1,6 @@
-// Issue 21 claims in the ID tokens oidc-provider issues: the org scope claims and metadata always (as ZITADEL's
-// userinfo does), the roles when the app has idTokenRoleAssertion. Their names are dynamic (one per project), which
-// the provider's scope-to-claims mask cannot list, so they go in as the ID token's extra claims, which it keeps.
+// Role, metadata and org claims in the ID tokens oidc-provider issues: the org scope claims and metadata always (as
+// ZITADEL's userinfo does), the roles when the app has idTokenRoleAssertion. Their names are dynamic (one per project),
+// which the provider's scope-to-claims mask cannot list, so they go in as the ID token's extra claims, which it keeps.
 import type Provider from 'oidc-provider';
 import type { IssuedClaims } from '../token-claims.ts';
 

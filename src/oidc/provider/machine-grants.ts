@@ -1,6 +1,6 @@
-// oidc-provider's handlers for the machine grants (compat.md §6). The token endpoint's fast path serves the usual
-// requests itself (fast/token.ts); everything it leaves alone lands here and gets the same tokens
-// (machine-token-issuer.ts) or the provider's precise error. Registering the grants also lists them in discovery.
+// oidc-provider's handlers for the machine grants. The token endpoint's fast path serves the usual requests itself
+// (fast/token.ts); everything it leaves alone lands here and gets the same tokens (machine-token-issuer.ts) or the
+// provider's precise error. Registering the grants also lists them in discovery.
 import type Provider from 'oidc-provider';
 import { errors, type KoaContextWithOIDC } from 'oidc-provider';
 import { createLocalJWKSet, type JSONWebKeySet } from 'jose';
@@ -55,7 +55,7 @@ export function registerMachineGrants(provider: Provider, deps: MachineTokenDeps
     'client_credentials',
     async (ctx: KoaContextWithOIDC) => {
       const user = machineUser(ctx);
-      // interface.md
+      // required by both machine grants, as in ZITADEL
       if (!ctx.oidc.params!.scope) throw new errors.InvalidRequest("missing required parameter 'scope'");
       const grantedOn = { secretHash: ctx.oidc.client!.clientSecret };
       ctx.body = await issue(deps, {

@@ -1,5 +1,5 @@
-// What the provider reports: token counts for /metrics, and database outages answered as 503 (issue
-// "Reliability" §3) rather than oidc-provider's generic 500, so clients and balancers know to retry.
+// What the provider reports: token counts for /metrics, and database outages answered as 503 rather than
+// oidc-provider's generic 500, so clients and balancers know to retry.
 import type Provider from 'oidc-provider';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Metrics } from '../../platform/metrics.ts';

@@ -1,6 +1,6 @@
-// The oidc-provider configuration in one object (architecture.md §6). Every non-default option says why. A key
-// rotation builds a new Provider from the same factory (oidc-provider-findings §14), so everything the provider
-// needs is applied here, in createProvider.
+// The oidc-provider configuration in one object. Every non-default option says why. A key rotation builds a new
+// Provider from the same factory (a running Provider cannot change its keys), so everything the provider needs is
+// applied here, in createProvider.
 import Provider, { errors, interactionPolicy, type Configuration } from 'oidc-provider';
 import type { Config } from '../../config.ts';
 import type { SecretBox } from '../../platform/secrets.ts';
@@ -25,7 +25,7 @@ export const INTERACTION_PATH = '/ui/login';
 export const SESSION_COOKIE = '_gh_session';
 
 /** The longest a sign-in may take, and the lifetime of its interaction cookies. The stored interaction itself lives
- *  only GATEHOUSE_INTERACTION_TTL past its start or its user's last form post (adapter.ts, issue 26 §3). */
+ *  only GATEHOUSE_INTERACTION_TTL past its start or its user's last form post (adapter.ts). */
 export const INTERACTION_MAX_AGE = 3600;
 
 export interface ProviderParts {
@@ -38,7 +38,7 @@ export interface ProviderParts {
   pages: ProviderPages;
   /** Whether the app may act with the user's permissions (the management API scope) without asking (src/consents/). */
   managementScopeAllowed(userId: string, clientId: string): Promise<boolean>;
-  /** Issue 21: an org scope, projectRoleCheck or hasProjectCheck that refuses this user (sign-in-checks.ts). */
+  /** An org scope, projectRoleCheck or hasProjectCheck that refuses this user (sign-in-checks.ts). */
   signInRefusal(userId: string, client: CheckedClient, scopes: ReadonlySet<string>): Promise<SignInRefusal | undefined>;
 }
 
@@ -52,21 +52,21 @@ export function createProvider(parts: ProviderParts, keys: KeySet): Provider {
     routes: ROUTES,
     claims: CLAIMS,
     scopes: SUPPORTED_SCOPES,
-    // interface.md authorization_endpoint; implicit is not a v9 default
+    // ZITADEL's response types; implicit is not a v9 default
     responseTypes: ['code', 'id_token', 'id_token token'],
     clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'],
     enabledJWA: {
       idTokenSigningAlgValues: ['RS256'],
       clientAuthSigningAlgValues: ['RS256', 'RS384', 'RS512', 'PS256', 'ES256', 'EdDSA'],
     },
-    pkce: { required: (_ctx, client) => client.clientAuthMethod === 'none' }, // security.md §2: public clients
-    allowOmittingSingleRegisteredRedirectUri: false, // redirect_uri is required (interface.md)
+    pkce: { required: (_ctx, client) => client.clientAuthMethod === 'none' }, // public clients (RFC 9700 §2.1.1)
+    allowOmittingSingleRegisteredRedirectUri: false, // redirect_uri is required, as in ZITADEL
     conformIdTokenClaims: false, // per-app "user info inside ID token" is applied in accounts.ts instead
-    rotateRefreshToken: true, // every refresh returns a new refresh token (interface.md refresh_token grant)
+    rotateRefreshToken: true, // every refresh returns a new refresh token (RFC 9700 §4.14)
     extraClientMetadata: {
       properties: CLIENT_EXTRA_PROPERTIES,
       validator(_ctx, key, _value, metadata) {
-        // client_credentials only with basic/post (interface.md Authentication table)
+        // client_credentials only with basic/post, as ZITADEL allows it
         if (
           key === 'gatehouse_kind' &&
           metadata.grant_types?.includes('client_credentials') &&
@@ -79,8 +79,8 @@ export function createProvider(parts: ProviderParts, keys: KeySet): Provider {
       },
     },
     extraParams: {
-      // Runs after oidc-provider's scope checks (oidc-provider-findings §6): openid is required, and offline_access
-      // is kept without prompt=consent, since Gatehouse's apps are first-party.
+      // Runs after oidc-provider's scope checks: openid is required, and offline_access is kept without prompt=consent,
+      // since Gatehouse's apps are first-party.
       async gatehouse_scope_policy(ctx) {
         if (ctx.oidc.route !== 'authorization') return;
         const { client } = ctx.oidc;
@@ -96,8 +96,8 @@ export function createProvider(parts: ProviderParts, keys: KeySet): Provider {
         ) {
           params.scope = [...scope, 'offline_access'].join(' ');
         }
-        // Whether the login pages must check who may sign in (issue 21), noted where the client is at hand, so a
-        // sign-in to an app without checks costs the login no query; a value the client sent is overwritten.
+        // Whether the login pages must check who may sign in, noted where the client is at hand, so a sign-in to an app
+        // without checks costs the login no query; a value the client sent is overwritten.
         const checked = client?.['project_role_check' as never] || client?.['has_project_check' as never];
         params[SIGN_IN_CHECKS_PARAM] = checked ? 'project' : undefined;
       },
@@ -111,20 +111,20 @@ export function createProvider(parts: ProviderParts, keys: KeySet): Provider {
       const grantId = oidc.result?.consent?.grantId ?? oidc.session!.grantIdFor(clientId);
       let grant = grantId ? await oidc.provider.Grant.find(grantId) : undefined;
       if (grant && grant.accountId !== accountId) grant = undefined;
-      // A stored grant that already holds the request's scopes is not written again (its expiry is fixed at its
-      // first save): a silent re-authentication writes only the session and the code (issue 18).
+      // A stored grant that already holds the request's scopes is not written again (its expiry is fixed at its first
+      // save): a silent re-authentication writes only the session and the code.
       const stored = grant?.openid?.scope;
       grant ??= new oidc.provider.Grant({ accountId, clientId });
       const requested = String(oidc.params?.scope ?? '')
         .split(' ')
         .filter(Boolean);
-      // Every authorization, also one that reuses a session without the login pages, is checked (issue 21).
+      // Every authorization, also one that reuses a session without the login pages, is checked.
       const refusal = await parts.signInRefusal(accountId, oidc.client as CheckedClient, new Set(requested));
       if (refusal) throw new errors.AccessDenied(REFUSAL_DESCRIPTIONS[refusal]);
-      // Except the management API scope, which acts with the user's permissions: an app of another organization
-      // than the instance's own gets it only with the user's consent (issue 13 §1). Left out of the grant, it makes
-      // the consent prompt's op_scopes_missing check ask on the consent page, or answer consent_required to
-      // prompt=none; a grant that holds it from before loses it.
+      // Except the management API scope, which acts with the user's permissions: an app of another organization than
+      // the instance's own gets it only with the user's consent. Left out of the grant, it makes the consent prompt's
+      // op_scopes_missing check ask on the consent page, or answer consent_required to prompt=none; a grant that holds
+      // it from before loses it.
       const management =
         requested.includes(MANAGEMENT_API_SCOPE) || grant.getOIDCScope().split(' ').includes(MANAGEMENT_API_SCOPE);
       const withheld = management && !(await parts.managementScopeAllowed(accountId, clientId));
@@ -138,8 +138,7 @@ export function createProvider(parts: ProviderParts, keys: KeySet): Provider {
       if (stored === undefined || grant.openid?.scope !== stored) await grant.save();
       return grant;
     },
-    // auth_time and amr of the user's login, which introspection reports for user sessions (compat.md §6,
-    // issue 17)
+    // auth_time and amr of the user's login, which introspection reports for user sessions
     async extraTokenClaims(ctx) {
       const { entities } = ctx.oidc;
       const interactive = ctx.oidc.route === 'resume' || ctx.oidc.route === 'authorization';
@@ -162,10 +161,10 @@ export function createProvider(parts: ProviderParts, keys: KeySet): Provider {
       IdToken: ttl.idToken,
       AuthorizationCode: ttl.authorizationCode,
       Grant: ttl.refreshTokenAbsolute,
-      // saved on every request that uses it: idle timeout, capped by the absolute timeout (security.md §14)
+      // saved on every request that uses it: idle timeout, capped by the absolute timeout
       Session: (_ctx, session) => {
-        // Without an account a session only carries an end_session confirmation, which any cookie-less request
-        // stores: kept as briefly as a pending interaction (issue 26 §3).
+        // Without an account a session only carries an end_session confirmation, which any cookie-less request stores:
+        // kept as briefly as a pending interaction.
         if (!session.accountId) return ttl.interaction;
         const now = Math.floor(Date.now() / 1000);
         const absoluteEnd = (session.loginTs ?? now) + ttl.sessionAbsolute;
@@ -176,7 +175,7 @@ export function createProvider(parts: ProviderParts, keys: KeySet): Provider {
     },
     features: {
       devInteractions: { enabled: false },
-      // replaced by machine-grants.ts: tokens belong to the machine user (compat.md §6)
+      // replaced by machine-grants.ts: tokens belong to the machine user, as in ZITADEL
       clientCredentials: { enabled: false },
       // introspection and userinfo are served by Gatehouse itself (fast/); enabled here so discovery lists them
       introspection: { enabled: true },
@@ -187,7 +186,7 @@ export function createProvider(parts: ProviderParts, keys: KeySet): Provider {
         logoutSource: parts.pages.logoutSource as never,
         postLogoutSuccessSource: parts.pages.postLogoutSuccessSource as never,
       },
-      // not part of the interface: off, so discovery advertises only what is served (issue 3 §1)
+      // not part of ZITADEL's interface: off, so discovery advertises only what is served
       pushedAuthorizationRequests: { enabled: false },
       dPoP: { enabled: false },
       resourceIndicators: { enabled: false },
@@ -201,7 +200,7 @@ export function createProvider(parts: ProviderParts, keys: KeySet): Provider {
         'client_secret_post',
         'private_key_jwt',
       ],
-      ui_locales_supported: [...parts.pages.locales], // the login pages' languages (issue 4 §5)
+      ui_locales_supported: [...parts.pages.locales], // the login pages' languages
     },
     renderError: parts.pages.renderError as never,
     // Browser apps call the token, revocation and userinfo endpoints cross-origin: allowed from the origins of
@@ -213,16 +212,15 @@ export function createProvider(parts: ProviderParts, keys: KeySet): Provider {
     },
   };
   const provider = new Provider(config.issuer, configuration);
-  // URLs come from the issuer: the edge sets Host and X-Forwarded-Proto from it (security.md §10).
+  // URLs come from the issuer, never from the client's headers: the edge sets Host and X-Forwarded-Proto from it.
   provider.proxy = true;
   keepProjectAudienceScopes(provider);
   return provider;
 }
 
 /**
- * oidc-provider keeps only its configured (static) scopes of a request; urn:zitadel:iam:org:project:id:{id}:aud
- * (compat.md §6), the role and the org scopes (issue 21) are dynamic, so the request's OIDC scopes are widened by
- * those it names.
+ * oidc-provider keeps only its configured (static) scopes of a request; urn:zitadel:iam:org:project:id:{id}:aud, the
+ * role and the org scopes are dynamic, so the request's OIDC scopes are widened by those it names.
  */
 function keepProjectAudienceScopes(provider: Provider): void {
   const proto = provider.OIDCContext.prototype as object;
@@ -237,7 +235,7 @@ function keepProjectAudienceScopes(provider: Provider): void {
   });
 }
 
-/** The base login/consent prompts plus requestable select_account and create (oidc-provider-findings §12). */
+/** The base login/consent prompts plus requestable select_account and create, which the library lacks. */
 function promptPolicy(pages: ProviderPages) {
   const policy = interactionPolicy.base();
   // first-party native apps need no consent screen either (loadExistingGrant grants what they ask for)
@@ -247,9 +245,9 @@ function promptPolicy(pages: ProviderPages) {
   return policy;
 }
 
-/** interface.md prompt: "no prompt: user chooses a session if more than one exists". A plain request (no prompt,
- *  no hint) on a browser that has signed in with several accounts shows the account chooser, even with a session;
- *  the accounts are the login pages' list for this browser (src/login/known-accounts.ts). */
+/** ZITADEL's rule "no prompt: user chooses a session if more than one exists". A plain request (no prompt, no hint) on
+ *  a browser that has signed in with several accounts shows the account chooser, even with a session; the accounts are
+ *  the login pages' list for this browser (src/login/known-accounts.ts). */
 function severalAccounts(pages: ProviderPages) {
   return new interactionPolicy.Check(
     'several_accounts',

@@ -1,11 +1,12 @@
 // Around every provider route: the security headers of our own pages, no content type on an empty body, and the error
-// codes where the library's differ from the interface's tables (oidc-provider-findings §4, §10).
+// codes where the library's differ from ZITADEL's documented ones.
 import type { KoaContextWithOIDC } from 'oidc-provider';
 
-/** Koa middleware around every provider route: security headers, and responses adjusted to the interface's tables. */
+/** Koa middleware around every provider route: security headers, and responses adjusted to ZITADEL's documented
+ *  ones. */
 export async function providerResponses(ctx: KoaContextWithOIDC, next: () => Promise<void>): Promise<void> {
-  // Pages the library renders itself (form_post, which adds its script's hash to script-src) get the same
-  // protections as ours (security.md §12); pages.ts sets its own policy.
+  // Pages the library renders itself (form_post, which adds its script's hash to script-src) get the same protections
+  // as ours (no framing, no foreign resources); pages.ts sets its own policy.
   ctx.set('content-security-policy', "default-src 'none'; script-src 'self'; style-src 'self'; frame-ancestors 'none'");
   ctx.set('x-frame-options', 'DENY');
   ctx.set('referrer-policy', 'no-referrer');
