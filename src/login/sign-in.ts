@@ -4,9 +4,7 @@
 // is checked, so parallel guesses cannot outrun the lockout.
 import type { Config } from '../config.ts';
 import type { Db } from '../platform/db.ts';
-import { recordFailure, recordSuccess, reserveLoginAttemptOfName, successWrite } from '../lockout/service.ts';
-import { queueSideWrite } from '../oidc/write-behind.ts';
-import { takeCountedAttempt } from './password-read-ahead.ts';
+import { countedAttemptOfName, recordFailure, recordSuccessWithRequest } from '../lockout/service.ts';
 import { isActive } from '../users/lookup.ts';
 import type { HashSlot } from '../users/passwords.ts';
 import type { SignInUserRow } from '../users/queries.ts';
@@ -22,12 +20,8 @@ export async function signInWithPassword(
   lockout: Config['lockout'],
   input: { loginName: string; password: string; ip: string },
 ): Promise<SignInResult> {
-  const {
-    user: found,
-    subject,
-    wait,
-  } = takeCountedAttempt(input.loginName, input.ip) ??
-  (await reserveLoginAttemptOfName(db, lockout, input.loginName, input.ip))!;
+  // counted ahead with the interaction's read (password-read-ahead.ts), else now
+  const { user: found, subject, wait } = await countedAttemptOfName(db, lockout, input.loginName, input.ip);
   // With allowUsernamePassword off a password is checked as if the user had none: the same answer and
   // work as for an unknown user, so the policy reveals no names either.
   const user =
@@ -40,7 +34,6 @@ export async function signInWithPassword(
     const locked = await recordFailure(db, lockout, subject);
     return locked > 0 ? { kind: 'locked', retryAfter: locked } : { kind: 'invalid' };
   }
-  // given back with the request's other writes (oidc/write-behind.ts), or at once outside a unit of work
-  if (!queueSideWrite(successWrite(subject))) await recordSuccess(db, subject);
+  await recordSuccessWithRequest(db, subject);
   return { kind: 'ok', user };
 }

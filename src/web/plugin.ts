@@ -1,12 +1,12 @@
 // The scope every page family (login, account, console) registers its routes in, apart from the provider's raw
 // routes: cookies, a form body parser, the NUL check of every field, the static assets, the write of a step's
-// queued saves before its answer leaves, and the error page.
+// held saves before its answer leaves, and the error page.
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import { fieldWithNul } from '../platform/text.ts';
-import { writeQueued } from '../oidc/write-behind.ts';
+import { writeDeferred } from '../platform/request-scope.ts';
 import { answerPageError } from './error-page.ts';
 import { InvalidCharacter } from './forms.ts';
 import type { InteractionProvider, PageAppDeps, PageDeps } from './page-deps.ts';
@@ -50,7 +50,7 @@ export async function registerPages(
     await ui.register(formbody, { bodyLimit: 16 * 1024 });
     // A step's saves (the interaction, the lockout's settlement) are written as one statement before its answer
     // leaves: the next step, maybe on another node, reads them (oidc/write-behind.ts).
-    ui.addHook('onSend', async () => writeQueued(page.db));
+    ui.addHook('onSend', async () => writeDeferred());
 
     // Every field of every form, and the path and query, in one check (SECURITY.md "NUL characters"): a 400 page
     // naming the field.
