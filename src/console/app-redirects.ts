@@ -1,8 +1,8 @@
 // An app's redirect URIs that sign-in will not accept: an http address outside development mode (other than a native
 // app's loopback address, RFC 8252 §7.3). The API saves such an app and reports it (AddOIDCApp's noneCompliant), but
 // the provider never matches the address, so the app looks ready and cannot be used. The console refuses to save it,
-// names the addresses next to their field and offers development mode, as the CLI refuses it; the app page shows an
-// app made so elsewhere the same way.
+// names the addresses next to their field and offers development mode; the app page shows an app made so elsewhere
+// the same way.
 import type { AppType } from '../apps/queries.ts';
 import { usableRedirectUri } from '../apps/schema.ts';
 import type { Texts } from '../views/i18n.ts';
