@@ -18,10 +18,10 @@ Applies the pending migrations of migrations/ to the configured database (DATABA
 embedded database under GATEHOUSE_DATA_DIR) and prints the names applied as {"applied": [...]}.
 
 ${OUTPUT_HELP}`,
-  async run(args, config) {
+  async run(args, ctx) {
     const options = parseOptions(args, OUTPUT_OPTION);
-    const applied = await withDb(config, (db) => migrate(db));
-    print({ applied }, options.output);
+    const applied = await withDb(ctx, (db) => migrate(db));
+    print(ctx, { applied }, options.output);
     return 0;
   },
 };

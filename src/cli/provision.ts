@@ -20,11 +20,11 @@ import {
   OUTPUT_OPTION,
   parseOptions,
   print,
-  readStdinLine,
   required,
   UsageError,
   withInstance,
   type Command,
+  type CommandContext,
 } from './command.ts';
 
 export const ORG_OPTION = { org: { type: 'string' } } as const;
@@ -97,16 +97,22 @@ async function humanInput(args: string[], db: Db, instance: InstanceRow, passwor
   return { input, output: o.output };
 }
 
-async function password(args: string[]): Promise<string> {
+async function password(args: string[], ctx: CommandContext): Promise<string> {
   const o = parseOptions(args, HUMAN_OPTIONS);
   if (o.password !== undefined && o['password-stdin'])
     throw new UsageError('give either --password or --password-stdin');
-  return o['password-stdin'] ? readStdinLine() : (o.password ?? '');
+  return o['password-stdin'] ? ctx.io.stdinLine() : (o.password ?? '');
 }
 
-async function printUser(db: Db, userId: string, output: string | undefined, extra: Record<string, unknown> = {}) {
+async function printUser(
+  ctx: CommandContext,
+  db: Db,
+  userId: string,
+  output: string | undefined,
+  extra: Record<string, unknown> = {},
+) {
   const user = await getUserById(db, userId);
-  print({ userId, userName: user.user_name, loginName: loginName(user), orgId: user.org_id, ...extra }, output);
+  print(ctx, { userId, userName: user.user_name, loginName: loginName(user), orgId: user.org_id, ...extra }, output);
 }
 
 export const userImport: Command = {
@@ -117,13 +123,13 @@ Creates a human user who can sign in with the password given (argon2id-hashed). 
 exists but cannot sign in. Prints {"userId","userName","loginName","orgId"}.
 
 ${HUMAN_HELP}`,
-  async run(args, config) {
+  async run(args, ctx) {
     parseOptions(args, HUMAN_OPTIONS);
-    const secret = await password(args);
-    return withInstance(config, async ({ db, instance }) => {
+    const secret = await password(args, ctx);
+    return withInstance(ctx, async ({ db, instance }) => {
       const { input, output } = await humanInput(args, db, instance, secret);
       const { userId } = await importHumanUser(db, input, CLI_CREATOR);
-      await printUser(db, userId, output);
+      await printUser(ctx, db, userId, output);
       return 0;
     });
   },
@@ -139,14 +145,14 @@ Creates a human user with a password and the IAM_OWNER role on the instance, in 
 Prints {"userId","userName","loginName","orgId","roles"}.
 
 ${HUMAN_HELP}`,
-  async run(args, config) {
+  async run(args, ctx) {
     parseOptions(args, HUMAN_OPTIONS);
-    const secret = await password(args);
+    const secret = await password(args, ctx);
     if (!secret) throw new UsageError('an administrator needs a password: --password-stdin or --password');
-    return withInstance(config, async ({ db, instance }) => {
+    return withInstance(ctx, async ({ db, instance }) => {
       const { input, output } = await humanInput(args, db, instance, secret);
       const { userId } = await createAdmin(db, instance.id, input, CLI_CREATOR);
-      await printUser(db, userId, output, { roles: ['IAM_OWNER'] });
+      await printUser(ctx, db, userId, output, { roles: ['IAM_OWNER'] });
       return 0;
     });
   },
@@ -190,7 +196,7 @@ Creates an OIDC application, in a new project (--project) or an existing one (--
   --dev-mode                     allow http redirect URIs (development only)
 ${ORG_HELP}
 ${OUTPUT_HELP}`,
-  async run(args, config) {
+  async run(args, ctx) {
     const o = parseOptions(args, APP_OPTIONS);
     if (Boolean(o.project) === Boolean(o['project-id']))
       throw new UsageError('give exactly one of --project NAME or --project-id ID');
@@ -211,11 +217,12 @@ ${OUTPUT_HELP}`,
       parseAppInput(addOidcAppSchema, { ...input, projectId: o['project-id'] ?? 'new' }, 'AddOIDCAppRequest'),
       'AddOIDCAppRequest',
     );
-    return withInstance(config, async ({ db, secrets, instance }) => {
+    return withInstance(ctx, async ({ db, secrets, instance }) => {
       const orgId = await orgOf(db, instance, o.org);
       const projectId = o['project-id'] ?? (await addProject(db, { orgId, name: o.project! }, CLI_CREATOR)).projectId;
       const app = await addOidcApp(db, secrets, orgId, { ...input, projectId } as never, CLI_CREATOR);
       print(
+        ctx,
         {
           projectId,
           appId: app.appId,
@@ -255,12 +262,12 @@ gets a client secret for client_credentials instead and prints {"userId","client
   --secret                        a client secret instead of a key
 ${ORG_HELP}
 ${OUTPUT_HELP}`,
-  async run(args, config) {
+  async run(args, ctx) {
     const o = parseOptions(args, SERVICE_USER_OPTIONS);
     const userName = required(o.username, 'username');
     if (o['access-token-type'] !== 'opaque' && o['access-token-type'] !== 'jwt')
       throw new UsageError('--access-token-type must be opaque or jwt');
-    return withInstance(config, async ({ db, secrets, instance }) => {
+    return withInstance(ctx, async ({ db, secrets, instance }) => {
       const orgId = await orgOf(db, instance, o.org);
       const { userId } = await addMachineUser(
         db,
@@ -275,9 +282,9 @@ ${OUTPUT_HELP}`,
       );
       if (o.secret) {
         const { clientId, clientSecret } = await generateMachineSecret(db, secrets, { orgId, userId }, CLI_CREATOR);
-        print({ userId, clientId, clientSecret }, o.output);
+        print(ctx, { userId, clientId, clientSecret }, o.output);
       } else {
-        print({ ...(await addMachineUserKey(db, { orgId, userId }, undefined, CLI_CREATOR)).keyFile }, o.output);
+        print(ctx, { ...(await addMachineUserKey(db, { orgId, userId }, undefined, CLI_CREATOR)).keyFile }, o.output);
       }
       return 0;
     });
