@@ -24,19 +24,19 @@ import {
 } from './command.ts';
 
 const ORG_HELP = '  --org ID              the organization (default: the first org, "Gatehouse")';
-const PAGE_OPTIONS = {
+export const PAGE_OPTIONS = {
   ...OUTPUT_OPTION,
   org: { type: 'string' },
   limit: { type: 'string', default: '100' },
   offset: { type: 'string', default: '0' },
 } as const;
-const PAGE_HELP = `  --limit N             at most N rows, 1 to 1000 (default 100)
+export const PAGE_HELP = `  --limit N             at most N rows, 1 to 1000 (default 100)
   --offset N            skip the first N rows (default 0)
 ${ORG_HELP}
 ${OUTPUT_HELP}`;
 
 /** --limit and --offset as the API's ListQuery takes them (management/list-query.ts: at most 1000 rows). */
-function pageOf(o: { limit: string; offset: string }): Page {
+export function pageOf(o: { limit: string; offset: string }): Page {
   const limit = Number(o.limit);
   if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError('--limit must be 1 to 1000');
   if (!/^\d{1,18}$/.test(o.offset)) throw new UsageError('--offset must be a whole number');

@@ -2,15 +2,8 @@
 // client secret shown exactly once (never stored in a URL or a cookie: the answer to the POST shows it), edit the
 // redirect URIs and token settings (UpdateOIDCAppConfig), regenerate the secret, deactivate, reactivate, remove.
 import { ManagementService as M } from '@zitadel/proto/zitadel/management_pb.js';
-import {
-  APIAuthMethodType,
-  AppState,
-  OIDCAppType,
-  OIDCAuthMethodType,
-  OIDCGrantType,
-  OIDCResponseType,
-  OIDCTokenType,
-} from '@zitadel/proto/zitadel/app_pb.js';
+import { APIAuthMethodType, AppState, OIDCAuthMethodType, OIDCTokenType } from '@zitadel/proto/zitadel/app_pb.js';
+import { newOidcAppSettings } from '../management/app-messages.ts';
 import { html } from '../views/html.ts';
 import {
   Checkbox,
@@ -26,24 +19,13 @@ import {
 import { format } from '../login/i18n.ts';
 import { type ConsolePage, type ConsoleRouter, inputError, removal } from './page.ts';
 
-/** The four kinds a person chooses from, as the AddOIDCApp / AddAPIApp settings they stand for. */
+/** The four kinds a person chooses from: an OIDC app of a type (AddOIDCApp, with a new app's defaults of that type,
+ *  apps/defaults.ts), or an API (AddAPIApp). */
 const KINDS = {
-  web: {
-    appType: OIDCAppType.OIDC_APP_TYPE_WEB,
-    authMethodType: OIDCAuthMethodType.OIDC_AUTH_METHOD_TYPE_BASIC,
-    label: 'kindWeb',
-  },
-  spa: {
-    appType: OIDCAppType.OIDC_APP_TYPE_USER_AGENT,
-    authMethodType: OIDCAuthMethodType.OIDC_AUTH_METHOD_TYPE_NONE,
-    label: 'kindSpa',
-  },
-  native: {
-    appType: OIDCAppType.OIDC_APP_TYPE_NATIVE,
-    authMethodType: OIDCAuthMethodType.OIDC_AUTH_METHOD_TYPE_NONE,
-    label: 'kindNative',
-  },
-  api: { appType: undefined, authMethodType: undefined, label: 'kindApi' },
+  web: { appType: 'web', label: 'kindWeb' },
+  spa: { appType: 'user_agent', label: 'kindSpa' },
+  native: { appType: 'native', label: 'kindNative' },
+  api: { appType: undefined, label: 'kindApi' },
 } as const;
 type Kind = keyof typeof KINDS;
 
@@ -122,10 +104,7 @@ async function create(page: ConsolePage) {
             name: form.name!,
             redirectUris: lines(form.redirectUris!),
             postLogoutRedirectUris: lines(form.postLogoutRedirectUris!),
-            responseTypes: [OIDCResponseType.OIDC_RESPONSE_TYPE_CODE],
-            grantTypes: [OIDCGrantType.OIDC_GRANT_TYPE_AUTHORIZATION_CODE, OIDCGrantType.OIDC_GRANT_TYPE_REFRESH_TOKEN],
-            appType: settings.appType,
-            authMethodType: settings.authMethodType,
+            ...newOidcAppSettings(settings.appType),
             devMode: form.devMode!,
           });
   } catch (error) {
