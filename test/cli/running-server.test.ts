@@ -166,7 +166,9 @@ describe('the CLI while the server runs', () => {
       'signing keys:ok',
       'issuer:info',
     ]);
-    expect(checks.at(-1)!.detail).toBe(`server not running: nothing listens at ${url}/.well-known/openid-configuration`);
+    expect(checks.at(-1)!.detail).toBe(
+      `server not running: nothing listens at ${url}/.well-known/openid-configuration`,
+    );
   });
 });
 
