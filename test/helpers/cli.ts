@@ -32,3 +32,22 @@ export function runCli(args: string[], env: Record<string, string>, input = ''):
     child.stdin.end(input);
   });
 }
+
+export interface DoctorCheck {
+  check: string;
+  status: string;
+  detail: string;
+}
+
+/** doctor's rows as check:status. */
+export const statuses = (checks: DoctorCheck[]) => checks.map((c) => `${c.check}:${c.status}`);
+
+/** doctor's rows on a healthy setup: the issuer ok while the server runs, info ("server not running") when not. */
+export const healthy = (issuer: 'ok' | 'info') => [
+  'configuration:ok',
+  'database:ok',
+  'schema:ok',
+  'instance:ok',
+  'signing keys:ok',
+  `issuer:${issuer}`,
+];
