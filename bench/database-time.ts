@@ -1,4 +1,4 @@
-// Database time per request (README "Running in production", capacity): the CPU that PostgreSQL's backends for the
+// Database time per request (docs/operations.md, "Capacity"): the CPU that PostgreSQL's backends for the
 // bench's database spent, read from /proc like the Gatehouse process's memory, so it works only with PostgreSQL on
 // this machine (the bench runs on loopback). Background work shared by all databases (WAL writer, checkpointer,
 // autovacuum) is not counted; a backend that ends during a scenario takes its time with it (the pool keeps them).

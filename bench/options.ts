@@ -1,4 +1,4 @@
-// The command line of `npm run bench` (README "Performance"), read once: how long and how hard each scenario runs,
+// The command line of `npm run bench` (docs/performance.md), read once: how long and how hard each scenario runs,
 // which scenarios and console pages run, how many rounds, and against how many worker processes.
 export const args = process.argv.slice(2);
 /** The value after `--name`, if given. */

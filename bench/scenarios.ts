@@ -225,7 +225,7 @@ export function scenarioList(t: Prepared, bl: PreparedBaseline | undefined): Sce
  * The user lookups at 1,000,000 users (target p99 < 20 ms): at 4 connections, an API client's concurrency, which
  * carries the target; and at the bench's 32, for their rate. 32 closed-loop connections on two cores are a queue:
  * each request waits for the 31 ahead of it, so the p99 there is Little's law (32 in flight / the rate), not a
- * lookup's latency; the README's Performance section works it out.
+ * lookup's latency; docs/performance.md works it out.
  */
 function issue21Lookups(t: Prepared): Scenario[] {
   const { gh } = t;

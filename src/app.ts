@@ -15,12 +15,14 @@ import {
   type RequestHandler,
 } from './platform/http.ts';
 import { requestLogger } from './platform/logger.ts';
+import { redirectPagesToIssuer } from './platform/issuer-host.ts';
 import { registerHealthRoutes, type Lifecycle } from './platform/health.ts';
 import { classifyError } from './platform/error-class.ts';
 import { registerMetricsRoutes, type Metrics } from './platform/metrics.ts';
 import { RateLimiter, registerIpRateLimit } from './platform/rate-limit.ts';
 import { registerOidc } from './oidc/plugin.ts';
-import { registerLogin } from './login/routes.ts';
+import { registerPages } from './web/plugin.ts';
+import { registerLoginRoutes } from './login/routes.ts';
 import { registerAccountRoutes } from './account/routes.ts';
 import { providerPages } from './login/provider-pages.ts';
 import { managementOperations, registerManagement } from './management/plugin.ts';
@@ -79,6 +81,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     reply.header('x-request-id', request.id);
     done();
   });
+  redirectPagesToIssuer(app, { issuer: config.issuer, tls: Boolean(config.tls), under: '/ui' });
   app.addHook('preClose', (done) => {
     (app.server as unknown as DualProtocolServer).closeHttp2Sessions();
     done();
@@ -117,10 +120,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   );
   // The login pages render what the provider shows itself; handed in, so oidc/ never imports login/.
   const oidc = await registerOidc(app, { ...deps, pages: providerPages(deps) });
-  await registerLogin(app, deps, oidc, (ui, login) => {
-    registerAccountRoutes(ui, login);
-    registerConsole(ui, login, managementOperations(deps));
-  });
+  // The three page families in one scope of the web kernel: the same cookies, form parser, NUL check and error page.
+  await registerPages(app, deps, oidc, [
+    registerLoginRoutes,
+    registerAccountRoutes,
+    (ui, page) => registerConsole(ui, page, managementOperations(deps)),
+  ]);
   registerManagement(app, deps, {
     verifyBearer: (token, orgId) => oidc.verifyBearer(token, orgId),
     bodyLimit: BODY_LIMIT,

@@ -82,6 +82,8 @@ const schema = z
       .optional(),
     GATEHOUSE_MAIL_POLL_MS: z.coerce.number().int().min(50).max(3_600_000).default(5000),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    // auto: readable lines when standard output is a terminal (a person reads it), JSON lines otherwise
+    GATEHOUSE_LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
   })
   .superRefine((env, ctx) => {
     // Secrets at rest are encrypted with the master key; with the embedded database it can be generated and kept
@@ -210,6 +212,8 @@ export interface Config {
    *  pollMs. */
   readonly mail: { readonly smtpUrl: string | undefined; readonly from: string; readonly pollMs: number };
   readonly logLevel: string;
+  /** 'auto': readable lines on a terminal, JSON lines otherwise (platform/log-pretty.ts). */
+  readonly logFormat: 'auto' | 'json' | 'pretty';
   /** Where /metrics is served instead of the public port, which need not show traffic volumes; undefined: on the public
    *  port. */
   readonly metricsAddress: { readonly host: string; readonly port: number } | undefined;
@@ -303,6 +307,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       pollMs: e.GATEHOUSE_MAIL_POLL_MS,
     },
     logLevel: e.LOG_LEVEL,
+    logFormat: e.GATEHOUSE_LOG_FORMAT,
     metricsAddress: e.GATEHOUSE_METRICS_ADDRESS === undefined ? undefined : listenAddress(e.GATEHOUSE_METRICS_ADDRESS),
   });
 }

@@ -4,8 +4,9 @@
 import cluster from 'node:cluster';
 import { loadConfig, ConfigError, type Config } from './config.ts';
 import { announceReady, runPrimary } from './platform/cluster.ts';
-import { createLogger } from './platform/logger.ts';
+import { createStdoutLogger } from './platform/logger.ts';
 import { addressInUse, inUse, portTaken } from './platform/port-check.ts';
+import { READY, readyFacts } from './platform/ready.ts';
 
 /** A start that cannot succeed stops with one line naming the setting, and exit code 2, as a configuration error. */
 function refuse(message: string): never {
@@ -23,7 +24,7 @@ function readConfig(): Config {
 }
 
 async function serve(config: Config): Promise<void> {
-  const base = createLogger(config.logLevel);
+  const base = createStdoutLogger(config);
   const log = cluster.isWorker ? base.child({ pid: process.pid }) : base;
   // Loaded here, not at the top: the primary of several workers never serves, and stays small without it.
   const { startServer } = await import('./server.ts');
@@ -33,7 +34,8 @@ async function serve(config: Config): Promise<void> {
     log.fatal({ err: error }, `start failed: ${error.message}`);
     process.exit(1);
   });
-  log.info({ url: server.url, issuer: config.issuer, database: config.database.kind }, 'gatehouse is ready');
+  // One ready record per start: with several workers the primary says it for all of them, once they all serve.
+  if (!cluster.isWorker) log.info(readyFacts(config, server), READY);
   announceReady();
   let stopping = false;
   const stop = (signal: string) => {
@@ -56,9 +58,9 @@ const config = readConfig();
 // Workers share the primary's port, so only the primary asks.
 if (cluster.isPrimary && (await portTaken(config.host, config.port))) refuse(inUse(config));
 if (config.workers > 1 && cluster.isPrimary) {
-  const log = createLogger(config.logLevel);
+  const log = createStdoutLogger(config);
   await runPrimary(config, log);
-  log.info({ workers: config.workers, issuer: config.issuer }, 'all workers are ready');
+  log.info(readyFacts(config, { workers: config.workers }), READY);
 } else {
   await serve(config);
 }

@@ -25,6 +25,8 @@ export interface RunningServer {
   config: Config;
   /** The address the server listens on, e.g. http://127.0.0.1:8080. */
   url: string;
+  /** Where the generated admin password was written, when this start created the admin with one. */
+  adminPasswordFile: string | undefined;
   /** Drains (readiness 503 while still serving, GATEHOUSE_SHUTDOWN_DRAIN_MS), stops accepting, lets in-flight
    *  requests finish (bounded by the shutdown timeout), closes the database. */
   close(): Promise<void>;
@@ -40,11 +42,11 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     const migrations = listMigrations();
     const applied = await migrate(db, migrations);
     if (applied.length) log.info({ applied }, 'migrations applied');
-    const instance = await bootstrap(db, config, log);
+    const { instance, adminPasswordFile } = await bootstrap(db, config, log);
     const hashing = new HashAdmission(config.hashing);
     const transport = createSendMail(config.mail, config.dataDir);
     const sender = new MailSender({ db, secrets, send: transport.send, log, pollMs: config.mail.pollMs });
-    // the name the login pages show (login/pages.ts), in every mail's subject
+    // the name the pages show (web/pages.ts), in every mail's subject
     const instanceName = (await findOrgById(db, instance.default_org_id))?.name ?? 'Gatehouse';
     mail = { sender, close: () => transport.close() };
     app = await buildApp({
@@ -59,9 +61,11 @@ export async function startServer(config: Config, log: Logger = createLogger(con
       hashing,
       mailer: createMailer({ secrets, issuer: config.issuer, instanceName, nudge: () => sender.nudge() }),
     });
-    const address = await app.listen({ port: config.port, host: config.host });
     // Fastify names the scheme after its own https option; TLS here comes from the server factory.
-    const url = config.tls ? address.replace(/^http:/, 'https:') : address;
+    const scheme = (address: string) => (config.tls ? address.replace(/^http:/, 'https:') : address);
+    // The listening address is often another name of this machine than the issuer, which browsers must use.
+    const listenTextResolver = (address: string) => `listening at ${scheme(address)} for ${config.issuer}`;
+    const url = scheme(await app.listen({ port: config.port, host: config.host, listenTextResolver }));
     const running = app;
     const mailing = mail;
     mailing.sender.start();
@@ -70,7 +74,8 @@ export async function startServer(config: Config, log: Logger = createLogger(con
       config.database.kind === 'embedded'
         ? await serveCommands({ dataDir: config.database.dataDir, db, instance, log })
         : undefined;
-    return { app, db, config, url, close: () => shutdown(running, db, config, lifecycle, mailing, commands) };
+    const close = () => shutdown(running, db, config, lifecycle, mailing, commands);
+    return { app, db, config, url, adminPasswordFile, close };
   } catch (error) {
     await app?.close().catch(() => {});
     mail?.close();

@@ -31,6 +31,21 @@ describe('the gatehouse process', () => {
     expect(proc.output()).toMatch(/GATEHOUSE_MASTER_KEY: must be at least 32 characters/);
   });
 
+  it('stops with exit code 1 and names GATEHOUSE_MASTER_KEY when the key does not open the signing keys', async () => {
+    const database = await createTestDatabase();
+    databases.push(database);
+    // the first start seals the signing key with the test's master key
+    await (await startTestServer({ database })).stop();
+    const port = await freePort();
+    const proc = spawnGatehouse(
+      testEnv(port, database, { GATEHOUSE_MASTER_KEY: 'another-master-key-0123456789abcdef0123' }),
+    );
+    expect(await proc.exited(30_000)).toBe(1);
+    expect(proc.output()).toMatch(
+      /"msg":"start failed: signing key \S+ does not open with this master key: GATEHOUSE_MASTER_KEY/,
+    );
+  });
+
   it('refuses several workers on the embedded database, which one process owns', async () => {
     const proc = spawnGatehouse({ GATEHOUSE_WORKERS: '2', GATEHOUSE_DATA_DIR: '/nonexistent/gatehouse' });
     expect(await proc.exited()).toBe(2);

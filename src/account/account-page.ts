@@ -1,7 +1,7 @@
-// The account page /ui/account (issue 16): profile (UpdateMyProfile's fields), e-mail address (email-section.ts),
+// The account page /ui/account: profile (UpdateMyProfile's fields), e-mail address (email-section.ts),
 // password change and sign-out, for the user of the browser's session. Every change is a form POST answered with a
-// 303 back to the page (security.md §13), or the page again with the field's error. A change of the e-mail address
-// asks for the password or a code first, the password change for the current password (security.md §22).
+// 303 back to the page (RFC 9700 §4.12), or the page again with the field's error. A change of the e-mail address
+// asks for the password or a code first, the password change for the current password (OWASP ASVS 5.0 §7.5.1).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { AppError, Code } from '../platform/errors.ts';
@@ -10,16 +10,16 @@ import { updateMyProfile } from '../users/service.ts';
 import type { Gender } from '../users/queries.ts';
 import { changeMyPassword, PasswordCheckLocked } from '../passwords/service.ts';
 import { HashRefusal } from '../users/passwords.ts';
-import { answerHashRefusal } from '../login/hash-refusal.ts';
-import { format, SUPPORTED_LOCALES, type Texts } from '../login/i18n.ts';
-import { formField } from '../login/interaction.ts';
-import { passwordHelp, policyRefusal } from '../login/password-rules.ts';
+import { answerHashRefusal } from '../web/hash-refusal.ts';
+import { format, SUPPORTED_LOCALES, type Texts } from '../views/i18n.ts';
+import { formField } from '../web/forms.ts';
+import { passwordHelp, policyRefusal } from '../web/password-rules.ts';
 import { checkAccountPost } from './csrf.ts';
 import { type AccountDeps, type AccountHandler, pageBasics, queryText } from './deps.ts';
 import { codeField, field, newPasswordField } from './fields.ts';
 import { getPasswordPolicy } from '../passwords/current.ts';
 import { accountSession, signInRedirect, signOutUrl, type AccountSession } from './session.ts';
-import { ACCOUNT_PATH } from './urls.ts';
+import { ACCOUNT_PATH } from '../web/urls.ts';
 import { passkeysSection } from './passkeys-section.ts';
 import { confirmMode } from './confirm.ts';
 import { ErrorPage } from '../views/messages.ts';

@@ -1,19 +1,19 @@
-// Confirmation of a sensitive change on the account pages (security.md §22, OWASP ASVS 5.0 §7.5.1): changing the
+// Confirmation of a sensitive change on the account pages (OWASP ASVS 5.0 §7.5.1): changing the
 // e-mail address, adding or removing a second factor or a passkey, renewing the recovery codes. A valid session is
 // not enough, since whoever sits at an unlocked browser has one: each such form carries the current password, or a
-// code of the user's authenticator app, or a recovery code. Each is counted toward the lockout like a sign-in
-// (security.md §16), so the form is no guessing oracle, and the password waits its turn in the hashing queue.
+// code of the user's authenticator app, or a recovery code. Each is counted toward the lockout like a sign-in,
+// so the form is no guessing oracle, and the password waits its turn in the hashing queue.
 // A user with neither a password nor a code (signed in with a passkey or an identity provider only) confirms by
 // signing in again: a sign-in of this session less than REAUTH_SECONDS old stands in for the form's fields.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { countedCheck } from '../factors/attempts.ts';
-import type { FactorCheck } from '../factors/kind.ts';
-import { otpKind } from '../factors/otp-kind.ts';
-import { recoveryKind } from '../factors/recovery-kind.ts';
-import { format, type Texts } from '../login/i18n.ts';
-import { formField } from '../login/interaction.ts';
+import type { FactorCheck } from '../second-factors/kind.ts';
+import { otpKind } from '../second-factors/otp-kind.ts';
+import { recoveryKind } from '../second-factors/recovery-kind.ts';
+import { format, type Texts } from '../views/i18n.ts';
+import { formField } from '../web/forms.ts';
 import { HashRefusal } from '../users/passwords.ts';
-import { answerHashRefusal } from '../login/hash-refusal.ts';
+import { answerHashRefusal } from '../web/hash-refusal.ts';
 import type { UserRow } from '../users/lookup.ts';
 import type { AccountDeps } from './deps.ts';
 import type { AccountSession } from './session.ts';
@@ -57,7 +57,7 @@ export async function confirmChange(
         user.password_hash && password
           ? slot.verify(password, user.password_hash)
           : slot.verifyDecoy(password).then(() => false),
-      'account', // a password: its own counter, never the second factor's (security.md item 24)
+      'account', // a password: its own counter, apart from the second factor's, which a correct password never resets
     );
   } finally {
     slot.release();

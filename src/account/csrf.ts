@@ -1,8 +1,8 @@
-// CSRF protection of the account pages (security.md §13), which belong to no interaction (login/cookie-csrf.ts).
+// CSRF protection of the account pages, which belong to no interaction (web/cookie-csrf.ts).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { SecretBox } from '../platform/secrets.ts';
-import { cookieCsrf } from '../login/cookie-csrf.ts';
-import { ACCOUNT_PATH } from './urls.ts';
+import { cookieCsrf } from '../web/cookie-csrf.ts';
+import { ACCOUNT_PATH } from '../web/urls.ts';
 
 const csrf = (secrets: SecretBox) => cookieCsrf(secrets, 'gatehouse_account_csrf', ACCOUNT_PATH);
 

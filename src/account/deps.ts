@@ -1,13 +1,14 @@
-// What the account pages take: the login pages' dependencies (pages, provider, hashing queue, mailer) and their
+// What the account pages take: what every page family does (pages, provider, hashing queue, mailer) and their
 // own limit on reset requests per client address.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { LoginDeps } from '../login/interaction.ts';
-import { chooseLocale, type Locale } from '../login/i18n.ts';
+import type { PageDeps } from '../web/page-deps.ts';
+import type { Locale } from '../views/i18n.ts';
+import { chooseLocale } from '../web/locale.ts';
 import type { RateLimiter } from '../platform/rate-limit.ts';
 import { accountCsrf } from './csrf.ts';
 
-export interface AccountDeps extends LoginDeps {
-  /** "Forgot password" requests per client address (issue 16), counted in this process like registrations. */
+export interface AccountDeps extends PageDeps {
+  /** "Forgot password" requests per client address, counted in this process like registrations. */
   resets: RateLimiter;
 }
 

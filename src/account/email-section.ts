@@ -1,17 +1,17 @@
-// The account page's e-mail address (issue 16): a new address, confirmed first by the password or a code
-// (security.md §22), stored unverified until the code mailed to it is entered; the code sent again on request.
+// The account page's e-mail address: a new address, confirmed first by the password or a code
+// (OWASP ASVS 5.0 §7.5.1), stored unverified until the code mailed to it is entered; the code sent again on request.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Code } from '../platform/errors.ts';
 import { changeEmail, parseEmail, resendEmailVerification, TooManyCodes, verifyEmail } from '../emails/service.ts';
-import type { Texts } from '../login/i18n.ts';
-import { formField } from '../login/interaction.ts';
+import type { Texts } from '../views/i18n.ts';
+import { formField } from '../web/forms.ts';
 import type { AccountDeps } from './deps.ts';
 import { refusedConfirmation } from './confirm.ts';
 import { accountPost, done, isCode, renderAccount, type SignedIn } from './account-page.ts';
 
 const emails = (deps: AccountDeps) => ({ db: deps.db, secrets: deps.secrets, mailer: deps.mailer });
 
-/** A new address: checked first (a mistyped one costs no confirmation attempt), then confirmed (security.md §22),
+/** A new address: checked first (a mistyped one costs no confirmation attempt), then confirmed (account/confirm.ts),
  *  then stored unverified; the previous address, if verified, is told of the change. */
 export const submitEmail = accountPost(async (deps, request, reply, signedIn) => {
   const { user, t } = signedIn;

@@ -1,22 +1,22 @@
-// The account's second factors (issue 17, /ui/account/factors): add an authenticator app (QR code, confirmed by a
+// The account's second factors (/ui/account/factors): add an authenticator app (QR code, confirmed by a
 // first code; the first factor brings ten recovery codes, shown once), remove it, and renew the recovery codes.
 // Adding, removing and renewing ask for the current password or a code of a factor the user has, counted toward
-// the lockout like a sign-in (security.md §22, account/confirm.ts).
+// the lockout like a sign-in (account/confirm.ts).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, Code } from '../platform/errors.ts';
-import { format, type Texts } from '../login/i18n.ts';
-import { formField } from '../login/interaction.ts';
+import { format, type Texts } from '../views/i18n.ts';
+import { formField } from '../web/forms.ts';
 import { addMyOtp, OtpCheckLocked, pendingOtp, removeOtp, verifyMyOtp, type NewOtp } from '../factors/otp.ts';
 import { renewRecoveryCodes } from '../factors/recovery-codes.ts';
 import { countRecoveryCodes } from '../factors/queries.ts';
 import { qrPath } from '../factors/qr.ts';
-import { otpKind } from '../factors/otp-kind.ts';
-import { openTicket, sealTicket } from '../login/ticket.ts';
+import { otpKind } from '../second-factors/otp-kind.ts';
+import { openTicket, sealTicket } from '../web/ticket.ts';
 import { accountPost, type SignedIn, signedInUser } from './account-page.ts';
 import { confirmMode, refusedConfirmation } from './confirm.ts';
 import { type AccountDeps, type AccountHandler, pageBasics, queryText } from './deps.ts';
 import { type AccountSession, signInRedirect } from './session.ts';
-import { ACCOUNT_PATH } from './urls.ts';
+import { ACCOUNT_PATH } from '../web/urls.ts';
 import { AccountFactorsPage } from '../views/account-factors.ts';
 import { FactorSetupPage, RecoveryCodesPage } from '../views/factors.ts';
 
@@ -56,7 +56,7 @@ export const showFactors: AccountHandler = async (deps, request, reply) => {
 
 const SETUP_PURPOSE = 'account-otp-setup';
 
-/** The setup page's ticket (login/ticket.ts): the secret it shows, sealed and bound to this session for an
+/** The setup page's ticket (web/ticket.ts): the secret it shows, sealed and bound to this session for an
  *  interaction's lifetime. Only with it does a wrong first code show the secret again, so a session that did not
  *  start (and confirm) the setup never reads it, nor one with an old page. */
 const setupTicket = (deps: AccountDeps, session: AccountSession, otp: NewOtp) =>

@@ -1,5 +1,5 @@
 // Form fields of the account pages (views/fields.ts draws them): every field with its <label>.
-import type { Texts } from '../login/i18n.ts';
+import type { Texts } from '../views/i18n.ts';
 import type { FieldProps as Field } from '../views/fields.ts';
 
 export function field(
@@ -25,7 +25,7 @@ export function field(
 export const codeField = (t: Texts, value = '', error?: string) =>
   field(t, 'code', 'codeLabel', { autocomplete: 'one-time-code', maxLength: 32, value, error });
 
-/** `help`: the password policy in words (login/password-rules.ts passwordHelp). */
+/** `help`: the password policy in words (web/password-rules.ts passwordHelp). */
 export const newPasswordField = (t: Texts, help: string, error?: string): Field => ({
   ...field(t, 'newPassword', 'newPasswordLabel', {
     type: 'password',

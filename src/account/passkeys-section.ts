@@ -1,7 +1,7 @@
-// The account page's passkeys (issue 17): the list, each with a removal form asking for the password or a code
+// The account page's passkeys: the list, each with a removal form asking for the password or a code
 // (account/confirm.ts), and the field naming a new one.
 import type { Queryable } from '../platform/db.ts';
-import type { Texts } from '../login/i18n.ts';
+import type { Texts } from '../views/i18n.ts';
 import { listPasskeys, PASSKEY_NAME_MAX } from '../passkeys/service.ts';
 import { field } from './fields.ts';
 

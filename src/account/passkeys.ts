@@ -1,18 +1,18 @@
-// Passkeys on the account page (issue 17). Adding one: the name is posted from the account page, which answers with
+// Passkeys on the account page. Adding one: the name is posted from the account page, which answers with
 // the passkey page (the one script) carrying a challenge bound to this browser's session; the browser's answer is
 // posted back and verified. Adding and removing one ask for the password or a code first, checked like a sign-in
-// (hashing queue, lockout; security.md §22, account/confirm.ts): the ceremony's challenge is issued only after it.
+// (hashing queue, lockout; account/confirm.ts): the ceremony's challenge is issued only after it.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, Code } from '../platform/errors.ts';
-import { format } from '../login/i18n.ts';
-import { formField } from '../login/interaction.ts';
-import { credentialOf, rpOf } from '../login/passkey-flow.ts';
+import { format } from '../views/i18n.ts';
+import { formField } from '../web/forms.ts';
+import { credentialOf, rpOf } from '../web/passkey-ceremony.ts';
 import { finishRegistration, PASSKEY_NAME_MAX, removePasskey, startRegistration } from '../passkeys/service.ts';
 import { loginName } from '../users/lookup.ts';
 import { accountPost, done, renderAccount } from './account-page.ts';
 import { refusedConfirmation } from './confirm.ts';
 import { type AccountDeps, pageBasics } from './deps.ts';
-import { ACCOUNT_PATH } from './urls.ts';
+import { ACCOUNT_PATH } from '../web/urls.ts';
 import { PasskeyPage } from '../views/passkeys.ts';
 
 const invalid = (error: unknown) => error instanceof AppError && error.code === Code.InvalidArgument;

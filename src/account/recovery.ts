@@ -1,19 +1,19 @@
-// The pages a mail leads to, used without a session (issue 16): the e-mail verification link, "forgot password"
+// The pages a mail leads to, used without a session: the e-mail verification link, "forgot password"
 // and the password reset. The reset request answers the same whether the login name is known or not
-// (security.md §17), and is limited per client address here and per account in passwords/reset.ts.
+// (no user name leaks), and is limited per client address here and per account in passwords/reset.ts.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, Code } from '../platform/errors.ts';
 import { HashRefusal } from '../users/passwords.ts';
-import { answerHashRefusal } from '../login/hash-refusal.ts';
+import { answerHashRefusal } from '../web/hash-refusal.ts';
 import { findUserByLoginName } from '../users/lookup.ts';
 import { verifyEmail } from '../emails/service.ts';
 import { requestPasswordReset, resetPasswordWithCode } from '../passwords/reset.ts';
-import { formField } from '../login/interaction.ts';
-import { passwordHelp, policyRefusal } from '../login/password-rules.ts';
+import { formField } from '../web/forms.ts';
+import { passwordHelp, policyRefusal } from '../web/password-rules.ts';
 import { checkAccountPost } from './csrf.ts';
 import { type AccountDeps, type AccountHandler, pageBasics, queryText } from './deps.ts';
 import { codeField, field, newPasswordField } from './fields.ts';
-import { ACCOUNT_PATH } from './urls.ts';
+import { ACCOUNT_PATH } from '../web/urls.ts';
 import { MessagePage } from '../views/messages.ts';
 import { ForgotPasswordPage, PasswordResetPage, VerifyEmailPage } from '../views/account.ts';
 import { getPasswordPolicy } from '../passwords/current.ts';
@@ -150,7 +150,7 @@ export const submitPasswordReset: AccountHandler = async (deps, request, reply) 
   const slot = deps.hashing.tryAdmit(request.ip);
   if (slot instanceof HashRefusal) return renderReset(deps, request, reply, input, answerHashRefusal(reply, slot, t));
   try {
-    // an unknown login name fails like a wrong code, after the same work (security.md §17)
+    // an unknown login name fails like a wrong code, after the same work, so no user name leaks
     const userId = input.user ?? (input.loginName && (await findUserByLoginName(deps.db, input.loginName))?.id);
     await resetPasswordWithCode(deps, slot.hash, {
       userId: userId || '',

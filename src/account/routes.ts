@@ -1,9 +1,9 @@
-// The account pages' routes (issue 16), registered in the login pages' plugin scope (login/routes.ts): the same
-// cookies, form parser, NUL check, security headers and error pages. Also the small home page at `/`.
+// The account pages' routes, registered in the pages' scope (web/plugin.ts) with the login pages and the console: the
+// same cookies, form parser, NUL check, security headers and error pages. Also the small home page at `/`.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { LoginDeps } from '../login/interaction.ts';
+import type { PageDeps } from '../web/page-deps.ts';
 import { RateLimiter } from '../platform/rate-limit.ts';
-import { format } from '../login/i18n.ts';
+import { format } from '../views/i18n.ts';
 import { ACCOUNT_CALLBACK_PATH } from '../oidc/account-client.ts';
 import { type AccountDeps, type AccountHandler, pageBasics } from './deps.ts';
 import { accountCallback, reauthenticate, showAccount, submitPassword, submitProfile } from './account-page.ts';
@@ -16,7 +16,7 @@ import {
   submitPasswordReset,
   submitVerifyEmail,
 } from './recovery.ts';
-import { ACCOUNT_PATH } from './urls.ts';
+import { ACCOUNT_PATH } from '../web/urls.ts';
 import {
   FACTORS_PATH,
   showFactors,
@@ -28,7 +28,7 @@ import {
 import { submitNewPasskey, submitPasskey, submitRemovePasskey } from './passkeys.ts';
 import { HomePage } from '../views/account.ts';
 
-// issue 16: a script asking resets for many accounts from one address is stopped here; each account has its own
+// a script asking resets for many accounts from one address is stopped here; each account has its own
 // hourly limit on top (codes/service.ts)
 const RESETS_PER_ADDRESS_AND_HOUR = 10;
 
@@ -40,9 +40,9 @@ const showHome: AccountHandler = async (deps, request, reply) => {
   return deps.pages.send(reply, deps.pages.render(200, locale, HomePage, 'homeAccount', page));
 };
 
-export function registerAccountRoutes(ui: FastifyInstance, login: LoginDeps): void {
+export function registerAccountRoutes(ui: FastifyInstance, web: PageDeps): void {
   const deps: AccountDeps = {
-    ...login,
+    ...web,
     resets: new RateLimiter({ limit: RESETS_PER_ADDRESS_AND_HOUR, windowSeconds: 3600 }),
   };
   const route = (handler: AccountHandler) => (request: FastifyRequest, reply: FastifyReply) =>

@@ -1,9 +1,9 @@
-// Who uses the account page (issue 16): the user of the browser's OP session, the one the login pages create.
+// Who uses the account page: the user of the browser's OP session, the one the login pages create.
 // Without one the browser is sent through an authorization request of the account page's own client
 // (oidc/account-client.ts), and the callback brings it back here, signed in.
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { InteractionProvider } from '../login/interaction.ts';
+import type { InteractionProvider } from '../web/page-deps.ts';
 import { ACCOUNT_CALLBACK_PATH, ACCOUNT_CLIENT_ID } from '../oidc/account-client.ts';
 import { ROUTES } from '../oidc/protocol.ts';
 
@@ -27,7 +27,7 @@ export async function accountSession(
 }
 
 /** To the authorization endpoint. The code that comes back is never redeemed (it expires): the login has already
- *  created the session this page reads. PKCE is sent because the client is public (security.md §2). `again`
+ *  created the session this page reads. PKCE is sent because the client is public (RFC 9700 §2.1.1). `again`
  *  asks for a new sign-in even within a session (prompt=login, OpenID Connect Core §3.1.2.1): the re-authentication
  *  that confirms a change (account/confirm.ts). */
 export function signInRedirect(issuer: string, reply: FastifyReply, again = false): FastifyReply {

@@ -7,6 +7,7 @@ import type { Db, Queryable } from '../platform/db.ts';
 import type { SecretBox } from '../platform/secrets.ts';
 import { generateSecret } from '../platform/secrets.ts';
 import { appendEvent } from '../events/log.ts';
+import { EVENT, type EventType } from '../events/types.ts';
 import { changedDetails, type Details } from '../events/details.ts';
 import { failedPrecondition, invalidArgument, notFound } from '../platform/errors.ts';
 import { name200, parseInput } from '../platform/input.ts';
@@ -34,7 +35,7 @@ import {
 import { getApp, type AppRef } from './service.ts';
 
 interface AppChange {
-  eventType: string;
+  eventType: EventType<'project'>;
   payload?: Record<string, unknown>;
   /** What to store; none for a removal (`remove`). */
   columns?: AppColumns;
@@ -67,7 +68,7 @@ export function updateApp(db: Db, ref: AppRef, name: string, creator: string): P
   const input = parseInput(updateAppSchema, { name }, 'UpdateAppRequest', 'APP-Name');
   return changeApp(db, ref, creator, (app) => {
     if (app.name === input.name) throw failedPrecondition('No changes', 'COMMAND-2m8vx');
-    return { eventType: 'project.application.changed', columns: { name: input.name }, payload: input };
+    return { eventType: EVENT.project.appChanged, columns: { name: input.name }, payload: input };
   });
 }
 
@@ -76,7 +77,7 @@ export function setAppActive(db: Db, ref: AppRef, active: boolean, creator: stri
     if (active && app.state === 'active') throw failedPrecondition('App is not inactive', 'COMMAND-1n8cM');
     if (!active && app.state !== 'active') throw failedPrecondition('App is not active', 'COMMAND-dsh35');
     return {
-      eventType: active ? 'project.application.reactivated' : 'project.application.deactivated',
+      eventType: active ? EVENT.project.appReactivated : EVENT.project.appDeactivated,
       columns: { state: active ? 'active' : 'inactive' },
     };
   });
@@ -84,7 +85,7 @@ export function setAppActive(db: Db, ref: AppRef, active: boolean, creator: stri
 
 export function removeApp(db: Db, ref: AppRef, creator: string): Promise<Details> {
   return changeApp(db, ref, creator, (app) => ({
-    eventType: 'project.application.removed',
+    eventType: EVENT.project.appRemoved,
     payload: { name: app.name, clientId: app.client_id },
     remove: (tx) => deleteApp(tx, app.id),
   }));
@@ -110,7 +111,7 @@ export async function regenerateClientSecret(
       );
     if (!app.secret_hash) throw failedPrecondition('App has no client secret', 'APP-NoSecr'); // Gatehouse's own check
     return {
-      eventType: `project.application.config.${kind}.secret.changed`,
+      eventType: kind === 'oidc' ? EVENT.project.oidcSecretChanged : EVENT.project.apiSecretChanged,
       columns: { secret_hash: secrets.hashSecret(clientSecret) },
     };
   });
@@ -132,7 +133,7 @@ export function updateApiAppConfig(
     // apps_secret_check: a basic app has a secret; nobody learns this one before RegenerateAPIClientSecret
     const secretHash = authMethod === 'basic' ? secrets.hashSecret(generateSecret()) : null;
     return {
-      eventType: 'project.application.config.api.changed',
+      eventType: EVENT.project.apiConfigChanged,
       columns: { auth_method: authMethod, secret_hash: secretHash },
       payload: { authMethod },
     };
@@ -141,7 +142,7 @@ export function updateApiAppConfig(
 
 export function removeAppKey(db: Db, ref: AppRef, keyId: string, creator: string): Promise<Details> {
   return changeApp(db, ref, creator, (app) => ({
-    eventType: 'project.application.key.removed',
+    eventType: EVENT.project.appKeyRemoved,
     payload: { keyId },
     remove: async (tx) => {
       if (!(await deleteAppKey(tx, app.id, keyId))) throw notFound('Key not found', 'COMMAND-4m77G');

@@ -4,6 +4,7 @@ import type { Db, Queryable } from '../platform/db.ts';
 import type { SecretBox } from '../platform/secrets.ts';
 import { generateSecret } from '../platform/secrets.ts';
 import { appendEvent } from '../events/log.ts';
+import { EVENT } from '../events/types.ts';
 import { changedDetails, createdDetails, type Details } from '../events/details.ts';
 import { newId } from '../platform/ids.ts';
 import { KEY_NO_EXPIRY, newRsaKeyPair } from '../platform/key-pairs.ts';
@@ -55,7 +56,7 @@ export async function addOidcApp(
     const event = await appendEvent(tx, {
       aggregateType: 'project',
       aggregateId: projectId,
-      eventType: 'project.application.added',
+      eventType: EVENT.project.appAdded,
       payload: { appId, name, kind: 'oidc', clientId, ...config },
       resourceOwner: project.org_id,
       creator,
@@ -96,7 +97,7 @@ export async function addApiApp(
     const event = await appendEvent(tx, {
       aggregateType: 'project',
       aggregateId: app.projectId,
-      eventType: 'project.application.added',
+      eventType: EVENT.project.appAdded,
       payload: { appId, name: app.name, kind: 'api', clientId, authMethod: app.authMethod },
       resourceOwner: project.org_id,
       creator,
@@ -147,7 +148,7 @@ export async function updateOidcAppConfig(
     const event = await appendEvent(tx, {
       aggregateType: 'project',
       aggregateId: app.project_id,
-      eventType: 'project.application.config.oidc.changed',
+      eventType: EVENT.project.oidcConfigChanged,
       payload: { appId, ...config },
       resourceOwner: app.org_id,
       creator,
@@ -195,7 +196,7 @@ export async function addAppKey(
     const event = await appendEvent(tx, {
       aggregateType: 'project',
       aggregateId: app.project_id,
-      eventType: 'project.application.key.added',
+      eventType: EVENT.project.appKeyAdded,
       payload: { appId, keyId, expiresAt },
       resourceOwner: app.org_id,
       creator,

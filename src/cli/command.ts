@@ -12,6 +12,7 @@ import { createSecretBox, type SecretBox } from '../platform/secrets.ts';
 import { createLogger } from '../platform/logger.ts';
 import { bootstrap } from '../instance/bootstrap.ts';
 import type { InstanceRow } from '../instance/queries.ts';
+import { MAX_LIMIT } from '../management/list-query.ts';
 
 export class UsageError extends Error {
   override name = 'UsageError';
@@ -72,6 +73,9 @@ type Options = NonNullable<ParseArgsConfig['options']>;
 
 export const OUTPUT_OPTION = { output: { type: 'string', default: 'json' } } as const satisfies Options;
 export const OUTPUT_HELP = '  --output json|table   output format (default json)';
+
+/** What a list command without --limit prints: the first page at the largest size the API allows. */
+export const LIST_PAGE = { offset: 0n, limit: MAX_LIMIT, asc: true };
 
 /** Parses options strictly; unknown options, positionals and missing values are usage errors. */
 export function parseOptions<O extends Options>(args: string[], options: O) {
@@ -151,7 +155,8 @@ export function openedHere(config: Config): DatabaseSource {
       const secrets = createSecretBox(resolveMasterKey(config));
       return withDb(async (db) => {
         await migrate(db);
-        return fn({ db, secrets, instance: await bootstrap(db, config, log()) });
+        const { instance } = await bootstrap(db, config, log());
+        return fn({ db, secrets, instance });
       });
     },
   };

@@ -3,11 +3,17 @@
 import { listIdps } from '../idps/lifecycle.ts';
 import { listLoginPolicyIdps } from '../idps/login-policy.ts';
 import { listUserLinks } from '../idps/links.ts';
-import { MAX_LIMIT } from '../management/list-query.ts';
-import { OUTPUT_HELP, OUTPUT_OPTION, parseOptions, print, required, withInstance, type Command } from './command.ts';
+import {
+  LIST_PAGE,
+  OUTPUT_HELP,
+  OUTPUT_OPTION,
+  parseOptions,
+  print,
+  required,
+  withInstance,
+  type Command,
+} from './command.ts';
 import { ORG_HELP, ORG_OPTION, orgOf } from './provision.ts';
-
-const PAGE = { offset: 0n, limit: MAX_LIMIT, asc: true };
 
 export const idpList: Command = {
   summary: "list the instance's JWT identity providers (ListIDPs)",
@@ -21,8 +27,8 @@ ${OUTPUT_HELP}`,
   async run(args, ctx) {
     const o = parseOptions(args, OUTPUT_OPTION);
     return withInstance(ctx, async ({ db, instance }) => {
-      const idps = await listIdps(db, instance.id, [], PAGE, false);
-      const listed = new Set((await listLoginPolicyIdps(db, instance.id, PAGE)).rows.map((r) => r.idp_id));
+      const idps = await listIdps(db, instance.id, [], LIST_PAGE, false);
+      const listed = new Set((await listLoginPolicyIdps(db, instance.id, LIST_PAGE)).rows.map((r) => r.idp_id));
       print(
         ctx,
         idps.rows.map((i) => ({
@@ -57,7 +63,7 @@ ${OUTPUT_HELP}`,
     const o = parseOptions(args, { ...ORG_OPTION, ...OUTPUT_OPTION, user: { type: 'string' } });
     const userId = required(o.user, 'user');
     return withInstance(ctx, async ({ db, instance }) => {
-      const links = await listUserLinks(db, { orgId: await orgOf(db, instance, o.org), userId }, PAGE);
+      const links = await listUserLinks(db, { orgId: await orgOf(db, instance, o.org), userId }, LIST_PAGE);
       print(
         ctx,
         links.rows.map((l) => ({

@@ -8,7 +8,7 @@ import type { InstanceRow } from '../instance/queries.ts';
 import { getOrgById } from '../orgs/service.ts';
 import { listUsers } from '../users/list.ts';
 import { loginName } from '../users/lookup.ts';
-import { removeUser } from '../users/remove.ts';
+import { removeUser } from '../members/remove-user.ts';
 import { getUserById } from '../users/service.ts';
 import { changeUserState } from '../users/state.ts';
 import {

@@ -5,7 +5,7 @@ import { ImportHumanUserRequestSchema } from '@zitadel/proto/zitadel/management_
 import { isEmailAddress, validateMessage } from '../management/validate.ts';
 import { getOrgById } from '../orgs/service.ts';
 import { addMachineUser, addMachineUserKey, generateMachineSecret } from '../users/machine-service.ts';
-import { importHumanUser, type ImportHumanInput } from '../users/human-service.ts';
+import { importHumanUser, type ImportHumanInput } from '../passwords/new-human.ts';
 import { getUserById } from '../users/service.ts';
 import { loginName } from '../users/lookup.ts';
 import { createAdmin } from '../instance/admins.ts';

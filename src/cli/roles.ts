@@ -3,9 +3,9 @@
 import { addProjectRoles, listProjectRoles, removeProjectRole } from '../projects/roles.ts';
 import { addUserGrant, removeUserGrants } from '../grants/service.ts';
 import { listUserGrants, type GrantFilter } from '../grants/list.ts';
-import { MAX_LIMIT } from '../management/list-query.ts';
 import {
   CLI_CREATOR,
+  LIST_PAGE,
   OUTPUT_HELP,
   OUTPUT_OPTION,
   parseOptions,
@@ -16,8 +16,8 @@ import {
 } from './command.ts';
 import { ORG_HELP, ORG_OPTION, orgOf } from './provision.ts';
 
-const PAGE = { offset: 0n, limit: MAX_LIMIT, asc: true };
-const PROJECT_OPTION = { project: { type: 'string' } } as const;
+// a command on a project of the org in context, printing JSON or a table
+const PROJECT_OPTIONS = { project: { type: 'string' }, ...ORG_OPTION, ...OUTPUT_OPTION } as const;
 const PROJECT_HELP = '  --project ID          the project                                           required';
 
 export const roleAdd: Command = {
@@ -34,9 +34,7 @@ ${ORG_HELP}
 ${OUTPUT_HELP}`,
   async run(args, ctx) {
     const o = parseOptions(args, {
-      ...PROJECT_OPTION,
-      ...ORG_OPTION,
-      ...OUTPUT_OPTION,
+      ...PROJECT_OPTIONS,
       key: { type: 'string' },
       'display-name': { type: 'string' },
       group: { type: 'string', default: '' },
@@ -63,10 +61,10 @@ ${PROJECT_HELP}
 ${ORG_HELP}
 ${OUTPUT_HELP}`,
   async run(args, ctx) {
-    const o = parseOptions(args, { ...PROJECT_OPTION, ...ORG_OPTION, ...OUTPUT_OPTION });
+    const o = parseOptions(args, PROJECT_OPTIONS);
     const projectId = required(o.project, 'project');
     return withInstance(ctx, async ({ db, instance }) => {
-      const result = await listProjectRoles(db, { orgId: await orgOf(db, instance, o.org), projectId }, [], PAGE);
+      const result = await listProjectRoles(db, { orgId: await orgOf(db, instance, o.org), projectId }, [], LIST_PAGE);
       print(
         ctx,
         result.rows.map((r) => ({ key: r.role_key, displayName: r.display_name, group: r.role_group })),
@@ -86,7 +84,7 @@ ${PROJECT_HELP}
 ${ORG_HELP}
 ${OUTPUT_HELP}`,
   async run(args, ctx) {
-    const o = parseOptions(args, { ...PROJECT_OPTION, ...ORG_OPTION, ...OUTPUT_OPTION, key: { type: 'string' } });
+    const o = parseOptions(args, { ...PROJECT_OPTIONS, key: { type: 'string' } });
     const projectId = required(o.project, 'project');
     const key = required(o.key, 'key');
     return withInstance(ctx, async ({ db, instance }) => {
@@ -111,9 +109,7 @@ ${ORG_HELP}
 ${OUTPUT_HELP}`,
   async run(args, ctx) {
     const o = parseOptions(args, {
-      ...PROJECT_OPTION,
-      ...ORG_OPTION,
-      ...OUTPUT_OPTION,
+      ...PROJECT_OPTIONS,
       user: { type: 'string' },
       role: { type: 'string', multiple: true, default: [] },
     });
@@ -139,12 +135,12 @@ Prints [{"grantId","userId","userName","projectId","roleKeys","state"}].
 ${ORG_HELP}
 ${OUTPUT_HELP}`,
   async run(args, ctx) {
-    const o = parseOptions(args, { ...PROJECT_OPTION, ...ORG_OPTION, ...OUTPUT_OPTION, user: { type: 'string' } });
+    const o = parseOptions(args, { ...PROJECT_OPTIONS, user: { type: 'string' } });
     return withInstance(ctx, async ({ db, instance }) => {
       const filters: GrantFilter[] = [];
       if (o.user !== undefined) filters.push({ field: 'userId', id: o.user });
       if (o.project !== undefined) filters.push({ field: 'projectId', id: o.project });
-      const result = await listUserGrants(db, await orgOf(db, instance, o.org), filters, PAGE);
+      const result = await listUserGrants(db, await orgOf(db, instance, o.org), filters, LIST_PAGE);
       print(
         ctx,
         result.rows.map((g) => ({

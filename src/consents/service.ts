@@ -4,6 +4,7 @@
 // so it outlives the login session and every instance sees it.
 import type { Db, Queryable } from '../platform/db.ts';
 import { appendEvent } from '../events/log.ts';
+import { EVENT } from '../events/types.ts';
 import { notFound } from '../platform/errors.ts';
 import { findConsentTarget, insertConsent } from './queries.ts';
 
@@ -59,7 +60,7 @@ export async function grantAppConsent(db: Db, subject: ConsentSubject): Promise<
     await appendEvent(tx, {
       aggregateType: 'user',
       aggregateId: subject.userId,
-      eventType: 'user.consent.granted',
+      eventType: EVENT.user.consentGranted,
       payload: { appId: target.app_id, clientId: subject.clientId, appOrgId: target.org_id, scope: subject.scope },
       resourceOwner: userOrgId,
       creator: subject.userId,

@@ -1,4 +1,4 @@
-// What the console lets a person see and do (issue 22 "Who sees what"), and the one way it changes anything: every
+// What the console lets a person see and do, and the one way it changes anything: every
 // read and write runs a management operation of the API's registry (management/plugin.ts), with the same
 // permission check (management/auth.ts), the same validation and the same service call, so an object made here is
 // the one the API would make, with the same events.
@@ -29,7 +29,7 @@ export interface Viewer {
   isIamOwner: boolean;
   /** The organizations whose owner the viewer is (all of them are reachable for an IAM_OWNER via ListOrgs). */
   ownedOrgIds: string[];
-  /** The orgs of the projects the viewer is PROJECT_OWNER(_VIEWER) of (issue 22): it sees those projects there. */
+  /** The orgs of the projects the viewer is PROJECT_OWNER(_VIEWER) of: it sees those projects there. */
   projectOrgIds: string[];
   /** Whether the viewer holds any management role the console serves; else the "no access" page. */
   canManage: boolean;

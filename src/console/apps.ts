@@ -1,4 +1,4 @@
-// Console area "Apps" of a project (issue 22): create per kind (web, SPA, native: AddOIDCApp; API: AddAPIApp), the
+// Console area "Apps" of a project: create per kind (web, SPA, native: AddOIDCApp; API: AddAPIApp), the
 // client secret shown exactly once (never stored in a URL or a cookie: the answer to the POST shows it), edit the
 // redirect URIs and token settings (UpdateOIDCAppConfig), regenerate the secret, deactivate, reactivate, remove.
 import { ManagementService as M } from '@zitadel/proto/zitadel/management_pb.js';
@@ -16,7 +16,7 @@ import {
   Submit,
   TextArea,
 } from '../views/console/components.ts';
-import { format } from '../login/i18n.ts';
+import { format } from '../views/i18n.ts';
 import { type ConsolePage, type ConsoleRouter, inputError, removal } from './page.ts';
 
 /** The four kinds a person chooses from: an OIDC app of a type (AddOIDCApp, with a new app's defaults of that type,

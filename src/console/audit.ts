@@ -1,4 +1,4 @@
-// Console area "Audit" (issue 22: the event log, filterable by object and by who did it, paged): the events of the
+// Console area "Audit" (the event log, filterable by object and by who did it, paged): the events of the
 // org in context, newest first, through AdminService.ListEvents (so an instance owner's page, like the API; an
 // org's owner is told so). Older pages are asked for by time: ListEvents' `sequence` keeps only newer events.
 import { timestampDate, timestampFromDate } from '@bufbuild/protobuf/wkt';

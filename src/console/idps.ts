@@ -1,4 +1,4 @@
-// Console area "Identity providers" (issue 22): the instance's JWT IdPs (ListIDPs), create one with AddJWTIDP's
+// Console area "Identity providers": the instance's JWT IdPs (ListIDPs), create one with AddJWTIDP's
 // fields, and an IdP's page: its settings (UpdateIDP) and JWT configuration (UpdateIDPJWTConfig) as two forms,
 // whether the login offers it (AddIDPToLoginPolicy / RemoveIDPFromLoginPolicy), deactivate / reactivate, remove.
 // IdPs belong to the instance and the API serves them to IAM_OWNER only (management/handlers/idps.ts), so an org's

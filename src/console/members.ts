@@ -1,4 +1,4 @@
-// Members of an org or a project in the console (issue 22): the list, add by user name with roles from the API's
+// Members of an org or a project in the console: the list, add by user name with roles from the API's
 // List…MemberRoles, and remove; through AddOrgMember / AddProjectMember and their Remove… operations. Also the
 // lookup of a user by user name that every "add a person" form uses (ListUsers, the org in context).
 import { ManagementService as M } from '@zitadel/proto/zitadel/management_pb.js';

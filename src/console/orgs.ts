@@ -1,4 +1,4 @@
-// Console area "Organizations" (issue 22): the list (ListOrgs for an IAM_OWNER, else the viewer's own orgs),
+// Console area "Organizations": the list (ListOrgs for an IAM_OWNER, else the viewer's own orgs),
 // create with SetUpOrg's fields (an org and its first owner), and an org's page with its domain, members and
 // deactivate / reactivate / remove.
 import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';

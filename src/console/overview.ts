@@ -1,4 +1,4 @@
-// Console area "Overview" (issue 22): counts of what the viewer manages, the org's recent changes, and the links a
+// Console area "Overview": counts of what the viewer manages, the org's recent changes, and the links a
 // developer needs (discovery document, documentation).
 import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
 import { ManagementService as M } from '@zitadel/proto/zitadel/management_pb.js';

@@ -1,18 +1,20 @@
-// The console's request pipeline (issue 22), for every route module: session (else sign-in), viewer (else the "no
+// The console's request pipeline, for every route module: session (else sign-in), viewer (else the "no
 // access" page), CSRF on every POST, the org in context, and rendering into the console layout with the strict CSP
 // (the one first-party script only). The API's refusals become pages: 404 for what the viewer may not see (another
-// org's ids, compat.md §1), the form again with the message for bad input. Also the steps every area shares: links
-// that keep the org in context (`url`) and a removal's confirmation that works without JavaScript (`removal`).
+// org's ids, as the API answers them), the form again with the message for bad input. Also the steps every area
+// shares: links that keep the org in context (`url`) and a removal's confirmation that works without JavaScript
+// (`removal`).
 import type { FastifyInstance, FastifyReply, FastifyRequest, onSendAsyncHookHandler } from 'fastify';
 import type { DescMessage, DescMethodUnary, MessageInitShape, MessageShape } from '@bufbuild/protobuf';
 import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
 import { AuthService } from '@zitadel/proto/zitadel/auth_pb.js';
 import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
-import { chooseLocale, type Locale, type Texts } from '../login/i18n.ts';
-import type { LoginDeps } from '../login/interaction.ts';
-import { formField } from '../login/interaction.ts';
-import { cookieCsrf } from '../login/cookie-csrf.ts';
-import { HTML_SECURITY_HEADERS, SCRIPT_PAGE_CSP } from '../login/security.ts';
+import type { Locale, Texts } from '../views/i18n.ts';
+import { chooseLocale } from '../web/locale.ts';
+import type { PageDeps } from '../web/page-deps.ts';
+import { formField } from '../web/forms.ts';
+import { cookieCsrf } from '../web/cookie-csrf.ts';
+import { HTML_SECURITY_HEADERS, SCRIPT_PAGE_CSP } from '../web/security.ts';
 import type { Db } from '../platform/db.ts';
 import { AppError, Code, permissionDenied } from '../platform/errors.ts';
 import { renderDocument, type Markup } from '../views/html.ts';
@@ -30,7 +32,7 @@ const CONSOLE_HEADERS = {
 };
 
 export interface ConsoleDeps {
-  login: LoginDeps;
+  web: PageDeps;
   run: Run;
 }
 
@@ -71,7 +73,7 @@ export interface ConsoleRouter {
   post(path: string, handler: ConsoleHandler): void;
 }
 
-export const consoleCsrf = (deps: LoginDeps) => cookieCsrf(deps.secrets, 'gatehouse_console_csrf', CONSOLE_PATH);
+export const consoleCsrf = (deps: PageDeps) => cookieCsrf(deps.secrets, 'gatehouse_console_csrf', CONSOLE_PATH);
 
 async function orgChoices(page: ConsolePage): Promise<NavOrg[]> {
   const { viewer } = page;
@@ -94,23 +96,23 @@ async function orgChoices(page: ConsolePage): Promise<NavOrg[]> {
   return [...owned, ...projectOrgIds.map((id) => ({ id, name: names.get(id) ?? id }))];
 }
 
-// A viewer who manages no org in context but projects in it (PROJECT_OWNER, issue 22) reaches the project pages
+// A viewer who manages no org in context but projects in it (PROJECT_OWNER) reaches the project pages
 // only: every other page is the "not found" page before it reads anything (deny by default), its start page the
 // projects list, and the navigation shows "Projects" alone.
 const PROJECT_PAGES = /^\/projects(\/|$)/;
 const PROJECT_AREAS = ['projects'];
 
 export function consoleRouter(ui: FastifyInstance, deps: ConsoleDeps): ConsoleRouter {
-  const { login } = deps;
-  const csrf = consoleCsrf(login);
+  const { web } = deps;
+  const csrf = consoleCsrf(web);
   const handle =
     (method: 'GET' | 'POST', path: string, handler: ConsoleHandler) =>
     async (request: FastifyRequest, reply: FastifyReply) => {
-      if (method === 'POST') csrf.check(request, login.config.issuer);
-      const user = await consoleUser(login, request, reply);
-      const viewer = user && (await viewerOf(login.db, user));
+      if (method === 'POST') csrf.check(request, web.config.issuer);
+      const user = await consoleUser(web, request, reply);
+      const viewer = user && (await viewerOf(web.db, user));
       // A POST without a session goes to its page first; nothing is changed.
-      if (!viewer) return method === 'GET' ? signInRedirect(login, request, reply) : reply.redirect(CONSOLE_PATH, 303);
+      if (!viewer) return method === 'GET' ? signInRedirect(web, request, reply) : reply.redirect(CONSOLE_PATH, 303);
       const locale = chooseLocale(undefined, request.headers['accept-language']);
       const t = consoleTexts(locale);
       const query = request.query as Record<string, unknown>;
@@ -124,15 +126,15 @@ export function consoleRouter(ui: FastifyInstance, deps: ConsoleDeps): ConsoleRo
         managesOrg: managesOrg(viewer, orgId),
         locale,
         t,
-        csrf: csrf.token(request, reply, login.config.issuer.startsWith('https:')),
+        csrf: csrf.token(request, reply, web.config.issuer.startsWith('https:')),
         run: (m, r, org) => deps.run(viewer, m, org ?? orgId, r),
-        readAsOrgOwner: (read) => readAsOrgOwner(login.db, viewer, orgId, read),
+        readAsOrgOwner: (read) => readAsOrgOwner(web.db, viewer, orgId, read),
         field: (name) => formField(request, name)?.trim() ?? '',
         href: (path) => withOrg(path, orgId),
         async render(area, title, body, status = 200) {
           const frame: ConsoleFrame = {
             t,
-            instanceName: login.pages.instanceName,
+            instanceName: web.pages.instanceName,
             area,
             org: viewer.canManage ? { current: orgId, choices: await orgChoices(page) } : undefined,
             ...(!page.managesOrg && { areas: PROJECT_AREAS }),
@@ -163,7 +165,7 @@ export function consoleRouter(ui: FastifyInstance, deps: ConsoleDeps): ConsoleRo
   };
 }
 
-/** Issue 22 asks every page to render within 50 ms p99 at the server: the time from the request's arrival to its
+/** Every page's budget is 50 ms p99 at the server: the time from the request's arrival to its
  *  response (session, permission checks, statements, rendering), as the W3C Server-Timing header `app;dur=<ms>`,
  *  which the bench collects per page (bench/console-pages.ts). It tells the signed-in person nothing a stopwatch
  *  would not. */
@@ -172,7 +174,7 @@ const serverTiming: onSendAsyncHookHandler = async (_request, reply, payload) =>
   return payload;
 };
 
-/** A person without a management role: a short page and no administration data (issue 22). */
+/** A person without a management role: a short page and no administration data. */
 function noAccess(page: ConsolePage): Promise<FastifyReply> {
   const { t } = page;
   return page.render(

@@ -1,4 +1,4 @@
-// Console area "Policies" (issue 22): the instance's login policy, password complexity and lockout, each as a form
+// Console area "Policies": the instance's login policy, password complexity and lockout, each as a form
 // that shows the values in force and saves through the API's operation (UpdateLoginPolicy,
 // UpdatePasswordComplexityPolicy, UpdateLockoutPolicy), the API's refusal shown above the form (400). Organizations
 // have no policies of their own: an org's owner reads the instance's through the management service's Get
@@ -9,7 +9,7 @@ import { ManagementService as M } from '@zitadel/proto/zitadel/management_pb.js'
 import { MultiFactorType, PasswordlessType, SecondFactorType } from '@zitadel/proto/zitadel/policy_pb.js';
 import type { LockoutPolicy, LoginPolicy, PasswordComplexityPolicy } from '@zitadel/proto/zitadel/policy_pb.js';
 import { html, type Markup } from '../views/html.ts';
-import { format } from '../login/i18n.ts';
+import { format } from '../views/i18n.ts';
 import { invalidArgument } from '../platform/errors.ts';
 import { Checkbox, Flash, Input, PostForm, Submit } from '../views/console/components.ts';
 import { type ConsolePage, type ConsoleRouter, inputError, url } from './page.ts';
@@ -138,7 +138,7 @@ async function showPolicies(page: ConsolePage, refusal?: Refusal) {
         required=${true}
         min=${1}
         max=${1000}
-        help=${format(t.maxPasswordAttemptsHelp!, { seconds: page.deps.login.config.lockout.seconds })}
+        help=${format(t.maxPasswordAttemptsHelp!, { seconds: page.deps.web.config.lockout.seconds })}
       />
       <${Input}
         name="maxOtpAttempts"
@@ -148,7 +148,7 @@ async function showPolicies(page: ConsolePage, refusal?: Refusal) {
         required=${true}
         min=${1}
         max=${1000}
-        help=${format(t.maxOtpAttemptsHelp!, { seconds: page.deps.login.config.lockout.seconds })}
+        help=${format(t.maxOtpAttemptsHelp!, { seconds: page.deps.web.config.lockout.seconds })}
       />
     <//>`;
   return page.render('policies', t.policiesTitle!, body, refusal ? 400 : 200);

@@ -1,4 +1,4 @@
-// A project's grants to other orgs in the console (issue 22, the B2B case of issue 21): the list with each grant's
+// A project's grants to other orgs in the console (the B2B case): the list with each grant's
 // roles and state, "Grant project" (the receiving org by its ID or a domain of it, the roles from the project's),
 // deactivate / reactivate, and remove after a confirmation; through the API's AddProjectGrant,
 // GetOrgByDomainGlobal, DeactivateProjectGrant, ReactivateProjectGrant and RemoveProjectGrant.

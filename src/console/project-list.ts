@@ -1,4 +1,4 @@
-// Console area "Projects" (issue 22): the list with a name search, paged, and a new project; through the API's
+// Console area "Projects": the list with a name search, paged, and a new project; through the API's
 // ListProjects and AddProject. A project's own page is projects.ts.
 import { ManagementService as M } from '@zitadel/proto/zitadel/management_pb.js';
 import { ProjectState } from '@zitadel/proto/zitadel/project_pb.js';

@@ -1,4 +1,4 @@
-// Console area "Projects" (issue 22): a project's page with its settings (the three checks), roles (add, edit,
+// Console area "Projects": a project's page with its settings (the three checks), roles (add, edit,
 // remove), apps, user grants, project grants and members; deactivate, reactivate and remove (the list and creation
 // are project-list.ts). Every read and write is the API's operation (GetProjectByID, UpdateProject, …).
 import { ManagementService as M } from '@zitadel/proto/zitadel/management_pb.js';

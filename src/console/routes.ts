@@ -1,9 +1,9 @@
-// The admin console at /ui/console (issue 22), registered in the login pages' plugin scope (login/routes.ts): the
+// The admin console at /ui/console, registered in the pages' scope (web/plugin.ts): the
 // same cookies, form parser, NUL check and error pages. Each area is a route module (overview.ts, orgs.ts,
 // projects.ts, apps.ts, audit.ts, user-list.ts, user-detail.ts, user-actions.ts; identity providers and policies
 // the same way) that registers GET pages and POST actions on the console router (page.ts).
 import type { FastifyInstance } from 'fastify';
-import type { LoginDeps } from '../login/interaction.ts';
+import type { PageDeps } from '../web/page-deps.ts';
 import { CONSOLE_CALLBACK_PATH } from '../oidc/account-client.ts';
 import type { Operation } from '../management/operation.ts';
 import { createRun } from './access.ts';
@@ -21,8 +21,8 @@ import { registerProjectList } from './project-list.ts';
 import { registerProjects } from './projects.ts';
 import { CONSOLE_PATH, endConsoleSession, finishSignIn, signOutUrl } from './session.ts';
 
-export function registerConsole(ui: FastifyInstance, login: LoginDeps, operations: Operation[]): void {
-  const router = consoleRouter(ui, { login, run: createRun(login.db, operations) });
+export function registerConsole(ui: FastifyInstance, web: PageDeps, operations: Operation[]): void {
+  const router = consoleRouter(ui, { web, run: createRun(web.db, operations) });
   registerOverview(router);
   registerOrgs(router);
   registerProjectList(router);
@@ -37,13 +37,13 @@ export function registerConsole(ui: FastifyInstance, login: LoginDeps, operation
 
   // Outside the router: these run without a console session.
   ui.get(CONSOLE_CALLBACK_PATH, async (request, reply) => {
-    const back = await finishSignIn(login, request, reply);
+    const back = await finishSignIn(web, request, reply);
     // a callback this browser did not start (or a cancelled sign-in) starts over, without a loop
     return reply.redirect(back ?? '/', 303);
   });
   ui.post(`${CONSOLE_PATH}/sign-out`, async (request, reply) => {
-    consoleCsrf(login).check(request, login.config.issuer);
-    await endConsoleSession(login, request, reply);
-    return reply.redirect(signOutUrl(login.config.issuer), 303);
+    consoleCsrf(web).check(request, web.config.issuer);
+    await endConsoleSession(web, request, reply);
+    return reply.redirect(signOutUrl(web.config.issuer), 303);
   });
 }

@@ -3,7 +3,7 @@
 // limits than the login session's; ASVS §7.3).
 // The session lives on the server (users/console-sessions.ts; the cookie holds only its random id), so that "Sign
 // out", a password change or reset, and locking, deactivating or removing the user end it on every node, a copy
-// of the cookie included (security.md item 23). Without one the browser goes through an authorization request of
+// of the cookie included. Without one the browser goes through an authorization request of
 // the console's built-in client (oidc/account-client.ts; code flow with PKCE and a state bound to this browser by a
 // sealed cookie), so the normal login pages sign it in, and the callback brings it back to the page it asked for.
 // The callback takes the user of the OP session the login created, as the account page does (account/session.ts),
@@ -11,7 +11,7 @@
 // RP-initiated logout) ends the console session too. The code itself is never redeemed and expires.
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { LoginDeps } from '../login/interaction.ts';
+import type { PageDeps } from '../web/page-deps.ts';
 import { CONSOLE_CALLBACK_PATH, CONSOLE_CLIENT_ID } from '../oidc/account-client.ts';
 import { ROUTES } from '../oidc/protocol.ts';
 import {
@@ -33,13 +33,13 @@ const REFRESH_SECONDS = 60;
 
 const now = () => Math.floor(Date.now() / 1000);
 
-const limits = (deps: LoginDeps): ConsoleSessionLimits => ({
+const limits = (deps: PageDeps): ConsoleSessionLimits => ({
   idleSeconds: deps.config.ttl.consoleIdle,
   absoluteSeconds: ABSOLUTE_SECONDS,
   refreshSeconds: REFRESH_SECONDS,
 });
 
-function cookieOptions(deps: LoginDeps, maxAge: number) {
+function cookieOptions(deps: PageDeps, maxAge: number) {
   return {
     path: CONSOLE_PATH,
     httpOnly: true,
@@ -49,7 +49,7 @@ function cookieOptions(deps: LoginDeps, maxAge: number) {
   };
 }
 
-function unseal<T>(deps: LoginDeps, value: string | undefined): T | undefined {
+function unseal<T>(deps: PageDeps, value: string | undefined): T | undefined {
   if (!value) return undefined;
   try {
     return JSON.parse(deps.secrets.decrypt(value)) as T;
@@ -67,7 +67,7 @@ function presentedId(request: FastifyRequest): string | undefined {
 /** The signed-in user, active, or undefined (no session, ended, timed out, or the user not active): one statement,
  *  which restarts the idle clock at most once a minute; the cookie's lifetime is renewed with it. */
 export async function consoleUser(
-  deps: LoginDeps,
+  deps: PageDeps,
   request: FastifyRequest,
   reply: FastifyReply,
 ): Promise<UserRow | undefined> {
@@ -78,12 +78,12 @@ export async function consoleUser(
   return found.user;
 }
 
-function setCookie(deps: LoginDeps, reply: FastifyReply, id: string): void {
+function setCookie(deps: PageDeps, reply: FastifyReply, id: string): void {
   reply.setCookie(SESSION_COOKIE, id, cookieOptions(deps, deps.config.ttl.consoleIdle));
 }
 
 /** "Sign out": this browser's session ends on the server, so a copy of its cookie is refused too. */
-export async function endConsoleSession(deps: LoginDeps, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+export async function endConsoleSession(deps: PageDeps, request: FastifyRequest, reply: FastifyReply): Promise<void> {
   const id = presentedId(request);
   if (id) await deleteConsoleSession(deps.db, id);
   reply.clearCookie(SESSION_COOKIE, cookieOptions(deps, 0));
@@ -101,7 +101,7 @@ export function consoleReturnPath(url: string): string {
 }
 
 /** To the authorization endpoint, remembering the page to come back to. */
-export function signInRedirect(deps: LoginDeps, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+export function signInRedirect(deps: PageDeps, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const state = randomBytes(24).toString('base64url');
   const signIn: SignIn = { state, returnTo: consoleReturnPath(request.url), expiresAt: now() + SIGN_IN_SECONDS };
   reply.setCookie(SIGN_IN_COOKIE, deps.secrets.encrypt(JSON.stringify(signIn)), cookieOptions(deps, SIGN_IN_SECONDS));
@@ -121,7 +121,7 @@ export function signInRedirect(deps: LoginDeps, request: FastifyRequest, reply: 
 /** The callback: the state must be the one this browser was sent with; then the login's user has a console
  *  session. Returns the page to go back to, or undefined when the sign-in did not happen here. */
 export async function finishSignIn(
-  deps: LoginDeps,
+  deps: PageDeps,
   request: FastifyRequest,
   reply: FastifyReply,
 ): Promise<string | undefined> {

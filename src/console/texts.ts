@@ -1,7 +1,7 @@
-// The console's texts (issue 22), English and German, in views/locales/console/: apart from the login pages'
+// The console's texts, English and German, in views/locales/console/: apart from the login pages'
 // texts so that each area adds its own keys without touching the other's files.
 import { readFileSync } from 'node:fs';
-import { SUPPORTED_LOCALES, type Locale, type Texts } from '../login/i18n.ts';
+import { SUPPORTED_LOCALES, type Locale, type Texts } from '../views/i18n.ts';
 
 const TEXTS = Object.fromEntries(
   SUPPORTED_LOCALES.map((locale) => [

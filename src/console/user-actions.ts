@@ -1,9 +1,9 @@
-// Console area "Users": the actions of a user's page (issue 22), each a POST form (CSRF checked by the router) that
+// Console area "Users": the actions of a user's page, each a POST form (CSRF checked by the router) that
 // runs the API's operation: LockUser / UnlockUser / DeactivateUser / ReactivateUser, SetHumanPassword (a refused
 // password is the password form's message), RemoveUser and RemoveMachineKey (each after a confirmation that works
 // without JavaScript: page.ts's removal). After an action the user's page again, with a notice (303).
 import { ManagementService as M } from '@zitadel/proto/zitadel/management_pb.js';
-import { formField } from '../login/interaction.ts';
+import { formField } from '../web/forms.ts';
 import { invalidArgument } from '../platform/errors.ts';
 import { type ConsolePage, type ConsoleRouter, inputError, removal } from './page.ts';
 import { STATE_ACTIONS, showUser, type StateAction, userIdOf, userPath } from './user-detail.ts';

@@ -1,4 +1,4 @@
-// Console area "Users": one user's page (issue 22). Its profile and state, the actions its state allows
+// Console area "Users": one user's page. Its profile and state, the actions its state allows
 // (user-actions.ts runs them), its grants, its memberships, and per kind: a human's sign-in sessions, second factors
 // and passkeys, a machine's keys. Every read is the API's operation (GetUserByID, ListUserGrants, ListUserMemberships,
 // ListHumanAuthFactors, ListHumanPasswordless, ListMachineKeys), but the sessions: ZITADEL's v1 API lists none per
@@ -16,7 +16,7 @@ import {
   type Membership,
   type User,
 } from '@zitadel/proto/zitadel/user_pb.js';
-import type { Texts } from '../login/i18n.ts';
+import type { Texts } from '../views/i18n.ts';
 import { findUserSessions, type UserSession } from '../users/artifact-queries.ts';
 import { html, type Markup } from '../views/html.ts';
 import { Checkbox, Flash, Input, PostForm, StateBadge, Submit, Table, utcText } from '../views/console/components.ts';
@@ -135,7 +135,8 @@ function factorRows(t: Texts, factors: AuthFactor[], passkeys: { name: string; s
   ];
 }
 
-/** The sessions' table: when, until when, which apps, how (amr); never a session's id (security.md §7). */
+/** The sessions' table: when, until when, which apps, how (amr); never a session's id, which would sign its
+ *  reader in. */
 function Sessions({ t, sessions }: { t: Texts; sessions: UserSession[] }) {
   const when = (date: Date | null) => (date ? minute(date) : '–');
   return html`<section aria-labelledby="sessions">

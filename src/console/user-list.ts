@@ -1,4 +1,4 @@
-// Console area "Users" (issue 22): the list, with one search box over user name, e-mail and display name (ZITADEL's
+// Console area "Users": the list, with one search box over user name, e-mail and display name (ZITADEL's
 // orQuery of three STARTS_WITH_IGNORE_CASE queries, each served by its per-org index, so the page stays fast at a
 // million users; test/management/list-plans.test.ts), sorted by user name, a page at a time; and the creation of
 // human and machine users; each user name links to the user's page (user-detail.ts). Every read and write is the

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import type { Db, Queryable } from '../platform/db.ts';
 import { appendEvent } from '../events/log.ts';
+import { EVENT } from '../events/types.ts';
 import { changedDetails, type Details } from '../events/details.ts';
 import { AppError, Code, failedPrecondition, invalidArgument } from '../platform/errors.ts';
 import type { SecretBox } from '../platform/secrets.ts';
@@ -88,7 +89,7 @@ export async function changeEmail(
     const event = await appendEvent(tx, {
       aggregateType: 'user',
       aggregateId: user.id,
-      eventType: 'user.human.email.changed',
+      eventType: EVENT.user.emailChanged,
       payload: { email: address, verified: input.verified },
       resourceOwner: user.org_id,
       creator,
@@ -128,7 +129,7 @@ export async function resendEmailVerification(
     const event = await appendEvent(tx, {
       aggregateType: 'user',
       aggregateId: user.id,
-      eventType: 'user.human.email.code.added',
+      eventType: EVENT.user.emailCodeAdded,
       resourceOwner: user.org_id,
       creator,
     });
@@ -157,7 +158,7 @@ export async function verifyEmail(
     const event = await appendEvent(tx, {
       aggregateType: 'user',
       aggregateId: user.id,
-      eventType: 'user.human.email.verified',
+      eventType: EVENT.user.emailVerified,
       resourceOwner: user.org_id,
       creator: userId,
     });

@@ -2,6 +2,7 @@
 // its events with their editors, a page at a time from a sequence on, as ZITADEL's ChangeQuery asks
 // (events_aggregate_idx serves every read).
 import type { Queryable } from '../platform/db.ts';
+import type { AggregateType } from './types.ts';
 
 export interface ChangeRow {
   sequence: string;
@@ -28,7 +29,7 @@ export const EDITOR_JOIN = 'LEFT JOIN users u ON u.id = e.creator LEFT JOIN orgs
 
 export async function listChanges(
   db: Queryable,
-  aggregate: { type: string; id: string; appId?: string },
+  aggregate: { type: AggregateType; id: string; appId?: string },
   page: ChangePage,
 ): Promise<ChangeRow[]> {
   const params: unknown[] = [aggregate.type, aggregate.id, page.sequence.toString(), page.limit];

@@ -1,11 +1,13 @@
 // The append-only event log: every request that changes state appends a row. A change writes its state rows and its
 // event(s) in one transaction; the caller builds the API's Details from the event.
 import type { Queryable } from '../platform/db.ts';
+import type { AggregateType, EventType } from './types.ts';
 
-export interface NewEvent {
-  aggregateType: string;
+/** An event of the catalog (types.ts), on an aggregate of the type its name belongs to. */
+export interface NewEvent<A extends AggregateType = AggregateType> {
+  aggregateType: A;
   aggregateId: string;
-  eventType: string;
+  eventType: EventType<A>;
   payload?: Record<string, unknown>;
   resourceOwner: string;
   creator: string;
@@ -17,7 +19,7 @@ export interface WrittenEvent {
   resourceOwner: string;
 }
 
-export async function appendEvent(tx: Queryable, event: NewEvent): Promise<WrittenEvent> {
+export async function appendEvent<A extends AggregateType>(tx: Queryable, event: NewEvent<A>): Promise<WrittenEvent> {
   const { rows } = await tx.query<{ sequence: string; created_at: Date }>(
     `INSERT INTO events (aggregate_type, aggregate_id, event_type, payload, resource_owner, creator)
      VALUES ($1, $2, $3, $4, $5, $6) RETURNING sequence, created_at`,

@@ -1,12 +1,17 @@
-// A factor check is a login attempt (issue 17: wrong codes count toward the lockout, security.md §16): counted on
+// A factor check is a login attempt (wrong codes count toward the lockout, so codes cannot be guessed): counted on
 // the user and the client address before the check, settled by its outcome like a password's. Second factors count
-// on their own counter (security.md item 24): a correct password does not reset it, a correct code does. A password
+// on their own counter: a correct password does not reset it, a correct code does. A password
 // confirmed this way (the account pages) counts on the password's.
 import type { Config } from '../config.ts';
 import type { Db } from '../platform/db.ts';
 import { recordFailure, recordSuccess, reserveLoginAttempt } from '../lockout/service.ts';
 import type { UserScope } from '../lockout/queries.ts';
-import type { FactorCheck } from './kind.ts';
+
+/** A check refused: a wrong answer, or one not tried while the lockout holds (`retryAfter`: its seconds left). */
+export interface CheckRefused {
+  ok: false;
+  retryAfter?: number;
+}
 
 export async function countedCheck(
   db: Db,
@@ -14,7 +19,7 @@ export async function countedCheck(
   subject: { userId: string; ip: string },
   check: () => Promise<boolean>,
   counter: UserScope = 'factor',
-): Promise<FactorCheck> {
+): Promise<{ ok: true } | CheckRefused> {
   const who = { account: subject.userId, ip: subject.ip, counter };
   const wait = await reserveLoginAttempt(db, lockout, who);
   if (wait > 0) return { ok: false, retryAfter: wait };

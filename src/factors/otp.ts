@@ -1,10 +1,11 @@
-// TOTP authenticators (issue 17, ZITADEL's AddMyAuthFactorOTP / VerifyMyAuthFactorOTP / RemoveMyAuthFactorOTP):
+// TOTP authenticators (RFC 6238; ZITADEL's AddMyAuthFactorOTP / VerifyMyAuthFactorOTP / RemoveMyAuthFactorOTP):
 // added unconfirmed with a new secret, ready once a first code matches, removed by the user or an org owner.
 // The secret is sealed with the master key at rest; a code is accepted once (user_totp.last_step).
 import type { Config } from '../config.ts';
 import type { Db, Queryable } from '../platform/db.ts';
 import type { SecretBox } from '../platform/secrets.ts';
 import { appendEvent } from '../events/log.ts';
+import { EVENT } from '../events/types.ts';
 import { changedDetails, type Details } from '../events/details.ts';
 import { AppError, alreadyExists, Code, failedPrecondition, invalidArgument, notFound } from '../platform/errors.ts';
 import { getUserById } from '../users/service.ts';
@@ -71,7 +72,7 @@ export async function addMyOtp(deps: OtpDeps, userId: string): Promise<NewOtp & 
     const event = await appendEvent(tx, {
       aggregateType: 'user',
       aggregateId: userId,
-      eventType: 'user.human.mfa.otp.added',
+      eventType: EVENT.user.otpAdded,
       resourceOwner: user.org_id,
       creator: userId,
     });
@@ -135,7 +136,7 @@ async function otpReady(tx: Queryable, user: UserRow) {
   return appendEvent(tx, {
     aggregateType: 'user',
     aggregateId: user.id,
-    eventType: 'user.human.mfa.otp.verified',
+    eventType: EVENT.user.otpVerified,
     resourceOwner: user.org_id,
     creator: user.id,
   });
@@ -151,7 +152,7 @@ export async function removeOtp(db: Db, user: UserRow, creator: string): Promise
     const event = await appendEvent(tx, {
       aggregateType: 'user',
       aggregateId: user.id,
-      eventType: 'user.human.mfa.otp.removed',
+      eventType: EVENT.user.otpRemoved,
       resourceOwner: user.org_id,
       creator,
     });

@@ -1,4 +1,4 @@
-// The QR code of an otpauth:// URI, drawn on the server (issue 17): the pages take no scripts and no third-party
+// The QR code of an otpauth:// URI, drawn on the server: the pages take no scripts and no third-party
 // images. The result is the viewBox size and one SVG path of the dark modules, plain text the views put into an
 // inline <svg>, so no markup ever comes from data.
 import { encode } from 'uqr';

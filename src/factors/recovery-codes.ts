@@ -1,5 +1,5 @@
-// Recovery codes (issue 17): ten single-use codes that stand in for a second factor once each, for a user who has
-// lost it. Shown once; stored as keyed hashes (security.md §21), so the database alone cannot use them.
+// Recovery codes: ten single-use codes that stand in for a second factor once each, for a user who has
+// lost it. Shown once; stored as keyed hashes (HMAC under the master key), so the database alone cannot use them.
 import { randomInt } from 'node:crypto';
 import type { Db, Queryable } from '../platform/db.ts';
 import type { SecretBox } from '../platform/secrets.ts';

@@ -5,7 +5,7 @@
 import type { Db } from '../platform/db.ts';
 import { listPage, Conditions, type ListResult, type Page, type TextFilter } from '../platform/search.ts';
 import { GRANT_COLUMNS, GRANT_TABLES, type UserGrantRow } from './queries.ts';
-import type { OrgRow } from '../orgs/queries.ts';
+import { ORG_COLUMNS, type OrgRow } from '../orgs/queries.ts';
 
 const TEXT_COLUMNS = {
   userName: 'u.user_name',
@@ -92,7 +92,7 @@ export function listProjectOrgs(
   return listPage<OrgRow>(
     db,
     {
-      select: 'o.id, o.name, o.primary_domain, o.state, o.created_at, o.changed_at, o.sequence',
+      select: ORG_COLUMNS,
       from: 'orgs o',
       where,
       orderBy: ['lower(o.name)', 'o.id'],

@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import type { Db, Queryable } from '../platform/db.ts';
 import { appendEvent } from '../events/log.ts';
+import { EVENT, type EventType } from '../events/types.ts';
 import { changedDetails, createdDetails, type Details } from '../events/details.ts';
 import { failedPrecondition, notFound, precondition } from '../platform/errors.ts';
 import { parseInput } from '../platform/input.ts';
@@ -60,7 +61,7 @@ export async function addProjectGrant(
     const event = await appendEvent(tx, {
       aggregateType: 'project',
       aggregateId: project.id,
-      eventType: 'project.grant.added',
+      eventType: EVENT.project.grantAdded,
       payload: { grantId, grantedOrgId: input.grantedOrgId, roleKeys: keys },
       resourceOwner: project.org_id,
       creator,
@@ -108,7 +109,7 @@ export async function updateProjectGrantRoles(
     if (keys.length === grant.role_keys.length && keys.every((k) => grant.role_keys.includes(k)))
       throw failedPrecondition('Project grant has not been changed', 'PROJECT-0o0pL');
     await checkRoleKeys(tx, grant.project_id, keys, 'COMMAND-6m9gd');
-    return { eventType: 'project.grant.changed', roleKeys: keys, state: grant.state };
+    return { eventType: EVENT.project.grantChanged, roleKeys: keys, state: grant.state };
   });
 }
 
@@ -123,7 +124,7 @@ export async function setProjectGrantState(
       throw state === 'inactive'
         ? failedPrecondition('Project grant is not active', 'PROJECT-47fu8')
         : failedPrecondition('Project grant is not inactive', 'PROJECT-47fu8'); // ZITADEL's one ID for both
-    const eventType = state === 'inactive' ? 'project.grant.deactivated' : 'project.grant.reactivated';
+    const eventType = state === 'inactive' ? EVENT.project.grantDeactivated : EVENT.project.grantReactivated;
     return { eventType, roleKeys: grant.role_keys, state };
   });
 }
@@ -135,7 +136,7 @@ async function changeProjectGrant(
   decide: (
     grant: ProjectGrantRow,
     tx: Queryable,
-  ) => Promise<{ eventType: string; roleKeys: string[]; state: 'active' | 'inactive' }>,
+  ) => Promise<{ eventType: EventType<'project'>; roleKeys: string[]; state: 'active' | 'inactive' }>,
 ): Promise<Details> {
   return db.tx(async (tx) => {
     const grant = await getProjectGrant(tx, ref, true);
@@ -160,7 +161,7 @@ export async function removeProjectGrant(db: Db, ref: ProjectGrantRef, creator: 
     const event = await appendEvent(tx, {
       aggregateType: 'project',
       aggregateId: grant.project_id,
-      eventType: 'project.grant.removed',
+      eventType: EVENT.project.grantRemoved,
       payload: { grantId: grant.id },
       resourceOwner: grant.project_owner_id,
       creator,

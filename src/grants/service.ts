@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import type { Db, Queryable } from '../platform/db.ts';
 import { appendEvent } from '../events/log.ts';
+import { EVENT, type EventType } from '../events/types.ts';
 import { changedDetails, createdDetails, type Details } from '../events/details.ts';
 import { failedPrecondition, notFound, precondition } from '../platform/errors.ts';
 import { receivedProjectGrant, type ProjectGrantRow } from './project-grants.ts';
@@ -84,7 +85,7 @@ export async function addUserGrant(
     const event = await appendEvent(tx, {
       aggregateType: 'usergrant',
       aggregateId: grantId,
-      eventType: 'user.grant.added',
+      eventType: EVENT.usergrant.added,
       payload: { userId: input.userId, projectId: project.id, projectGrantId: projectGrant?.id, roleKeys: keys },
       resourceOwner: input.orgId,
       creator,
@@ -121,7 +122,7 @@ export async function updateUserGrant(db: Db, ref: GrantRef, input: { roleKeys: 
     if (same) throw failedPrecondition('User grant has not been changed', 'COMMAND-Rs8fy');
     const projectGrant = grant.project_grant_id ? await findReceived(tx, grant) : undefined;
     await checkGrantable(tx, grant.project_id, projectGrant, keys);
-    return { eventType: 'user.grant.changed', roleKeys: keys, state: grant.state };
+    return { eventType: EVENT.usergrant.changed, roleKeys: keys, state: grant.state };
   });
 }
 
@@ -132,7 +133,7 @@ export async function setUserGrantState(db: Db, ref: GrantRef, state: 'active' |
       throw state === 'inactive'
         ? failedPrecondition('User grant is not active', 'COMMAND-1S9gx')
         : failedPrecondition('User grant is not inactive', 'COMMAND-1ML0v');
-    const eventType = state === 'inactive' ? 'user.grant.deactivated' : 'user.grant.reactivated';
+    const eventType = state === 'inactive' ? EVENT.usergrant.deactivated : EVENT.usergrant.reactivated;
     return { eventType, roleKeys: grant.role_keys, state };
   });
 }
@@ -140,7 +141,7 @@ export async function setUserGrantState(db: Db, ref: GrantRef, state: 'active' |
 const findReceived = (tx: Queryable, grant: UserGrantRow) =>
   receivedProjectGrant(tx, grant.org_id, grant.project_grant_id!);
 
-type GrantChange = { eventType: string; roleKeys: string[]; state: 'active' | 'inactive' };
+type GrantChange = { eventType: EventType<'usergrant'>; roleKeys: string[]; state: 'active' | 'inactive' };
 
 async function changeGrant(
   db: Db,
@@ -184,7 +185,7 @@ export async function removeUserGrants(
       const event = await appendEvent(tx, {
         aggregateType: 'usergrant',
         aggregateId: id,
-        eventType: 'user.grant.removed',
+        eventType: EVENT.usergrant.removed,
         resourceOwner: ref.orgId,
         creator,
       });

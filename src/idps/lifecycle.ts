@@ -3,6 +3,7 @@
 // the IdP off the login policy and removes every user's link to it, each with its event.
 import type { Db } from '../platform/db.ts';
 import { appendEvent } from '../events/log.ts';
+import { EVENT, type EventType } from '../events/types.ts';
 import { changedDetails, type Details } from '../events/details.ts';
 import { failedPrecondition } from '../platform/errors.ts';
 import {
@@ -71,7 +72,7 @@ function changeIdp(
   ref: IdpRef,
   fields: FieldColumns,
   values: Record<string, string | boolean>,
-  eventType: string,
+  eventType: EventType<'instance'>,
   unchanged: [id: string, message: string],
 ): Promise<Details> {
   return db.tx(async (tx) => {
@@ -97,7 +98,7 @@ export function updateIdp(
   ref: IdpRef,
   change: Pick<JwtIdpConfig, 'name' | 'stylingType' | 'autoRegister'>,
 ): Promise<Details> {
-  return changeIdp(db, ref, IDP_FIELDS, change, 'instance.idp.config.changed', ['INSTANCE-4M9vs', 'IDP not changed']);
+  return changeIdp(db, ref, IDP_FIELDS, change, EVENT.instance.idpConfigChanged, ['INSTANCE-4M9vs', 'IDP not changed']);
 }
 
 /** UpdateIDPJWTConfig. The next sign-in reads the new row, whose sequence tells every process's key cache
@@ -109,7 +110,7 @@ export function updateIdpJwtConfig(
 ): Promise<Details> {
   checkJwtIdpConfig(config, 'UpdateIDPJWTConfigRequest');
   const unchanged = ['INSTANCE-3n9gg', 'IDP JWT configuration not changed'] as [string, string];
-  return changeIdp(db, ref, JWT_FIELDS, config, 'instance.idp.jwt.config.changed', unchanged);
+  return changeIdp(db, ref, JWT_FIELDS, config, EVENT.instance.idpJwtConfigChanged, unchanged);
 }
 
 /** RemoveIDP: the IdP, its place on the login policy and its users' links (ZITADEL's cascade events). */
@@ -119,7 +120,7 @@ export function removeIdp(db: Db, ref: IdpRef): Promise<Details> {
     const event = await appendEvent(tx, {
       aggregateType: 'instance',
       aggregateId: ref.instanceId,
-      eventType: 'instance.idp.config.removed',
+      eventType: EVENT.instance.idpConfigRemoved,
       payload: { idpConfigId: idp.id, name: idp.name },
       resourceOwner: ref.instanceId,
       creator: ref.editor,
@@ -129,7 +130,7 @@ export function removeIdp(db: Db, ref: IdpRef): Promise<Details> {
       await appendEvent(tx, {
         aggregateType: 'user',
         aggregateId: link.user_id,
-        eventType: 'user.human.externalidp.cascade.removed',
+        eventType: EVENT.user.idpLinkCascadeRemoved,
         payload: { idpConfigId: idp.id, userId: link.external_user_id },
         resourceOwner: link.org_id,
         creator: ref.editor,

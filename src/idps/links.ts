@@ -7,6 +7,7 @@ import { createHuman } from '../users/human-service.ts';
 import { userNameTaken } from '../users/queries.ts';
 import { checkUserName } from '../users/user-name.ts';
 import { appendEvent } from '../events/log.ts';
+import { EVENT } from '../events/types.ts';
 import { changedDetails, type Details } from '../events/details.ts';
 import { notFound } from '../platform/errors.ts';
 import { listPage, Conditions, type ListResult, type Page } from '../platform/search.ts';
@@ -34,7 +35,7 @@ export async function linkIdentity(tx: Queryable, userId: string, orgId: string,
   await appendEvent(tx, {
     aggregateType: 'user',
     aggregateId: userId,
-    eventType: 'user.human.externalidp.added',
+    eventType: EVENT.user.idpLinkAdded,
     payload: { idpConfigId: identity.idpId, userId: identity.externalUserId, displayName: identity.displayName },
     resourceOwner: orgId,
     creator: userId,
@@ -101,7 +102,7 @@ export async function registerFromIdentity(
         passwordHash: null,
       },
       userId,
-      'user.human.selfregistered',
+      EVENT.user.humanSelfRegistered,
     );
     await linkIdentity(tx, userId, orgId, identity);
   });
@@ -160,7 +161,7 @@ export async function removeUserLink(
     const event = await appendEvent(tx, {
       aggregateType: 'user',
       aggregateId: user.id,
-      eventType: 'user.human.externalidp.removed',
+      eventType: EVENT.user.idpLinkRemoved,
       payload: { idpConfigId: ref.idpId, userId: ref.externalUserId },
       resourceOwner: user.org_id,
       creator: editor,

@@ -5,6 +5,7 @@
 // listed NOT_FOUND.
 import type { Db, Queryable } from '../platform/db.ts';
 import { appendEvent, type WrittenEvent } from '../events/log.ts';
+import { EVENT } from '../events/types.ts';
 import { changedDetails, createdDetails, type Details } from '../events/details.ts';
 import { alreadyExists, failedPrecondition, notFound } from '../platform/errors.ts';
 import { Conditions, creationOrder, listPage, type ListResult, type Page } from '../platform/search.ts';
@@ -24,7 +25,7 @@ export async function addIdpToLoginPolicy(db: Db, ref: IdpRef): Promise<Details>
     const event = await appendEvent(tx, {
       aggregateType: 'instance',
       aggregateId: ref.instanceId,
-      eventType: 'instance.policy.login.idpprovider.added',
+      eventType: EVENT.instance.loginPolicyIdpAdded,
       payload: { idpConfigId: ref.idpId, idpProviderType: 'system' },
       resourceOwner: ref.instanceId,
       creator: ref.editor,
@@ -51,7 +52,7 @@ export async function deleteLoginPolicyIdp(
   return appendEvent(tx, {
     aggregateType: 'instance',
     aggregateId: ref.instanceId,
-    eventType: `instance.policy.login.idpprovider.${ref.cascade ? 'cascade.' : ''}removed`,
+    eventType: ref.cascade ? EVENT.instance.loginPolicyIdpCascadeRemoved : EVENT.instance.loginPolicyIdpRemoved,
     payload: { idpConfigId: ref.idpId },
     resourceOwner: ref.instanceId,
     creator: ref.editor,

@@ -1,6 +1,7 @@
 // Identity provider configurations (ZITADEL's AddJWTIDP). They belong to the instance.
 import type { Db } from '../platform/db.ts';
 import { appendEvent } from '../events/log.ts';
+import { EVENT } from '../events/types.ts';
 import { createdDetails, type Details } from '../events/details.ts';
 import { newId } from '../platform/ids.ts';
 import { notFound } from '../platform/errors.ts';
@@ -20,7 +21,7 @@ export async function addJwtIdp(
     const event = await appendEvent(tx, {
       aggregateType: 'instance',
       aggregateId: instanceId,
-      eventType: 'instance.idp.jwt.added',
+      eventType: EVENT.instance.jwtIdpAdded,
       payload: { idpId, ...config },
       resourceOwner: instanceId,
       creator,

@@ -3,13 +3,14 @@
 // leaves.
 import type { Db } from '../platform/db.ts';
 import { appendEvent } from '../events/log.ts';
+import { EVENT } from '../events/types.ts';
 import { changedDetails, type Details } from '../events/details.ts';
 import { failedPrecondition } from '../platform/errors.ts';
 import { lockInstanceIdp } from './service.ts';
 
 const TRANSITIONS = {
-  inactive: { from: 'active', event: 'instance.idp.config.deactivated', error: ['INSTANCE-2n0fs', 'Not Active'] },
-  active: { from: 'inactive', event: 'instance.idp.config.reactivated', error: ['INSTANCE-5Mo0d', 'Not Inactive'] },
+  inactive: { from: 'active', event: EVENT.instance.idpConfigDeactivated, error: ['INSTANCE-2n0fs', 'Not Active'] },
+  active: { from: 'inactive', event: EVENT.instance.idpConfigReactivated, error: ['INSTANCE-5Mo0d', 'Not Inactive'] },
 } as const;
 
 export async function setIdpState(

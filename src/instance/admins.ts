@@ -4,7 +4,8 @@
 import type { Db } from '../platform/db.ts';
 import { AppError, Code, failedPrecondition } from '../platform/errors.ts';
 import { createdDetails, type Details } from '../events/details.ts';
-import { createHuman, hashNewHuman, IMPORT_REQUEST, type ImportHumanInput } from '../users/human-service.ts';
+import { createHuman } from '../users/human-service.ts';
+import { hashNewHuman, IMPORT_REQUEST, type ImportHumanInput } from '../passwords/new-human.ts';
 import { hashPassword } from '../users/passwords.ts';
 import { createMachine, findActiveMachine } from '../users/machine-service.ts';
 import { userNameTaken, type UserRow } from '../users/queries.ts';

@@ -23,9 +23,15 @@ const SYSTEM = 'SYSTEM';
 /** The generated admin password's file, in GATEHOUSE_DATA_DIR (with PostgreSQL too). */
 export const ADMIN_PASSWORD_FILE = 'admin-password.txt';
 
-export async function bootstrap(db: Db, config: Config, log: Logger): Promise<InstanceRow> {
+export interface Bootstrapped {
+  instance: InstanceRow;
+  /** Where the generated admin password was written, when this start created the admin with one. */
+  adminPasswordFile: string | undefined;
+}
+
+export async function bootstrap(db: Db, config: Config, log: Logger): Promise<Bootstrapped> {
   const existing = await findInstance(db);
-  if (existing) return existing;
+  if (existing) return { instance: existing, adminPasswordFile: undefined };
   // Hashing is slow; do it before taking the lock. An unused hash (another instance won) costs nothing else.
   const generatedPassword = config.admin.password ? undefined : randomBytes(18).toString('base64url');
   const passwordHash = await hashPassword(config.admin.password ?? generatedPassword!);
@@ -40,7 +46,7 @@ export async function bootstrap(db: Db, config: Config, log: Logger): Promise<In
     if (generatedPassword) writeOwnerOnly(passwordFile, `${generatedPassword}\n`);
     return instance;
   });
-  if (!created) return (await findInstance(db))!;
+  if (!created) return { instance: (await findInstance(db))!, adminPasswordFile: undefined };
   if (generatedPassword) {
     // The operator's only way to the first login, kept out of the log: logs are shipped and kept.
     log.warn(
@@ -50,7 +56,7 @@ export async function bootstrap(db: Db, config: Config, log: Logger): Promise<In
     );
   }
   log.info({ instanceId: created.id, keyFile: config.admin.keyFile }, 'instance created');
-  return created;
+  return { instance: created, adminPasswordFile: generatedPassword ? passwordFile : undefined };
 }
 
 async function createInstance(tx: Queryable, config: Config, passwordHash: string): Promise<InstanceRow> {

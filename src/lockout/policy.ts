@@ -6,6 +6,7 @@
 // maxPasswordAttempts".
 import type { Db, Queryable } from '../platform/db.ts';
 import { appendEvent } from '../events/log.ts';
+import { EVENT } from '../events/types.ts';
 import { changedDetails, type Details } from '../events/details.ts';
 import { failedPrecondition, invalidArgument } from '../platform/errors.ts';
 import { findLockoutPolicy, lockLockoutPolicy, upsertLockoutPolicy } from './queries.ts';
@@ -64,7 +65,7 @@ export async function updateLockoutPolicy(
     const event = await appendEvent(tx, {
       aggregateType: 'instance',
       aggregateId: instanceId,
-      eventType: 'instance.policy.lockout.changed',
+      eventType: EVENT.instance.lockoutPolicyChanged,
       payload: { maxPasswordAttempts, maxOtpAttempts },
       resourceOwner: instanceId,
       creator,

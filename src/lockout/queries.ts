@@ -136,8 +136,8 @@ export async function releaseAttempt(
   await db.query(`WITH ${releaseSql((v) => `$${params.push(v)}`, scope, account, ip, clearUser)} SELECT 1`, params);
 }
 
-/** releaseAttempt as CTEs (held, cleared, released), for a statement that writes more (oidc/write-behind.ts);
- *  `param` places a value as a parameter and returns its placeholder. */
+/** releaseAttempt as CTEs (held, cleared, released), for a statement that writes more (a unit of work's:
+ *  platform/request-scope.ts); `param` places a value as a parameter and returns its placeholder. */
 export function releaseSql(
   param: (value: unknown) => string,
   scope: UserScope,

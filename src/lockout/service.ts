@@ -14,6 +14,15 @@
 // so the locked user is refused at either step.
 import type { Config } from '../config.ts';
 import type { Db } from '../platform/db.ts';
+import {
+  deferWrite,
+  getScoped,
+  scopeKey,
+  scoped,
+  takeScoped,
+  withScoped,
+  type DeferredWrite,
+} from '../platform/request-scope.ts';
 import type { SignInUserRow } from '../users/queries.ts';
 import {
   lockAccountFor,
@@ -72,6 +81,34 @@ export interface NamedAttempt {
   gateRow?: unknown;
 }
 
+/** An attempt counted ahead of its password check (login/password-read-ahead.ts), by `<address>:<login name>`. */
+const COUNTED_AHEAD = scopeKey<NamedAttempt>('lockout:counted-attempt');
+
+/** Runs fn with an attempt counted ahead for the sign-in to take (countedAttemptOfName). An attempt the sign-in does
+ *  not take (the provider refused the interaction after all) is given back when fn ends. */
+export async function withAttemptAhead<T>(db: Db, attempt: NamedAttempt, loginName: string, fn: () => Promise<T>) {
+  const id = `${attempt.subject.ip}:${loginName}`;
+  return withScoped([scoped(COUNTED_AHEAD, attempt, id)], async (): Promise<T> => {
+    try {
+      return await fn();
+    } finally {
+      if (getScoped(COUNTED_AHEAD, id) && attempt.wait === 0)
+        await releaseAttempt(db, 'account', attempt.subject.account, attempt.subject.ip, false);
+    }
+  });
+}
+
+/** The attempt of a password check: the one counted ahead in this request, else one counted now. */
+export async function countedAttemptOfName(
+  db: Db,
+  policy: Config['lockout'],
+  loginName: string,
+  ip: string,
+): Promise<NamedAttempt> {
+  const ahead = takeScoped(COUNTED_AHEAD, `${ip}:${loginName}`)?.value;
+  return ahead ?? (await reserveLoginAttemptOfName(db, policy, loginName, ip))!;
+}
+
 const maxAttempts = (policy: Config['lockout']) => ({ account: policy.maxAttempts, ip: policy.ipMaxAttempts });
 
 async function settle(db: Db, policy: Config['lockout'], subject: LoginSubject, keys: Reservation[]): Promise<number> {
@@ -105,6 +142,9 @@ export async function recordSuccess(db: Db, subject: LoginSubject): Promise<void
   await releaseAttempt(db, counterOf(subject), subject.account, subject.ip, true);
 }
 
-/** recordSuccess as CTEs of a statement that writes more (oidc/write-behind.ts); `param` places a value. */
-export const successWrite = (subject: LoginSubject) => (param: (value: unknown) => string) =>
-  releaseSql(param, counterOf(subject), subject.account, subject.ip, true);
+/** recordSuccess with the request's other writes, in its unit of work's statement (platform/request-scope.ts), or
+ *  at once outside one. */
+export async function recordSuccessWithRequest(db: Db, subject: LoginSubject): Promise<void> {
+  const write: DeferredWrite = (param) => releaseSql(param, counterOf(subject), subject.account, subject.ip, true);
+  if (!deferWrite(write)) await recordSuccess(db, subject);
+}

@@ -1,6 +1,7 @@
 // UpdateLoginPolicy: the policy replaced as a whole, with its event, in one transaction.
 import type { Db } from '../platform/db.ts';
 import { appendEvent } from '../events/log.ts';
+import { EVENT } from '../events/types.ts';
 import { changedDetails, type Details } from '../events/details.ts';
 import { failedPrecondition, invalidArgument } from '../platform/errors.ts';
 import { DEFAULT_LOGIN_POLICY, type LoginPolicy } from './policy.ts';
@@ -27,7 +28,7 @@ export async function updateLoginPolicy(
     const event = await appendEvent(tx, {
       aggregateType: 'instance',
       aggregateId: instanceId,
-      eventType: 'instance.policy.login.changed',
+      eventType: EVENT.instance.loginPolicyChanged,
       payload: { ...policy },
       resourceOwner: instanceId,
       creator,

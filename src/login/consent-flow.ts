@@ -1,4 +1,4 @@
-// The consent page (issue 13 §1). The management API scope lets an app act with the user's permissions; an app of
+// The consent page. The management API scope lets an app act with the user's permissions; an app of
 // another organization than the instance's own gets it only after the user allowed it here, once per user and app
 // (src/consents/). The page names the app, its organization and what it gets; Deny returns access_denied to the
 // app. Every other consent prompt is answered without a page: those apps are first-party, as in ZITADEL.
@@ -12,8 +12,9 @@ import {
   type ConsentSubject,
 } from '../consents/service.ts';
 import { describeAccounts } from '../users/accounts.ts';
-import { format } from './i18n.ts';
-import { finish, formField, loadPostedInteraction, type Interaction, type LoginDeps } from './interaction.ts';
+import { format } from '../views/i18n.ts';
+import { finish, loadPostedInteraction, type Interaction, type LoginDeps } from './interaction.ts';
+import { formField } from '../web/forms.ts';
 import { ErrorPage } from '../views/messages.ts';
 import { ConsentPage } from '../views/login.ts';
 

@@ -2,41 +2,21 @@
 // language, the CSRF token and the URLs of the steps; and the ways a step ends.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { default as Provider, InteractionResults } from 'oidc-provider';
-import type { Config } from '../config.ts';
-import type { SecretBox } from '../platform/secrets.ts';
-import type { Metrics } from '../platform/metrics.ts';
-import type { HashAdmission } from '../users/passwords.ts';
-import { chooseLocale, type Locale } from './i18n.ts';
-import { csrfToken, sameOriginPost, validCsrfToken } from './security.ts';
-import type { LoginPages, PagesDeps } from './pages.ts';
+import type { Locale } from '../views/i18n.ts';
+import { chooseLocale } from '../web/locale.ts';
+import { csrfToken, sameOriginPost, validCsrfToken } from '../web/security.ts';
+import { ForbiddenPost, formField } from '../web/forms.ts';
+import type { PageDeps } from '../web/page-deps.ts';
 import type { SharedRateLimiter } from '../platform/shared-rate-limit.ts';
-import type { Mailer } from '../mail/mailer.ts';
 import type { IdpKeyCache } from '../idps/jwt-token.ts';
 
 export type InteractionDetails = Awaited<ReturnType<Provider['interactionDetails']>>;
 
-/** What the login routes need from the OIDC plugin: the current provider (it is rebuilt on key rotation). */
-export interface InteractionProvider {
-  provider(): Provider;
-}
-
-/** What the login pages take from the composition root (app.ts). */
-export interface LoginAppDeps extends PagesDeps {
-  config: Config;
-  secrets: SecretBox;
-  metrics: Metrics;
-  /** The bounded password-hashing queue (issue 26 §6). */
-  hashing: HashAdmission;
-  /** Verification and reset mails (issue 16). */
-  mailer: Mailer;
-}
-
-export interface LoginDeps extends LoginAppDeps {
-  oidc: InteractionProvider;
-  pages: LoginPages;
-  /** Self-registrations per client address (issue 26 §5). */
+/** What the login pages take besides what every page family does. */
+export interface LoginDeps extends PageDeps {
+  /** Self-registrations per client address. */
   registrations: SharedRateLimiter;
-  /** The JWT IdPs' signing keys (issue 15). */
+  /** The JWT IdPs' signing keys. */
   idpKeys: IdpKeyCache;
 }
 
@@ -96,21 +76,7 @@ export function interactionPageOf(deps: LoginDeps, request: FastifyRequest): Int
   return pageOf(deps, request, String((request.params as { uid?: unknown }).uid ?? ''), undefined);
 }
 
-export class ForbiddenPost extends Error {
-  override name = 'ForbiddenPost';
-}
-
-/** A form field, query or path parameter holding U+0000 (platform/text.ts): refused with a page naming it. */
-export class InvalidCharacter extends Error {
-  override name = 'InvalidCharacter';
-  readonly field: string;
-  constructor(field: string) {
-    super(`${field} must not contain NUL characters`);
-    this.field = field;
-  }
-}
-
-/** Loads the interaction of a form POST after checking where it came from and its CSRF token (security.md §13). */
+/** Loads the interaction of a form POST after checking where it came from and its CSRF token. */
 export async function loadPostedInteraction(
   deps: LoginDeps,
   request: FastifyRequest,
@@ -122,7 +88,7 @@ export async function loadPostedInteraction(
   if (!validCsrfToken(deps.secrets, interaction.uid, formField(request, 'csrf')))
     throw new ForbiddenPost('missing or wrong CSRF token');
   // The user acts: the pending request is kept another GATEHOUSE_INTERACTION_TTL (the adapter caps each save to
-  // it), so only requests nobody acts on expire that early (issue 26 §3). While more than half of the first save's
+  // it), so only requests nobody acts on expire that early. While more than half of the first save's
   // TTL is left the save is skipped: a sign-in of a few seconds writes nothing extra, and a stored interaction
   // always outlives the user's last form post by at least half the TTL.
   const { details } = interaction;
@@ -133,14 +99,7 @@ export async function loadPostedInteraction(
 
 const remainingSeconds = (details: InteractionDetails) => Math.max(1, details.exp - Math.floor(Date.now() / 1000));
 
-/** A text field of the posted form; repeated or non-text fields count as absent. */
-export function formField(request: FastifyRequest, name: string): string | undefined {
-  const body = request.body as Record<string, unknown> | undefined;
-  const value = body && typeof body === 'object' ? body[name] : undefined;
-  return typeof value === 'string' ? value : undefined;
-}
-
-/** Ends the interaction and sends the browser back to the authorization endpoint with 303 (security.md §13). What
+/** Ends the interaction and sends the browser back to the authorization endpoint with 303 (RFC 9700 §4.12). What
  *  the provider's interactionResult does, on the interaction this request has already loaded (and checked): it
  *  would look the interaction up again. */
 export async function finish(

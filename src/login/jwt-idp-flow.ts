@@ -1,8 +1,9 @@
-// Sign-in with a JWT identity provider (issue 15), as ZITADEL's login v1 does it: the browser goes to the IdP's
+// Sign-in with a JWT identity provider, as ZITADEL's login v1 does it: the browser goes to the IdP's
 // jwtEndpoint with authRequestID and userAgentID; a proxy there puts the user's JWT into the header `headerName`
 // and forwards the request, query intact, to /ui/login/login/jwt/authorize. That request is a plain GET anyone can
 // make a browser send, so the authRequestID must be the interaction THIS browser started with this IdP: a cookie
-// set when the browser was sent to the IdP binds the two (login CSRF, SECURITY.md "Issue 15").
+// set when the browser was sent to the IdP binds the two (login CSRF; SECURITY.md "Sign-in with a JWT identity
+// provider").
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { findLoginIdp, type IdpRow } from '../idps/queries.ts';
 import { TokenRefused, tokenFromHeader } from '../idps/jwt-token.ts';
@@ -12,7 +13,8 @@ import { IDP_ID_PREFIX, ORG_ID_PREFIX, scopeValues } from '../oidc/scopes.ts';
 import { interactionById, loadInteraction, saveResult, type Interaction, type LoginDeps } from './interaction.ts';
 import { afterFirstFactorOf } from './second-factor-flow.ts';
 import { getLoginPolicy } from '../login-policy/current.ts';
-import { chooseLocale, type Locale } from './i18n.ts';
+import type { Locale } from '../views/i18n.ts';
+import { chooseLocale } from '../web/locale.ts';
 import { rememberPendingLink } from './jwt-idp-link.ts';
 import { ErrorPage, MessagePage } from '../views/messages.ts';
 
@@ -25,7 +27,7 @@ const FEDERATED_AMR = ['fed'];
 
 type Handler = (deps: LoginDeps, request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>;
 
-/** The IdP the request's scope urn:zitadel:iam:org:idp:id:{idpId} names, if any (issue 15 §1). */
+/** The IdP the request's scope urn:zitadel:iam:org:idp:id:{idpId} names, if any. */
 export function requestedIdpId(interaction: Interaction): string | undefined {
   return scopeValues(String(interaction.details.params.scope ?? '').split(' '), IDP_ID_PREFIX)[0];
 }
@@ -50,7 +52,7 @@ export async function goToIdp(
   reply: FastifyReply,
   idpId: string,
 ): Promise<FastifyReply> {
-  // issue 17: allowExternalIdp off refuses the buttons' route and the idp scope alike
+  // allowExternalIdp off refuses the buttons' route and the idp scope alike
   const [idp, policy] = await Promise.all([usableIdp(deps, idpId), getLoginPolicy(deps.db)]);
   if (!idp || !policy.allowExternalIdp) return errorPage(deps, interaction.locale, reply, 400, 'errorIdpUnavailable');
   const uid = interaction.uid;
@@ -78,7 +80,7 @@ function boundIdp(deps: LoginDeps, request: FastifyRequest, authRequestId: strin
 }
 
 /** GET /ui/login/login/jwt/authorize: the proxy's forward. Every failure ends on a page or, once the interaction
- *  is known, as an OAuth error at the relying party; the log says why, never with the token (issue 15 §6). */
+ *  is known, as an OAuth error at the relying party; the log says why, never with the token. */
 export const receiveJwt: Handler = async (deps, request, reply) => {
   const query = request.query as Record<string, unknown>;
   const authRequestId = typeof query.authRequestID === 'string' ? query.authRequestID : '';
@@ -94,7 +96,7 @@ export const receiveJwt: Handler = async (deps, request, reply) => {
     return errorPage(deps, locale, reply, 400, 'errorExpired');
   }
   reply.clearCookie(BINDING_COOKIE, { path: JWT_AUTHORIZE_PATH });
-  // issue 17: allowExternalIdp off refuses the buttons' route and the idp scope alike
+  // allowExternalIdp off refuses the buttons' route and the idp scope alike
   const [idp, policy] = await Promise.all([usableIdp(deps, idpId), getLoginPolicy(deps.db)]);
   if (!idp || !policy.allowExternalIdp)
     return deny(request, reply, interaction, 'identity provider not active, not on the login policy, or not allowed');

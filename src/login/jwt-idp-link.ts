@@ -1,10 +1,11 @@
-// Linking an existing account to a JWT IdP identity nobody has linked yet (issue 15 §5): the identity waits in a
+// Linking an existing account to a JWT IdP identity nobody has linked yet: the identity waits in a
 // sealed cookie scoped to the interaction's pages. A first factor of the interaction (the password, a passkey)
 // names the user in it; the link is written only when that user's sign-in has completed, second factor and
-// sign-in checks included (security.md item 24, NIST SP 800-63B §6.1.2.1): the password alone makes no lasting
+// sign-in checks included (NIST SP 800-63B §6.1.2.1): the password alone makes no lasting
 // second way in. The cookie is encrypted with the master key, so neither its reader nor its holder can change what
 // gets linked, or to whom.
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { getScoped, scopeKey, setScoped } from '../platform/request-scope.ts';
 import { linkIdentity, type ExternalIdentity } from '../idps/links.ts';
 import { findUserById } from '../users/queries.ts';
 import type { LoginDeps } from './interaction.ts';
@@ -21,7 +22,7 @@ type PendingLink = ExternalIdentity & { uid: string; userId?: string };
 
 /** The link a first factor armed in this request: its cookie reaches the browser only with the answer, and a
  *  sign-in without a second factor completes in the same request. */
-const armedInRequest = new WeakMap<FastifyRequest, PendingLink>();
+const ARMED_LINK = scopeKey<PendingLink>('login:armed-idp-link');
 
 function sealPending(deps: LoginDeps, reply: FastifyReply, pending: PendingLink) {
   reply.setCookie(PENDING_COOKIE, deps.secrets.encrypt(JSON.stringify(pending)), {
@@ -34,7 +35,7 @@ function sealPending(deps: LoginDeps, reply: FastifyReply, pending: PendingLink)
 }
 
 function pendingLink(deps: LoginDeps, request: FastifyRequest, uid: string): PendingLink | undefined {
-  const armed = armedInRequest.get(request);
+  const armed = getScoped(ARMED_LINK)?.value;
   if (armed) return armed.uid === uid ? armed : undefined;
   const sealed = request.cookies[PENDING_COOKIE];
   if (!sealed || sealed.length > 4096) return undefined;
@@ -58,7 +59,7 @@ export function armPendingLink(
   const pending = pendingLink(deps, request, uid);
   if (!pending) return;
   const armed = { ...pending, userId };
-  armedInRequest.set(request, armed);
+  setScoped(ARMED_LINK, armed);
   sealPending(deps, reply, armed);
 }
 

@@ -1,5 +1,5 @@
-// The accounts signed in on this browser, for the account chooser (issue 4 §2). The OP session holds one account
-// (oidc-provider-findings.md §12), so the browser keeps the list in its own cookie: user IDs, encrypted and
+// The accounts signed in on this browser, for the account chooser. oidc-provider's session holds one account,
+// so the browser keeps the list in its own cookie: user IDs, encrypted and
 // authenticated with the master key (the browser can neither read nor forge it), HttpOnly, SameSite=Lax, Secure
 // over https. Choosing an account from it never skips the password unless it is
 // the account of the current session. Like ZITADEL's account selection, the list outlives a logout: an account

@@ -1,13 +1,12 @@
-// Username-first sign-in (issue 4 §1-2): the start page decides by prompt, page 1 asks the login name, page 2
+// Username-first sign-in: the start page decides by prompt, page 1 asks the login name, page 2
 // the password; the account chooser lists the accounts of this browser.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { signInWithPassword } from './sign-in.ts';
 import { withPasswordCheckAhead } from './password-read-ahead.ts';
 import { describeAccounts, type AccountSummary } from '../users/accounts.ts';
-import { format } from './i18n.ts';
+import { format } from '../views/i18n.ts';
 import {
   finish,
-  formField,
   interactionPageOf,
   loadInteraction,
   loadPostedInteraction,
@@ -15,14 +14,15 @@ import {
   type InteractionPage,
   type LoginDeps,
 } from './interaction.ts';
+import { formField } from '../web/forms.ts';
 import { knownAccountIds, requestedPrompts } from './signed-in.ts';
 import { afterFirstFactor } from './second-factor-flow.ts';
 import { showOpenRegistration } from './register-flow.ts';
 import { showConsent } from './consent-flow.ts';
 import { refuseSignIn } from './refused.ts';
 import { HashRefusal, HashingShareTaken, type HashSlot } from '../users/passwords.ts';
-import { answerHashRefusal } from './hash-refusal.ts';
-import { forgotPasswordUrl } from '../account/urls.ts';
+import { answerHashRefusal } from '../web/hash-refusal.ts';
+import { forgotPasswordUrl } from '../web/urls.ts';
 import { goToIdp, requestedIdpId } from './jwt-idp-flow.ts';
 import { armPendingLink } from './jwt-idp-link.ts';
 import { LoginNamePage, PasswordPage, SelectAccountPage } from '../views/login.ts';
@@ -43,7 +43,7 @@ export const showStart: Handler = async (deps, request, reply) => {
   const idpId = requestedIdpId(interaction);
   if (idpId) return goToIdp(deps, interaction, reply, idpId);
   const accounts = await describeAccounts(deps.db, knownAccountIds(deps, request));
-  // prompt=select_account, or a plain request on a browser that knows several accounts (interface.md "prompt").
+  // prompt=select_account, or a plain request on a browser that knows several accounts (OIDC Core §3.1.2.1).
   const choose =
     prompt.name === 'select_account' ||
     (prompt.name === 'login' && accounts.length >= 2 && !params.login_hint && prompt.reasons.includes('no_session'));
@@ -83,17 +83,17 @@ export const submitLoginName: Handler = async (deps, request, reply) => {
       deps.pages.texts(interaction.locale).errorLoginNameRequired,
     );
   }
-  // Page 2 follows for every name, known or not, so page 1 reveals nothing (security.md §17).
+  // Page 2 follows for every name, known or not, so page 1 reveals no user name.
   return renderPassword(deps, interaction, reply, 200, loginName);
 };
 
 export const submitPassword: Handler = async (deps, request, reply) => {
   const loginName = (formField(request, 'loginName') ?? '').trim().slice(0, LOGIN_NAME_MAX);
-  // The place in the hashing queue comes first (issue 26 §6): it costs nothing, and a request over the bounds is
+  // The place in the hashing queue comes first: it costs nothing, and a request over the bounds is
   // answered before any database work, with the same form to send again in a moment.
   const slot = deps.hashing.tryAdmit(request.ip);
   if (slot instanceof HashRefusal) {
-    // the address's own excess is a rate limit, not the server's overload (security.md §26)
+    // the address's own excess is a rate limit (429), not the server's overload (503)
     deps.metrics.logins.inc({ result: slot instanceof HashingShareTaken ? 'limited' : 'busy' });
     const page = interactionPageOf(deps, request);
     const { status, alert } = answerHashRefusal(reply, slot, deps.pages.texts(page.locale));
@@ -130,11 +130,11 @@ async function checkPassword(
       alert: format(t.errorLocked!, { seconds: outcome.retryAfter }),
     });
   }
-  // One message and one status for unknown names and wrong passwords (security.md §16-17).
+  // One message and one status for unknown names and wrong passwords, so neither reveals a user name.
   if (outcome.kind === 'invalid')
     return renderPassword(deps, interaction, reply, 401, loginName, { alert: t.errorCredentials });
   // An IdP identity waiting on this interaction is for this user, linked once the whole sign-in has succeeded
-  // (jwt-idp-link.ts); nothing lasting is written by the password step (security.md item 24).
+  // (jwt-idp-link.ts); nothing lasting is written by the password step alone.
   armPendingLink(deps, request, reply, interaction.uid, outcome.user.id);
   // The second factor, or its enrollment under forceMfa; then the change of a password set by an administrator or
   // imported as temporary (second-factor-flow.ts). All read with the user by the sign-in: no statement here.
@@ -151,7 +151,7 @@ export const submitSelect: Handler = async (deps, request, reply) => {
   if (!account) return renderLoginName(deps, interaction, reply, 200, '');
   const { session, params } = interaction.details;
   // The account of the current session continues without a password, unless the client demands a fresh login
-  // (prompt=login, max_age: security.md §5); its original authentication time is kept.
+  // (prompt=login, max_age: OIDC Core §3.1.2.1); its original authentication time is kept.
   if (
     session?.accountId === account.id &&
     !requestedPrompts(interaction.details).has('login') &&
@@ -176,7 +176,7 @@ async function renderLoginName(
   loginName: string,
   error?: string,
 ): Promise<FastifyReply> {
-  // Issue 15: the active IdPs on the login policy's list; issue 17: the login policy says whether IdPs,
+  // The active IdPs on the login policy's list; the login policy also says whether IdPs,
   // registration and passwords are offered at all.
   const [policy, listed] = await Promise.all([getLoginPolicy(deps.db), idpButtons(deps.db, deps.instance.id)]);
   const idps = (policy.allowExternalIdp ? listed : []).map((idp) => ({
@@ -222,7 +222,7 @@ function renderPassword(
   );
 }
 
-/** The chooser; the account named by login_hint, if any, comes first and has the focus (interface.md login_hint). */
+/** The chooser; the account named by login_hint, if any, comes first and has the focus (OIDC Core §3.1.2.1). */
 function renderChooser(
   deps: LoginDeps,
   i: Interaction,

@@ -1,15 +1,16 @@
-// The login page's rows read ahead (issue 18): the interaction (which the provider then takes from here, as on the
-// authorization endpoint: oidc/read-ahead.ts), the active JWT IdPs on the login policy's list for its buttons
-// (issue 15) and the login policy's ways in (issue 17), with one statement instead of one each. Keyed by the URL's
-// interaction ID: the provider looks the interaction up by its cookie, and a cookie naming another one reads that
-// one from the database.
+// The login page's rows read ahead with one statement instead of one each, and handed to the request's scope
+// (platform/request-scope.ts) for the layers that ask for them: the interaction to the provider (as on the
+// authorization endpoint: oidc/read-ahead.ts), the login policy's ways in to login-policy/current.ts, and the active
+// JWT IdPs on the policy's list to the page's buttons (idpButtons). Keyed by the URL's interaction ID: the provider
+// looks the interaction up by its cookie, and a cookie naming another one reads that one from the database.
 import type { Queryable } from '../platform/db.ts';
+import { scopeKey, scoped, takeScoped, withScoped } from '../platform/request-scope.ts';
 import { hashId } from '../oidc/payloads.ts';
-import { revivePayload, takeReadAhead, within } from '../oidc/read-ahead.ts';
+import { PAYLOAD_AHEAD, revivePayload } from '../oidc/read-ahead.ts';
 import type { PayloadWithConsumption } from '../oidc/queries.ts';
 import { listLoginIdps } from '../idps/queries.ts';
-import { LOGIN_POLICY_AHEAD } from '../login-policy/current.ts';
-import { LOGIN_POLICY_SQL, type LoginPolicyRow } from '../login-policy/queries.ts';
+import { LOGIN_POLICY_AHEAD, type LoginPolicyJson } from '../login-policy/current.ts';
+import { LOGIN_POLICY_SQL } from '../login-policy/queries.ts';
 
 const LOGIN_PAGE_SQL = `
   SELECT (SELECT to_jsonb(i) FROM (
@@ -26,25 +27,30 @@ export interface IdpButton {
   name: string;
 }
 
+/** The buttons of an instance's login page, by instance ID. */
+const IDP_BUTTONS_AHEAD = scopeKey<IdpButton[]>('login:idp-buttons');
+
 /** Runs fn with the login page's rows read ahead; without them (a database error) each is read when asked for. */
 export async function withLoginPageRows<T>(db: Queryable, uid: string, instanceId: string, fn: () => Promise<T>) {
-  const rows = new Map<string, unknown>();
   const read = await db
-    .query<{ interaction_row: PayloadWithConsumption | null; idps: IdpButton[]; policy: LoginPolicyRow | null }>(
+    .query<{ interaction_row: PayloadWithConsumption | null; idps: IdpButton[]; policy: LoginPolicyJson | null }>(
       LOGIN_PAGE_SQL,
       [hashId(uid), instanceId],
     )
     .catch(() => undefined);
-  if (read) {
-    rows.set(`Interaction:${hashId(uid)}`, revivePayload(read.rows[0]!.interaction_row));
-    rows.set(`idps:${instanceId}`, read.rows[0]!.idps);
-    rows.set(LOGIN_POLICY_AHEAD, read.rows[0]!.policy);
-  }
-  return within(rows, fn);
+  const row = read?.rows[0];
+  const rows = row
+    ? [
+        scoped(PAYLOAD_AHEAD, revivePayload(row.interaction_row), `Interaction:${hashId(uid)}`),
+        scoped(IDP_BUTTONS_AHEAD, row.idps, instanceId),
+        scoped(LOGIN_POLICY_AHEAD, row.policy ?? undefined),
+      ]
+    : [];
+  return withScoped(rows, fn);
 }
 
 /** The active IdPs on the login policy's list for the login page's buttons: read ahead, else from the database
  *  (the same rows as listLoginIdps). */
 export async function idpButtons(db: Queryable, instanceId: string): Promise<IdpButton[]> {
-  return takeReadAhead<IdpButton[]>(`idps:${instanceId}`)?.row ?? listLoginIdps(db, instanceId);
+  return takeScoped(IDP_BUTTONS_AHEAD, instanceId)?.value ?? listLoginIdps(db, instanceId);
 }

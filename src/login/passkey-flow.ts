@@ -1,12 +1,13 @@
-// "Sign in with a passkey" (issue 17): passwordless sign-in with a discoverable credential and user verification.
+// "Sign in with a passkey": passwordless sign-in with a discoverable credential and user verification.
 // The page carries the challenge bound to this interaction; the browser's answer comes back as a form POST with
 // the interaction's CSRF token, so a challenge is good once, only in the browser it was issued to.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, Code } from '../platform/errors.ts';
 import { findActiveUser } from '../users/lookup.ts';
-import { finishPasswordless, relyingParty, startPasswordless } from '../passkeys/service.ts';
+import { finishPasswordless, startPasswordless } from '../passkeys/service.ts';
+import { credentialOf, rpOf } from '../web/passkey-ceremony.ts';
 import { getLoginPolicy } from '../login-policy/current.ts';
-import { formField, loadInteraction, loadPostedInteraction, type Interaction, type LoginDeps } from './interaction.ts';
+import { loadInteraction, loadPostedInteraction, type Interaction, type LoginDeps } from './interaction.ts';
 import { signedIn } from './signed-in.ts';
 import { armPendingLink } from './jwt-idp-link.ts';
 import { PasskeyPage } from '../views/passkeys.ts';
@@ -45,11 +46,6 @@ export const submitPasskey: Handler = async (deps, request, reply) => {
 
 /** The login policy's passwordlessType (ZITADEL's PASSWORDLESS_TYPE_ALLOWED). */
 const passwordlessAllowed = async (deps: LoginDeps) => (await getLoginPolicy(deps.db)).passwordlessAllowed;
-
-/** The posted credential; a missing one is a credential nobody can verify (400, not 500). */
-export const credentialOf = (request: FastifyRequest) => formField(request, 'credential') ?? '';
-
-export const rpOf = (deps: LoginDeps) => relyingParty(deps.config.issuer, deps.pages.instanceName);
 
 async function renderPasskey(
   deps: LoginDeps,

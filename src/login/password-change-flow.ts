@@ -1,27 +1,22 @@
-// "Change required" (issue 16): a user whose password was set by an administrator (SetHumanPassword without
+// "Change required": a user whose password was set by an administrator (SetHumanPassword without
 // noChangeRequired) or imported with passwordChangeRequired chooses a new one once the password and the second
 // factor, if the user has one, were accepted (second-factor-flow.ts; ZITADEL asks in the same order), before the
-// authorization completes: the temporary password alone changes nothing and ends no session (security.md item 24).
+// authorization completes: the temporary password alone changes nothing and ends no session.
 // The page carries a ticket sealed with the master key that binds the verified user and the methods used to this
 // interaction for its lifetime, so the new password needs no second check of the old.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { storeNewPassword } from '../passwords/service.ts';
 import { checkPasswordPolicy } from '../passwords/current.ts';
 import { HashRefusal, type HashSlot } from '../users/passwords.ts';
-import { answerHashRefusal } from './hash-refusal.ts';
+import { answerHashRefusal } from '../web/hash-refusal.ts';
 import { describeAccounts } from '../users/accounts.ts';
-import {
-  formField,
-  interactionPageOf,
-  loadPostedInteraction,
-  type InteractionPage,
-  type LoginDeps,
-} from './interaction.ts';
+import { interactionPageOf, loadPostedInteraction, type InteractionPage, type LoginDeps } from './interaction.ts';
+import { formField } from '../web/forms.ts';
 import { signedIn } from './signed-in.ts';
-import { passwordHelp, policyRefusal } from './password-rules.ts';
+import { passwordHelp, policyRefusal } from '../web/password-rules.ts';
 import { getPasswordPolicy } from '../passwords/current.ts';
 import { PasswordChangePage } from '../views/login.ts';
-import { openTicket, sealTicket, ticketExpired } from './ticket.ts';
+import { openTicket, sealTicket, ticketExpired } from '../web/ticket.ts';
 
 const PURPOSE = 'password-change';
 
@@ -93,7 +88,7 @@ async function change(deps: LoginDeps, request: FastifyRequest, reply: FastifyRe
     return showRequiredChange(deps, interaction, reply, who, 400, { error: refused });
   }
   // no session of the user survives: whoever set or knew the old password is signed out everywhere; the verified
-  // address hears of the change (security.md §22)
+  // address hears of the change, so a takeover does not go unnoticed
   const { userId, amr } = who;
   await storeNewPassword(deps.db, { userId }, await slot.hash(password), {
     changeRequired: false,

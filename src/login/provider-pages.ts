@@ -1,34 +1,35 @@
-// The pages oidc-provider renders itself, in the login pages' look and languages (issue 4 §3-4): the end_session
+// The pages oidc-provider renders itself, in the login pages' look and languages: the end_session
 // confirmation (rpInitiatedLogout.logoutSource), the logged-out page (postLogoutSuccessSource) and the error page
 // of the authorization and end_session endpoints (renderError), which shows the error code but never a stack.
 // src/oidc/ passes these functions into the provider configuration; app.ts hands them over (src/oidc/pages.ts).
 import { randomBytes } from 'node:crypto';
 import type { PageContext, ProviderPages } from '../oidc/pages.ts';
 import { describeAccounts } from '../users/accounts.ts';
-import { chooseLocale, format, SUPPORTED_LOCALES, type Texts } from './i18n.ts';
-import type { LoginAppDeps } from './interaction.ts';
+import { format, SUPPORTED_LOCALES, type Texts } from '../views/i18n.ts';
+import { chooseLocale } from '../web/locale.ts';
+import type { PageAppDeps } from '../web/page-deps.ts';
 import { KNOWN_ACCOUNTS_COOKIE, readKnownAccounts } from './known-accounts.ts';
-import { loadLoginPages } from './pages.ts';
-import { sameOriginPostsOnly } from './routes.ts';
+import { loadPages } from '../web/pages.ts';
+import { sameOriginPostsOnly } from '../web/error-page.ts';
 import { ErrorPage, LoggedOutPage, LogoutPage } from '../views/messages.ts';
 
 const localeOf = (ctx: PageContext) =>
   chooseLocale(ctx.oidc?.params?.ui_locales ?? ctx.query?.ui_locales, ctx.get('accept-language'));
 
-export function providerPages(deps: Pick<LoginAppDeps, 'config' | 'db' | 'instance' | 'secrets'>): ProviderPages {
+export function providerPages(deps: Pick<PageAppDeps, 'config' | 'db' | 'instance' | 'secrets'>): ProviderPages {
   return {
     sameOriginPostsOnly: sameOriginPostsOnly(deps),
     locales: SUPPORTED_LOCALES,
     knownAccounts: (cookies) => readKnownAccounts(deps.secrets, cookies.get(KNOWN_ACCOUNTS_COOKIE)).length,
 
     async logoutSource(ctx) {
-      const pages = await loadLoginPages(deps);
+      const pages = await loadPages(deps);
       const locale = localeOf(ctx);
       const accountId = ctx.oidc?.session?.accountId;
       const [account] = accountId ? await describeAccounts(deps.db, [accountId]) : [];
       // The page submits itself only when the id_token_hint (validated by oidc-provider: signature and client) names
       // this session's account: the application identified the session. Without a hint, or with a valid hint of
-      // another user (a logout CSRF, issue 13 §7), the user confirms (compat.md §6 end_session).
+      // another user (a logout CSRF), the user confirms (RP-Initiated Logout 1.0 §2).
       const hintSub = ctx.oidc?.entities?.IdTokenHint?.payload?.sub;
       const autoSubmit =
         accountId !== undefined && hintSub === accountId ? randomBytes(16).toString('base64url') : undefined;
@@ -42,7 +43,7 @@ export function providerPages(deps: Pick<LoginAppDeps, 'config' | 'db' | 'instan
           {
             // The provider's own confirmation form target and its session-bound xsrf value (actions/end_session.js).
             // views/messages.ts sends logout=yes in one hidden field, for a click and for the script alike; a named
-            // button would add it a second time, which the provider refuses as a duplicate (issue 13 §13).
+            // button would add it a second time, which the provider refuses as a duplicate.
             action: ctx.oidc!.urlFor('end_session_confirm'),
             xsrf: ctx.oidc?.session?.state?.secret as string | undefined,
             account: account && { ...account, initial: [...account.displayName][0]?.toUpperCase() },
@@ -53,12 +54,12 @@ export function providerPages(deps: Pick<LoginAppDeps, 'config' | 'db' | 'instan
     },
 
     async postLogoutSuccessSource(ctx) {
-      const pages = await loadLoginPages(deps);
+      const pages = await loadPages(deps);
       pages.sendKoa(ctx, pages.render(200, localeOf(ctx), LoggedOutPage, 'loggedOutTitle', {}));
     },
 
     async renderError(ctx, out) {
-      const pages = await loadLoginPages(deps);
+      const pages = await loadPages(deps);
       const locale = localeOf(ctx);
       const t = pages.texts(locale);
       const code = typeof out.error === 'string' ? out.error : 'server_error';
@@ -74,7 +75,7 @@ export function providerPages(deps: Pick<LoginAppDeps, 'config' | 'db' | 'instan
     },
 
     async refusal(request, reply, error) {
-      const pages = await loadLoginPages(deps);
+      const pages = await loadPages(deps);
       const locale = chooseLocale(undefined, request.headers['accept-language']);
       const t = pages.texts(locale);
       const message = error.retryAfterSeconds

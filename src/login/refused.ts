@@ -1,4 +1,4 @@
-// The page of a refused sign-in (issue 21): an org scope, projectRoleCheck or hasProjectCheck does not admit the
+// The page of a refused sign-in: an org scope, projectRoleCheck or hasProjectCheck does not admit the
 // user. It says why in the login's look; its button completes the authorization with access_denied to the app: the
 // sign-in's result is stored as it is, the user's session starts (as ZITADEL keeps its user session), and the
 // provider, which checks every authorization (provider.ts loadExistingGrant), refuses this one with the reason.

@@ -1,24 +1,24 @@
-// Registration (issue 4 §2, prompt=create): a new human in the instance's default organization, signed in right
+// Registration (prompt=create): a new human in the instance's default organization, signed in right
 // away; the flow then continues to the application.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { registrationSchema, NAME_MAX_LENGTH } from '../users/schema.ts';
-import { registerHuman } from '../users/register.ts';
+import { registerHuman } from '../passwords/register.ts';
 import { USER_NAME_REFUSED } from '../users/user-name.ts';
 import { HashRefusal, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, type HashSlot } from '../users/passwords.ts';
-import { answerHashRefusal } from './hash-refusal.ts';
+import { answerHashRefusal } from '../web/hash-refusal.ts';
 import { AppError, Code } from '../platform/errors.ts';
-import { format, type Texts } from './i18n.ts';
+import { format, type Texts } from '../views/i18n.ts';
 import {
-  formField,
   interactionPageOf,
   loadInteraction,
   loadPostedInteraction,
   type InteractionPage,
   type LoginDeps,
 } from './interaction.ts';
+import { formField } from '../web/forms.ts';
 import { afterFirstFactorOf } from './second-factor-flow.ts';
 import { getLoginPolicy } from '../login-policy/current.ts';
-import { passwordHelp, policyRefusal } from './password-rules.ts';
+import { passwordHelp, policyRefusal } from '../web/password-rules.ts';
 import { getPasswordPolicy } from '../passwords/current.ts';
 import type { FieldProps } from '../views/fields.ts';
 import { RegisterPage, type RegisterProps } from '../views/login.ts';
@@ -89,7 +89,7 @@ export async function showRegister(
   return showOpenRegistration(deps, await loadInteraction(deps, request, reply), reply);
 }
 
-/** The form, unless the login policy's allowRegister is off (issue 17). */
+/** The form, unless the login policy's allowRegister is off. */
 export async function showOpenRegistration(
   deps: LoginDeps,
   i: InteractionPage,
@@ -117,7 +117,7 @@ export async function submitRegister(
     FieldName,
     string
   >;
-  // The place in the hashing queue comes first (issue 26 §6), as for the password page: over the bounds, the form
+  // The place in the hashing queue comes first, as for the password page: over the bounds, the form
   // comes back at once, before any database work.
   const slot = deps.hashing.tryAdmit(request.ip);
   if (slot instanceof HashRefusal) {
@@ -151,7 +151,7 @@ async function register(
     }
     return showRegistration(deps, interaction, reply, 400, values, errors);
   }
-  // Per address (issue 26 §5): every well-formed attempt counts, a taken name included, so neither creating
+  // Per address: every well-formed attempt counts, a taken name included, so neither creating
   // accounts nor probing names scales with a script.
   const limit = await deps.registrations.hit(request.ip);
   if (!limit.allowed) {

@@ -1,24 +1,25 @@
-// The second-factor step (issue 17). After the password, a user who has a second factor is always asked for one,
+// The second-factor step. After the password, a user who has a second factor is always asked for one,
 // whatever the policy; with the login policy's forceMfa a user without one enrolls TOTP (and receives recovery
-// codes) before the authorization completes. The kinds come from factors/registry.ts; each page carries a ticket
-// (ticket.ts) naming the user, the methods used so far and the kind asked for, so the steps store nothing. A
+// codes) before the authorization completes. The kinds come from second-factors/registry.ts; each page carries a
+// ticket (ticket.ts) naming the user, the methods used so far and the kind asked for, so the steps store nothing. A
 // password change the user owes (password-change-flow.ts) comes after the second factor, as in ZITADEL: a temporary
-// password alone changes nothing (security.md item 24).
+// password alone changes nothing.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { FactorKind } from '../factors/kind.ts';
-import { kindsOf } from '../factors/registry.ts';
-import { recoveryKind } from '../factors/recovery-kind.ts';
+import type { FactorKind } from '../second-factors/kind.ts';
+import { kindsOf } from '../second-factors/registry.ts';
+import { recoveryKind } from '../second-factors/recovery-kind.ts';
 import { enrollOtp, otpUrl } from '../factors/otp.ts';
 import { newTotpSecret } from '../factors/totp.ts';
 import { qrPath } from '../factors/qr.ts';
 import { getLoginPolicy } from '../login-policy/current.ts';
 import { getUserById } from '../users/service.ts';
-import { format } from './i18n.ts';
-import { formField, loadPostedInteraction, type Interaction, type LoginDeps } from './interaction.ts';
+import { format } from '../views/i18n.ts';
+import { loadPostedInteraction, type Interaction, type LoginDeps } from './interaction.ts';
+import { formField } from '../web/forms.ts';
 import { signedIn } from './signed-in.ts';
 import { showRequiredChange } from './password-change-flow.ts';
 import { FactorSetupPage, RecoveryCodesPage } from '../views/factors.ts';
-import { openTicket, sealTicket, ticketExpired } from './ticket.ts';
+import { openTicket, sealTicket, ticketExpired } from '../web/ticket.ts';
 
 const STEP = 'second-factor';
 const SETUP = 'factor-setup';

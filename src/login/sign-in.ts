@@ -1,12 +1,10 @@
-// Password sign-in with lockout (security.md §15-17): the same answer and the same work (one argon2id
-// verification) for unknown users, users without a password and wrong passwords; a locked subject gets no
-// verification at all. The caller has taken the request's place in the hashing queue (issue 26 §6); the attempt is
-// counted before the password is checked (issue 13 §5).
+// Password sign-in with lockout: the same answer and the same work (one argon2id verification) for unknown users,
+// users without a password and wrong passwords, so no user name leaks; a locked subject gets no verification at
+// all. The caller has taken the request's place in the hashing queue; the attempt is counted before the password
+// is checked, so parallel guesses cannot outrun the lockout.
 import type { Config } from '../config.ts';
 import type { Db } from '../platform/db.ts';
-import { recordFailure, recordSuccess, reserveLoginAttemptOfName, successWrite } from '../lockout/service.ts';
-import { queueSideWrite } from '../oidc/write-behind.ts';
-import { takeCountedAttempt } from './password-read-ahead.ts';
+import { countedAttemptOfName, recordFailure, recordSuccessWithRequest } from '../lockout/service.ts';
 import { isActive } from '../users/lookup.ts';
 import type { HashSlot } from '../users/passwords.ts';
 import type { SignInUserRow } from '../users/queries.ts';
@@ -22,13 +20,9 @@ export async function signInWithPassword(
   lockout: Config['lockout'],
   input: { loginName: string; password: string; ip: string },
 ): Promise<SignInResult> {
-  const {
-    user: found,
-    subject,
-    wait,
-  } = takeCountedAttempt(input.loginName, input.ip) ??
-  (await reserveLoginAttemptOfName(db, lockout, input.loginName, input.ip))!;
-  // With allowUsernamePassword off (issue 17) a password is checked as if the user had none: the same answer and
+  // counted ahead with the interaction's read (password-read-ahead.ts), else now
+  const { user: found, subject, wait } = await countedAttemptOfName(db, lockout, input.loginName, input.ip);
+  // With allowUsernamePassword off a password is checked as if the user had none: the same answer and
   // work as for an unknown user, so the policy reveals no names either.
   const user =
     found && found.type === 'human' && isActive(found) && found.password_hash && found.policy_allow_password
@@ -40,7 +34,6 @@ export async function signInWithPassword(
     const locked = await recordFailure(db, lockout, subject);
     return locked > 0 ? { kind: 'locked', retryAfter: locked } : { kind: 'invalid' };
   }
-  // given back with the request's other writes (oidc/write-behind.ts), or at once outside a unit of work
-  if (!queueSideWrite(successWrite(subject))) await recordSuccess(db, subject);
+  await recordSuccessWithRequest(db, subject);
   return { kind: 'ok', user };
 }

@@ -1,6 +1,6 @@
 // The end of a successful sign-in or registration: remember the account on this browser and resume the flow. Only
-// here, with every factor given and the sign-in checks passed, is an IdP identity waiting for this user linked
-// (security.md item 24).
+// here, with every factor given and the sign-in checks passed, is an IdP identity waiting for this user linked:
+// a first factor alone writes nothing that lasts.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { refuseSignIn } from './refused.ts';
 import { completePendingLink } from './jwt-idp-link.ts';

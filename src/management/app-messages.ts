@@ -27,7 +27,7 @@ const number = <T>(list: readonly T[], value: T) => list.indexOf(value);
 export function oidcConfigInput(req: AddOIDCAppRequest | UpdateOIDCAppConfigRequest, request: string): OidcConfigInput {
   const grantTypes = req.grantTypes.map((g) => {
     const name = GRANT_TYPES[g];
-    // device code and token exchange are not offered (interface.md lists the grants Gatehouse serves)
+    // device code and token exchange are not offered (Gatehouse serves only the grants of its discovery)
     if (!name) throw invalidArgument(`invalid ${request}.GrantTypes: grant type ${g} is not supported`, 'APP-Gr4nt');
     return name;
   });

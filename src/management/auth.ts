@@ -1,4 +1,4 @@
-// The one authentication and permission layer of every encoding (compat.md §3, §4): a Bearer access token issued
+// The one authentication and permission layer of every encoding: a Bearer access token issued
 // by Gatehouse, checked like introspection (active, not revoked, user active) and carrying the management API
 // audience; roles from memberships; the org in context from `x-zitadel-orgid`. 401 comes before 403.
 import type { Db } from '../platform/db.ts';
@@ -37,7 +37,7 @@ export function createAuthorizer(db: Db, verifyBearer: VerifyBearer) {
     if (!authorization) throw unauthenticated('auth header missing', 'AUTH-7mr9s');
     const match = /^Bearer +(\S+) *$/i.exec(authorization);
     if (!match) throw unauthenticated('invalid auth header', 'AUTH-7fs1e');
-    // The org asked for is read with the token (one statement, issue 21's lookups); text with NUL matches no row
+    // The org asked for is read with the token (the same statement, no extra round trip); text with NUL matches no row
     // and would fail the shared statement, so such a header is left to requireOrg's own lookup.
     const asked =
       permission.kind === 'org' || permission.kind === 'project' ? orgIdHeader?.trim() || undefined : undefined;
@@ -104,8 +104,8 @@ const denied = () => permissionDenied('No matching permissions found', 'AUTH-5mW
 export const actsForOrg = (principal: Principal, role: string, orgId: string): boolean =>
   principal.roles.instance.has(IAM_OWNER) || Boolean(principal.roles.orgs.get(orgId)?.has(role));
 
-/** An org that does not exist is answered like one the caller may not see (compat.md §1); read with the token
- *  when it is the org asked for (`known`), else on its own. */
+/** An org that does not exist is answered like one the caller may not see (403, as ZITADEL's v1 API does);
+ *  read with the token when it is the org asked for (`known`), else on its own. */
 async function requireOrg(db: Db, orgId: string, known: KnownOrg | undefined): Promise<void> {
   const exists =
     known?.id === orgId
@@ -124,15 +124,15 @@ async function requireOrg(db: Db, orgId: string, known: KnownOrg | undefined): P
 // The *_GLOBAL roles are for ZITADEL's granted projects, which Gatehouse does not model: they grant nothing here.
 const PROJECT_ACCESS = { write: [PROJECT_OWNER], read: [PROJECT_OWNER, PROJECT_OWNER_VIEWER] } as const;
 
-/** The project memberships that give access to their project (the console shows their projects, issue 22). */
+/** The project memberships that give access to their project (the console shows their projects). */
 export function projectMemberships(roles: Roles): ReadonlyMap<string, ProjectRoles> {
   return new Map([...roles.projects].filter(([, m]) => PROJECT_ACCESS.read.some((r) => m.roles.has(r))));
 }
 
 /**
- * A `project` permission of a caller without the org role (issue 22): 403 when it holds no project role at all,
+ * A `project` permission of a caller without the org role: 403 when it holds no project role at all,
  * before the request is read (as for any other refusal); 404 for a project it is no member of (ids of others are
- * not found, compat.md §1), also one outside the org named by `x-zitadel-orgid`; 403 for a viewer that writes.
+ * not found, as in ZITADEL), also one outside the org named by `x-zitadel-orgid`; 403 for a viewer that writes.
  */
 async function projectMemberCaller(
   db: Db,

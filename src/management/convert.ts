@@ -7,7 +7,7 @@ import type { Details } from '../events/details.ts';
 import { loginName, type UserProfileRow, type UserRow } from '../users/lookup.ts';
 import { OrgState, type OrgSchema } from '@zitadel/proto/zitadel/org_pb.js';
 import type { OrgRow } from '../orgs/queries.ts';
-import type { HumanInput } from '../users/human-service.ts';
+import type { HumanInput } from '../passwords/new-human.ts';
 import type { Gender } from '../users/queries.ts';
 
 export function detailsMessage(d: Details): MessageInitShape<typeof ObjectDetailsSchema> {
@@ -19,7 +19,7 @@ export function detailsMessage(d: Details): MessageInitShape<typeof ObjectDetail
   };
 }
 
-/** Details of a stored object as a read returns them (interface.md "Details object", "On read"). */
+/** Details of a stored object as a read returns them: the last event's sequence and time. */
 export function storedDetails(
   row: { sequence: string; created_at: Date; changed_at: Date },
   resourceOwner: string,

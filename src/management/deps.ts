@@ -1,5 +1,5 @@
 // What the management API takes from the composition root (app.ts): its own small type, so that no handler imports
-// the root that imports it (issue 14 §1).
+// the root that imports it (no import circle).
 import type { Config } from '../config.ts';
 import type { Db } from '../platform/db.ts';
 import type { Mailer } from '../mail/mailer.ts';
@@ -11,9 +11,9 @@ export interface ManagementDeps {
   db: Db;
   secrets: SecretBox;
   instance: InstanceRow;
-  /** The bounded password-hashing queue every network request hashes through (issue 26 §6). */
+  /** The bounded password-hashing queue every network request hashes through. */
   hashing: HashAdmission;
   config: Config;
-  /** The outbox for verification and reset mails (issue 16). */
+  /** The outbox for verification and reset mails. */
   mailer: Mailer;
 }

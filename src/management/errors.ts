@@ -1,5 +1,5 @@
-// The error model of compat.md §3 in its two encodings: a REST status with {code, message, details} and a gRPC
-// status with the same message. Anything that is not an AppError becomes INTERNAL without detail (security.md).
+// ZITADEL's v1 error model in its two encodings: a REST status with {code, message, details} and a gRPC
+// status with the same message. Anything that is not an AppError becomes INTERNAL without detail, so no internals leak.
 import { create } from '@bufbuild/protobuf';
 import { ConnectError } from '@connectrpc/connect';
 import { ErrorDetailSchema } from '@zitadel/proto/zitadel/message_pb.js';

@@ -1,4 +1,4 @@
-// The pipeline every management call goes through, whatever its encoding (compat.md §3): authentication (401),
+// The pipeline every management call goes through, whatever its encoding, in ZITADEL's order: authentication (401),
 // permission (403), decoding and validation (400), then the operation and its business rules. (A project member's
 // check reads the project from the request, so a malformed request of a project member is 400 before 403.)
 import { create, type Message } from '@bufbuild/protobuf';

@@ -1,4 +1,4 @@
-// JSON input of the REST gateway as grpc-gateway reads it (compat.md §2): lowerCamelCase or snake_case member
+// JSON input of the REST gateway as grpc-gateway reads it: lowerCamelCase or snake_case member
 // names, enums as names or numbers, unknown members ignored. Unknown members are dropped here rather than with
 // protobuf-es's ignoreUnknownFields, which would also silently drop an unknown enum name instead of rejecting it.
 import { fromJson, type DescField, type DescMessage, type JsonValue, type Message } from '@bufbuild/protobuf';

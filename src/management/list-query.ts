@@ -1,4 +1,4 @@
-// ZITADEL's v1 list messages (issue 21 "Every list has ZITADEL's query"): `query` (zitadel.v1.ListQuery: offset,
+// ZITADEL's v1 list messages: `query` (zitadel.v1.ListQuery: offset,
 // limit, asc) in, `details` (zitadel.v1.ListDetails: totalResult, processedSequence, viewTimestamp) out, and the
 // TextQueryMethod of every text filter. ZITADEL's defaults: 100 rows when no limit is given, more than 1000 is
 // INVALID_ARGUMENT (QUERY-4M0fs "Errors.Query.LimitExceeded"); here the message names the field. The SQL side is

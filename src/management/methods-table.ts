@@ -1,4 +1,4 @@
-// The README's table of served v1 methods (issue 21), generated from the operation registry (plugin.ts) and the
+// The README's table of served v1 methods, generated from the operation registry (plugin.ts) and the
 // descriptors' own REST bindings, so it names exactly what every encoding serves. test/management/methods-table.test
 // keeps the README's copy equal to it; `npm run readme:methods` rewrites that copy.
 import { getOption } from '@bufbuild/protobuf';

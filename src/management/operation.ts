@@ -11,9 +11,9 @@ import type { HashAdmission } from '../users/passwords.ts';
  *  reads its own request message (`never` here: any request type is accepted). */
 export type ProjectOf = (request: never, db: Queryable) => string | undefined | Promise<string | undefined>;
 
-/** Who may call (compat.md §1): any authenticated user, an instance role, or a role on the org in context
+/** Who may call: any authenticated user, an instance role, or a role on the org in context
  *  (`x-zitadel-orgid` or the caller's own org; IAM_OWNER may act on every org).
- *  `project` (issue 22, ZITADEL's PROJECT_OWNER permissions in cmd/defaults.yaml): the org role as for `org`, or a
+ *  `project` (ZITADEL's PROJECT_OWNER permissions in cmd/defaults.yaml): the org role as for `org`, or a
  *  membership of the project the request names: PROJECT_OWNER for `write`, PROJECT_OWNER or PROJECT_OWNER_VIEWER
  *  for `read`; the project's org is then the org in context. Without `projectOf` the operation names no one project
  *  (ListProjects, ListUsers, ListProjectMemberRoles): a member of a project of the org in context may call it, and
@@ -36,7 +36,7 @@ export interface Principal {
   /** The organization the user belongs to. */
   orgId: string;
   roles: Roles;
-  /** The project of the app the token was issued to, if any (ListMyProjectOrgs, issue 21). */
+  /** The project of the app the token was issued to, if any (ListMyProjectOrgs). */
   projectId?: string;
   /** The caller is a machine user: its token comes from no login (recent-login.ts). */
   machine?: boolean;
@@ -65,12 +65,12 @@ export function operation<I extends DescMessage, O extends DescMessage>(op: Oper
 }
 
 /** Hashing for a call that sets a password (SetUpOrg, ImportHumanUser): through the same bounded queue as the
- *  login pages (issue 26 §6), with the caller in place of a client address, so one token cannot fill the queue. */
+ *  login pages, with the caller in place of a client address, so one token cannot fill the queue. */
 export function callerHash(hashing: HashAdmission, caller: Caller): (password: string) => Promise<string> {
   return (password) => hashing.hash(`caller:${caller.principal.userId}`, password);
 }
 
-/** A project operation's permission (issue 22): ORG_OWNER or IAM_OWNER as for `org`, or a member of the project. */
+/** A project operation's permission: ORG_OWNER or IAM_OWNER as for `org`, or a member of the project. */
 export const projectPermission = (access: 'read' | 'write', projectOf?: ProjectOf): Permission => ({
   kind: 'project',
   role: ORG_OWNER,

@@ -1,4 +1,4 @@
-// The management API (compat.md §1-§5): the v1 Auth, Admin and Management services from @zitadel/proto, served
+// The management API: the v1 Auth, Admin and Management services from @zitadel/proto, served
 // as REST JSON, gRPC and gRPC-Web through one pipeline (auth.ts → validate.ts → handlers).
 import { idpOperations } from './handlers/idps.ts';
 import type { DescMethod } from '@bufbuild/protobuf';

@@ -1,4 +1,4 @@
-// The auth API's changes of a sensitive attribute of the caller's own account (security.md §22, OWASP ASVS 5.0
+// The auth API's changes of a sensitive attribute of the caller's own account (OWASP ASVS 5.0
 // §7.5.1): its e-mail address, its authenticator app, its passkeys. A valid token is not enough: whoever sits at an
 // unlocked browser can run an authorization for an app of theirs, be signed in silently by the single sign-on
 // session, and hold a token of the user's. So these methods ask for a token whose login is recent, as the account

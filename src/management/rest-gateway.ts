@@ -1,4 +1,4 @@
-// The REST encoding (compat.md §2), a grpc-gateway equivalent driven by the descriptors: every method of the
+// The REST encoding, a grpc-gateway equivalent driven by the descriptors: every method of the
 // served services gets the route of its google.api.http binding under its file's openapiv2 basePath; the JSON
 // body, path and query parameters become the request message, which goes through the same pipeline as gRPC.
 import {
@@ -77,7 +77,7 @@ export function registerRestGateway(
         });
         scope.setErrorHandler((error: Error & { statusCode?: number }, request, reply) => {
           // Errors Fastify raises before the handler (body too large, unreadable body) are the client's: a clear 400
-          // (security.md §19), or 413 with RESOURCE_EXHAUSTED for a body over the limit (issue 13 item 12).
+          // (never a 500), or 413 with RESOURCE_EXHAUSTED for a body over the limit.
           if (error.statusCode === 413)
             return sendError(reply, new AppError(Code.ResourceExhausted, 'request body too large'), 413);
           const kind = classifyError(error);
@@ -135,7 +135,7 @@ function requestJson(
     for (const [key, value] of Object.entries(request.query as Record<string, string | string[]>))
       setPath(input, json, key, value);
   }
-  // Path parameters win over body members (compat.md §2).
+  // Path parameters win over body members, as in grpc-gateway.
   const values = request.params as Record<string, string>;
   for (const [key, field] of params) setPath(input, json, field, values[key] ?? '');
   return json;

@@ -1,4 +1,4 @@
-// The gRPC and gRPC-Web encodings, served by connect-es from the same descriptors (feasibility-findings.md Q2).
+// The gRPC and gRPC-Web encodings, served by connect-es from the same descriptors.
 // Methods without an operation answer UNIMPLEMENTED; the Connect protocol is off, JSON is the REST gateway's.
 import type { DescMethod, DescService, Message } from '@bufbuild/protobuf';
 import type { ConnectRouter, HandlerContext } from '@connectrpc/connect';

@@ -1,7 +1,7 @@
 // Request validation driven by the protoc-gen-validate rules on the @zitadel/proto descriptors, with the messages
-// of PGV's generated Go code, as ZITADEL returns them (compat.md §3: "invalid UpdateMyProfileRequest.FirstName:
+// of PGV's generated Go code, as ZITADEL returns them ("invalid UpdateMyProfileRequest.FirstName:
 // value length must be between 1 and 200 runes, inclusive"). Like PGV's Validate(), the first violation wins.
-// Beyond PGV, every enum field must hold a defined value (compat.md §5), whether or not it carries a rule.
+// Beyond PGV, every enum field must hold a defined value, as ZITADEL's API demands, with or without a rule.
 import {
   getOption,
   hasOption,
@@ -61,7 +61,7 @@ function firstViolation(schema: DescMessage, message: Message): string | undefin
   return undefined;
 }
 
-/** Issue 13 §11: no string anywhere in a request may hold U+0000 (platform/text.ts), whatever its rules say, in
+/** No string anywhere in a request may hold U+0000 (platform/text.ts), whatever its rules say, in
  *  nested, repeated and PGV-skipped messages too; reported in PGV's words for the innermost field. */
 function nulViolation(schema: DescMessage, message: Message): string | undefined {
   const values = message as unknown as Values;

@@ -3,6 +3,7 @@
 import type { Db } from '../platform/db.ts';
 import { changedDetails, createdDetails, type Details } from '../events/details.ts';
 import { appendEvent } from '../events/log.ts';
+import { EVENT } from '../events/types.ts';
 import { failedPrecondition, invalidArgument, notFound, precondition } from '../platform/errors.ts';
 import {
   Conditions,
@@ -70,7 +71,7 @@ export async function updateMember(
     const event = await appendEvent(tx, {
       aggregateType: resource.type,
       aggregateId: resource.id,
-      eventType: `${resource.type}.member.changed`,
+      eventType: EVENT[resource.type].memberChanged,
       payload: { userId, roles: wanted },
       resourceOwner: resource.owner ?? resource.id,
       creator,
@@ -92,7 +93,7 @@ export async function removeMember(
     const event = await appendEvent(tx, {
       aggregateType: resource.type,
       aggregateId: resource.id,
-      eventType: `${resource.type}.member.removed`,
+      eventType: EVENT[resource.type].memberRemoved,
       payload: { userId },
       resourceOwner: resource.owner ?? resource.id,
       creator,

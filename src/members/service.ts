@@ -3,6 +3,7 @@
 // a user holds, which the management API's permission checks read.
 import type { Db, Queryable } from '../platform/db.ts';
 import { appendEvent, type WrittenEvent } from '../events/log.ts';
+import { EVENT } from '../events/types.ts';
 import { alreadyExists, failedPrecondition } from '../platform/errors.ts';
 import { MEMBER_ERROR_IDS } from './errors.ts';
 import { findMemberships, insertNewMembership, lockIamOwners, type MembershipRow, type Resource } from './queries.ts';
@@ -22,7 +23,7 @@ export async function createMember(
   const event = await appendEvent(tx, {
     aggregateType: resource.type,
     aggregateId: resource.id,
-    eventType: `${resource.type}.member.added`,
+    eventType: EVENT[resource.type].memberAdded,
     payload: { userId, roles },
     resourceOwner: resource.owner ?? resource.id,
     creator,

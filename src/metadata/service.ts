@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import type { Db, Queryable } from '../platform/db.ts';
 import { appendEvent } from '../events/log.ts';
+import { EVENT } from '../events/types.ts';
 import { changedDetails, type Details } from '../events/details.ts';
 import { notFound, precondition } from '../platform/errors.ts';
 import { parseInput } from '../platform/input.ts';
@@ -46,7 +47,7 @@ export async function setUserMetadata(
     const event = await appendEvent(tx, {
       aggregateType: 'user',
       aggregateId: user.id,
-      eventType: 'user.metadata.set',
+      eventType: EVENT.user.metadataSet,
       payload: { keys: entries.map((e) => e.key) },
       resourceOwner: user.org_id,
       creator,
@@ -70,7 +71,7 @@ export async function removeUserMetadata(db: Db, ref: UserRef, key: string, crea
     const event = await appendEvent(tx, {
       aggregateType: 'user',
       aggregateId: user.id,
-      eventType: 'user.metadata.removed',
+      eventType: EVENT.user.metadataRemoved,
       payload: { key },
       resourceOwner: user.org_id,
       creator,

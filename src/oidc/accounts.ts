@@ -3,7 +3,8 @@
 import type { Account, KoaContextWithOIDC } from 'oidc-provider';
 import type { Db } from '../platform/db.ts';
 import { findActiveUser, loginName, type UserProfileRow } from '../users/lookup.ts';
-import { takeReadAhead } from './read-ahead.ts';
+import { takeScoped } from '../platform/request-scope.ts';
+import { USER_AHEAD } from './read-ahead.ts';
 import { RESOURCE_OWNER_SCOPE } from './scopes.ts';
 
 export const CLAIMS = {
@@ -24,8 +25,8 @@ const GENDERS: Record<string, string> = { GENDER_FEMALE: 'female', GENDER_MALE: 
 
 export function createFindAccount(db: Db) {
   return async function findAccount(ctx: KoaContextWithOIDC, sub: string): Promise<Account | undefined> {
-    const ahead = takeReadAhead<UserProfileRow>(`user:${sub}`);
-    const user = ahead ? ahead.row : await findActiveUser(db, sub);
+    const ahead = takeScoped(USER_AHEAD, sub);
+    const user = ahead ? ahead.value : await findActiveUser(db, sub);
     if (user?.state !== 'active') return undefined;
     return {
       accountId: user.id,

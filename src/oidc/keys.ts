@@ -115,11 +115,27 @@ function classify(rows: KeyRow[], retainSeconds: number, now: number): Classifie
   return { signing: rows[signingIndex]!, waiting, retired };
 }
 
+/** A key's private half. It is sealed with the master key, so a start with another key than the one the database was
+ *  set up with fails here first: the error names the setting instead of the cipher's "unable to authenticate data". */
+function openPrivateJwk(secrets: SecretBox, row: KeyRow): JWK {
+  let json: string;
+  try {
+    json = secrets.decrypt(row.private_jwk);
+  } catch (error) {
+    throw new Error(
+      `signing key ${row.kid} does not open with this master key: GATEHOUSE_MASTER_KEY (with the embedded database, ` +
+        'master.key in GATEHOUSE_DATA_DIR) must be the key this database was set up with',
+      { cause: error },
+    );
+  }
+  return JSON.parse(json) as JWK;
+}
+
 function buildKeySet(rows: KeyRow[], secrets: SecretBox, retainSeconds: number): KeySet {
   const { signing, waiting, retired } = classify(rows, retainSeconds, Date.now());
   const ordered = [signing, ...waiting, ...retired];
   return {
-    privateJwks: ordered.map((r) => JSON.parse(secrets.decrypt(r.private_jwk)) as JWK),
+    privateJwks: ordered.map((r) => openPrivateJwk(secrets, r)),
     publicJwks: ordered.map((r) => r.public_jwk),
     signingKid: signing.kid,
     fingerprint: ordered.map((r) => r.kid).join(','),
@@ -157,6 +173,6 @@ export async function listKeys(db: Db, retainSeconds: number): Promise<KeyListin
 export async function checkSigningKey(db: Db, secrets: SecretBox): Promise<string> {
   const rows = await selectKeys(db);
   const { signing } = classify(rows, 0, Date.now());
-  JSON.parse(secrets.decrypt(signing.private_jwk));
+  openPrivateJwk(secrets, signing);
   return signing.kid;
 }

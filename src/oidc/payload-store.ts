@@ -45,12 +45,14 @@ export async function upsertPayload(db: Queryable, row: PayloadRow): Promise<voi
   );
 }
 
-export async function findPayload(
-  db: Queryable,
-  model: string,
-  id: string,
-): Promise<{ payload: AdapterPayload; consumed_at: Date | null } | undefined> {
-  const { rows } = await db.query<{ payload: AdapterPayload; consumed_at: Date | null }>(
+/** A stored payload and when it was consumed, as the adapter reads it. */
+export interface FoundPayload {
+  payload: AdapterPayload;
+  consumed_at: Date | null;
+}
+
+export async function findPayload(db: Queryable, model: string, id: string): Promise<FoundPayload | undefined> {
+  const { rows } = await db.query<FoundPayload>(
     `SELECT payload, consumed_at FROM oidc_payloads
      WHERE model = $1 AND id = $2 AND (expires_at IS NULL OR expires_at > now())`,
     [model, id],

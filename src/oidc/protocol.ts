@@ -1,5 +1,6 @@
-// The names both engines answer to: ZITADEL's endpoint paths, which the provider is configured with
-// (provider/provider.ts) and the fast endpoints serve (fast/), and the JWT-profile grant type.
+// What both engines share: ZITADEL's endpoint paths, which the provider is configured with (provider/provider.ts) and
+// the fast endpoints serve (fast/), the JWT-profile grant type, the algorithms of client assertions, and the version
+// of oidc-provider whose code the fast endpoints mirror.
 
 export const ROUTES = {
   authorization: '/oauth/v2/authorize',
@@ -13,3 +14,15 @@ export const ROUTES = {
 
 /** RFC 7523 §2.1: the JWT-profile grant of machine users. */
 export const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
+
+/** The algorithms a client assertion (private_key_jwt, RFC 7523 §3) may be signed with: asymmetric ones only, since
+ *  no client authenticates with client_secret_jwt. The provider is configured with them and the fast endpoints verify
+ *  with them, so a client is accepted by both or by neither. */
+export const CLIENT_ASSERTION_ALGS = ['RS256', 'RS384', 'RS512', 'PS256', 'ES256', 'EdDSA'] as const;
+
+/**
+ * The major version of oidc-provider (package.json) whose code the fast endpoints mirror: each file of fast/ that
+ * answers as the library would names the library's files it follows, and must be compared with them again when the
+ * major version changes (test/oidc/upstream-version.test.ts fails until then).
+ */
+export const OIDC_PROVIDER_MAJOR = 9;

@@ -1,78 +1,37 @@
 // Write-behind for oidc-provider's storage: within one provider request the library saves its rows one after another
 // (the interaction deleted, the grant, the code, the session on resume), a round trip each. Inside a unit of work
-// (`unitOfWork`, around every provider request: plugin.ts) the adapter queues those saves and deletes here, and the
-// unit writes them with one statement before the response leaves, so no one outside the request can tell: the browser
-// and the client see every row the response names. Reads in the request see the queued rows (read your writes).
-// Operations that must happen in place (consume, revoke by grant, the replay claim, a read by uid) write the queue
-// first, so rows reach the database in the order the library meant. Statements of our own that settle with the request
-// (the lockout's attempt given back after a success: lockout/queries.ts) ride along in the same statement as extra
-// CTEs. The login pages run in units too (login/routes.ts), written before their answer is sent. Without a unit every
-// write goes at once.
-import { AsyncLocalStorage } from 'node:async_hooks';
+// (`unitOfWork`, around every provider request: plugin.ts) the adapter holds those saves and deletes back under
+// PAYLOAD_ROWS (platform/request-scope.ts), and the unit writes them with one statement before the response leaves, so
+// no one outside the request can tell: the browser and the client see every row the response names. Reads in the
+// request see the held rows (read your writes). Operations that must happen in place (consume, revoke by grant, the
+// replay claim, a read by uid) write the held rows first, so rows reach the database in the order the library meant.
+// Writes of other domains that settle with the request (the lockout's attempt given back after a success:
+// lockout/service.ts) ride along in the same statement as extra CTEs. The login pages run in units too
+// (login/routes.ts), written before their answer is sent. Without a unit every write goes at once.
 import type { Db } from '../platform/db.ts';
+import {
+  scopeKey,
+  unitOfWork as platformUnitOfWork,
+  type DeferredWrite,
+  type Held,
+} from '../platform/request-scope.ts';
 import type { PayloadRow } from './payload-store.ts';
 
-/** Data-modifying CTEs of our own (`name AS (...)`, comma-separated), written with the unit: `sql(param)` places
- *  each value as a parameter. Their names must differ from those of the unit's other writes. */
-export type SideWrite = (param: (value: unknown) => string) => string;
-
-interface Unit {
-  /** By `<model>:<storage id>`; null: deleted. One entry per row, the last operation wins. */
-  rows: Map<string, PayloadRow | null>;
-  side: SideWrite[];
-}
-
-const units = new AsyncLocalStorage<Unit>();
+/** oidc-provider's rows a unit of work holds, by `<model>:<storage id>`. */
+export const PAYLOAD_ROWS = scopeKey<PayloadRow>('oidc:payload-row');
 
 /** What a unit writes with: plain statements, and those planned for their values (see send). */
 type WriteDb = Pick<Db, 'query' | 'queryPlanned'>;
 
-/** Runs fn with a unit of work and writes what it queued when fn is done, failed or not. */
-export async function unitOfWork<T>(db: WriteDb, fn: () => Promise<T>): Promise<T> {
-  const unit: Unit = { rows: new Map(), side: [] };
-  return units.run(unit, async () => {
-    try {
-      return await fn();
-    } finally {
-      await write(db, unit);
-    }
-  });
+/** Runs fn with a unit of work and writes what it held when fn is done, failed or not. */
+export function unitOfWork<T>(db: WriteDb, fn: () => Promise<T>): Promise<T> {
+  return platformUnitOfWork((held) => write(db, held), fn);
 }
 
-/** Queues the save or (row null) delete of a row; false when no unit runs and the caller must write it now. */
-export function queueRow(model: string, id: string, row: PayloadRow | null): boolean {
-  const unit = units.getStore();
-  unit?.rows.set(`${model}:${id}`, row);
-  return unit !== undefined;
-}
-
-/** Queues one of our own writes with the unit; false when no unit runs and the caller must write it now. */
-export function queueSideWrite(sql: SideWrite): boolean {
-  const unit = units.getStore();
-  unit?.side.push(sql);
-  return unit !== undefined;
-}
-
-/** The queued state of a row: `{ row }` (null: deleted), or undefined when nothing is queued for it. */
-export function queuedRow(model: string, id: string): { row: PayloadRow | null } | undefined {
-  const rows = units.getStore()?.rows;
-  const key = `${model}:${id}`;
-  return rows?.has(key) ? { row: rows.get(key)! } : undefined;
-}
-
-/** Writes the queue now: before an operation that must see it in the database. */
-export async function writeQueued(db: WriteDb): Promise<void> {
-  const unit = units.getStore();
-  if (unit) await write(db, unit);
-}
-
-async function write(db: WriteDb, unit: Unit): Promise<void> {
-  if (!unit.rows.size && !unit.side.length) return;
-  const { rows, side } = unit;
-  unit.rows = new Map();
-  unit.side = [];
+function write(db: WriteDb, held: Held): Promise<void> {
+  const rows = held.rows(PAYLOAD_ROWS);
   // Units with writes of their own (a login step) go alone; the rest share statements.
-  await (side.length ? send(db, rows, side) : shared(db, rows));
+  return held.writes.length ? send(db, rows, held.writes) : shared(db, rows);
 }
 
 interface Waiting {
@@ -116,7 +75,7 @@ function flushShared(db: WriteDb): void {
   }
 }
 
-async function send(db: WriteDb, rows: Map<string, PayloadRow | null>, side: SideWrite[]): Promise<void> {
+async function send(db: WriteDb, rows: Map<string, PayloadRow | null>, side: DeferredWrite[]): Promise<void> {
   const saved: PayloadRow[] = [];
   const deleted = { models: [] as string[], ids: [] as string[] };
   for (const [key, row] of rows) {

@@ -2,6 +2,7 @@
 // the first start (instance/bootstrap.ts) and SetUpOrg (one transaction for all of it, as in ZITADEL).
 import type { Queryable } from '../platform/db.ts';
 import { appendEvent, type WrittenEvent } from '../events/log.ts';
+import { EVENT } from '../events/types.ts';
 import { newId } from '../platform/ids.ts';
 import { createHuman, type NewHumanUser } from '../users/human-service.ts';
 import { createMember } from '../members/service.ts';
@@ -25,7 +26,7 @@ export async function addOrgWithHuman(tx: Queryable, input: NewOrgWithHuman, cre
   const orgAdded = await appendEvent(tx, {
     aggregateType: 'org',
     aggregateId: orgId,
-    eventType: 'org.added',
+    eventType: EVENT.org.added,
     payload: { name: input.org.name },
     resourceOwner: orgId,
     creator,
@@ -39,7 +40,7 @@ export async function addOrgWithHuman(tx: Queryable, input: NewOrgWithHuman, cre
   await appendEvent(tx, {
     aggregateType: 'org',
     aggregateId: orgId,
-    eventType: 'org.domain.added',
+    eventType: EVENT.org.domainAdded,
     payload: { domain: input.org.domain, primary: true },
     resourceOwner: orgId,
     creator,

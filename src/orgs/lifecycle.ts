@@ -3,6 +3,7 @@
 // instance's default org, where self-registered users and the first-party apps live, stays.
 import type { Db, Queryable } from '../platform/db.ts';
 import { appendEvent } from '../events/log.ts';
+import { EVENT, type EventType } from '../events/types.ts';
 import { changedDetails, type Details } from '../events/details.ts';
 import { failedPrecondition, notFound } from '../platform/errors.ts';
 import { name200, parseInput } from '../platform/input.ts';
@@ -17,7 +18,7 @@ import {
 import { keepAnIamOwner } from '../members/service.ts';
 import { endSessionsOfOrgUsers } from '../users/state.ts';
 import { z } from 'zod';
-import { deleteOrgAndOwned, lockOrg, updateOrgColumns, type OrgRow } from './queries.ts';
+import { deleteOrgAndOwned, lockOrg, ORG_COLUMNS, updateOrgColumns, type OrgRow } from './queries.ts';
 
 export type OrgFilter =
   | { field: 'name' | 'domain'; text: TextFilter }
@@ -50,7 +51,7 @@ export function listOrgs(
   return listPage<OrgRow>(
     db,
     {
-      select: 'o.id, o.name, o.primary_domain, o.state, o.created_at, o.changed_at, o.sequence',
+      select: ORG_COLUMNS,
       from: 'orgs o',
       where,
       orderBy: sortByName ? ['lower(o.name)', 'o.id'] : ['o.id'],
@@ -68,7 +69,7 @@ async function changeOrg(
   defaultOrgId: string | undefined,
   creator: string,
   change: (org: OrgRow) => {
-    eventType: string;
+    eventType: EventType<'org'>;
     payload?: Record<string, unknown>;
     state?: OrgRow['state'];
     name?: string;
@@ -102,7 +103,7 @@ export function updateOrg(db: Db, orgId: string, name: string, creator: string):
   const input = parseInput(updateOrgSchema, { name }, 'UpdateOrgRequest', 'ORG-Name');
   return changeOrg(db, orgId, undefined, creator, (org) => {
     if (org.name === input.name) throw failedPrecondition('Organisation name not changed', 'ORG-4VCJk');
-    return { eventType: 'org.changed', payload: input, name: input.name };
+    return { eventType: EVENT.org.changed, payload: input, name: input.name };
   });
 }
 
@@ -123,7 +124,10 @@ export function setOrgActive(
       if (active && org.state === 'active') throw failedPrecondition('Organisation is already active', 'EVENT-bfnrh');
       if (!active && org.state !== 'active')
         throw failedPrecondition('Organisation is already deactivated', 'EVENT-Dbs2g');
-      return { eventType: active ? 'org.reactivated' : 'org.deactivated', state: active ? 'active' : 'inactive' };
+      return {
+        eventType: active ? EVENT.org.reactivated : EVENT.org.deactivated,
+        state: active ? 'active' : 'inactive',
+      };
     },
     active ? undefined : (tx) => endSessionsOfOrgUsers(tx, orgId),
   );
@@ -135,7 +139,7 @@ export function removeOrg(db: Db, orgId: string, defaultOrgId: string, creator: 
     orgId,
     defaultOrgId,
     creator,
-    (org) => ({ eventType: 'org.removed', payload: { name: org.name } }),
+    (org) => ({ eventType: EVENT.org.removed, payload: { name: org.name } }),
     async (tx) => {
       await keepAnIamOwner(tx, (owner) => owner.org_id === orgId);
       await endSessionsOfOrgUsers(tx, orgId);

@@ -11,6 +11,10 @@ export interface OrgRow {
 }
 
 const COLUMNS = 'id, name, primary_domain, state, created_at, changed_at, sequence';
+/** OrgRow's columns of `orgs o`, for the reads that join or list orgs under that name. */
+export const ORG_COLUMNS = COLUMNS.split(', ')
+  .map((c) => `o.${c}`)
+  .join(', ');
 
 export async function insertOrg(
   tx: Queryable,
@@ -43,9 +47,7 @@ export async function findOrgById(db: Queryable, id: string): Promise<OrgRow | u
 
 export async function findOrgByDomain(db: Queryable, domain: string): Promise<OrgRow | undefined> {
   const { rows } = await db.query<OrgRow>(
-    `SELECT ${COLUMNS.split(', ')
-      .map((c) => `o.${c}`)
-      .join(', ')} FROM orgs o JOIN org_domains d ON d.org_id = o.id WHERE lower(d.domain) = lower($1)`,
+    `SELECT ${ORG_COLUMNS} FROM orgs o JOIN org_domains d ON d.org_id = o.id WHERE lower(d.domain) = lower($1)`,
     [domain],
   );
   return rows[0];

@@ -1,4 +1,4 @@
-// Passkeys and security keys (issue 17): WebAuthn registration and sign-in with @simplewebauthn/server. The RP ID
+// Passkeys and security keys: WebAuthn registration and sign-in with @simplewebauthn/server. The RP ID
 // is the issuer's host and the expected origin the issuer's origin; attestation is `none` (no device attestation
 // is checked, so none is asked for). Every credential is discoverable and verifies its user, so one registration
 // serves passwordless sign-in and the second factor alike.
@@ -14,6 +14,7 @@ import {
 } from '@simplewebauthn/server';
 import type { Db, Queryable } from '../platform/db.ts';
 import { appendEvent } from '../events/log.ts';
+import { EVENT } from '../events/types.ts';
 import { changedDetails, type Details } from '../events/details.ts';
 import { invalidArgument, notFound } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
@@ -49,7 +50,7 @@ export function relyingParty(issuer: string, name = ''): RelyingParty {
 /** How long a ceremony may take: the browser's timeout, and the life of its challenge. */
 const CEREMONY_SECONDS = 300;
 export const PASSKEY_NAME_MAX = 200;
-/** The kind in users.factor_kinds (factors/registry.ts) while the user has a passkey: ZITADEL's `u2f`. */
+/** The kind in users.factor_kinds (second-factors/registry.ts) while the user has a passkey: ZITADEL's `u2f`. */
 export const WEBAUTHN_KIND = 'u2f';
 
 /** What the user used, for the session's amr (RFC 8176): a synced (backup-eligible) passkey is a software-secured
@@ -113,7 +114,7 @@ export async function finishRegistration(
     const event = await appendEvent(tx, {
       aggregateType: 'user',
       aggregateId: user.id,
-      eventType: 'user.human.passwordless.token.added',
+      eventType: EVENT.user.passkeyAdded,
       payload: { webAuthNTokenId: id, webAuthNTokenName: name },
       resourceOwner: user.org_id,
       creator: user.id,
@@ -134,7 +135,7 @@ export async function finishRegistration(
   });
 }
 
-/** Passwordless: any discoverable credential of this RP, with user verification (issue 17). */
+/** Passwordless: any discoverable credential of this RP, with user verification. */
 export async function startPasswordless(
   db: Db,
   rp: RelyingParty,
@@ -242,7 +243,7 @@ export async function removePasskey(db: Db, user: UserRow, tokenId: string, crea
     const event = await appendEvent(tx, {
       aggregateType: 'user',
       aggregateId: user.id,
-      eventType: 'user.human.passwordless.token.removed',
+      eventType: EVENT.user.passkeyRemoved,
       payload: { webAuthNTokenId: tokenId },
       resourceOwner: user.org_id,
       creator,

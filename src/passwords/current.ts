@@ -1,4 +1,4 @@
-// The policy in force: read by every place that sets a password (users/, passwords/, the pages), so it imports
+// The policy in force: read by every place that sets a password (passwords/, the API, the pages), so it imports
 // nothing but the policy's own files.
 import type { Queryable } from '../platform/db.ts';
 import { DEFAULT_PASSWORD_POLICY, type PasswordPolicy, PasswordPolicyError, passwordProblem } from './policy.ts';

@@ -4,6 +4,7 @@
 import type { Config } from '../config.ts';
 import type { Db, Queryable } from '../platform/db.ts';
 import { appendEvent } from '../events/log.ts';
+import { EVENT } from '../events/types.ts';
 import { changedDetails, type Details } from '../events/details.ts';
 import { AppError, Code, failedPrecondition, invalidArgument } from '../platform/errors.ts';
 import { recordFailure, recordSuccess, reserveLoginAttempt } from '../lockout/service.ts';
@@ -37,7 +38,7 @@ export async function updatePasswordPolicy(
     const event = await appendEvent(tx, {
       aggregateType: 'instance',
       aggregateId: instanceId,
-      eventType: 'instance.policy.password.complexity.changed',
+      eventType: EVENT.instance.passwordComplexityPolicyChanged,
       payload: { ...policy },
       resourceOwner: instanceId,
       creator,
@@ -154,7 +155,7 @@ export async function writeNewPassword(
   const event = await appendEvent(tx, {
     aggregateType: 'user',
     aggregateId: user.id,
-    eventType: 'user.human.password.changed',
+    eventType: EVENT.user.passwordChanged,
     payload: { changeRequired: options.changeRequired },
     resourceOwner: user.org_id,
     creator: options.creator,

@@ -1,6 +1,16 @@
-// JSON logs (pino) with secrets redacted wherever they could appear: no secret may reach a log.
+// JSON logs (pino) with secrets redacted wherever they could appear: no secret may reach a log. On a terminal the same
+// redacted lines are shown readable (log-pretty.ts).
 import type { FastifyBaseLogger } from 'fastify';
-import { pino, stdSerializers, type Bindings, type ChildLoggerOptions, type Logger } from 'pino';
+import {
+  pino,
+  stdSerializers,
+  type Bindings,
+  type ChildLoggerOptions,
+  type DestinationStream,
+  type Logger,
+} from 'pino';
+import type { Config } from '../config.ts';
+import { stdoutDestination } from './log-pretty.ts';
 
 export const REDACTED_PATHS = [
   'req.headers.authorization',
@@ -86,7 +96,7 @@ function serializeError(error: Error): unknown {
   return typeof serialized === 'object' && serialized !== null ? redactSecretKeys(serialized) : serialized;
 }
 
-export function createLogger(level: string, destination?: NodeJS.WritableStream): Logger {
+export function createLogger(level: string, destination?: DestinationStream): Logger {
   return pino(
     {
       level,
@@ -97,6 +107,11 @@ export function createLogger(level: string, destination?: NodeJS.WritableStream)
     },
     destination,
   );
+}
+
+/** The server's log on standard output, in the format GATEHOUSE_LOG_FORMAT asks for. */
+export function createStdoutLogger(config: Pick<Config, 'logLevel' | 'logFormat'>): Logger {
+  return createLogger(config.logLevel, stdoutDestination(config.logFormat, config.logLevel));
 }
 
 type Level = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';

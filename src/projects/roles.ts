@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import type { Db, Queryable } from '../platform/db.ts';
 import { appendEvent } from '../events/log.ts';
+import { EVENT } from '../events/types.ts';
 import { changedDetails, createdDetails, type Details } from '../events/details.ts';
 import { failedPrecondition, invalidArgument, notFound, precondition } from '../platform/errors.ts';
 import { parseInput } from '../platform/input.ts';
@@ -54,7 +55,7 @@ export async function addProjectRoles(
     const event = await appendEvent(tx, {
       aggregateType: 'project',
       aggregateId: project.id,
-      eventType: 'project.role.added',
+      eventType: EVENT.project.roleAdded,
       payload: { roles },
       resourceOwner: project.org_id,
       creator,
@@ -80,7 +81,7 @@ export async function updateProjectRole(
     const event = await appendEvent(tx, {
       aggregateType: 'project',
       aggregateId: project.id,
-      eventType: 'project.role.changed',
+      eventType: EVENT.project.roleChanged,
       payload: role,
       resourceOwner: project.org_id,
       creator,
@@ -97,7 +98,7 @@ export async function removeProjectRole(db: Db, ref: ProjectRef, key: string, cr
     const event = await appendEvent(tx, {
       aggregateType: 'project',
       aggregateId: project.id,
-      eventType: 'project.role.removed',
+      eventType: EVENT.project.roleRemoved,
       payload: { key },
       resourceOwner: project.org_id,
       creator,

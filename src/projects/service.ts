@@ -2,6 +2,7 @@
 // settings, deactivation and removal.
 import type { Db, Queryable } from '../platform/db.ts';
 import { appendEvent } from '../events/log.ts';
+import { EVENT } from '../events/types.ts';
 import { changedDetails, createdDetails, type Details } from '../events/details.ts';
 import { z } from 'zod';
 import { failedPrecondition, notFound } from '../platform/errors.ts';
@@ -33,7 +34,7 @@ export async function addProject(
     const event = await appendEvent(tx, {
       aggregateType: 'project',
       aggregateId: projectId,
-      eventType: 'project.added',
+      eventType: EVENT.project.added,
       payload: { name },
       resourceOwner: input.orgId,
       creator,
@@ -93,7 +94,7 @@ export async function updateProject(
     const event = await appendEvent(tx, {
       aggregateType: 'project',
       aggregateId: p.id,
-      eventType: 'project.changed',
+      eventType: EVENT.project.changed,
       payload: settings,
       resourceOwner: p.org_id,
       creator,
@@ -125,7 +126,7 @@ export async function setProjectState(
     const event = await appendEvent(tx, {
       aggregateType: 'project',
       aggregateId: p.id,
-      eventType: state === 'inactive' ? 'project.deactivated' : 'project.reactivated',
+      eventType: state === 'inactive' ? EVENT.project.deactivated : EVENT.project.reactivated,
       resourceOwner: p.org_id,
       creator,
     });
@@ -149,7 +150,7 @@ export async function removeProject(db: Db, ref: ProjectRef, creator: string): P
     const event = await appendEvent(tx, {
       aggregateType: 'project',
       aggregateId: p.id,
-      eventType: 'project.removed',
+      eventType: EVENT.project.removed,
       payload: { name: p.name },
       resourceOwner: p.org_id,
       creator,

@@ -1,19 +1,19 @@
-// The statements over what oidc-provider holds for users: those that end it (issue 6 DeactivateUser, issue 24 at
-// production size) and the console's list of a user's sessions (issue 22), apart from users/queries.ts because they
+// The statements over what oidc-provider holds for users: those that end it (DeactivateUser, fast at
+// production size) and the console's list of a user's sessions, apart from users/queries.ts because they
 // read and write oidc_payloads, not users.
 import type { Queryable } from '../platform/db.ts';
 import { END_CONSOLE_SESSIONS_OF_USER, endConsoleSessionsOfUsers } from './console-sessions.ts';
 
 /**
  * Ends everything oidc-provider holds for a user (sessions, grants, codes, tokens) in the caller's transaction:
- * a deactivated user's tokens are inactive at once on every process (issue 6, DeactivateUser). The rows are
+ * a deactivated user's tokens are inactive at once on every process (DeactivateUser). The rows are
  * oidc_payloads (src/oidc/payloads.ts); the statement lives here so that users/ never imports the OIDC layer above
- * it (issue 14 §1). It reads only the user's rows at any size (issue 24, test/users/artifact-plans.test.ts): it repeats
+ * it. It reads only the user's rows at any size (test/users/artifact-plans.test.ts): it repeats
  * the predicate of the partial index oidc_payloads_account_idx, without which PostgreSQL cannot use that index and
  * reads every stored payload (4 to 24 s at 10 million), and it names the user's grants as an array computed once, so
  * that both lookups are index scans of one bitmap rather than a join (0.2-0.4 ms there; migration 0050 keeps its
  * estimate, and so its cost, as small as the rows it reads). The user's console sessions end in the same
- * statement (users/console-sessions.ts, security.md item 23).
+ * statement (users/console-sessions.ts), so signing a user out ends every session.
  */
 export const DELETE_OIDC_ARTIFACTS_OF_USER = `
   WITH ${END_CONSOLE_SESSIONS_OF_USER}
@@ -48,7 +48,7 @@ export async function deleteOidcArtifactsOfOrgUsers(tx: Queryable, orgId: string
   return (grants.rowCount ?? 0) + (rest.rowCount ?? 0);
 }
 
-/** One sign-in session of a user as the console shows it: never its id, cookie or any token (security.md §7). */
+/** One sign-in session of a user as the console shows it: never its id, cookie or any token. */
 export interface UserSession {
   signedInAt: Date | null;
   expiresAt: Date | null;
@@ -59,7 +59,7 @@ export interface UserSession {
 }
 
 /**
- * A user's open sessions, newest sign-in first, at most 50 (issue 22: a user's page). oidc-provider 9's Session
+ * A user's open sessions, newest sign-in first, at most 50 (the console's user page). oidc-provider 9's Session
  * payload holds the account, `loginTs` (seconds), `amr` and `authorizations` keyed by client id (whose members, the
  * sid and grant id, are not read). Only the user's rows are read (oidc_payloads_account_idx, whose predicate it
  * repeats as the DELETE above does; test/users/artifact-plans.test.ts), and only for a user of the org: $1 the user,

@@ -1,4 +1,4 @@
-// The admin console's sessions (security.md item 23), kept on the server so that they can be ended there: one row
+// The admin console's sessions, kept on the server so that they can be ended there: one row
 // per signed-in browser (migrations/0210_console_sessions.sql). The browser's cookie holds a random id of 256 bits;
 // the row holds only its SHA-256, so a copy of the table signs no one in (OWASP ASVS §7.2.3). "Sign out" deletes the
 // row. Each row names the OP session whose sign-in created it, and is valid only while that session lives, so

@@ -1,6 +1,6 @@
-// ListUsers (issue 21): the users of one org, filtered by ZITADEL's user queries (their or/and/not too) and sorted by
+// ListUsers: the users of one org, filtered by ZITADEL's user queries (their or/and/not too) and sorted by
 // one of its columns. Text filters compare lower(column), which migrations/0080_lifecycle.sql indexes per org for the
-// user name, the e-mail and the display name; an OR of them (a search box, issue 22's users page) is a BitmapOr of
+// user name, the e-mail and the display name; an OR of them (a search box, the console's users page) is a BitmapOr of
 // those indexes (test/management/list-plans.test.ts holds the plans to index scans).
 import type { Db } from '../platform/db.ts';
 import {

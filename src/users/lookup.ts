@@ -4,10 +4,10 @@ import { findUserById, type UserProfileRow, type UserRow } from './queries.ts';
 
 export type { UserProfileRow, UserRow };
 
-/** Login names are user_name@primary_domain (compat.md §5). */
+/** Login names are user_name@primary_domain, as in ZITADEL. */
 export const loginName = (user: UserProfileRow) => `${user.user_name}@${user.primary_domain}`;
 
-/** Whether a user may sign in and its tokens hold: it is active, and so is its org (issue 21 DeactivateOrg). */
+/** Whether a user may sign in and its tokens hold: it is active, and so is its org (DeactivateOrg). */
 export const isActive = (user: Pick<UserProfileRow, 'state' | 'org_state'>) =>
   user.state === 'active' && user.org_state === 'active';
 
@@ -16,5 +16,5 @@ export async function findActiveUser(db: Queryable, id: string): Promise<UserRow
   return user && isActive(user) ? user : undefined;
 }
 
-/** By login name (`user name@org domain`) or user name, never ambiguously (issue 13 §6). */
+/** By login name (`user name@org domain`) or user name, never ambiguously. */
 export { findUserByLoginName } from './queries.ts';

@@ -1,4 +1,4 @@
-// Key pairs for machine users (JWT-profile grant, compat.md §6), handed out once in ZITADEL's key file format
+// Key pairs for machine users (JWT-profile grant, RFC 7523), handed out once in ZITADEL's key file format
 // (platform/key-pairs.ts).
 import type { Queryable } from '../platform/db.ts';
 import { KEY_NO_EXPIRY, newRsaKeyPair } from '../platform/key-pairs.ts';

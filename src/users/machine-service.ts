@@ -1,10 +1,11 @@
-// Machine users (service accounts, compat.md §6): client_credentials with a generated secret (client_id = user
+// Machine users (service accounts, as in ZITADEL): client_credentials with a generated secret (client_id = user
 // name) and the JWT-profile grant with registered public keys. Each change is one transaction with its event.
 import { z } from 'zod';
 import type { Db, Queryable } from '../platform/db.ts';
 import type { SecretBox } from '../platform/secrets.ts';
 import { generateSecret } from '../platform/secrets.ts';
 import { appendEvent, type WrittenEvent } from '../events/log.ts';
+import { EVENT } from '../events/types.ts';
 import { changedDetails, createdDetails, type Details } from '../events/details.ts';
 import { newId } from '../platform/ids.ts';
 import { failedPrecondition, invalidArgument, notFound } from '../platform/errors.ts';
@@ -56,7 +57,7 @@ export async function createMachine(
   const event = await appendEvent(tx, {
     aggregateType: 'user',
     aggregateId: userId,
-    eventType: 'user.machine.added',
+    eventType: EVENT.user.machineAdded,
     payload: fields,
     resourceOwner: orgId,
     creator,
@@ -79,7 +80,7 @@ export async function generateMachineSecret(
     const event = await appendEvent(tx, {
       aggregateType: 'user',
       aggregateId: userId,
-      eventType: 'user.machine.secret.set',
+      eventType: EVENT.user.machineSecretSet,
       resourceOwner: user.org_id,
       creator,
     });
@@ -104,7 +105,7 @@ export async function addMachineUserKey(
     const event = await appendEvent(tx, {
       aggregateType: 'user',
       aggregateId: userId,
-      eventType: 'user.machine.key.added',
+      eventType: EVENT.user.machineKeyAdded,
       payload: { keyId: keyFile.keyId, expiresAt: keyFile.expirationDate },
       resourceOwner: user.org_id,
       creator,
@@ -123,7 +124,7 @@ export async function removeMachineSecret(db: Db, ref: UserRef, creator: string)
     const event = await appendEvent(tx, {
       aggregateType: 'user',
       aggregateId: user.id,
-      eventType: 'user.machine.secret.removed',
+      eventType: EVENT.user.machineSecretRemoved,
       resourceOwner: user.org_id,
       creator,
     });
@@ -140,7 +141,7 @@ export async function removeMachineUserKey(db: Db, ref: UserRef, keyId: string, 
     const event = await appendEvent(tx, {
       aggregateType: 'user',
       aggregateId: user.id,
-      eventType: 'user.machine.key.removed',
+      eventType: EVENT.user.machineKeyRemoved,
       payload: { keyId },
       resourceOwner: user.org_id,
       creator,

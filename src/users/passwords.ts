@@ -1,4 +1,4 @@
-// Password hashing with argon2id at OWASP/ASVS parameters (security.md §15: m=19 MiB, t=2, p=1). @node-rs/argon2
+// Password hashing with argon2id at OWASP/ASVS parameters (m=19 MiB, t=2, p=1). @node-rs/argon2
 // runs the hash on libuv's thread pool, off the event loop.
 import { availableParallelism } from 'node:os';
 import { hash, verify } from '@node-rs/argon2';
@@ -15,9 +15,10 @@ export const PASSWORD_MAX_LENGTH = 1024;
 // How many hashes run at once: one per core, and never more than three. libuv's pool (four threads unless
 // UV_THREADPOOL_SIZE says otherwise) also runs the RS256 signatures of the token endpoint and file I/O, first come
 // first served: during a burst of logins, hashes queued there held an ID token's signature back for about 200 ms on
-// two cores (issue 8), so further hashes wait here and a pool thread stays free. More hashes than cores add no
+// two cores, so further hashes wait here and a pool thread stays free. More hashes than cores add no
 // throughput (measured on two cores: 2, 3 and 4 at once verify as many per second), only 19 MiB of memory each.
-// Known and unknown users queue alike (security.md §16). One gate per process: the cores are the process's.
+// Known and unknown users queue alike, so the wait reveals no user name. One gate per process: the cores are the
+// process's.
 export const HASH_CONCURRENCY = Math.min(3, availableParallelism());
 let running = 0;
 const queued: (() => void)[] = [];
@@ -49,7 +50,7 @@ export async function verifyPassword(password: string, passwordHash: string): Pr
 }
 
 // A fixed hash to verify against when the user does not exist, so unknown users and wrong passwords cost the same
-// time (security.md §16).
+// time: timing reveals no user name.
 let decoy: Promise<string> | undefined;
 export async function verifyDecoy(password: string): Promise<false> {
   decoy ??= hashPassword('decoy password that never matches');
@@ -61,7 +62,7 @@ export async function verifyDecoy(password: string): Promise<false> {
 export const HASHING_RETRY_AFTER = 1;
 
 /** A request refused a place in the hashing queue, not queued. Which bound refused it decides the answer: the
- *  client's own excess is not the server's failure (security.md §26). */
+ *  client's own excess is not the server's failure (429, not 503). */
 export abstract class HashRefusal extends AppError {
   override readonly retryAfter = HASHING_RETRY_AFTER;
   /** The HTTP status of the refusal, for the pages (the API maps the gRPC code). */
@@ -79,7 +80,7 @@ export class HashingBusy extends HashRefusal {
 
 /** One client address (or API caller) holds all the places its share allows: its own excess, answered as a rate
  *  limit, 429 with Retry-After (RFC 6585 §4), RESOURCE_EXHAUSTED on gRPC as ZITADEL answers its limits. A 503 here
- *  would let any address raise an outage alert and have clients retry it as a server fault (security.md §26). */
+ *  would let any address raise an outage alert and have clients retry it as a server fault. */
 export class HashingShareTaken extends HashRefusal {
   readonly status = 429;
   constructor() {
@@ -110,7 +111,7 @@ export interface HashSlot {
 }
 
 /**
- * Admission to the hashing gate for network requests (issue 26 §6). An unbounded FIFO let one address queue
+ * Admission to the hashing gate for network requests. An unbounded FIFO let one address queue
  * hundreds of hashes (about 12 ms of a core each) in front of everyone else's login; here each address may hold
  * `perAddress` places and all together HASH_CONCURRENCY + `queue`, and whatever is over that is refused at once, so
  * a legitimate login waits behind a bounded number of hashes. A request takes its place before its other work.
@@ -120,7 +121,7 @@ export class HashAdmission {
   readonly #perKey = new Map<string, number>();
   #inFlight = 0;
   /** Hashes run, requests shed by the global bound (the server's overload) and requests refused over their
-   *  address's share (the client's own excess, security.md §26), for tests and metrics; kept apart so that one
+   *  address's share (the client's own excess), for tests and metrics; kept apart so that one
    *  address cannot raise the overload figure. */
   readonly stats = { hashed: 0, shed: 0, overShare: 0 };
 
@@ -130,7 +131,7 @@ export class HashAdmission {
 
   /** Takes a place for `key` (the client address, or the API caller), or says which bound refused it. `uses`: the
    *  hashes the request runs in this one place (a password change verifies the old password and hashes the new
-   *  one), so that it is never refused half-way, after the old password was accepted (security.md §26). */
+   *  one), so that it is never refused half-way, after the old password was accepted. */
   tryAdmit(key: string, uses = 1): HashSlot | HashRefusal {
     const mine = this.#perKey.get(key) ?? 0;
     // the address's own share first: an address over it is refused as such even while the queue is full

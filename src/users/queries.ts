@@ -32,16 +32,16 @@ export interface UserRow {
   machine_description: string | null;
   access_token_type: 'opaque' | 'jwt';
   secret_hash: string | null;
-  /** The user must choose a new password at the next sign-in (issue 16). */
+  /** The user must choose a new password at the next sign-in. */
   password_change_required: boolean;
-  /** The kinds of second factor the user has ready (issue 17, factors/registry.ts). */
+  /** The kinds of second factor the user has ready (second-factors/registry.ts). */
   factor_kinds: string[];
   created_at: Date;
   changed_at: Date;
   sequence: string;
-  /** The org's primary domain: login names are user_name@primary_domain (compat.md §5). */
+  /** The org's primary domain: login names are user_name@primary_domain, as in ZITADEL. */
   primary_domain: string;
-  /** The org's name, for the resource owner claims (compat.md §6). */
+  /** The org's name, for the urn:zitadel:iam:user:resourceowner claims. */
   org_name: string;
   /** The org's state: the users of a deactivated org are not active either (users/lookup.ts isActive). */
   org_state: 'active' | 'inactive';
@@ -81,14 +81,14 @@ export async function findUserById(db: Queryable, id: string): Promise<UserRow |
   return rows[0];
 }
 
-/** What the password sign-in needs of the login policy (issue 17), read with the user rather than in a statement of
+/** What the password sign-in needs of the login policy, read with the user rather than in a statement of
  *  its own (login-queries.test.ts); the defaults when no policy was set (login-policy/policy.ts). */
 const LOGIN_POLICY_COLUMNS =
   'coalesce((SELECT force_mfa FROM login_policy), false) AS policy_force_mfa, ' +
   'coalesce((SELECT allow_username_password FROM login_policy), true) AS policy_allow_password';
 
 /**
- * The user a login name denotes (compat.md §5), never ambiguously (issue 13 §6): when the part after the last `@`
+ * The user a login name denotes, never ambiguously: when the part after the last `@`
  * is an organization's domain, the name is `user name@org domain` and only that org's user of that user name
  * answers; otherwise the whole text is a user name. So a user name such as `admin@<org domain>` (refused since,
  * user-name.ts, but possibly stored by an older version) never shadows the org's `admin`. The placeholders of the

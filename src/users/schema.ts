@@ -1,6 +1,6 @@
-// Input rules for humans who register themselves on the login pages (issue 4 §2 prompt=create, interface.md
-// Limits: names at most 200 characters; security.md §15: password at least 8 characters, long passphrases
-// allowed, no composition rules).
+// Input rules for humans who register themselves on the login pages (prompt=create): names at most 200
+// characters, as in ZITADEL's API; passwords at least 8 characters, long passphrases allowed, no composition
+// rules (NIST SP 800-63B §5.1.1.2).
 import { z } from 'zod';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './passwords.ts';
 

@@ -1,6 +1,7 @@
-// Users' own operations (compat.md §5 UpdateMyProfile) and the reads the management API needs.
+// Users' own operations (UpdateMyProfile) and the reads the management API needs.
 import type { Db, Queryable } from '../platform/db.ts';
 import { appendEvent } from '../events/log.ts';
+import { EVENT } from '../events/types.ts';
 import { changedDetails, type Details } from '../events/details.ts';
 import { failedPrecondition, notFound } from '../platform/errors.ts';
 import { batchedStatement } from '../platform/batch.ts';
@@ -12,7 +13,7 @@ export async function getUserById(db: Queryable, id: string): Promise<UserRow> {
   return user;
 }
 
-/** A user as the management API names it: by the org in context and its ID (compat.md §1). */
+/** A user as the management API names it: by the org in context and its ID. */
 export interface UserRef {
   orgId: string;
   userId: string;
@@ -26,7 +27,7 @@ export async function getOrgUser(db: Queryable, ref: UserRef): Promise<UserRow> 
   return inOrg(await findUserById(db, ref.userId), ref);
 }
 
-/** getOrgUser for GetUserByID, issue 21's hot lookup: concurrent calls share one statement (platform/batch.ts). */
+/** getOrgUser for GetUserByID, a hot lookup: concurrent calls share one statement (platform/batch.ts). */
 export function orgUserGetter(db: Queryable): (ref: UserRef) => Promise<UserRow> {
   const lookup = batchedStatement<[string], UserRow>(db, USERS_BY_ID_SQL);
   return async (ref) => inOrg(await lookup([ref.userId]), ref);
@@ -47,7 +48,7 @@ export async function updateMyProfile(db: Db, userId: string, profile: HumanProf
     const event = await appendEvent(tx, {
       aggregateType: 'user',
       aggregateId: userId,
-      eventType: 'user.human.profile.changed',
+      eventType: EVENT.user.profileChanged,
       payload: changed,
       resourceOwner: user.org_id,
       creator: userId,

@@ -1,9 +1,10 @@
-// A user's state (compat.md §1, issue 21): DeactivateUser / ReactivateUser, LockUser / UnlockUser. A user who is
+// A user's state: DeactivateUser / ReactivateUser, LockUser / UnlockUser. A user who is
 // not active can no longer sign in, and its sessions, grants and tokens end in the same transaction, so the next
 // request on any process sharing the database sees them inactive. The hot paths need no query of their own for it:
 // every token lookup and machine grant already requires state = 'active' (oidc/queries.ts).
 import type { Db, Queryable } from '../platform/db.ts';
 import { appendEvent } from '../events/log.ts';
+import { EVENT, type EventType } from '../events/types.ts';
 import { changedDetails, type Details } from '../events/details.ts';
 import { failedPrecondition } from '../platform/errors.ts';
 import { deleteOidcArtifactsOfOrgUsers, deleteOidcArtifactsOfUser } from './artifact-queries.ts';
@@ -17,7 +18,7 @@ interface Transition {
   from: readonly State[];
   refused: () => Error;
   to: State;
-  eventType: string;
+  eventType: EventType<'user'>;
 }
 
 // ZITADEL's preconditions and error IDs (command/user.go).
@@ -26,25 +27,25 @@ const TRANSITIONS = {
     from: ['active', 'locked'],
     refused: () => failedPrecondition('User is already inactive', 'COMMAND-5M0sf'),
     to: 'inactive',
-    eventType: 'user.deactivated',
+    eventType: EVENT.user.deactivated,
   },
   reactivate: {
     from: ['inactive'],
     refused: () => failedPrecondition('User is not inactive', 'COMMAND-6M0sf'),
     to: 'active',
-    eventType: 'user.reactivated',
+    eventType: EVENT.user.reactivated,
   },
   lock: {
     from: ['active'],
     refused: () => failedPrecondition('User should be active', 'COMMAND-3NN8v'),
     to: 'locked',
-    eventType: 'user.locked',
+    eventType: EVENT.user.locked,
   },
   unlock: {
     from: ['locked'],
     refused: () => failedPrecondition('User is not locked', 'COMMAND-4M0ds'),
     to: 'active',
-    eventType: 'user.unlocked',
+    eventType: EVENT.user.unlocked,
   },
 } satisfies Record<string, Transition>;
 

@@ -1,8 +1,9 @@
-// Changes of a user by an org's manager (issue 21): UpdateUserName, UpdateHumanProfile, UpdateHumanEmail,
+// Changes of a user by an org's manager: UpdateUserName, UpdateHumanProfile, UpdateHumanEmail,
 // UpdateHumanPhone and UpdateMachine. Each is one transaction with its event; a request that changes nothing is
 // FAILED_PRECONDITION with ZITADEL's error ID, and writes nothing.
 import type { Db, Queryable } from '../platform/db.ts';
 import { appendEvent } from '../events/log.ts';
+import { EVENT, type EventType } from '../events/types.ts';
 import { changedDetails, type Details } from '../events/details.ts';
 import { failedPrecondition, invalidArgument } from '../platform/errors.ts';
 import {
@@ -17,7 +18,7 @@ import { changedFields, userNotFound, type UserRef } from './service.ts';
 import { checkUserName } from './user-name.ts';
 
 interface UserChange {
-  eventType: string;
+  eventType: EventType<'user'>;
   columns: UserColumns;
   payload: Record<string, unknown>;
 }
@@ -54,19 +55,19 @@ export function updateUserName(db: Db, ref: UserRef, userName: string, creator: 
   return changeUser(db, ref, creator, async (user, tx) => {
     if (user.user_name === userName) throw failedPrecondition('Username not changed', 'COMMAND-6m9gs');
     await checkUserName(tx, userName, 'UpdateUserNameRequest.UserName');
-    return { eventType: 'user.username.changed', columns: { user_name: userName }, payload: { userName } };
+    return { eventType: EVENT.user.userNameChanged, columns: { user_name: userName }, payload: { userName } };
   });
 }
 
 export function updateHumanProfile(db: Db, ref: UserRef, profile: HumanProfile, creator: string): Promise<Details> {
-  // interface.md: a display name not given is first name, space, last name
+  // as in ZITADEL: a display name not given is first name, space, last name
   const p = { ...profile, displayName: profile.displayName || `${profile.firstName} ${profile.lastName}` };
   return changeUser(db, ref, creator, (user) => {
     if (user.type !== 'human') throw notHuman();
     const changed = changedFields(user, p);
     if (Object.keys(changed).length === 0) throw failedPrecondition('Profile not changed', 'COMMAND-2M0fs');
     return {
-      eventType: 'user.human.profile.changed',
+      eventType: EVENT.user.profileChanged,
       columns: {
         first_name: p.firstName,
         last_name: p.lastName,
@@ -80,7 +81,7 @@ export function updateHumanProfile(db: Db, ref: UserRef, profile: HumanProfile, 
   });
 }
 
-/** E.164 as people type it: `+`, the country code and the number, spaces allowed (compat.md §5). */
+/** E.164 as people type it: `+`, the country code and the number, spaces allowed (the global numbers of RFC 3966). */
 const PHONE = /^\+[0-9][0-9 ]{3,30}$/;
 
 export function updateHumanPhone(
@@ -96,7 +97,7 @@ export function updateHumanPhone(
     if (user.phone === input.phone && user.phone_verified === input.verified)
       throw failedPrecondition('Phone not changed', 'COMMAND-wF94r');
     return {
-      eventType: 'user.human.phone.changed',
+      eventType: EVENT.user.phoneChanged,
       columns: { phone: input.phone, phone_verified: input.verified },
       payload: { phone: input.phone, verified: input.verified },
     };
@@ -118,6 +119,6 @@ export function updateMachine(
     };
     if ((Object.keys(columns) as (keyof typeof columns)[]).every((k) => user[k] === columns[k]))
       throw failedPrecondition('User not changed', 'COMMAND-2n8vs');
-    return { eventType: 'user.machine.changed', columns, payload: input };
+    return { eventType: EVENT.user.machineChanged, columns, payload: input };
   });
 }

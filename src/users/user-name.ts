@@ -1,8 +1,8 @@
-// Which user names can be given (issue 13 §4, §6). A user name is read in two other roles, and must never be
+// Which user names can be given. A user name is read in two other roles, and must never be
 // mistaken for something else in either:
-// - as an OAuth client ID: a machine user's user name is its client_id for client_credentials (compat.md §6), so a
+// - as an OAuth client ID: a machine user's user name is its client_id for client_credentials (as in ZITADEL), so a
 //   name of the form of an app's client ID (`<appId>@<projectId>`, apps/service.ts) is refused everywhere;
-// - as a login name: login names are `user name@org domain` (compat.md §5), so a user name whose part after its
+// - as a login name: login names are `user name@org domain` (as in ZITADEL), so a user name whose part after its
 //   last `@` is an organization's domain, the instance domain or a name under it (where generated org domains live,
 //   orgs/domain-name.ts) is refused, and the login lookup resolves such names through the org domain first
 //   (queries.ts findUserByLoginName), which also covers names older versions accepted. E-mail-like user names with

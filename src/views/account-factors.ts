@@ -1,9 +1,9 @@
-// The account's second factors (issue 17, /ui/account/factors): the authenticator app and the recovery codes,
-// each change (adding the app too) confirmed with the current password or a code (security.md §22).
+// The account's second factors (/ui/account/factors): the authenticator app and the recovery codes,
+// each change (adding the app too) confirmed with the current password or a code (OWASP ASVS 5.0 §7.5.1).
 import { Alert, Csrf, Field, Notice } from './fields.ts';
 import { html } from './html.ts';
 import type { View } from './layout.ts';
-import type { Texts } from '../login/i18n.ts';
+import type { Texts } from './i18n.ts';
 
 export interface AccountFactorsProps {
   csrf: string;
@@ -20,7 +20,7 @@ export interface AccountFactorsProps {
  *  minutes (`recent`). */
 export type ConfirmMode = 'typed' | 'signIn' | 'recent';
 
-/** The confirmation a sensitive change asks for (security.md §22). */
+/** The confirmation a sensitive change asks for. */
 export const Confirm = ({ t, idPrefix, mode }: { t: Texts; idPrefix: string; mode: ConfirmMode }) => {
   if (mode === 'recent') return html`<p class="help">${t.reauthRecent}</p>`;
   if (mode === 'signIn')

@@ -1,4 +1,4 @@
-// The account pages (issue 16): the signed-in user's profile, e-mail and password, the pages a mail leads to
+// The account pages: the signed-in user's profile, e-mail and password, the pages a mail leads to
 // (e-mail verification, forgot password, password reset) and the small home page at `/`.
 import { Alert, Csrf, Field, type FieldProps, HiddenLoginName, Notice, Who } from './fields.ts';
 import { html } from './html.ts';
@@ -28,10 +28,10 @@ export interface AccountProps {
   emailField: FieldProps;
   currentPasswordField: FieldProps;
   newPasswordField: FieldProps;
-  /** issue 17 */
+  /** The user's passkeys. */
   passkeys: PasskeysSectionProps['passkeys'];
   passkeyNameField: FieldProps;
-  /** How a sensitive change is confirmed (security.md §22). */
+  /** How a sensitive change is confirmed (OWASP ASVS 5.0 §7.5.1). */
   confirm: ConfirmMode;
 }
 

@@ -1,6 +1,6 @@
-// The second-factor step of the sign-in (issue 17): the page that asks a kind of factor (factors/kind.ts) for its
-// answer, TOTP enrollment under forceMfa, and the recovery codes shown once after it.
-import type { Texts } from '../login/i18n.ts';
+// The second-factor step of the sign-in: the page that asks a kind of factor (second-factors/kind.ts) for
+// its answer, TOTP enrollment under forceMfa, and the recovery codes shown once after it.
+import type { Texts } from './i18n.ts';
 import { Alert, Csrf } from './fields.ts';
 import { html, type Markup } from './html.ts';
 import type { View } from './layout.ts';

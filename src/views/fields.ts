@@ -38,7 +38,7 @@ export function Field(f: FieldProps) {
   </div>`;
 }
 
-/** The form's one-time CSRF token (security.md §13). */
+/** The form's one-time CSRF token. */
 export const Csrf = ({ token }: { token: string }) => html`<input type="hidden" name="csrf" value=${token} />`;
 
 /** The login name for password managers, next to a password field (hidden from people and screen readers). */

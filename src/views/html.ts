@@ -1,4 +1,4 @@
-// How every page and mail is written (issue 22): preact components whose markup is htm's `html` tagged template,
+// How every page and mail is written: preact components whose markup is htm's `html` tagged template,
 // rendered to a string on the server. Node runs .ts by type stripping, so there is no TSX and no build step; every
 // interpolated value is a text node or an attribute value that preact-render-to-string escapes, so data can never
 // become markup (there is no raw-HTML path in src/views/).

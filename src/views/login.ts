@@ -1,5 +1,5 @@
-// The sign-in pages (issue 4): login name, password, account chooser, registration, consent, the required
-// password change and the refusal of a project check (issue 21).
+// The sign-in pages: login name, password, account chooser, registration, consent, the required
+// password change and the refusal of a project check.
 import { Alert, Csrf, Field, type FieldProps, HiddenLoginName, Who } from './fields.ts';
 import { html } from './html.ts';
 import type { View } from './layout.ts';
@@ -17,7 +17,7 @@ export interface LoginNameProps extends Form {
   /** The login policy's allowUsernamePassword: without it only the IdP buttons are shown. */
   allowPassword: boolean;
   idps: { id: string; name: string; href: string }[];
-  /** "Sign in with a passkey", while the login policy allows passwordless (issue 17). */
+  /** "Sign in with a passkey", while the login policy allows passwordless. */
   passkeyUrl?: string | undefined;
 }
 
@@ -199,7 +199,7 @@ export const ConsentPage: View<ConsentProps> = ({ t, action, csrf, lead, appName
 export interface PasswordChangeProps extends Form {
   ticket: string;
   loginName: string;
-  /** The password policy in words (login/password-rules.ts passwordHelp). */
+  /** The password policy in words (web/password-rules.ts passwordHelp). */
   help: string;
   error?: string | undefined;
   alert?: string | undefined;

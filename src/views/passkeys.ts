@@ -1,10 +1,10 @@
-// Passkeys (issue 17): the ceremony page, the only page with a script (Gatehouse's own /ui/static/passkey.js, which
+// Passkeys: the ceremony page, the only page with a script (Gatehouse's own /ui/static/passkey.js, which
 // reads the form's data-options), and the account page's section listing them.
 import { Alert, Csrf, Field, type FieldProps } from './fields.ts';
 import { type FactorStepProps, OtherFactors, StepHidden } from './factors.ts';
 import { html, type Markup } from './html.ts';
 import { Confirm, type ConfirmMode } from './account-factors.ts';
-import type { Texts } from '../login/i18n.ts';
+import type { Texts } from './i18n.ts';
 import type { View } from './layout.ts';
 
 /** The form the script drives: the options in data-options; the answer goes back in `credential`. */
@@ -60,7 +60,7 @@ export const PasskeyPage: View<PasskeyProps> = (p) =>
     <nav class="links"><a href=${p.backUrl} id="passkey-back">${p.t.passkeyBack}</a></nav>
     <${PasskeyScript} />`;
 
-/** The second-factor step with a passkey (factors/kind.ts): the user's own credentials, after the password. */
+/** The second-factor step with a passkey (second-factors/kind.ts): the user's own credentials, after the password. */
 export const PasskeyFactorPage = (options: string): View<FactorStepProps> =>
   function PasskeyFactor(p) {
     return html`<h1>${p.t.factorTitle}</h1>
@@ -83,7 +83,7 @@ export interface PasskeysSectionProps {
 }
 
 /** The account page's passkeys: each with a removal form that asks for the password or a code; a field naming a
- *  new one, which asks for them too (security.md §22). */
+ *  new one, which asks for them too. */
 export const PasskeysSection = ({ t, csrf, passkeys, passkeyNameField, confirm }: PasskeysSectionProps) =>
   html`<section class="section" aria-labelledby="passkeys-title">
     <h2 id="passkeys-title">${t.passkeysTitle}</h2>

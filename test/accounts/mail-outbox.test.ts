@@ -14,7 +14,7 @@ import { MailSender } from '../../src/mail/sender.ts';
 import { createSendMail } from '../../src/mail/transport.ts';
 import { requestPasswordReset } from '../../src/passwords/reset.ts';
 import { createMailer } from '../../src/mail/mailer.ts';
-import { registerHuman } from '../../src/users/register.ts';
+import { registerHuman } from '../../src/passwords/register.ts';
 import { registrationSchema } from '../../src/users/schema.ts';
 import { TEST_MASTER_KEY } from '../helpers/server.ts';
 

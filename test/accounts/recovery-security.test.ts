@@ -6,7 +6,7 @@ import type { TestServer } from '../helpers/server.ts';
 import { startTestServer } from '../helpers/server.ts';
 import { Browser } from '../helpers/oidc.ts';
 import { mailCode, startSmtp, type TestSmtp } from '../helpers/smtp.ts';
-import { registerHuman } from '../../src/users/register.ts';
+import { registerHuman } from '../../src/passwords/register.ts';
 import { registrationSchema } from '../../src/users/schema.ts';
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };

@@ -1,6 +1,6 @@
 import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { SUPPORTED_LOCALES } from '../../src/login/i18n.ts';
+import { SUPPORTED_LOCALES } from '../../src/views/i18n.ts';
 import { consoleTexts } from '../../src/console/texts.ts';
 import { consoleReturnPath } from '../../src/console/session.ts';
 

@@ -1,4 +1,4 @@
-// The deployment files of README "Running in production": deploy/kubernetes/ against the Kubernetes schemas
+// The deployment files of docs/operations.md ("Deploying it"): deploy/kubernetes/ against the Kubernetes schemas
 // (kubernetes-models ships validators generated from Kubernetes' OpenAPI schemas, so this runs offline), and
 // docker-compose.ha.yml structurally (Docker is not available to the test suite): its services, the files it mounts,
 // and the settings it shares with the tested topology (test/helpers/cluster.ts).

@@ -17,7 +17,7 @@ import {
 } from '../helpers/console.ts';
 import { callRest, okJson } from '../helpers/management.ts';
 import { defaultOrgId } from '../helpers/oidc.ts';
-import { registerHuman } from '../../src/users/register.ts';
+import { registerHuman } from '../../src/passwords/register.ts';
 import { registrationSchema } from '../../src/users/schema.ts';
 
 describe('admin console in a browser', () => {

@@ -10,7 +10,7 @@ import { signIn } from '../helpers/browser.ts';
 import { useConsoleTestEnv } from '../helpers/console.ts';
 import { callRest, okJson } from '../helpers/management.ts';
 import { defaultOrgId } from '../helpers/oidc.ts';
-import { registerHuman } from '../../src/users/register.ts';
+import { registerHuman } from '../../src/passwords/register.ts';
 import { registrationSchema } from '../../src/users/schema.ts';
 
 const PASSWORD = 'Project-Owner-Password-1';

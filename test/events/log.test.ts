@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { AppError, Code } from '../../src/platform/errors.ts';
 import { addOrgWithHuman, type NewOrgWithHuman } from '../../src/orgs/create.ts';
 import { appendEvent } from '../../src/events/log.ts';
+import { EVENT } from '../../src/events/types.ts';
 import { useTestDb } from '../helpers/database.ts';
 
 const input = (orgName: string, userName: string): NewOrgWithHuman => ({
@@ -83,7 +84,13 @@ describe('event log', () => {
 
   it('is append-only', async () => {
     await db.tx((tx) =>
-      appendEvent(tx, { aggregateType: 't', aggregateId: '1', eventType: 't.x', resourceOwner: 'o', creator: 'c' }),
+      appendEvent(tx, {
+        aggregateType: 'org',
+        aggregateId: '1',
+        eventType: EVENT.org.changed,
+        resourceOwner: '1',
+        creator: 'c',
+      }),
     );
     await expect(db.query("UPDATE events SET event_type = 'forged'")).rejects.toThrow(/append-only/);
     await expect(db.query('DELETE FROM events')).rejects.toThrow(/append-only/);

@@ -44,7 +44,7 @@ describe('second factors on the account page', () => {
     const ticket = field(page, 'ticket')!;
     expect(await post('/otp/verify', { ticket, code: wrong })).toBe(400);
     expect(byId(page, 'otp-secret')!.replaceAll(' ', '')).toBe(secret);
-    // the page's ticket names its purpose and expires with an interaction (login/ticket.ts): the same secret and
+    // the page's ticket names its purpose and expires with an interaction (web/ticket.ts): the same secret and
     // session sealed without the purpose, or expired, shows the secret no more
     const sealed = JSON.parse(secrets.decrypt(ticket)) as { uid: string; exp: number; purpose: string };
     expect(sealed).toMatchObject({ purpose: 'account-otp-setup', secret });

@@ -8,7 +8,7 @@ import { Browser, CALLBACK, createOidcApp, defaultOrgId, rpConfig } from '../hel
 import { callRest, okJson } from '../helpers/management.ts';
 import type { TestServer } from '../helpers/server.ts';
 import { humanToken } from '../helpers/tokens.ts';
-import { registerHuman } from '../../src/users/register.ts';
+import { registerHuman } from '../../src/passwords/register.ts';
 import { registrationSchema } from '../../src/users/schema.ts';
 
 export const PASSWORD = 'correct horse battery';

@@ -23,7 +23,7 @@ import { updateProject } from '../../src/projects/service.ts';
 import { addUserGrant, setUserGrantState, updateUserGrant } from '../../src/grants/service.ts';
 import { setUserMetadata } from '../../src/metadata/service.ts';
 import { addProjectGrant } from '../../src/grants/project-grants.ts';
-import { setUpOrg } from '../../src/orgs/service.ts';
+import { setUpOrg } from '../../src/instance/set-up-org.ts';
 
 const ROLES = 'urn:zitadel:iam:org:project:roles';
 

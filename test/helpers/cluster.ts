@@ -1,6 +1,6 @@
 // The production topology on loopback, from the files operators deploy: three Gatehouse processes behind HAProxy
 // (deploy/haproxy.cfg), each on PgBouncer in transaction pooling (deploy/pgbouncer.ini) in front of one PostgreSQL
-// database, migrations on the direct connection. README "Running in production" describes it.
+// database, migrations on the direct connection. docs/operations.md ("The production topology") describes it.
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

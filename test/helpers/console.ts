@@ -1,5 +1,5 @@
 // The admin console's browser tests share these: a page in a fresh browser context, signing in on the
-// login pages to land on a console page, the README's screenshots, and axe-core's serious and critical findings.
+// login pages to land on a console page, the screenshots of docs/, and axe-core's serious and critical findings.
 import { createRequire } from 'node:module';
 import { mkdirSync } from 'node:fs';
 import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
@@ -52,7 +52,7 @@ export async function signedIn(
   await page.waitForURL((url) => url.pathname === path.split('?')[0], { timeout: 15_000 });
 }
 
-/** A full-page screenshot for the README (docs/screenshots/<name>.png). */
+/** A full-page screenshot for the documentation (docs/screenshots/<name>.png). */
 export async function docsScreenshot(page: Page, name: string): Promise<void> {
   mkdirSync(DOCS_SCREENSHOTS, { recursive: true });
   await page.screenshot({ path: new URL(`${name}.png`, DOCS_SCREENSHOTS).pathname, fullPage: true });

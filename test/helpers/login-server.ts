@@ -3,7 +3,7 @@
 import type { Config } from '../../src/config.ts';
 import { createOidcApp, defaultOrgId } from './oidc.ts';
 import { ADMIN_PASSWORD, startTestServer } from './server.ts';
-import { registerHuman } from '../../src/users/register.ts';
+import { registerHuman } from '../../src/passwords/register.ts';
 import { registrationSchema } from '../../src/users/schema.ts';
 import { findUserByLoginName } from '../../src/users/lookup.ts';
 import type { UserRow } from '../../src/users/queries.ts';

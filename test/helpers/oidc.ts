@@ -5,7 +5,7 @@ import * as client from 'openid-client';
 import { SignJWT } from 'jose';
 import { createSecretBox } from '../../src/platform/secrets.ts';
 import { addProject } from '../../src/projects/service.ts';
-import { setUpOrg } from '../../src/orgs/service.ts';
+import { setUpOrg } from '../../src/instance/set-up-org.ts';
 import { addOidcApp, addApiApp, addAppKey } from '../../src/apps/service.ts';
 import type { OidcConfigInput } from '../../src/apps/schema.ts';
 import { addMachineUser, addMachineUserKey, generateMachineSecret } from '../../src/users/machine-service.ts';

@@ -14,7 +14,7 @@ import { freePort } from './server.ts';
 
 const PG_BIN = '/usr/lib/postgresql/15/bin';
 
-/** The settings under test, as the README's "Database failover" section documents them. */
+/** The settings under test, as docs/operations.md ("Database failover") documents them. */
 export const PATRONI_DCS = {
   ttl: 10,
   loop_wait: 1,

@@ -8,15 +8,24 @@ const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
 export interface GatehouseProcess {
   child: ChildProcess;
   output(): string;
+  /** Ctrl-C, as a person stops it: SIGINT (on a terminal, through the terminal). */
+  interrupt(): void;
   /** Resolves with the exit code (bounded by timeoutMs; kills the process when exceeded). */
   exited(timeoutMs?: number): Promise<number | null>;
 }
 
-export function spawnGatehouse(env: Record<string, string>): GatehouseProcess {
-  const child = spawn(process.execPath, [MAIN], {
-    env: { PATH: process.env.PATH ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+/** terminal: the process gets a pseudo-terminal as `npm start` in a terminal does (util-linux `script`; -e passes on
+ *  its exit code); its output reaches the test through the terminal, with its line endings (\r\n). */
+export function spawnGatehouse(env: Record<string, string>, options: { terminal?: boolean } = {}): GatehouseProcess {
+  const child = options.terminal
+    ? spawn('script', ['-q', '-e', '-c', `exec "${process.execPath}" "${MAIN}"`, '/dev/null'], {
+        env: { PATH: process.env.PATH ?? '', ...env },
+        stdio: ['pipe', 'pipe', 'pipe'],
+      })
+    : spawn(process.execPath, [MAIN], {
+        env: { PATH: process.env.PATH ?? '', ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
   let out = '';
   child.stdout!.on('data', (d) => {
     out += String(d);
@@ -28,6 +37,7 @@ export function spawnGatehouse(env: Record<string, string>): GatehouseProcess {
   return {
     child,
     output: () => out,
+    interrupt: () => (options.terminal ? child.stdin!.write('\x03') : child.kill('SIGINT')),
     exited: (timeoutMs = 20_000) => {
       const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
       return exit.finally(() => clearTimeout(timer));

@@ -11,7 +11,7 @@ import { explainPrepared, type PlanMode } from './explain.ts';
 
 /** Every statement in src/ that removes or lists one user's artifacts, with its parameters for a user ID (and the
  *  user's org). A new lifecycle statement belongs here. Deactivate, lock and remove run deleteOidcArtifactsOfUser
- *  (users/state.ts, users/remove.ts); a password change ends the other sessions (passwords/service.ts); the
+ *  (users/state.ts, members/remove-user.ts); a password change ends the other sessions (passwords/service.ts); the
  *  console's user page lists the user's sessions (console/user-detail.ts); every console request reads its session
  *  with the OP session's liveness (users/console-sessions.ts). */
 export const USER_ARTIFACT_STATEMENTS: {

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { SUPPORTED_LOCALES, chooseLocale, format, textsFor } from '../../src/login/i18n.ts';
+import { SUPPORTED_LOCALES, format, textsFor } from '../../src/views/i18n.ts';
+import { chooseLocale } from '../../src/web/locale.ts';
 
 describe('login page languages', () => {
   it('prefers ui_locales, then Accept-Language by quality, then English', () => {

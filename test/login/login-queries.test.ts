@@ -9,7 +9,7 @@ import { CookieJar, formValue } from '../helpers/cookie-jar.ts';
 import { createOidcApp } from '../helpers/oidc.ts';
 import { RelyingParty, startCallbackServer, type CallbackServer } from '../helpers/relying-party.ts';
 import { ADMIN_PASSWORD, startTestServer, TEST_MASTER_KEY, type TestServer } from '../helpers/server.ts';
-import { registerHuman } from '../../src/users/register.ts';
+import { registerHuman } from '../../src/passwords/register.ts';
 import { registrationSchema } from '../../src/users/schema.ts';
 import { findUserByLoginName } from '../../src/users/lookup.ts';
 import { createSecretBox } from '../../src/platform/secrets.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createSecretBox } from '../../src/platform/secrets.ts';
-import { csrfToken, sameOriginPost, validCsrfToken } from '../../src/login/security.ts';
+import { csrfToken, sameOriginPost, validCsrfToken } from '../../src/web/security.ts';
 
 const ORIGIN = 'https://id.example.com';
 

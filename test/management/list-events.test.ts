@@ -1,8 +1,9 @@
 // AdminService.ListEvents (the console's audit trail) on REST, gRPC and gRPC-Web: ZITADEL's filters (org, editor,
 // object, aggregate and event types, time), newest first unless `asc`, `sequence` as the events after it, and
-// IAM_OWNER only: an org's owner is refused.
+// IAM_OWNER only: an org's owner is refused. What it lists is named as the event catalog names it.
 import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EVENT, type AggregateType } from '../../src/events/types.ts';
 import { ENCODINGS, callApi, type ApiCall } from '../helpers/management.ts';
 import { calls, expectError, ok, startProvisioningServer, type ProvisioningServer } from '../helpers/provisioning.ts';
 
@@ -67,4 +68,14 @@ describe('ListEvents', () => {
       });
     });
   }
+
+  it('lists only events of the catalog, each under the aggregate it belongs to', async () => {
+    const answer = await ok<{ events?: Event[] }>(p.server, 'rest', listEvents({ limit: 1000 }), p.adminToken);
+    const events = answer.events ?? [];
+    // the first start's org, users and memberships, SetUpOrg's and the projects above
+    expect(new Set(events.map((e) => e.aggregate.type.type))).toEqual(new Set(['instance', 'org', 'project', 'user']));
+    const catalogued = (e: Event) =>
+      (Object.values(EVENT[e.aggregate.type.type as AggregateType] ?? {}) as string[]).includes(e.type.type);
+    expect(events.filter((e) => !catalogued(e)).map((e) => `${e.aggregate.type.type} ${e.type.type}`)).toEqual([]);
+  });
 });

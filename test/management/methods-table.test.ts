@@ -1,16 +1,16 @@
-// The README's table of served v1 methods is generated from the operation registry: this keeps the committed copy equal
-// to what the server serves, so CI fails when an operation is added without `npm run readme:methods`.
+// The table of served v1 methods in docs/api.md is generated from the operation registry: this keeps the committed
+// copy equal to what the server serves, so CI fails when an operation is added without `npm run readme:methods`.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { methodsTable, withMethodsTable } from '../../src/management/methods-table.ts';
 import { managementOperations } from '../../src/management/plugin.ts';
 import type { ManagementDeps } from '../../src/management/deps.ts';
 
-const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+const API_DOC = readFileSync(new URL('../../docs/api.md', import.meta.url), 'utf8');
 
-describe('README methods table', () => {
+describe('the methods table of docs/api.md', () => {
   it('is the one generated from the operation registry', () => {
-    expect(withMethodsTable(README), 'run `npm run readme:methods`').toBe(README);
+    expect(withMethodsTable(API_DOC), 'run `npm run readme:methods`').toBe(API_DOC);
   });
 
   it('has one row per operation, with its REST binding', () => {

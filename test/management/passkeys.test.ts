@@ -9,7 +9,7 @@ import { callApi, ENCODINGS, okJson, type ApiCall } from '../helpers/management.
 import { humanToken, jwtProfileToken, orgOwnerMachine, startServerWithAdminKey } from '../helpers/tokens.ts';
 import { setUpOtherOrgApp, type OtherOrgApp } from '../helpers/other-org.ts';
 import { CALLBACK, defaultOrgId } from '../helpers/oidc.ts';
-import { registerHuman } from '../../src/users/register.ts';
+import { registerHuman } from '../../src/passwords/register.ts';
 import { registrationSchema } from '../../src/users/schema.ts';
 import { insertCredential } from '../../src/passkeys/queries.ts';
 import { newId } from '../../src/platform/ids.ts';

@@ -2,7 +2,7 @@
 // permissions act on the caller's org or the one named by x-zitadel-orgid; an unknown org is 403.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAuthorizer, type Authorize } from '../../src/management/auth.ts';
-import { setUpOrg } from '../../src/orgs/service.ts';
+import { setUpOrg } from '../../src/instance/set-up-org.ts';
 import type { AppError } from '../../src/platform/errors.ts';
 import { inId, type Permission } from '../../src/management/operation.ts';
 import { addProject } from '../../src/projects/service.ts';

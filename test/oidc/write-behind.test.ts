@@ -4,10 +4,13 @@
 import type { QueryResultRow } from 'pg';
 import { describe, expect, it } from 'vitest';
 import type { PayloadRow } from '../../src/oidc/payload-store.ts';
-import { queuedRow, queueRow, queueSideWrite, unitOfWork } from '../../src/oidc/write-behind.ts';
+import { deferredRow, deferRow, deferWrite } from '../../src/platform/request-scope.ts';
+import { PAYLOAD_ROWS, unitOfWork } from '../../src/oidc/write-behind.ts';
 import { useTestDb } from '../helpers/database.ts';
 import { keptAndCurrentPlans } from '../helpers/explain.ts';
 
+const queueRow = (model: string, id: string, row: PayloadRow | null) => deferRow(PAYLOAD_ROWS, `${model}:${id}`, row);
+const queuedRow = (model: string, id: string) => deferredRow(PAYLOAD_ROWS, `${model}:${id}`);
 const row = (id: string, payload: Record<string, unknown> = { n: 1 }): PayloadRow => ({
   model: 'Session',
   id,
@@ -54,7 +57,7 @@ describe('write-behind', () => {
     ]);
     // outside a unit nothing is queued: the caller writes at once
     expect(queueRow('Session', 'wb-c', row('wb-c'))).toBe(false);
-    expect(queueSideWrite(() => '')).toBe(false);
+    expect(deferWrite(() => '')).toBe(false);
   });
 
   it('units that end in the same turn share one statement', async () => {

@@ -13,6 +13,7 @@ describe('loadConfig', () => {
     expect(config.ttl.authorizationCode).toBe(60);
     expect(config.ttl.interaction).toBe(600);
     expect(config.authorizePerIp).toBe(300);
+    expect(config.logFormat).toBe('auto');
     expect(Object.isFrozen(config) && Object.isFrozen(config.ttl)).toBe(true);
   });
 
@@ -82,6 +83,7 @@ describe('loadConfig', () => {
     [{ GATEHOUSE_MASTER_KEY: 'short' }, 'GATEHOUSE_MASTER_KEY'],
     [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+    [{ GATEHOUSE_LOG_FORMAT: 'xml' }, 'GATEHOUSE_LOG_FORMAT'],
     [{ GATEHOUSE_DB_POOLING: 'statement' }, 'GATEHOUSE_DB_POOLING'],
     [{ GATEHOUSE_DATABASE_DIRECT_URL: 'mysql://x' }, 'GATEHOUSE_DATABASE_DIRECT_URL'],
     [{ GATEHOUSE_ADMIN_PASSWORD: 'short' }, 'GATEHOUSE_ADMIN_PASSWORD'],

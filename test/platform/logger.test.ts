@@ -1,9 +1,11 @@
 // Request logging (src/platform/logger.ts requestLogger): every line a request writes carries its request ID, at the
 // configured level and the route's own, with secrets redacted; requests that log nothing cost no logger.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Writable } from 'node:stream';
+import { PassThrough, Writable } from 'node:stream';
+import type { Logger } from 'pino';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { createLogger } from '../../src/platform/logger.ts';
+import { prettyDestination, stdoutDestination } from '../../src/platform/log-pretty.ts';
 
 /** A JSON log line: the nested members these tests read, and any other member by name. */
 interface LogLine {
@@ -111,5 +113,65 @@ describe('secret keys in log records', () => {
     expect(errLine.err.message).toBe('failed');
     expect(errLine.err.details).toEqual({ machineSecret: '[redacted]' });
     expect(JSON.stringify([line, errLine])).not.toMatch(/-pass|-secret/);
+  });
+});
+
+// On a terminal the same records are shown readable (src/platform/log-pretty.ts), from the JSON pino has redacted.
+describe('the readable format', () => {
+  const shown = (options: { colors?: boolean; requests?: boolean }, write: (log: Logger) => void) => {
+    let text = '';
+    const out = { write: (chunk: string) => (text += chunk) };
+    write(createLogger('info', prettyDestination(out, { colors: false, requests: false, ...options })));
+    return text;
+  };
+
+  it('redacts secrets as the JSON lines do: keys at any depth, errors, credentials in a request URL', () => {
+    const text = shown({ requests: true }, (log) => {
+      log.info({ a: { b: { userPassword: 'x-pass' } }, body: { token: 't-secret' }, newPassword: 'z-pass' }, 'changed');
+      log.error({ err: Object.assign(new Error('failed'), { details: { machineSecret: 'm-secret' } }) }, 'failed');
+      log.info({ reqId: 'r1', req: { method: 'GET', url: '/cb?code=c-secret&state=s' } }, 'incoming request');
+      log.info({ reqId: 'r1', res: { statusCode: 302 }, responseTime: 2.4 }, 'request completed');
+    });
+    expect(text).not.toMatch(/-pass|-secret/);
+    expect(text).toMatch(
+      /^\d\d:\d\d:\d\d INFO {2}changed a=\{"b":\{"userPassword":"\[redacted\]"\}\} body=\{"token":"\[redacted\]"\}/m,
+    );
+    expect(text).toMatch(
+      /^\d\d:\d\d:\d\d ERROR failed err.details=\{"machineSecret":"\[redacted\]"\}\n {4}Error: failed\n +at /m,
+    );
+    expect(text).toMatch(/^\d\d:\d\d:\d\d DEBUG GET \/cb\?code=\[redacted\]&state=s 302 2 ms$/m);
+    expect(text).not.toContain('{"level"');
+  });
+
+  it('shows request lines only when asked (debug and trace), one line per request', () => {
+    const requests = (log: Logger) => {
+      log.info({ reqId: 'r1', req: { method: 'POST', url: '/oauth/v2/token' } }, 'incoming request');
+      log.info({ reqId: 'r1', res: { statusCode: 400 }, responseTime: 7 }, 'request completed');
+    };
+    expect(shown({}, requests)).toBe('');
+    expect(shown({ requests: true }, requests).split('\n')).toEqual([
+      expect.stringMatching(/ DEBUG POST \/oauth\/v2\/token 400 7 ms$/),
+      '',
+    ]);
+  });
+
+  it('escapes control characters, so a logged value cannot drive the terminal', () => {
+    const esc = String.fromCharCode(27);
+    const text = shown({}, (log) => log.warn({ userName: `a${esc}[31mb`, note: 'two\nlines' }, `hi${esc}[2J`));
+    expect(text).not.toContain(esc);
+    expect(text.trimEnd().split('\n')).toHaveLength(1);
+    expect(text).toContain('hi\\u001b[2J userName="a\\u001b[31mb" note="two\\nlines"');
+  });
+
+  it('is chosen by GATEHOUSE_LOG_FORMAT: auto follows the terminal, colours only on one', () => {
+    const stream = (isTTY: boolean) => Object.assign(new PassThrough(), { isTTY }) as unknown as NodeJS.WriteStream;
+    expect(stdoutDestination('auto', 'info', stream(false))).toBeUndefined();
+    expect(stdoutDestination('json', 'info', stream(true))).toBeUndefined();
+    expect(stdoutDestination('auto', 'info', stream(true))).toBeDefined();
+    const piped = stream(false);
+    let text = '';
+    piped.on('data', (chunk) => (text += String(chunk)));
+    createLogger('info', stdoutDestination('pretty', 'info', piped)).warn('plain');
+    expect(text).toMatch(/^\d\d:\d\d:\d\d WARN {2}plain\n$/);
   });
 });

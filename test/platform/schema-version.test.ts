@@ -1,6 +1,7 @@
 // A node whose code and database schema differ reports not ready and says so in the log, naming both versions
-// (README "Rolling upgrades and migrations"): a newer release recorded a migration this code does not know, or the
-// database is older than the code (restored from before a migration). Both directions, through the running server.
+// (docs/upgrading.md, "How a rolling upgrade works"): a newer release recorded a migration this code does not know,
+// or the database is older than the code (restored from before a migration). Both directions, through the running
+// server.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listMigrations } from '../../src/platform/migrate.ts';
 import { SCHEMA_CHECK_INTERVAL_MS } from '../../src/platform/schema-check.ts';

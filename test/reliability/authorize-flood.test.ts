@@ -14,7 +14,7 @@ import {
   userTokens,
   type TestApp,
 } from '../helpers/oidc.ts';
-import { textsFor } from '../../src/login/i18n.ts';
+import { textsFor } from '../../src/views/i18n.ts';
 import { hashId } from '../../src/oidc/payloads.ts';
 
 const ATTACKER = '127.9.0.1';

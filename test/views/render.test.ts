@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LoginPages } from '../../src/login/pages.ts';
+import { Pages } from '../../src/web/pages.ts';
 import { passwordResetMail } from '../../src/mail/messages.ts';
 import { ErrorPage, LogoutPage } from '../../src/views/messages.ts';
 import { LoginNamePage } from '../../src/views/login.ts';
@@ -8,7 +8,7 @@ const HOSTILE = `"><script>alert('1')</script>&`;
 
 describe('views', () => {
   it('escapes every value in text and in attributes, and writes a whole document', () => {
-    const pages = new LoginPages('<b>Acme</b>');
+    const pages = new Pages('<b>Acme</b>');
     const page = pages.render(400, 'en', LoginNamePage, 'loginTitle', {
       action: '/ui/login/x',
       csrf: HOSTILE,
@@ -30,7 +30,7 @@ describe('views', () => {
   });
 
   it('renders the texts of the language and leaves out what is not set', () => {
-    const pages = new LoginPages('Acme');
+    const pages = new Pages('Acme');
     const de = pages.render(400, 'de', ErrorPage, 'errorTitle', { title: 'T', message: 'M' });
     expect(de.body).toContain('<html lang="de">');
     expect(de.headers['content-language']).toBe('de');
@@ -38,7 +38,7 @@ describe('views', () => {
   });
 
   it('writes the logout script only with its nonce, which the CSP then allows', () => {
-    const pages = new LoginPages('Acme');
+    const pages = new Pages('Acme');
     const props = { action: '/session/end/confirm', xsrf: 'x', account: undefined };
     expect(pages.render(200, 'en', LogoutPage, 'logoutTitle', props).body).not.toContain('<script');
     const auto = pages.render(200, 'en', LogoutPage, 'logoutTitle', props, 'n0nce');

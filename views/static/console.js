@@ -1,4 +1,4 @@
-// Gatehouse admin console (issue 22): the one optional script. It shows copy buttons and asks before a removal;
+// Gatehouse admin console: the one optional script. It shows copy buttons and asks before a removal;
 // without it every page works (removals then have the server's confirmation page).
 'use strict';
 document.addEventListener('DOMContentLoaded', () => {

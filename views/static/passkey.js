@@ -1,4 +1,4 @@
-// The passkey pages' one script (issue 17): runs the WebAuthn ceremony the server prepared (the form's
+// The passkey pages' one script: runs the WebAuthn ceremony the server prepared (the form's
 // data-options, WebAuthn's JSON form), then posts the browser's answer as JSON in the form's `credential` field.
 // No inline code anywhere: the pages allow only this file (script-src 'self').
 const form = document.getElementById('passkey-form');

@@ -1,4 +1,4 @@
-// Accounts people manage (issue 16), on the three services: the password complexity policy (admin, and read by
+// Accounts people manage, on the three services: the password complexity policy (admin, and read by
 // users and org owners), password changes and resets, and e-mail addresses with their verification.
 import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
 import { AuthService } from '@zitadel/proto/zitadel/auth_pb.js';

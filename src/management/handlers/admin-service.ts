@@ -1,10 +1,11 @@
-// zitadel.admin.v1.AdminService: instance administration, IAM_OWNER only (compat.md §1).
+// zitadel.admin.v1.AdminService: instance administration, IAM_OWNER only, as in ZITADEL.
 import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
 import { IDPStylingTypeSchema } from '@zitadel/proto/zitadel/idp_pb.js';
 import type { ManagementDeps } from '../deps.ts';
 import type { StylingType } from '../../idps/queries.ts';
 import { addJwtIdp, getIdpById } from '../../idps/service.ts';
-import { getOrgById, setUpOrg } from '../../orgs/service.ts';
+import { getOrgById } from '../../orgs/service.ts';
+import { setUpOrg } from '../../instance/set-up-org.ts';
 import { detailsMessage, enumName, orgMessage, humanInput } from '../convert.ts';
 import { idpMessage } from './idps.ts';
 import { callerHash, iamOwner, operation, type Operation } from '../operation.ts';

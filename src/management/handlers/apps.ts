@@ -1,4 +1,4 @@
-// Apps' whole life on zitadel.management.v1.ManagementService (issue 21): list, rename, API config, deactivate,
+// Apps' whole life on zitadel.management.v1.ManagementService: list, rename, API config, deactivate,
 // reactivate, remove, new client secrets, app keys. Within the org in context (apps of other orgs: 404), and of the
 // project the path names.
 import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';

@@ -1,4 +1,4 @@
-// Second factors over the API (issue 17): a user lists, adds, confirms and removes its own TOTP authenticator
+// Second factors over the API: a user lists, adds, confirms and removes its own TOTP authenticator
 // (AuthService), and org owners list and remove their users' (ManagementService). The kinds come from the
 // factors registry, so a kind added there is listed here too.
 import { AuthService } from '@zitadel/proto/zitadel/auth_pb.js';
@@ -6,8 +6,8 @@ import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
 import { AuthFactorState, type AuthFactorSchema } from '@zitadel/proto/zitadel/user_pb.js';
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { ManagementDeps } from '../deps.ts';
-import { FACTOR_KINDS } from '../../factors/registry.ts';
-import type { FactorDeps, FactorEntry } from '../../factors/kind.ts';
+import { FACTOR_KINDS } from '../../second-factors/registry.ts';
+import type { FactorDeps, FactorEntry } from '../../second-factors/kind.ts';
 import { addMyOtp, removeOtp, verifyMyOtp } from '../../factors/otp.ts';
 import { getOrgUser, getUserById } from '../../users/service.ts';
 import { detailsMessage } from '../convert.ts';

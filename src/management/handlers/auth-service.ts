@@ -1,4 +1,4 @@
-// zitadel.auth.v1.AuthService: the caller's own user (compat.md §1).
+// zitadel.auth.v1.AuthService: the caller's own user.
 import { AuthService } from '@zitadel/proto/zitadel/auth_pb.js';
 import { GenderSchema } from '@zitadel/proto/zitadel/user_pb.js';
 import type { ManagementDeps } from '../deps.ts';

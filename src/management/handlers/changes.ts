@@ -1,4 +1,4 @@
-// The history methods (issue 21): ListUserChanges, ListAppChanges, ListOrgChanges, ListProjectChanges, read from the
+// The history methods: ListUserChanges, ListAppChanges, ListOrgChanges, ListProjectChanges, read from the
 // event log, for objects of the org in context (others are 404 like every read).
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
@@ -44,7 +44,7 @@ export function changeOperations({ db }: ManagementDeps): Operation[] {
       async handle(caller, req) {
         const page = changePageOf(req.query, 'ListAppChangesRequest');
         const app = await getApp(db, { orgId: caller.orgId, projectId: req.projectId, appId: req.appId });
-        const aggregate = { type: 'project', id: app.project_id, appId: app.id };
+        const aggregate = { type: 'project', id: app.project_id, appId: app.id } as const;
         return { result: (await listChanges(db, aggregate, page)).map(changeMessage) };
       },
     }),

@@ -1,5 +1,5 @@
-// AdminService.ListEvents (issue 22: the audit trail, also behind the console's audit page): the event log with
-// ZITADEL's filters, for IAM_OWNER only like every admin method (compat.md §1). As ZITADEL does: newest first unless
+// AdminService.ListEvents (the audit trail, also behind the console's audit page): the event log with
+// ZITADEL's filters, for IAM_OWNER only like every admin method. As ZITADEL does: newest first unless
 // `asc`, `sequence` keeps the events after it in either order, a limit of 0 or above 1000 is 1000, and the time
 // filter is `from` or a `range` (which wins over `from` and the deprecated `creationDate`).
 import type { MessageInitShape } from '@bufbuild/protobuf';

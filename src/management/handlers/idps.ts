@@ -1,4 +1,4 @@
-// Issue 15's management operations on JWT identity providers (admin.proto, IAM_OWNER): list, update, update the
+// The management operations on JWT identity providers (admin.proto, IAM_OWNER): list, update, update the
 // JWT configuration, deactivate, reactivate and remove the instance's IdPs, and the login policy's list of IdPs;
 // and users' links to them (management.proto, ORG_OWNER of the user's org): list and remove.
 import type { MessageInitShape } from '@bufbuild/protobuf';

@@ -1,8 +1,9 @@
-// The lockout policy (issue 22, ZITADEL's LockoutPolicy; the update's REST path is the proto's,
+// The lockout policy (ZITADEL's LockoutPolicy; the update's REST path is the proto's,
 // PUT /admin/v1/policies/password/lockout): administrators read and update the instance's; org owners
 // read it (organizations have none of their own). Stored in the database, GATEHOUSE_LOCKOUT_MAX_ATTEMPTS until an
 // administrator sets one (lockout/policy.ts). Second-factor failures are counted apart from password failures
-// (security.md item 24), against maxOtpAttempts; an update that leaves it out (0) gives it maxPasswordAttempts.
+// (a correct password resets none), against maxOtpAttempts; an update that leaves it out (0) gives it
+// maxPasswordAttempts.
 import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
 import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
 import type { ManagementDeps } from '../deps.ts';

@@ -1,4 +1,4 @@
-// The login policy (issue 17, ZITADEL's LoginPolicy) on the three services: administrators read and update the
+// The login policy (ZITADEL's LoginPolicy) on the three services: administrators read and update the
 // instance's; org owners and users read it (organizations have none of their own).
 //
 // Session lifetimes stay settings (GATEHOUSE_SESSION_ABSOLUTE_TTL): every check of a sign-in (password, IdP,
@@ -34,7 +34,7 @@ export function loginPolicyOperations({ db, instance, config }: ManagementDeps):
     forceMfa: p.forceMfa,
     passwordlessType: p.passwordlessAllowed ? PasswordlessType.ALLOWED : PasswordlessType.NOT_ALLOWED,
     isDefault: true,
-    // ZITADEL's IDs for unknown names are never revealed here (security.md §17)
+    // ZITADEL's IDs for unknown names are never revealed here: no answer tells which names exist
     ignoreUnknownUsernames: true,
     ...Object.fromEntries(LIFETIMES.map(([name]) => [name, sessionLifetime()])),
     secondFactors: [SecondFactorType.OTP],

@@ -1,4 +1,4 @@
-// zitadel.management.v1.ManagementService: provisioning within the org in context (compat.md §1, issue 6):
+// zitadel.management.v1.ManagementService: provisioning within the org in context:
 // `x-zitadel-orgid` or the caller's org; ORG_OWNER of that org, IAM_OWNER everywhere (auth.ts).
 import { timestampDate } from '@bufbuild/protobuf/wkt';
 import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
@@ -9,7 +9,7 @@ import { addProject } from '../../projects/service.ts';
 import { addApiApp, addAppKey, addOidcApp, getApp, updateOidcAppConfig, type AppRef } from '../../apps/service.ts';
 import { orgUserGetter } from '../../users/service.ts';
 import { addMachineUser, addMachineUserKey, generateMachineSecret } from '../../users/machine-service.ts';
-import { importHumanUser } from '../../users/human-service.ts';
+import { importHumanUser } from '../../passwords/new-human.ts';
 import { changeUserState } from '../../users/state.ts';
 import { detailsMessage, userMessage, humanInput, orgMessage } from '../convert.ts';
 import { API_AUTH_METHODS, appMessage, complianceMessages, oidcConfigInput, TOKEN_TYPES } from '../app-messages.ts';
@@ -24,7 +24,7 @@ import {
   type Operation,
 } from '../operation.ts';
 
-/** keyDetails: the key file JSON, as bytes (base64 in the JSON encoding), compat.md §6. */
+/** keyDetails: the key file JSON, as bytes (base64 in the JSON encoding), as ZITADEL returns it. */
 const keyDetails = (keyFile: object) => new TextEncoder().encode(JSON.stringify(keyFile));
 
 /** The app named by the path, in the org in context: the service answers one of another org as not found. */

@@ -1,5 +1,5 @@
-// Members of the org in context, of its projects and of the instance (issue 21): list, add, change roles, remove,
-// and the roles each may hold; a user's own memberships (ListUserMemberships, issue 22). The last IAM_OWNER cannot
+// Members of the org in context, of its projects and of the instance: list, add, change roles, remove,
+// and the roles each may hold; a user's own memberships (ListUserMemberships). The last IAM_OWNER cannot
 // be removed or demoted (members/manage.ts).
 import type { DescMessage, DescMethodUnary, MessageInitShape } from '@bufbuild/protobuf';
 import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';

@@ -1,4 +1,4 @@
-// Organizations' whole life (issue 21): the org in context changes, deactivates, reactivates and removes itself
+// Organizations' whole life: the org in context changes, deactivates, reactivates and removes itself
 // (ManagementService, ORG_OWNER); the instance's admin lists and removes any org (AdminService, IAM_OWNER); who
 // lends projects finds an org by its domain (GetOrgByDomainGlobal).
 import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
@@ -62,7 +62,7 @@ export function orgOperations({ db, instance }: ManagementDeps): Operation[] {
     operation({
       method: M.getOrgByDomainGlobal,
       // ZITADEL's org.global.read, held by those who lend projects to other orgs (ORG_OWNER, PROJECT_OWNER,
-      // IAM_OWNER): they name the receiving org by its domain (issue 22's "Grant project")
+      // IAM_OWNER): they name the receiving org by its domain (the console's "Grant project")
       permission: projectPermission('write'),
       async handle(_caller, req) {
         return { org: orgMessage(await getOrgByDomain(db, req.domain)) };

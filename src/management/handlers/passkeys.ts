@@ -1,4 +1,4 @@
-// Passkeys on the API (issue 17), as ZITADEL v1 has them: the caller's own (auth service ListMyPasswordless,
+// Passkeys on the API, as ZITADEL v1 has them: the caller's own (auth service ListMyPasswordless,
 // RemoveMyPasswordless) and an org's users' (management service ListHumanPasswordless, RemoveHumanPasswordless).
 // Registration happens on the account page, where the browser's authenticator is.
 import { AuthService } from '@zitadel/proto/zitadel/auth_pb.js';

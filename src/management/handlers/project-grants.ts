@@ -1,4 +1,4 @@
-// Project grants (issue 21, the B2B case): the owner org lends a project with some of its roles to another org
+// Project grants (the B2B case): the owner org lends a project with some of its roles to another org
 // (ManagementService *ProjectGrant*), which lists what it received with ListGrantedProjects.
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';

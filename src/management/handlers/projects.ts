@@ -1,4 +1,4 @@
-// zitadel.management.v1.ManagementService, issue 21 "Project settings" and project roles: the org in context's
+// zitadel.management.v1.ManagementService, project settings and roles: the org in context's
 // projects (ORG_OWNER of it, IAM_OWNER everywhere; a project's PROJECT_OWNER, or PROJECT_OWNER_VIEWER for reads,
 // as ZITADEL's cmd/defaults.yaml gives them: auth.ts).
 import type { MessageInitShape } from '@bufbuild/protobuf';

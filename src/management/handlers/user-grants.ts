@@ -1,4 +1,4 @@
-// User grants (issue 21 "Project roles and grants"): ManagementService's grant operations on the org in context, and
+// User grants: ManagementService's grant operations on the org in context, and
 // AuthService's ListMyUserGrants / ListMyProjectOrgs for the caller's own grants.
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import { AuthService, type UserGrantSchema as MyUserGrantSchema } from '@zitadel/proto/zitadel/auth_pb.js';
@@ -226,7 +226,7 @@ export function userGrantOperations({ db }: ManagementDeps): Operation[] {
           : principal.roles.instance.has(IAM_OWNER)
             ? { allOrgs: true }
             : {
-                // the orgs of its org memberships and those of its projects (a project owner's, issue 22)
+                // the orgs of its org memberships and those of its projects (a project owner's)
                 memberOf: [
                   ...new Set([
                     ...principal.roles.orgs.keys(),

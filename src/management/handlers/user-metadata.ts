@@ -1,4 +1,4 @@
-// User metadata (issue 21 "Roles and org claims in tokens"): ManagementService's metadata operations on users of the
+// User metadata: ManagementService's metadata operations on users of the
 // org in context.
 import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
 import type { ManagementDeps } from '../deps.ts';

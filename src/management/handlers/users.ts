@@ -1,4 +1,4 @@
-// Users' whole life on zitadel.management.v1.ManagementService (issue 21): list, look up, add, change, lock,
+// Users' whole life on zitadel.management.v1.ManagementService: list, look up, add, change, lock,
 // deactivate, remove; machine users' keys and secret. All within the org in context (ids of other orgs: 404).
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { KeyType } from '@zitadel/proto/zitadel/auth_n_key_pb.js';
@@ -8,12 +8,12 @@ import type { ManagementDeps } from '../deps.ts';
 import { IAM_OWNER, ORG_OWNER } from '../../members/roles.ts';
 import { invalidArgument } from '../../platform/errors.ts';
 import type { ListResult } from '../../platform/search.ts';
-import { ADD_REQUEST, importHumanUser } from '../../users/human-service.ts';
+import { ADD_REQUEST, importHumanUser } from '../../passwords/new-human.ts';
 import { listUsers, type UserFilter, type UserSortColumn } from '../../users/list.ts';
 import { findUserByLoginName, type UserRow } from '../../users/lookup.ts';
 import { listMachineUserKeys, removeMachineSecret, removeMachineUserKey } from '../../users/machine-service.ts';
 import { isUserUnique, type Gender } from '../../users/queries.ts';
-import { removeUser } from '../../users/remove.ts';
+import { removeUser } from '../../members/remove-user.ts';
 import { userNotFound, type UserRef } from '../../users/service.ts';
 import { changeUserState, type UserStateChange } from '../../users/state.ts';
 import { updateHumanPhone, updateHumanProfile, updateMachine, updateUserName } from '../../users/update.ts';

@@ -5,6 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
 import type { Config } from '../../config.ts';
 import { tooManyRequests } from '../../platform/rate-limit.ts';
+import { withScoped, type Scoped } from '../../platform/request-scope.ts';
 import { isBuiltInClient } from '../account-client.ts';
 import { tokenRequestClientKind, type ClientRateLimit } from '../client-rate-limit.ts';
 import { encodeForEdge } from '../jwt-access-tokens.ts';
@@ -17,7 +18,7 @@ import { registerIntrospection, type IntrospectionDeps } from '../fast/introspec
 import { acceptFormBodies, noStore } from '../fast/oauth.ts';
 import { jwtProfileClient, type FastTokenResult } from '../fast/token.ts';
 import { registerUserinfo, type UserinfoDeps } from '../fast/userinfo.ts';
-import { within, type ReadAheadKeys } from '../read-ahead.ts';
+import type { ReadAheadKeys } from '../read-ahead.ts';
 import { authorizationSizeCap } from './authorization-size.ts';
 import { authorizationKeys, resumeKeys } from './read-ahead-keys.ts';
 import { refuseNulCharacters } from './nul-guard.ts';
@@ -57,7 +58,7 @@ export interface Mount {
   introspection: IntrospectionDeps;
   userinfo: UserinfoDeps;
   /** The rows of an authorization request, read with one statement before the provider runs (read-ahead.ts). */
-  readAhead(keys: ReadAheadKeys): Promise<Map<string, unknown>>;
+  readAhead(keys: ReadAheadKeys): Promise<Scoped[]>;
 }
 
 export function mountOidcRoutes(app: FastifyInstance, mount: Mount): void {
@@ -98,8 +99,8 @@ function mountProviderRoutes(
   };
   // Without its rows read ahead (a database error), the provider reads them itself, and answers for a failure.
   const handReadAhead = async (request: FastifyRequest, reply: FastifyReply, keys: ReadAheadKeys) => {
-    const rows = await readAhead(keys).catch(() => new Map<string, unknown>());
-    within(rows, () => hand(request, reply));
+    const rows = await readAhead(keys).catch((): Scoped[] => []);
+    withScoped(rows, () => hand(request, reply));
   };
 
   app.register(async (scope) => {

@@ -1,14 +1,13 @@
 // Client authentication for the endpoints Gatehouse serves itself, with oidc-provider's rules
 // (lib/shared/client_auth.js, lib/shared/jwt_client_auth.js): one mechanism per request; Basic credentials
 // form-urlencoded (RFC 6749 §2.3.1); private_key_jwt assertions (RFC 7523 §3) signed with a registered key, for this
-// server, unexpired, used once.
+// server, unexpired, used once. Follows oidc-provider 9.x (../protocol.ts OIDC_PROVIDER_MAJOR).
 import { createLocalJWKSet, decodeJwt, jwtVerify, type JSONWebKeySet, type JWTPayload } from 'jose';
 import { CLOCK_TOLERANCE, type ClaimOnce } from '../assertions.ts';
+import { CLIENT_ASSERTION_ALGS } from '../protocol.ts';
 import { invalidClient, invalidRequest } from './oauth.ts';
 
 export const CLIENT_ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
-/** oidc-provider's clientAuthSigningAlgValues of provider.ts, without the symmetric ones (no client_secret_jwt). */
-const ASSERTION_ALGS = ['RS256', 'RS384', 'RS512', 'PS256', 'ES256', 'EdDSA'];
 
 export type PresentedClient =
   | { clientId: string; method: 'basic' | 'post'; secret: string }
@@ -85,7 +84,7 @@ export async function verifyClientAssertion(
   try {
     ({ payload } = await jwtVerify(assertion, createLocalJWKSet(jwks), {
       issuer: clientId,
-      algorithms: ASSERTION_ALGS,
+      algorithms: [...CLIENT_ASSERTION_ALGS],
       requiredClaims: ['exp', 'jti'],
       clockTolerance: CLOCK_TOLERANCE,
     }));

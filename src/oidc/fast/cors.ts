@@ -1,6 +1,7 @@
 // oidc-provider's client-based CORS (lib/shared/cors.js) for the endpoints Gatehouse serves itself: any origin may ask,
 // but a request that carries an Origin is answered only when the client admits that origin (provider.ts
-// clientBasedCORS: the origins of its registered redirect URIs).
+// clientBasedCORS: the origins of its registered redirect URIs). Follows oidc-provider 9.x (../protocol.ts
+// OIDC_PROVIDER_MAJOR).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { invalidRequest } from './oauth.ts';
 

@@ -1,5 +1,6 @@
 // What the endpoints Gatehouse serves itself (introspection, userinfo, machine grants) share with oidc-provider's:
-// form parsing with the same rules (RFC 6749 §3.1: no repeated parameters) and errors in the same shape.
+// form parsing with the same rules (RFC 6749 §3.1: no repeated parameters) and errors in the same shape. Follows
+// oidc-provider 9.x (lib/shared/reject_dupes.js, lib/shared/error_handler.js; ../protocol.ts OIDC_PROVIDER_MAJOR).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 /** An OAuth error response: RFC 6749 §5.2 body, the status, and for 401s the WWW-Authenticate challenge. */

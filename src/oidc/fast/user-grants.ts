@@ -2,7 +2,8 @@
 // refresh token grant with rotation, with oidc-provider's rules (actions/grants/refresh_token.js,
 // authorization_code.js, helpers/grant_common.js, grant_source.js, pkce.js) in two statements: one reads the code or
 // refresh token with its grant, the client's app and whether the user is active; one consumes the code or token and
-// writes the new tokens, atomically and only while the grant lives (queries.ts REDEEM_SQL).
+// writes the new tokens, atomically and only while the grant lives (queries.ts REDEEM_SQL). Follows oidc-provider 9.x
+// (../protocol.ts OIDC_PROVIDER_MAJOR): its grant code, its payloads and its token response.
 //
 // Only the ordinary request is served here. Everything else returns undefined and goes to oidc-provider, which
 // answers it from the same rows with the precise error and its side effects: an unknown, expired or consumed code

@@ -74,7 +74,8 @@ export function registerUserinfo(scope: FastifyInstance, deps: UserinfoDeps): vo
   });
 }
 
-/** The access token of a request: one mechanism only, never the query string (RFC 6750 §2, oidc-provider's rule). */
+/** The access token of a request: one mechanism only, never the query string (RFC 6750 §2; oidc-provider 9.x
+ *  lib/helpers/oidc_context.js getAccessToken, ../protocol.ts OIDC_PROVIDER_MAJOR). */
 function presentedToken(request: FastifyRequest): string | undefined {
   const query = request.query as Record<string, unknown>;
   if (query.access_token !== undefined) throw invalidRequest('access tokens must not be provided via query parameter');

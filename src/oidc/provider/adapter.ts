@@ -6,8 +6,9 @@ import { errors, type Adapter, type AdapterPayload } from 'oidc-provider';
 import type { Db } from '../../platform/db.ts';
 import type { TokenReference } from '../access-tokens.ts';
 import { hashId, presentedPayload, storedPayload } from '../payloads.ts';
-import { forgetReadAhead, takeReadAhead } from '../read-ahead.ts';
-import { queuedRow, queueRow, writeQueued } from '../write-behind.ts';
+import { deferredRow, deferRow, dropScoped, takeScoped, writeDeferred } from '../../platform/request-scope.ts';
+import { PAYLOAD_AHEAD } from '../read-ahead.ts';
+import { PAYLOAD_ROWS } from '../write-behind.ts';
 import {
   claimPayload,
   consumePayload,
@@ -18,6 +19,7 @@ import {
   findPayload,
   findPayloadByUid,
   upsertPayload,
+  type FoundPayload,
 } from '../payload-store.ts';
 
 export interface AdapterHooks {
@@ -49,17 +51,14 @@ export function createAdapterClass(db: Db, hooks: AdapterHooks, options: Adapter
     model === 'RefreshToken' &&
     consumedAt !== null &&
     consumedAt.getTime() > Date.now() - options.refreshReuseGrace * 1000;
-  type Found = { payload: AdapterPayload; consumed_at: Date | null } | undefined;
-  // A row this request queued (write-behind.ts) is what the database will hold: a copy, as a read would return.
+  // A row this request holds back (write-behind.ts) is what the database will hold: a copy, as a read would return.
   // Else the row read ahead for this request (read-ahead.ts), else the database's.
-  const findRow = async (model: string, id: string): Promise<Found> => {
-    const queued = queuedRow(model, id);
-    if (queued)
-      return queued.row
-        ? { payload: structuredClone(queued.row.payload) as AdapterPayload, consumed_at: null }
-        : undefined;
-    const ahead = takeReadAhead<Found>(`${model}:${id}`);
-    return ahead ? ahead.row : findPayload(db, model, id);
+  const findRow = async (model: string, id: string): Promise<FoundPayload | undefined> => {
+    const held = deferredRow(PAYLOAD_ROWS, `${model}:${id}`);
+    if (held)
+      return held.row ? { payload: structuredClone(held.row.payload) as AdapterPayload, consumed_at: null } : undefined;
+    const ahead = takeScoped(PAYLOAD_AHEAD, `${model}:${id}`);
+    return ahead ? ahead.value : findPayload(db, model, id);
   };
   return class PostgresAdapter implements Adapter {
     readonly model: string;
@@ -69,9 +68,9 @@ export function createAdapterClass(db: Db, hooks: AdapterHooks, options: Adapter
     }
 
     async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
-      forgetReadAhead(`${this.model}:${hashId(id)}`);
+      dropScoped(PAYLOAD_AHEAD, `${this.model}:${hashId(id)}`);
       if (this.model === 'ReplayDetection') {
-        await writeQueued(db);
+        await writeDeferred();
         const claimed = await claimPayload(db, this.model, hashId(id), payload, Math.max(1, Math.ceil(expiresIn)));
         if (!claimed) throw new AssertionReplayed();
         return;
@@ -89,7 +88,7 @@ export function createAdapterClass(db: Db, hooks: AdapterHooks, options: Adapter
         uid: payload.uid ?? null,
         ttl: expiresIn ? Math.ceil(expiresIn) : null,
       };
-      if (!queueRow(this.model, row.id, row)) await upsertPayload(db, row);
+      if (!deferRow(PAYLOAD_ROWS, `${this.model}:${row.id}`, row)) await upsertPayload(db, row);
     }
 
     async find(id: string): Promise<AdapterPayload | undefined> {
@@ -113,7 +112,7 @@ export function createAdapterClass(db: Db, hooks: AdapterHooks, options: Adapter
       // Non-unique uid: a session id rotation writes a new row with the same uid; the newest one is current. The
       // session comes back without its id (storedPayload): the provider reads such a session (token binding, the
       // interaction's session check) and never saves it.
-      await writeQueued(db);
+      await writeDeferred();
       return findPayloadByUid(db, this.model, uid);
     }
 
@@ -124,7 +123,7 @@ export function createAdapterClass(db: Db, hooks: AdapterHooks, options: Adapter
     async consume(id: string): Promise<void> {
       // Atomic: of concurrent redemptions exactly one sets consumed_at (RFC 6749 §4.1.2). A losing code redemption
       // revokes the grant, so the winner's tokens die too, even those it saves after this point (the grant is gone).
-      await writeQueued(db);
+      await writeDeferred();
       if (await consumePayload(db, this.model, hashId(id))) return;
       const consumed = await findConsumption(db, this.model, hashId(id));
       if (consumed?.grant_id && !inGrace(this.model, consumed.consumed_at))
@@ -133,12 +132,12 @@ export function createAdapterClass(db: Db, hooks: AdapterHooks, options: Adapter
     }
 
     async destroy(id: string): Promise<void> {
-      forgetReadAhead(`${this.model}:${hashId(id)}`);
-      if (!queueRow(this.model, hashId(id), null)) await deletePayload(db, this.model, hashId(id));
+      dropScoped(PAYLOAD_AHEAD, `${this.model}:${hashId(id)}`);
+      if (!deferRow(PAYLOAD_ROWS, `${this.model}:${hashId(id)}`, null)) await deletePayload(db, this.model, hashId(id));
     }
 
     async revokeByGrantId(grantId: string): Promise<void> {
-      await writeQueued(db);
+      await writeDeferred();
       await deletePayloadsOfGrant(db, this.model, grantId);
     }
   };

@@ -3,12 +3,12 @@
 // client_credentials (with the hashed secret; compareClientSecret verifies it, see provider.ts).
 import type { AdapterPayload } from 'oidc-provider';
 import type { Db } from '../../platform/db.ts';
-import type { AppRow } from '../../apps/queries.ts';
 import { findClientApp } from '../../apps/service.ts';
 import { usableRedirectUri } from '../../apps/schema.ts';
 import { findActiveMachine } from '../../users/machine-service.ts';
 import { JWT_BEARER } from '../protocol.ts';
-import { takeReadAhead } from '../read-ahead.ts';
+import { takeScoped } from '../../platform/request-scope.ts';
+import { APP_AHEAD } from '../read-ahead.ts';
 
 /** Client metadata oidc-provider does not know; kept on the client object under these names. */
 export const CLIENT_EXTRA_PROPERTIES = [
@@ -96,7 +96,7 @@ export async function findClientMetadata(db: Db, clientId: string): Promise<Adap
 /** The active app of the client ID, read ahead with the authorization request (read-ahead.ts) unless its keys are
  *  needed too (private_key_jwt). */
 async function clientApp(db: Db, clientId: string): ReturnType<typeof findClientApp> {
-  const ahead = takeReadAhead<AppRow>(`app:${clientId}`);
-  if (!ahead || ahead.row?.auth_method === 'private_key_jwt') return findClientApp(db, clientId);
-  return ahead.row?.state === 'active' ? { app: ahead.row, keys: [] } : undefined;
+  const ahead = takeScoped(APP_AHEAD, clientId);
+  if (!ahead || ahead.value?.auth_method === 'private_key_jwt') return findClientApp(db, clientId);
+  return ahead.value?.state === 'active' ? { app: ahead.value, keys: [] } : undefined;
 }

@@ -16,7 +16,7 @@ import {
   type CheckedClient,
   type SignInRefusal,
 } from '../sign-in-checks.ts';
-import { ROUTES } from '../protocol.ts';
+import { CLIENT_ASSERTION_ALGS, ROUTES } from '../protocol.ts';
 import { refreshTokenTtl } from '../token-lifetimes.ts';
 import { loginClaims } from '../login-claims.ts';
 
@@ -57,7 +57,7 @@ export function createProvider(parts: ProviderParts, keys: KeySet): Provider {
     clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'],
     enabledJWA: {
       idTokenSigningAlgValues: ['RS256'],
-      clientAuthSigningAlgValues: ['RS256', 'RS384', 'RS512', 'PS256', 'ES256', 'EdDSA'],
+      clientAuthSigningAlgValues: CLIENT_ASSERTION_ALGS,
     },
     pkce: { required: (_ctx, client) => client.clientAuthMethod === 'none' }, // public clients (RFC 9700 §2.1.1)
     allowOmittingSingleRegisteredRedirectUri: false, // redirect_uri is required, as in ZITADEL

@@ -1,8 +1,8 @@
-// The console's building blocks (issue 22), shared by every area's pages: tables, a pager, labelled inputs, forms
+// The console's building blocks, shared by every area's pages: tables, a pager, labelled inputs, forms
 // with their CSRF token, state badges, a secret shown once, and the removal confirmation.
 import { timestampDate, type Timestamp } from '@bufbuild/protobuf/wkt';
-import type { Texts } from '../../login/i18n.ts';
-import { format } from '../../login/i18n.ts';
+import type { Texts } from '../i18n.ts';
+import { format } from '../i18n.ts';
 import { html, type Markup } from '../html.ts';
 
 /** How the console writes a time: UTC, `2026-11-25 23:53:25` cut to `length` characters (10: the day, 16: the
@@ -100,7 +100,7 @@ export function Checkbox(p: { name: string; label: string | undefined; checked: 
   </div>`;
 }
 
-/** A POST form with the console's CSRF token (security.md §13). */
+/** A POST form with the console's CSRF token. */
 export function PostForm(p: { action: string; csrf: string; children: Markup; class?: string; confirm?: string }) {
   return html`<form method="post" action=${p.action} class=${p.class} data-confirm=${p.confirm}>
     <input type="hidden" name="csrf" value=${p.csrf} />

@@ -1,8 +1,9 @@
-// The console's frame (issue 22): a header with the instance's name, the org in context (a plain GET form, so it
+// The console's frame: a header with the instance's name, the org in context (a plain GET form, so it
 // works without script) and sign-out; the main navigation; the page. One optional first-party script
 // (/ui/static/console.js) adds copy buttons and confirmations; every page works without it.
-import type { Texts } from '../../login/i18n.ts';
+import type { Texts } from '../i18n.ts';
 import { html, type Markup } from '../html.ts';
+import { PageMeta } from '../layout.ts';
 
 export interface NavOrg {
   id: string;
@@ -16,7 +17,7 @@ export interface ConsoleFrame {
   area: string;
   /** The org in context and the ones the viewer may switch to; absent on pages without one (no access). */
   org?: { current: string; choices: NavOrg[] } | undefined;
-  /** The navigation's entries shown (a project owner's: "Projects" only, issue 22); absent: all. */
+  /** The navigation's entries shown (a project owner's: "Projects" only); absent: all. */
   areas?: readonly string[];
   csrf: string;
 }
@@ -41,10 +42,7 @@ export function ConsoleLayout({ frame, title, children }: { frame: ConsoleFrame;
   const { t, org } = frame;
   return html`<html lang=${t.lang}>
     <head>
-      <meta charset="utf-8" />
-      <meta name="viewport" content="width=device-width, initial-scale=1" />
-      <meta name="color-scheme" content="light dark" />
-      <meta name="robots" content="noindex" />
+      <${PageMeta} />
       <title>${title} · ${t.console} · ${frame.instanceName}</title>
       <link rel="stylesheet" href="/ui/static/style.css" />
       <link rel="stylesheet" href="/ui/static/console.css" />

@@ -1,8 +1,8 @@
 // TOTP as a kind of second factor (kind.ts): the login asks for a six-digit code.
 import { OtpFactorPage } from '../views/factors.ts';
 import type { FactorKind } from './kind.ts';
-import { checkOtp, OTP_KIND } from './otp.ts';
-import { findTotp } from './queries.ts';
+import { checkOtp, OTP_KIND } from '../factors/otp.ts';
+import { findTotp } from '../factors/queries.ts';
 
 export const otpKind: FactorKind = {
   kind: OTP_KIND,

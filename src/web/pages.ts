@@ -1,11 +1,12 @@
-// Rendering of the login pages, for Fastify replies (our routes) and for oidc-provider's Koa context (logout,
-// logged-out and error pages): language, security headers and the instance name on every page.
+// Rendering of the pages in the layout of the login and account pages, for Fastify replies (our routes) and for
+// oidc-provider's Koa context (logout, logged-out and error pages): language, security headers and the instance
+// name on every page.
 import type { FastifyReply } from 'fastify';
 import type { Db } from '../platform/db.ts';
 import type { InstanceRow } from '../instance/queries.ts';
 import { findOrgById } from '../orgs/queries.ts';
 import { HTML_SECURITY_HEADERS, SCRIPT_PAGE_CSP } from './security.ts';
-import { textsFor, type Locale, type Texts } from './i18n.ts';
+import { textsFor, type Locale, type Texts } from '../views/i18n.ts';
 import { renderDocument } from '../views/html.ts';
 import { Layout, type View } from '../views/layout.ts';
 
@@ -23,7 +24,7 @@ export interface KoaLike {
   set(name: string, value: string): void;
 }
 
-export class LoginPages {
+export class Pages {
   readonly #instanceName: string;
 
   constructor(instanceName: string) {
@@ -68,7 +69,7 @@ export class LoginPages {
     return { status, body, headers };
   }
 
-  /** A page that loads the passkey script (issue 17): the only pages whose CSP allows `script-src 'self'`. */
+  /** A page that loads the passkey script: the only pages whose CSP allows `script-src 'self'`. */
   renderWithScript<P>(status: number, locale: Locale, view: View<P>, titleKey: string, props: P): RenderedPage {
     const page = this.render(status, locale, view, titleKey, props);
     return { ...page, headers: { ...page.headers, 'content-security-policy': SCRIPT_PAGE_CSP } };
@@ -88,7 +89,7 @@ export class LoginPages {
 
 export const VIEWS_DIR = new URL('../../views/', import.meta.url);
 
-const loaded = new WeakMap<object, Promise<LoginPages>>();
+const loaded = new WeakMap<object, Promise<Pages>>();
 
 /** What the pages are built from. */
 export interface PagesDeps {
@@ -97,10 +98,10 @@ export interface PagesDeps {
 }
 
 /** The pages of this instance, titled with the name of its first organization; built once per instance row. */
-export function loadLoginPages(deps: PagesDeps): Promise<LoginPages> {
+export function loadPages(deps: PagesDeps): Promise<Pages> {
   let pages = loaded.get(deps.instance);
   if (!pages) {
-    pages = findOrgById(deps.db, deps.instance.default_org_id).then((org) => new LoginPages(org?.name ?? 'Gatehouse'));
+    pages = findOrgById(deps.db, deps.instance.default_org_id).then((org) => new Pages(org?.name ?? 'Gatehouse'));
     loaded.set(deps.instance, pages);
   }
   return pages;

@@ -1,11 +1,11 @@
-// CSRF protection of pages that belong to no interaction (the account pages, the console; security.md §13): a
+// CSRF protection of pages that belong to no interaction (the account pages, the console): a
 // random value in an HttpOnly cookie scoped to the pages, and in each form a keyed hash of it, so a page rendered
 // for this browser is the only source of a token the next POST accepts; plus the Origin / Sec-Fetch-Site check of
 // the login pages.
 import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { SecretBox } from '../platform/secrets.ts';
-import { ForbiddenPost, formField } from './interaction.ts';
+import { ForbiddenPost, formField } from './forms.ts';
 import { sameOriginPost } from './security.ts';
 
 export interface CookieCsrf {

@@ -1,18 +1,21 @@
-// Self-registration of a human in the instance's default organization (issue 4 §2, prompt=create): the user row,
-// its event and, given a mailer, the verification mail of its address (issue 16) in one transaction; the password
-// is hashed with argon2id before the transaction, and only once the user name is known to be free (issue 26 §6: a
-// taken name costs a lookup, not a hash; a name taken in between is still refused by users_user_name_unique).
+// Self-registration of a human in the instance's default organization (prompt=create): the user row, its event
+// and, given a mailer, the verification mail of its address in one transaction; the password is hashed with
+// argon2id before the transaction, and only once the user name is known to be free (a taken name costs a lookup,
+// not a hash; a name taken in between is still refused by users_user_name_unique). A workflow across users/,
+// emails/ and this folder's policy, so it sits here, above the two it writes through.
 import type { Db } from '../platform/db.ts';
 import { createdDetails, type Details } from '../events/details.ts';
 import { constraintError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
-import { hashPassword } from './passwords.ts';
-import { createHuman } from './human-service.ts';
-import { userNameTaken } from './queries.ts';
-import type { Registration } from './schema.ts';
-import { checkUserName } from './user-name.ts';
-import { checkPasswordPolicy } from '../passwords/current.ts';
+import { hashPassword } from '../users/passwords.ts';
+import { createHuman } from '../users/human-service.ts';
+import { userNameTaken } from '../users/queries.ts';
+import type { Registration } from '../users/schema.ts';
+import { checkUserName } from '../users/user-name.ts';
 import { type EmailDeps, queueEmailVerification } from '../emails/service.ts';
+import { EVENT } from '../events/types.ts';
+import { checkPasswordPolicy } from './current.ts';
+import type { HashFn } from './new-human.ts';
 
 export interface Registered {
   userId: string;
@@ -26,7 +29,7 @@ export async function registerHuman(
   orgId: string,
   input: Registration,
   preferredLanguage: string,
-  hash: (password: string) => Promise<string> = hashPassword,
+  hash: HashFn = hashPassword,
   verification?: Pick<EmailDeps, 'secrets' | 'mailer'>,
 ): Promise<Registered> {
   await checkPasswordPolicy(db, 'password', input.password);
@@ -57,7 +60,7 @@ export async function registerHuman(
         passwordHash,
       },
       userId,
-      'user.human.selfregistered',
+      EVENT.user.humanSelfRegistered,
     );
     if (verification) {
       const user = {

@@ -1,10 +1,11 @@
-// Protections of the login pages (security.md §12-13).
+// Protections of every page: security headers against framing and sniffing, CSRF checks on posts (bound to the
+// interaction here; the pages of no interaction use cookie-csrf.ts).
 import type { IncomingHttpHeaders } from 'node:http';
 import type { SecretBox } from '../platform/secrets.ts';
 
-/** Sent with every HTML page (§12). No scripts at all; styles and images only from Gatehouse itself. `form-action`
- *  is deliberately absent: Chromium applies it to the redirects after a form POST, and the login POST ends in a
- *  redirect to the application's registered callback. */
+/** Sent with every HTML page, against framing, sniffing and leaks. No scripts at all; styles and images only from
+ *  Gatehouse itself. `form-action` is deliberately absent: Chromium applies it to the redirects after a form POST,
+ *  and the login POST ends in a redirect to the application's registered callback. */
 export const HTML_SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'content-security-policy':
     "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; frame-ancestors 'none'",
@@ -14,7 +15,7 @@ export const HTML_SECURITY_HEADERS: Readonly<Record<string, string>> = Object.fr
   'cache-control': 'no-store',
 });
 
-/** The passkey pages' policy (issue 17): WebAuthn needs a script, so those pages alone may load Gatehouse's own
+/** The passkey pages' policy: WebAuthn needs a script, so those pages alone may load Gatehouse's own
  *  (views/static/passkey.js); still no inline code. */
 export const SCRIPT_PAGE_CSP = `${HTML_SECURITY_HEADERS['content-security-policy']}; script-src 'self'`;
 
@@ -34,9 +35,9 @@ export function validCsrfToken(secrets: SecretBox, interactionId: string, presen
   );
 }
 
-/** Whether a form POST comes from our own pages (§13). Browsers send `Origin`; with `Referrer-Policy: no-referrer`
- *  Chromium sends `Origin: null` on same-origin posts, which is accepted only together with
- *  `Sec-Fetch-Site: same-origin`. A client that sends neither header is left to the CSRF token. */
+/** Whether a form POST comes from our own pages, not a cross-site one. Browsers send `Origin`; with
+ *  `Referrer-Policy: no-referrer` Chromium sends `Origin: null` on same-origin posts, which is accepted only together
+ *  with `Sec-Fetch-Site: same-origin`. A client that sends neither header is left to the CSRF token. */
 export function sameOriginPost(headers: IncomingHttpHeaders, issuerOrigin: string): boolean {
   const site = headers['sec-fetch-site'];
   if (site !== undefined && site !== 'same-origin') return false;

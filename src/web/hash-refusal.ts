@@ -1,7 +1,7 @@
 // How the pages answer a request refused a place in the hashing queue (users/passwords.ts): Retry-After, and the
-// status and message of the bound that refused it, so a client's own excess reads as such (security.md §26).
+// status and message of the bound that refused it, so a client's own excess reads as such (429, not 503).
 import type { FastifyReply } from 'fastify';
-import type { Texts } from './i18n.ts';
+import type { Texts } from '../views/i18n.ts';
 import type { HashRefusal } from '../users/passwords.ts';
 
 export function answerHashRefusal(

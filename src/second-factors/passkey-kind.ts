@@ -1,11 +1,17 @@
-// Passkeys and security keys as a second factor (issue 17, factors/kind.ts): after the password the user answers
+// Passkeys and security keys as a second factor (kind.ts): after the password the user answers
 // with one of their own credentials. The challenge is stored bound to the interaction, as for passwordless
 // sign-in; a failed answer counts toward the lockout like a wrong code.
-import type { FactorKind } from '../factors/kind.ts';
+import type { FactorKind } from './kind.ts';
 import { countedCheck } from '../factors/attempts.ts';
 import { AppError, Code } from '../platform/errors.ts';
 import { PasskeyFactorPage } from '../views/passkeys.ts';
-import { finishSecondFactor, listPasskeys, relyingParty, startSecondFactor, WEBAUTHN_KIND } from './service.ts';
+import {
+  finishSecondFactor,
+  listPasskeys,
+  relyingParty,
+  startSecondFactor,
+  WEBAUTHN_KIND,
+} from '../passkeys/service.ts';
 
 export const passkeyKind: FactorKind = {
   // ZITADEL's name for a WebAuthn second factor; ListMyAuthFactors shows each credential as `u2f`

@@ -1,7 +1,7 @@
-// The password policy's rules in the page's language (issue 16): the API names a failing rule in English, the
+// The password policy's rules in the page's language: the API names a failing rule in English, the
 // login and account pages in the user's.
 import { type PasswordPolicy, PasswordPolicyError, type PasswordProblem } from '../passwords/policy.ts';
-import { format, type Texts } from './i18n.ts';
+import { format, type Texts } from '../views/i18n.ts';
 
 const RULE_KEYS: Record<Exclude<PasswordProblem['rule'], 'length'>, string> = {
   uppercase: 'errorPasswordUppercase',

@@ -1,5 +1,6 @@
-// The README's "Roles and grants" walkthrough, as written: a project with two roles, an app with
+// The walkthrough of docs/connecting-apps.md ("Roles and grants"), as written: a project with two roles, an app with
 // idTokenRoleAssertion, a user granted one role (all over REST), then the code flow reads the role from the ID token.
+import { readFileSync } from 'node:fs';
 import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,8 +10,10 @@ import { startServerWithAdminKey } from '../helpers/tokens.ts';
 import type { TestServer } from '../helpers/server.ts';
 
 const REDIRECT = 'http://localhost:3000/callback';
+const DOC = readFileSync(new URL('../../docs/connecting-apps.md', import.meta.url), 'utf8');
+const WALKTHROUGH = DOC.slice(DOC.indexOf('### Walkthrough'));
 
-describe('README walkthrough: roles in the ID token', () => {
+describe('the roles walkthrough: roles in the ID token', () => {
   let server: TestServer;
   let token: string;
   beforeAll(async () => ({ server, adminToken: token } = await startServerWithAdminKey()));
@@ -24,6 +27,23 @@ describe('README walkthrough: roles in the ID token', () => {
         { token },
       ),
     );
+
+  it('is the walkthrough the documentation shows', () => {
+    const steps = [
+      `$API/projects -d '{"name":"Library"}'`,
+      '/roles/_bulk',
+      '{"key":"reader","displayName":"Reader"},{"key":"librarian","displayName":"Librarian"}',
+      '/apps/oidc',
+      '"redirectUris":["http://localhost:3000/callback"],"devMode":true,"idTokenRoleAssertion":true',
+      '/users/human/_import',
+      '"userName":"alice"',
+      '"password":"Alice-Password-1"',
+      '/grants -d',
+      '"roleKeys\\":[\\"reader\\"]',
+      'scope=openid%20urn:zitadel:iam:org:projects:roles',
+    ];
+    for (const step of steps) expect(WALKTHROUGH, step).toContain(step);
+  });
 
   it('creates the project, roles, app, user and grant, and the ID token carries the granted role', async () => {
     const { id: projectId } = await post<{ id: string }>('AddProject', '/projects', { name: 'Library' });

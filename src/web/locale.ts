@@ -1,25 +1,8 @@
-// Languages of the login pages (issue 4 §5): chosen from the request's ui_locales, then Accept-Language, then
-// English. One texts file per language in views/locales/; discovery's ui_locales_supported lists them.
-import { readFileSync } from 'node:fs';
-
-export const SUPPORTED_LOCALES = ['en', 'de'] as const;
-export type Locale = (typeof SUPPORTED_LOCALES)[number];
-export type Texts = Readonly<Record<string, string>>;
+// The language of a page for a request: the request's ui_locales (OpenID Connect Core §3.1.2.1), then
+// Accept-Language, then English. The languages themselves and their texts are the views' (views/i18n.ts).
+import { SUPPORTED_LOCALES, type Locale } from '../views/i18n.ts';
 
 const DEFAULT_LOCALE: Locale = 'en';
-
-const TEXTS: Record<Locale, Texts> = Object.fromEntries(
-  SUPPORTED_LOCALES.map((locale) => [
-    locale,
-    Object.freeze(
-      JSON.parse(readFileSync(new URL(`../../views/locales/${locale}.json`, import.meta.url), 'utf8')) as Texts,
-    ),
-  ]),
-) as Record<Locale, Texts>;
-
-export function textsFor(locale: Locale): Texts {
-  return TEXTS[locale];
-}
 
 function supported(tag: string): Locale | undefined {
   const primary = tag.trim().toLowerCase().split(/[-_]/)[0];
@@ -48,9 +31,4 @@ export function chooseLocale(uiLocales: unknown, acceptLanguage: string | undefi
     if (locale) return locale;
   }
   return DEFAULT_LOCALE;
-}
-
-/** Fills `{name}` placeholders of a text; the renderer escapes the result. */
-export function format(text: string, values: Record<string, string | number>): string {
-  return text.replace(/\{(\w+)\}/g, (m, key: string) => (key in values ? String(values[key]) : m));
 }

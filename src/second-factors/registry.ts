@@ -2,7 +2,7 @@
 // name in users.factor_kinds while a user has one ready.
 import type { FactorKind } from './kind.ts';
 import { otpKind } from './otp-kind.ts';
-import { passkeyKind } from '../passkeys/factor-kind.ts';
+import { passkeyKind } from './passkey-kind.ts';
 
 export const FACTOR_KINDS: readonly FactorKind[] = [passkeyKind, otpKind];
 

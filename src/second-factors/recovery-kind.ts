@@ -1,11 +1,11 @@
-// A recovery code at the second-factor step (issue 17): offered to every user who has a factor, in place of it.
+// A recovery code at the second-factor step: offered to every user who has a factor, in place of it.
 // Not in the registry: nobody has it as a factor of its own. A recovery code is a one-time password, so its
 // method reference is 'otp' (RFC 8176 §2).
 import { RecoveryFactorPage } from '../views/factors.ts';
 import type { FactorKind } from './kind.ts';
-import { countedCheck } from './attempts.ts';
-import { countRecoveryCodes } from './queries.ts';
-import { useRecoveryCode } from './recovery-codes.ts';
+import { countedCheck } from '../factors/attempts.ts';
+import { countRecoveryCodes } from '../factors/queries.ts';
+import { useRecoveryCode } from '../factors/recovery-codes.ts';
 
 export const recoveryKind: FactorKind = {
   kind: 'recovery',

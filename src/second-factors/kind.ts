@@ -1,11 +1,14 @@
-// The seam second factors plug into (issue 17): a kind of factor says which of it a user has, how the login's
-// second-factor step asks for it and how it checks the answer. TOTP (otp-kind.ts) is one; WebAuthn plugs in the
-// same way. The kinds live in registry.ts; the step that uses them is login/second-factor-flow.ts.
+// The seam second factors plug into: a kind of factor says which of it a user has, how the login's second-factor
+// step asks for it and how it checks the answer. TOTP (otp-kind.ts) is one, passkeys (passkey-kind.ts) another,
+// recovery codes (recovery-kind.ts) stand in for either. The kinds live in registry.ts; the step that uses them is
+// login/second-factor-flow.ts. A kind brings its page, so the kinds sit above the domains whose checks they call
+// (factors/, passkeys/): those store and verify, and render nothing.
 import type { Config } from '../config.ts';
 import type { Db } from '../platform/db.ts';
 import type { SecretBox } from '../platform/secrets.ts';
 import type { View } from '../views/layout.ts';
 import type { FactorStepProps } from '../views/factors.ts';
+import type { CheckRefused } from '../factors/attempts.ts';
 
 /** What a kind may use. */
 export interface FactorDeps {
@@ -42,7 +45,7 @@ export interface FactorPrompt {
 }
 
 /** `amr`: the methods the answer proved when they depend on it (a passkey: `hwk` or `swk`), else the kind's. */
-export type FactorCheck = { ok: true; amr?: string[] } | { ok: false; retryAfter?: number };
+export type FactorCheck = { ok: true; amr?: string[] } | CheckRefused;
 
 export interface FactorKind {
   /** The name stored in users.factor_kinds (migration 0140) while the user has a ready factor of this kind. */

@@ -1,4 +1,4 @@
-// The account pages' addresses (issue 16), for the links other pages and mails point to.
+// The account pages' addresses, for the links other pages and mails point to.
 export const ACCOUNT_PATH = '/ui/account';
 
 /** The "forgot password" page, with the login name typed on the password page (only a prefill). */
