@@ -124,7 +124,8 @@ async function run(request: Record<string, unknown>, io: CommandIo, deps: Comman
   }
   const { command: name, args, config } = request as unknown as HandoffRequest;
   const command = typeof name === 'string' && Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
-  if (!command || !Array.isArray(args) || !args.every((a) => typeof a === 'string') || typeof config !== 'object') {
+  const wellFormed = Array.isArray(args) && args.every((a) => typeof a === 'string') && typeof config === 'object';
+  if (!command || !wellFormed || config === null) {
     io.stderr(`gatehouse: the running server (process ${process.pid}) does not know this command\n`);
     return 2;
   }
