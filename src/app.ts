@@ -25,7 +25,7 @@ import { registerPages } from './web/plugin.ts';
 import { registerLoginRoutes } from './login/routes.ts';
 import { registerAccountRoutes } from './account/routes.ts';
 import { providerPages } from './login/provider-pages.ts';
-import { managementOperations, registerManagement } from './management/plugin.ts';
+import { managementOperations, managementReads, registerManagement } from './management/plugin.ts';
 import { registerConsole } from './console/routes.ts';
 import type { HashAdmission } from './users/passwords.ts';
 import type { Mailer } from './mail/mailer.ts';
@@ -124,7 +124,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await registerPages(app, deps, oidc, [
     registerLoginRoutes,
     registerAccountRoutes,
-    (ui, page) => registerConsole(ui, page, managementOperations(deps)),
+    (ui, page) => registerConsole(ui, page, managementOperations(deps), managementReads(deps)),
   ]);
   registerManagement(app, deps, {
     verifyBearer: (token, orgId) => oidc.verifyBearer(token, orgId),

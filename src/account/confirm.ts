@@ -14,13 +14,11 @@ import { format, type Texts } from '../views/i18n.ts';
 import { formField } from '../web/forms.ts';
 import { HashRefusal } from '../users/passwords.ts';
 import { answerHashRefusal } from '../web/hash-refusal.ts';
+import { signedInWithin } from '../oidc/recent-sign-in.ts';
 import type { UserRow } from '../users/lookup.ts';
 import type { AccountDeps } from './deps.ts';
 import type { AccountSession } from './session.ts';
 import type { ConfirmMode } from '../views/account-factors.ts';
-
-/** How long a fresh sign-in confirms changes of a user who has nothing to type (ASVS 5.0 §7.5.1). */
-export const REAUTH_SECONDS = 300;
 
 /** The user has something to type into the confirmation fields: a password, or an authenticator app (whose
  *  recovery codes come with it). */
@@ -28,8 +26,7 @@ export const canTypeConfirmation = (user: UserRow) =>
   Boolean(user.password_hash) || user.factor_kinds.includes(otpKind.kind);
 
 /** The session was signed in (again) within the last REAUTH_SECONDS. */
-export const signedInRecently = (session: AccountSession, now = Date.now() / 1000) =>
-  session.authTime !== undefined && now - session.authTime <= REAUTH_SECONDS;
+export const signedInRecently = (session: AccountSession) => signedInWithin(session.authTime);
 
 /** The form's `code` when one was typed, else its `password`; the refusal when the hashing queue has no place. */
 export async function confirmChange(

@@ -1,25 +1,25 @@
-// What the console lets a person see and do, and the one way it changes anything: every
-// read and write runs a management operation of the API's registry (management/plugin.ts), with the same
-// permission check (management/auth.ts), the same validation and the same service call, so an object made here is
-// the one the API would make, with the same events.
+// What the console lets a person see and do, and the one way it changes anything: the console is a client of the
+// management pipeline (management/invoke.ts). Every read and write runs an operation of the API's registry
+// (management/plugin.ts), or one of its reads no v1 method serves, with the same permission check, the same
+// validation and the same service call, so an object made here is the one the API would make, with the same
+// events. The console's session stands in for the API's bearer token, the page's org for its x-zitadel-orgid header.
 //
-// The permission helper for route modules: `viewer.canManage` says whether a person gets the console at all;
-// `run(viewer, method, orgId, request)` performs an operation for the org in context and throws the API's
-// AppError (403 for an org the viewer may not act on, 404 for another org's ids). Pages never read the database
-// themselves.
+// For route modules: `viewer.canManage` says whether a person gets the console at all; `run(viewer, method, orgId,
+// request)` performs an operation for the org in context and `read(viewer, read, orgId, request)` a read, each
+// throwing the API's AppError (403 for an org the viewer may not act on, 404 for another org's ids). Pages never
+// read the database themselves.
 import {
   create,
-  type Message,
   type DescMessage,
-  type DescMethod,
   type DescMethodUnary,
   type MessageInitShape,
+  type MessageShape,
 } from '@bufbuild/protobuf';
-import type { MessageShape } from '@bufbuild/protobuf';
 import type { Db } from '../platform/db.ts';
 import { actsForOrg, authorizePrincipal, projectMemberships } from '../management/auth.ts';
-import { orgOwner, type Caller, type Operation, type Permission, type Principal } from '../management/operation.ts';
-import { validatedOnce } from '../management/validate.ts';
+import { createInvoke, createInvokeRead, type Authorize } from '../management/invoke.ts';
+import type { Caller, Operation, Principal, Read } from '../management/operation.ts';
+import { operationsByMethod } from '../management/plugin.ts';
 import { rolesOf } from '../members/service.ts';
 import { IAM_OWNER, ORG_OWNER } from '../members/roles.ts';
 import type { UserRow } from '../users/lookup.ts';
@@ -74,57 +74,49 @@ export type Run = <I extends DescMessage, O extends DescMessage>(
   request: MessageInitShape<I>,
 ) => Promise<MessageShape<O>>;
 
-/**
- * authorizePrincipal, once per role and org in a request where the answer depends on nothing else: an `org`
- * permission, and a `project` one the viewer holds through the org (ORG_OWNER or IAM_OWNER); a project member's
- * check reads the request, so it runs each time. A refusal is thrown to every operation that asks again.
- */
-function authorize(
-  db: Db,
-  viewer: Viewer,
-  permission: Permission,
-  orgId: string,
-  request: () => Message,
-): Promise<Caller> {
-  const byOrg =
-    permission.kind === 'org' ||
-    (permission.kind === 'project' && actsForOrg(viewer.principal, permission.role, orgId));
-  if (!byOrg) return authorizePrincipal(db, viewer.principal, permission, orgId, request);
-  const key = `${permission.role} ${orgId}`;
-  let check = viewer.orgChecks.get(key);
-  if (!check) {
-    check = authorizePrincipal(db, viewer.principal, permission, orgId, request);
-    viewer.orgChecks.set(key, check);
-  }
-  return check;
+export type RunRead = <R, T>(viewer: Viewer, read: Read<R, T>, orgId: string, request: R) => Promise<T>;
+
+/** What the console presents to the pipeline: the signed-in viewer, and the org the page acts on. */
+interface ViewerCredentials {
+  viewer: Viewer;
+  orgId: string;
 }
 
 /**
- * A read no API operation serves (the overview's count of an org's apps: v1 lists apps per project only), behind
- * the permission of the org's operations: its ORG_OWNER or IAM_OWNER, checked as for them (and with them, once per
- * request). The read gets the org the check allowed.
+ * The viewer's permission check (management/auth.ts's, for a principal the console's session signed in), once per
+ * role and org in a request where the answer depends on nothing else: an `org` permission, and a `project` one the
+ * viewer holds through the org (ORG_OWNER or IAM_OWNER); a project member's check reads the request, so it runs each
+ * time. A refusal is thrown to every operation that asks again.
  */
-export async function readAsOrgOwner<T>(
-  db: Db,
-  viewer: Viewer,
-  orgId: string,
-  read: (db: Db, orgId: string) => Promise<T>,
-): Promise<T> {
-  const noRequest = (): Message => {
-    throw new Error('an org permission reads no request');
+function viewerAuthorizer(db: Db): Authorize<ViewerCredentials> {
+  return (permission, { viewer, orgId }, request) => {
+    const byOrg =
+      permission.kind === 'org' ||
+      (permission.kind === 'project' && actsForOrg(viewer.principal, permission.role, orgId));
+    if (!byOrg) return authorizePrincipal(db, viewer.principal, permission, orgId, request);
+    const key = `${permission.role} ${orgId}`;
+    let check = viewer.orgChecks.get(key);
+    if (!check) {
+      check = authorizePrincipal(db, viewer.principal, permission, orgId, request);
+      viewer.orgChecks.set(key, check);
+    }
+    return check;
   };
-  const caller = await authorize(db, viewer, orgOwner, orgId, noRequest);
-  return read(db, caller.orgId);
 }
 
-/** Runs operations of the registry as the viewer: authorize, validate, handle (management/invoke.ts's order). */
-export function createRun(db: Db, operations: Operation[]): Run {
-  const byMethod = new Map<DescMethod, Operation>(operations.map((op) => [op.method, op]));
-  return async (viewer, method, orgId, init) => {
-    const op = byMethod.get(method);
-    if (!op) throw new Error(`${method.name} is not served`);
-    const request = validatedOnce(method.input, () => create(method.input, init));
-    const caller = await authorize(db, viewer, op.permission, orgId, request);
-    return create(method.output, (await op.handle(caller, request())) as MessageInitShape<typeof method.output>);
+/** Runs the registry's operations and the reads as the viewer, through the management pipeline. */
+export function createRunners(db: Db, operations: readonly Operation[]): { run: Run; read: RunRead } {
+  const byMethod = operationsByMethod(operations);
+  const authorize = viewerAuthorizer(db);
+  const invoke = createInvoke(authorize);
+  const invokeRead = createInvokeRead(authorize);
+  return {
+    async run(viewer, method, orgId, init) {
+      const op = byMethod.get(method);
+      if (!op) throw new Error(`${method.name} is not served`);
+      const output = await invoke(op, { viewer, orgId }, () => create(method.input, init));
+      return output as MessageShape<typeof method.output>;
+    },
+    read: (viewer, read, orgId, request) => invokeRead(read, { viewer, orgId }, request),
   };
 }

@@ -17,7 +17,8 @@ import {
   TextArea,
 } from '../views/console/components.ts';
 import { format } from '../views/i18n.ts';
-import { type ConsolePage, type ConsoleRouter, inputError, removal } from './page.ts';
+import { type ConsolePage, type ConsoleRouter, inputError } from './page.ts';
+import { removal, runStateChange, StateForms } from './actions.ts';
 
 /** The four kinds a person chooses from: an OIDC app of a type (AddOIDCApp, with a new app's defaults of that type,
  *  apps/defaults.ts), or an API (AddAPIApp). */
@@ -188,18 +189,12 @@ async function showApp(page: ConsolePage, flash: { notice?: string; error?: stri
         <${Submit} label=${t.regenerateSecret} kind="secondary" />
       <//>`
       }
-      <${PostForm} action=${appUrl(page, appIdOf(page), '/state')} csrf=${page.csrf} class="inline">
-        <input type="hidden" name="active" value=${active ? 'no' : 'yes'} />
-        <${Submit} label=${active ? t.deactivate : t.reactivate} kind="secondary" />
-      <//>
-      <${PostForm}
-        action=${appUrl(page, appIdOf(page), '/remove')}
+      <${StateForms}
+        t=${t}
         csrf=${page.csrf}
-        class="inline"
-        confirm=${t.confirmLead}
-      >
-        <${Submit} label=${t.remove} kind="secondary" />
-      <//>
+        active=${active}
+        action=${(rest: string) => appUrl(page, appIdOf(page), rest)}
+      />
     </section>`;
   return page.render('projects', app?.name ?? appIdOf(page), body, flash.status);
 }
@@ -252,9 +247,7 @@ async function regenerate(page: ConsolePage) {
 
 async function setState(page: ConsolePage) {
   const ref = { projectId: ids(page).id, appId: appIdOf(page) };
-  await (page.field('active') === 'yes'
-    ? page.run(M.method.reactivateApp, ref)
-    : page.run(M.method.deactivateApp, ref));
+  await runStateChange(page, { reactivate: M.method.reactivateApp, deactivate: M.method.deactivateApp }, ref);
   return page.reply.redirect(appUrl(page, ref.appId), 303);
 }
 

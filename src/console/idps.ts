@@ -7,7 +7,8 @@ import { AdminService as A } from '@zitadel/proto/zitadel/admin_pb.js';
 import { type IDP, IDPFieldName, IDPState, IDPStylingType } from '@zitadel/proto/zitadel/idp_pb.js';
 import { html } from '../views/html.ts';
 import { Checkbox, Flash, Input, PostForm, Select, StateBadge, Submit, Table } from '../views/console/components.ts';
-import { type ConsolePage, type ConsoleRouter, inputError, removal, url } from './page.ts';
+import { type ConsolePage, type ConsoleRouter, inputError, url } from './page.ts';
+import { pageChange, removal, runStateChange, StateForms } from './actions.ts';
 
 type FlashState = { notice?: string | undefined; error?: string | undefined; status?: number };
 
@@ -158,27 +159,12 @@ async function showIdp(page: ConsolePage, flash: FlashState = {}) {
         <${Submit} label=${isOffered ? t.idpStopOffering : t.idpOffer} kind="secondary" />
       <//>
     </section>
-    <section class="actions">
-      <${PostForm} action=${act('/state')} csrf=${page.csrf} class="inline">
-        <input type="hidden" name="active" value=${active ? 'no' : 'yes'} />
-        <${Submit} label=${active ? t.deactivate : t.reactivate} kind="secondary" />
-      <//>
-      <${PostForm} action=${act('/remove')} csrf=${page.csrf} class="inline" confirm=${t.confirmLead}>
-        <${Submit} label=${t.remove} kind="secondary" />
-      <//>
-    </section>`;
+    <section class="actions"><${StateForms} t=${t} csrf=${page.csrf} active=${active} action=${act} /></section>`;
   return page.render('idps', idp?.name ?? id, body, flash.status);
 }
 
 /** A change on an IdP's page, then the page again (303 with a notice, or 400 with the API's message). */
-const change = (apply: (page: ConsolePage, idpId: string) => Promise<unknown>) => async (page: ConsolePage) => {
-  try {
-    await apply(page, idpIdOf(page));
-  } catch (error) {
-    return showIdp(page, { error: inputError(error), status: 400 });
-  }
-  return page.reply.redirect(url(page, idpPath(idpIdOf(page), '?saved=1')), 303);
-};
+const change = pageChange(showIdp, (page, idpId) => url(page, idpPath(idpId, '?saved=1')));
 
 export function registerIdps(router: ConsoleRouter): void {
   router.get('/idps', (page) => showList(page, {}, { notice: savedNotice(page) }));
@@ -206,9 +192,7 @@ export function registerIdps(router: ConsoleRouter): void {
   router.post(
     '/idps/:id/state',
     change((page, idpId) =>
-      page.field('active') === 'yes'
-        ? page.run(A.method.reactivateIDP, { idpId })
-        : page.run(A.method.deactivateIDP, { idpId }),
+      runStateChange(page, { reactivate: A.method.reactivateIDP, deactivate: A.method.deactivateIDP }, { idpId }),
     ),
   );
   router.post(

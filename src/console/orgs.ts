@@ -7,8 +7,10 @@ import { OrgFieldName, OrgState } from '@zitadel/proto/zitadel/org_pb.js';
 import { TextQueryMethod } from '@zitadel/proto/zitadel/object_pb.js';
 import { html } from '../views/html.ts';
 import { Flash, Input, Pager, PostForm, SearchBox, StateBadge, Submit, Table } from '../views/console/components.ts';
-import { type ConsolePage, type ConsoleRouter, inputError, removal, listQuery } from './page.ts';
+import { type ConsolePage, type ConsoleRouter, inputError, listQuery, pageLinks } from './page.ts';
+import { removal, runStateChange, StateForms } from './actions.ts';
 import { checkedValues, MembersSection, userIdByName } from './members.ts';
+import { HumanFields } from './user-list.ts';
 
 const orgUrl = (id: string, rest = '') =>
   `/ui/console/orgs/${encodeURIComponent(id)}${rest}?${new URLSearchParams({ org: id })}`;
@@ -67,7 +69,7 @@ async function showList(page: ConsolePage, form: NewOrg = {}, flash: { error?: s
       total=${total}
       offset=${offset}
       limit=${PAGE_SIZE}
-      href=${(o: number) => page.href(`/ui/console/orgs?${new URLSearchParams({ q, offset: String(o) })}`)}
+      href=${pageLinks(page, '/orgs', q)}
     />
     ${
       viewer.isIamOwner &&
@@ -78,13 +80,7 @@ async function showList(page: ConsolePage, form: NewOrg = {}, flash: { error?: s
         <${Input} name="name" label=${t.name} value=${form.name} required=${true} />
         <fieldset>
           <legend>${t.ownerTitle}</legend>
-          <${Input} name="userName" label=${t.userName} value=${form.userName} required=${true} />
-          <${Input} name="email" type="email" label=${t.email} value=${form.email} required=${true} />
-          <div class="row">
-            <${Input} name="firstName" label=${t.firstName} value=${form.firstName} required=${true} />
-            <${Input} name="lastName" label=${t.lastName} value=${form.lastName} required=${true} />
-          </div>
-          <${Input} name="password" type="password" label=${t.password} autocomplete="new-password" maxLength=${1024} />
+          <${HumanFields} t=${t} values=${form} />
         </fieldset>
         <${Submit} label=${t.createOrg} />
       <//>
@@ -150,13 +146,7 @@ async function showOrg(page: ConsolePage, flash: { error?: string; status?: numb
       action=${orgUrl(id, '/members')}
     />
     <section class="actions">
-      <${PostForm} action=${orgUrl(id, '/state')} csrf=${page.csrf} class="inline">
-        <input type="hidden" name="active" value=${active ? 'no' : 'yes'} />
-        <${Submit} label=${active ? t.deactivate : t.reactivate} kind="secondary" />
-      <//>
-      <${PostForm} action=${orgUrl(id, '/remove')} csrf=${page.csrf} class="inline" confirm=${t.confirmLead}>
-        <${Submit} label=${t.remove} kind="secondary" />
-      <//>
+      <${StateForms} t=${t} csrf=${page.csrf} active=${active} action=${(rest: string) => orgUrl(id, rest)} />
     </section>`;
   return page.render('orgs', org?.name ?? id, body, flash.status);
 }
@@ -167,9 +157,7 @@ export function registerOrgs(router: ConsoleRouter): void {
   router.get('/orgs/:orgId', (page) => showOrg(page));
   router.post('/orgs/:orgId/state', async (page) => {
     const id = orgIdOf(page);
-    await (page.field('active') === 'yes'
-      ? page.run(M.method.reactivateOrg, {}, id)
-      : page.run(M.method.deactivateOrg, {}, id));
+    await runStateChange(page, { reactivate: M.method.reactivateOrg, deactivate: M.method.deactivateOrg }, {}, id);
     return page.reply.redirect(orgUrl(id), 303);
   });
   router.post('/orgs/:orgId/members', async (page) => {

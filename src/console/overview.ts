@@ -2,7 +2,6 @@
 // developer needs (discovery document, documentation).
 import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
 import { ManagementService as M } from '@zitadel/proto/zitadel/management_pb.js';
-import { countOrgApps } from '../apps/queries.ts';
 import { html } from '../views/html.ts';
 import { Table, utcText } from '../views/console/components.ts';
 import type { ConsolePage, ConsoleRouter } from './page.ts';
@@ -18,7 +17,7 @@ async function showOverview(page: ConsolePage) {
       ? page.run(AdminService.method.listOrgs, { query: { limit: 1 } }).then(total)
       : viewer.ownedOrgIds.length,
     page.run(M.method.listProjects, { query: { limit: 1 } }),
-    page.readAsOrgOwner(countOrgApps),
+    page.read(page.deps.reads.orgAppCount, {}),
     page.run(M.method.listUsers, { query: { limit: 1 } }).then(total),
     page.run(M.method.listOrgChanges, { query: { limit: 10, asc: false } }),
   ]);

@@ -1,9 +1,8 @@
 // The console's request pipeline, for every route module: session (else sign-in), viewer (else the "no
 // access" page), CSRF on every POST, the org in context, and rendering into the console layout with the strict CSP
 // (the one first-party script only). The API's refusals become pages: 404 for what the viewer may not see (another
-// org's ids, as the API answers them), the form again with the message for bad input. Also the steps every area
-// shares: links that keep the org in context (`url`) and a removal's confirmation that works without JavaScript
-// (`removal`).
+// org's ids, as the API answers them), the form again with the message for bad input. Also what every list and link
+// shares: links that keep the org in context (`url`), a list's search and pages; the actions on an object: actions.ts.
 import type { FastifyInstance, FastifyReply, FastifyRequest, onSendAsyncHookHandler } from 'fastify';
 import type { DescMessage, DescMethodUnary, MessageInitShape, MessageShape } from '@bufbuild/protobuf';
 import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
@@ -15,13 +14,13 @@ import type { PageDeps } from '../web/page-deps.ts';
 import { formField } from '../web/forms.ts';
 import { cookieCsrf } from '../web/cookie-csrf.ts';
 import { HTML_SECURITY_HEADERS, SCRIPT_PAGE_CSP } from '../web/security.ts';
-import type { Db } from '../platform/db.ts';
+import type { Read } from '../management/operation.ts';
+import type { ManagementReads } from '../management/plugin.ts';
 import { AppError, Code, permissionDenied } from '../platform/errors.ts';
 import { renderDocument, type Markup } from '../views/html.ts';
-import { ConfirmRemoval } from '../views/console/components.ts';
 import { ConsoleLayout, type ConsoleFrame, type NavOrg, withOrg } from '../views/console/layout.ts';
 import { html } from '../views/html.ts';
-import { managesOrg, orgInContext, readAsOrgOwner, type Run, type Viewer, viewerOf } from './access.ts';
+import { managesOrg, orgInContext, type Run, type RunRead, type Viewer, viewerOf } from './access.ts';
 import { CONSOLE_PATH, consoleUser, signInRedirect } from './session.ts';
 import { consoleTexts } from './texts.ts';
 
@@ -34,6 +33,9 @@ const CONSOLE_HEADERS = {
 export interface ConsoleDeps {
   web: PageDeps;
   run: Run;
+  read: RunRead;
+  /** The reads no v1 method serves (`page.read`'s first argument). */
+  reads: ManagementReads;
 }
 
 /** One console request, as a route module's handler sees it. */
@@ -55,8 +57,8 @@ export interface ConsolePage {
     request: MessageInitShape<I>,
     orgId?: string,
   ): Promise<MessageShape<O>>;
-  /** A read of the org in context that no operation serves, allowed to its ORG_OWNER or IAM_OWNER (access.ts). */
-  readAsOrgOwner<T>(read: (db: Db, orgId: string) => Promise<T>): Promise<T>;
+  /** A read no operation serves (one of `deps.reads`), as this viewer, on the org in context. */
+  read<R, T>(read: Read<R, T>, request: R): Promise<T>;
   /** The page in the console's layout. */
   render(area: string, title: string, body: Markup, status?: number): Promise<FastifyReply>;
   /** A posted form field ('' when absent). */
@@ -128,7 +130,7 @@ export function consoleRouter(ui: FastifyInstance, deps: ConsoleDeps): ConsoleRo
         t,
         csrf: csrf.token(request, reply, web.config.issuer.startsWith('https:')),
         run: (m, r, org) => deps.run(viewer, m, org ?? orgId, r),
-        readAsOrgOwner: (read) => readAsOrgOwner(web.db, viewer, orgId, read),
+        read: (read, r) => deps.read(viewer, read, orgId, r),
         field: (name) => formField(request, name)?.trim() ?? '',
         href: (path) => withOrg(path, orgId),
         async render(area, title, body, status = 200) {
@@ -202,27 +204,6 @@ export function listQuery(page: ConsolePage): { q: string; offset: number } {
 /** A link to a console page (`p` below /ui/console) that keeps the org in context. */
 export const url = (page: ConsolePage, p: string) => page.href(`/ui/console${p}`);
 
-/** A removal: without `confirm=yes` the confirmation page (the server-side step), then the operation. */
-export function removal(
-  name: (page: ConsolePage) => Promise<string>,
-  remove: (page: ConsolePage) => Promise<unknown>,
-  back: (page: ConsolePage) => string,
-  after: (page: ConsolePage) => string,
-) {
-  return async (page: ConsolePage) => {
-    const { t } = page;
-    if (page.field('confirm') !== 'yes') {
-      const what = await name(page);
-      const body = html`<${ConfirmRemoval}
-        t=${t}
-        name=${what}
-        action=${page.request.url}
-        back=${back(page)}
-        csrf=${page.csrf}
-      />`;
-      return page.render('', t.confirmTitle!.replace('{name}', what), body);
-    }
-    await remove(page);
-    return page.reply.redirect(after(page), 303);
-  };
-}
+/** A list page's links to its other pages of results (`path` below /ui/console), with the same search. */
+export const pageLinks = (page: ConsolePage, path: string, q: string) => (offset: number) =>
+  url(page, `${path}?${new URLSearchParams({ q, offset: String(offset) })}`);

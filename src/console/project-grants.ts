@@ -10,6 +10,7 @@ import { html } from '../views/html.ts';
 import { Checkbox, Input, PostForm, StateBadge, Submit, Table } from '../views/console/components.ts';
 import { checkedValues } from './members.ts';
 import type { ConsoleHandler, ConsolePage, ConsoleRouter } from './page.ts';
+import { runStateChange, StateForms } from './actions.ts';
 
 interface Grant {
   grantId: string;
@@ -42,13 +43,12 @@ export function ProjectGrantsSection({ page, grants, roles, act }: ProjectGrants
           g.grantedOrgName || g.grantedOrgId,
           g.grantedRoleKeys.join(', '),
           html`<${StateBadge} t=${t} active=${active} />`,
-          html`<${PostForm} action=${grantPath(g, '/state')} csrf=${page.csrf} class="inline">
-              <input type="hidden" name="active" value=${active ? 'no' : 'yes'} />
-              <${Submit} label=${active ? t.deactivate : t.reactivate} kind="secondary" />
-            <//>
-            <${PostForm} action=${grantPath(g, '/remove')} csrf=${page.csrf} class="inline" confirm=${t.confirmLead}>
-              <${Submit} label=${t.remove} kind="secondary" />
-            <//>`,
+          html`<${StateForms}
+            t=${t}
+            csrf=${page.csrf}
+            active=${active}
+            action=${(rest: string) => grantPath(g, rest)}
+          />`,
         ];
       })}
     />
@@ -108,9 +108,11 @@ export function registerProjectGrants(router: ConsoleRouter, { change, removal }
   router.post(
     '/projects/:id/project-grants/:grantId/state',
     change((page, projectId) =>
-      page.field('active') === 'yes'
-        ? page.run(M.method.reactivateProjectGrant, { projectId, grantId: grantId(page) })
-        : page.run(M.method.deactivateProjectGrant, { projectId, grantId: grantId(page) }),
+      runStateChange(
+        page,
+        { reactivate: M.method.reactivateProjectGrant, deactivate: M.method.deactivateProjectGrant },
+        { projectId, grantId: grantId(page) },
+      ),
     ),
   );
   router.post(

@@ -15,7 +15,7 @@ import {
   Table,
   utcText,
 } from '../views/console/components.ts';
-import { type ConsolePage, type ConsoleRouter, inputError, url, listQuery } from './page.ts';
+import { type ConsolePage, type ConsoleRouter, inputError, url, listQuery, pageLinks } from './page.ts';
 import { path } from './projects.ts';
 
 const PAGE_SIZE = 20;
@@ -47,7 +47,7 @@ async function showList(page: ConsolePage, flash: { error?: string; status?: num
       total=${total}
       offset=${offset}
       limit=${PAGE_SIZE}
-      href=${(o: number) => url(page, `/projects?${new URLSearchParams({ q, offset: String(o) })}`)}
+      href=${pageLinks(page, '/projects', q)}
     />
     ${
       // a project owner may not create projects (ZITADEL's PROJECT_OWNER has no project.create)

@@ -7,7 +7,8 @@ import { checkedValues, MembersSection, userIdByName } from './members.ts';
 import { AppState } from '@zitadel/proto/zitadel/app_pb.js';
 import { html } from '../views/html.ts';
 import { Checkbox, Flash, Input, PostForm, StateBadge, Submit, Table } from '../views/console/components.ts';
-import { type ConsolePage, type ConsoleRouter, inputError, removal, url } from './page.ts';
+import { type ConsolePage, type ConsoleRouter, url } from './page.ts';
+import { pageChange, removal, runStateChange, StateForms } from './actions.ts';
 import { ProjectGrantsSection, registerProjectGrants } from './project-grants.ts';
 
 /** A project's console path, and a path as a link that keeps the org in context. */
@@ -125,34 +126,17 @@ async function showProject(page: ConsolePage, flash: { notice?: string; error?: 
       roles=${memberRoles.result}
       action=${act('/members')}
     />
-    <section class="actions">
-      <${PostForm} action=${act('/state')} csrf=${page.csrf} class="inline">
-        <input type="hidden" name="active" value=${active ? 'no' : 'yes'} />
-        <${Submit} label=${active ? t.deactivate : t.reactivate} kind="secondary" />
-      <//>
-      <${PostForm} action=${act('/remove')} csrf=${page.csrf} class="inline" confirm=${t.confirmLead}>
-        <${Submit} label=${t.remove} kind="secondary" />
-      <//>
-    </section>`;
+    <section class="actions"><${StateForms} t=${t} csrf=${page.csrf} active=${active} action=${act} /></section>`;
   return page.render('projects', project?.name ?? id, body, flash.status);
 }
 
 /** A change of the project's page, then the page again (303 on success, 400 with the API's message). */
-const change =
-  (apply: (page: ConsolePage, id: string) => Promise<unknown>, notice = true) =>
-  async (page: ConsolePage) => {
-    try {
-      await apply(page, projectId(page));
-    } catch (error) {
-      return showProject(page, { error: inputError(error), status: 400 });
-    }
-    return page.reply.redirect(url(page, path(projectId(page), notice ? '?saved=1' : '')), 303);
-  };
+const change = pageChange(showProject, (page, id) => url(page, path(id, '?saved=1')));
 
 export function registerProjects(router: ConsoleRouter): void {
   const back = (page: ConsolePage) => url(page, path(projectId(page)));
   registerProjectGrants(router, {
-    change: (apply) => change(apply),
+    change,
     removal: (name, remove) => removal(name, remove, back, back),
   });
   router.get('/projects/:id', (page) =>
@@ -173,9 +157,7 @@ export function registerProjects(router: ConsoleRouter): void {
   router.post(
     '/projects/:id/state',
     change((page, id) =>
-      page.field('active') === 'yes'
-        ? page.run(M.method.reactivateProject, { id })
-        : page.run(M.method.deactivateProject, { id }),
+      runStateChange(page, { reactivate: M.method.reactivateProject, deactivate: M.method.deactivateProject }, { id }),
     ),
   );
   router.post(

@@ -6,7 +6,8 @@ import type { FastifyInstance } from 'fastify';
 import type { PageDeps } from '../web/page-deps.ts';
 import { CONSOLE_CALLBACK_PATH } from '../oidc/account-client.ts';
 import type { Operation } from '../management/operation.ts';
-import { createRun } from './access.ts';
+import type { ManagementReads } from '../management/plugin.ts';
+import { createRunners } from './access.ts';
 import { registerApps } from './apps.ts';
 import { registerAudit } from './audit.ts';
 import { registerIdps } from './idps.ts';
@@ -21,8 +22,13 @@ import { registerProjectList } from './project-list.ts';
 import { registerProjects } from './projects.ts';
 import { CONSOLE_PATH, endConsoleSession, finishSignIn, signOutUrl } from './session.ts';
 
-export function registerConsole(ui: FastifyInstance, web: PageDeps, operations: Operation[]): void {
-  const router = consoleRouter(ui, { web, run: createRun(web.db, operations) });
+export function registerConsole(
+  ui: FastifyInstance,
+  web: PageDeps,
+  operations: Operation[],
+  reads: ManagementReads,
+): void {
+  const router = consoleRouter(ui, { web, ...createRunners(web.db, operations), reads });
   registerOverview(router);
   registerOrgs(router);
   registerProjectList(router);

@@ -5,7 +5,8 @@
 import { ManagementService as M } from '@zitadel/proto/zitadel/management_pb.js';
 import { formField } from '../web/forms.ts';
 import { invalidArgument } from '../platform/errors.ts';
-import { type ConsolePage, type ConsoleRouter, inputError, removal } from './page.ts';
+import { type ConsolePage, type ConsoleRouter, inputError } from './page.ts';
+import { removal } from './actions.ts';
 import { STATE_ACTIONS, showUser, type StateAction, userIdOf, userPath } from './user-detail.ts';
 
 function changeState(page: ConsolePage, id: string, action: StateAction) {

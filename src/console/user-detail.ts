@@ -2,9 +2,9 @@
 // (user-actions.ts runs them), its grants, its memberships, and per kind: a human's sign-in sessions, second factors
 // and passkeys, a machine's keys. Every read is the API's operation (GetUserByID, ListUserGrants, ListUserMemberships,
 // ListHumanAuthFactors, ListHumanPasswordless, ListMachineKeys), but the sessions: ZITADEL's v1 API lists none per
-// user (only the user's own AuthService), so they are read behind the org owner's check (page.readAsOrgOwner, as
-// the overview's app count), after GetUserByID, and only for a user of that org. A user of another org is the "not
-// found" page, as in the API.
+// user (only the user's own AuthService), so they are the management's read behind the org owner's check
+// (page.read, as the overview's app count), after GetUserByID, and only for a user of that org. A user of another
+// org is the "not found" page, as in the API.
 import type { Timestamp } from '@bufbuild/protobuf/wkt';
 import { ManagementService as M } from '@zitadel/proto/zitadel/management_pb.js';
 import {
@@ -17,7 +17,7 @@ import {
   type User,
 } from '@zitadel/proto/zitadel/user_pb.js';
 import type { Texts } from '../views/i18n.ts';
-import { findUserSessions, type UserSession } from '../users/artifact-queries.ts';
+import type { UserSession } from '../users/artifact-queries.ts';
 import { html, type Markup } from '../views/html.ts';
 import { Checkbox, Flash, Input, PostForm, StateBadge, Submit, Table, utcText } from '../views/console/components.ts';
 import type { ConsolePage, ConsoleRouter } from './page.ts';
@@ -167,7 +167,7 @@ export async function showUser(page: ConsolePage, flash: UserFlash = {}) {
       queries: [{ query: { case: 'userIdQuery', value: { userId: id } } }],
     }),
     page.run(M.method.listUserMemberships, { userId: id, query: { limit: 100 } }),
-    human ? page.readAsOrgOwner((db, orgId) => findUserSessions(db, orgId, id)) : undefined,
+    human ? page.read(page.deps.reads.userSessions, { userId: id }) : undefined,
     human ? page.run(M.method.listHumanAuthFactors, { userId: id }) : undefined,
     human ? page.run(M.method.listHumanPasswordless, { userId: id }) : undefined,
     human ? undefined : page.run(M.method.listMachineKeys, { userId: id, query: { limit: 100 } }),

@@ -9,7 +9,7 @@ import type { MessageInitShape } from '@bufbuild/protobuf';
 import { UserFieldName, type SearchQuerySchema } from '@zitadel/proto/zitadel/user_pb.js';
 import { html } from '../views/html.ts';
 import { Flash, Input, Pager, PostForm, Submit, Table } from '../views/console/components.ts';
-import { type ConsolePage, type ConsoleRouter, inputError, listQuery } from './page.ts';
+import { type ConsolePage, type ConsoleRouter, inputError, listQuery, pageLinks } from './page.ts';
 import { UserStateBadge, userPath } from './user-detail.ts';
 
 const PAGE_SIZE = 20;
@@ -37,6 +37,28 @@ interface Flashed {
 
 const HUMAN_FIELDS = ['userName', 'email', 'firstName', 'lastName'] as const;
 const MACHINE_FIELDS = ['userName', 'name'] as const;
+
+/** A new human's fields, as AddHumanUser and SetUpOrg's first owner take them (the password may stay empty). */
+export function HumanFields(p: {
+  t: ConsolePage['t'];
+  values: Partial<Record<(typeof HUMAN_FIELDS)[number], string>>;
+  userNameIdPrefix?: string;
+}) {
+  const { t, values } = p;
+  return html`<${Input}
+      idPrefix=${p.userNameIdPrefix}
+      name="userName"
+      label=${t.userName}
+      value=${values.userName}
+      required=${true}
+    />
+    <${Input} name="email" type="email" label=${t.email} value=${values.email} required=${true} />
+    <div class="row">
+      <${Input} name="firstName" label=${t.firstName} value=${values.firstName} required=${true} />
+      <${Input} name="lastName" label=${t.lastName} value=${values.lastName} required=${true} />
+    </div>
+    <${Input} name="password" type="password" label=${t.password} autocomplete="new-password" maxLength=${1024} />`;
+}
 
 async function showList(page: ConsolePage, flash: Flashed = {}) {
   const { t } = page;
@@ -75,7 +97,7 @@ async function showList(page: ConsolePage, flash: Flashed = {}) {
       total=${total}
       offset=${offset}
       limit=${PAGE_SIZE}
-      href=${(o: number) => page.href(`/ui/console/users?${new URLSearchParams({ q, offset: String(o) })}`)}
+      href=${pageLinks(page, '/users', q)}
     />
     <section aria-labelledby="new-human">
       <h2 id="new-human">${t.newHuman}</h2>
@@ -83,13 +105,7 @@ async function showList(page: ConsolePage, flash: Flashed = {}) {
       ${flash.notice && html`<${Flash} notice=${flash.notice} />`}
       <${PostForm} action=${page.href('/ui/console/users')} csrf=${page.csrf}>
         <input type="hidden" name="kind" value="human" />
-        <${Input} idPrefix="human-" name="userName" label=${t.userName} value=${human.userName} required=${true} />
-        <${Input} name="email" type="email" label=${t.email} value=${human.email} required=${true} />
-        <div class="row">
-          <${Input} name="firstName" label=${t.firstName} value=${human.firstName} required=${true} />
-          <${Input} name="lastName" label=${t.lastName} value=${human.lastName} required=${true} />
-        </div>
-        <${Input} name="password" type="password" label=${t.password} autocomplete="new-password" maxLength=${1024} />
+        <${HumanFields} t=${t} values=${human} userNameIdPrefix="human-" />
         <${Submit} label=${t.createUser} />
       <//>
     </section>

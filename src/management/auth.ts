@@ -10,6 +10,7 @@ import { rolesFrom, type ProjectRoles, type Roles } from '../members/service.ts'
 import { IAM_OWNER, PROJECT_OWNER, PROJECT_OWNER_VIEWER } from '../members/roles.ts';
 import { MANAGEMENT_API_SCOPE } from '../oidc/scopes.ts';
 import type { Oidc } from '../oidc/plugin.ts';
+import type { Authorize } from './invoke.ts';
 import type { Caller, Permission, Principal } from './operation.ts';
 
 /** The OIDC provider's check of a presented access token, with the caller's memberships and the org in context;
@@ -58,15 +59,12 @@ export function createAuthorizer(db: Db, verifyBearer: VerifyBearer) {
     };
   }
 
-  /** 401, then 403: the caller as the operation sees it. `request` decodes and validates the request (400); only a
-   *  project member's check of a `project` permission reads it. */
-  return async (permission: Permission, credentials: RequestCredentials, request: () => Message): Promise<Caller> => {
+  const authorize: Authorize<RequestCredentials> = async (permission, credentials, request) => {
     const { principal, knownOrg } = await authenticate(permission, credentials);
     return authorizePrincipal(db, principal, permission, credentials.orgIdHeader, request, knownOrg);
   };
+  return authorize;
 }
-
-export type Authorize = ReturnType<typeof createAuthorizer>;
 
 /** The permission check of an authenticated principal (403), also used by the console (src/console/). */
 export async function authorizePrincipal(

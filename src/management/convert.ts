@@ -1,6 +1,7 @@
-// Shapes shared by the handlers: Details and stored enum names as the v1 messages carry them.
+// Shapes shared by the handlers: Details, stored enum names, users, orgs and keys as the v1 messages carry them.
 import type { DescEnum, MessageInitShape } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
+import { KeyType } from '@zitadel/proto/zitadel/auth_n_key_pb.js';
 import type { ObjectDetailsSchema } from '@zitadel/proto/zitadel/object_pb.js';
 import { AccessTokenType, GenderSchema, UserState, type UserSchema } from '@zitadel/proto/zitadel/user_pb.js';
 import type { Details } from '../events/details.ts';
@@ -8,7 +9,8 @@ import { loginName, type UserProfileRow, type UserRow } from '../users/lookup.ts
 import { OrgState, type OrgSchema } from '@zitadel/proto/zitadel/org_pb.js';
 import type { OrgRow } from '../orgs/queries.ts';
 import type { HumanInput } from '../passwords/new-human.ts';
-import type { Gender } from '../users/queries.ts';
+import type { Gender, HumanProfile } from '../users/queries.ts';
+import type { ListResult } from '../platform/search.ts';
 
 export function detailsMessage(d: Details): MessageInitShape<typeof ObjectDetailsSchema> {
   return {
@@ -98,35 +100,41 @@ export function orgMessage(org: OrgRow): MessageInitShape<typeof OrgSchema> {
   };
 }
 
+/** A human's profile as SetUpOrg, ImportHumanUser, AddHumanUser, UpdateHumanProfile and UpdateMyProfile carry it. */
+interface ProfileMembers {
+  firstName: string;
+  lastName: string;
+  nickName: string;
+  displayName: string;
+  preferredLanguage: string;
+  gender: number;
+}
+
+export function profileInput(p: ProfileMembers): HumanProfile {
+  return {
+    firstName: p.firstName,
+    lastName: p.lastName,
+    nickName: p.nickName,
+    displayName: p.displayName,
+    preferredLanguage: p.preferredLanguage,
+    gender: enumName<Gender>(GenderSchema, p.gender),
+  };
+}
+
 /** The human user of SetUpOrg and ImportHumanUser: the two requests carry the same members (validate.rules make
  *  profile and email present before a handler runs). */
 interface HumanMembers {
   userName: string;
-  profile?: {
-    firstName: string;
-    lastName: string;
-    nickName: string;
-    displayName: string;
-    preferredLanguage: string;
-    gender: number;
-  };
+  profile?: ProfileMembers;
   email?: { email: string; isEmailVerified: boolean };
   phone?: { phone: string; isPhoneVerified: boolean };
   password: string;
 }
 
 export function humanInput(h: HumanMembers): HumanInput {
-  const p = h.profile!;
   return {
     userName: h.userName,
-    profile: {
-      firstName: p.firstName,
-      lastName: p.lastName,
-      nickName: p.nickName,
-      displayName: p.displayName,
-      preferredLanguage: p.preferredLanguage,
-      gender: enumName<Gender>(GenderSchema, p.gender),
-    },
+    profile: profileInput(h.profile!),
     email: h.email!.email,
     emailVerified: h.email!.isEmailVerified,
     phone: h.phone?.phone || null,
@@ -134,3 +142,16 @@ export function humanInput(h: HumanMembers): HumanInput {
     password: h.password,
   };
 }
+
+/** keyDetails of AddMachineKey and AddAppKey: the key file's JSON as bytes (base64 in the JSON encoding), as ZITADEL
+ *  returns it. */
+export const keyDetails = (keyFile: object) => new TextEncoder().encode(JSON.stringify(keyFile));
+
+/** zitadel.authn.v1.Key of ListMachineKeys and ListAppKeys: JSON key files, without their private part. */
+export const keyMessages = (result: ListResult<{ id: string; expires_at: Date; created_at: Date }>, owner: string) =>
+  result.rows.map((k) => ({
+    id: k.id,
+    details: storedDetails({ sequence: '0', created_at: k.created_at, changed_at: k.created_at }, owner),
+    type: KeyType.JSON,
+    expirationDate: timestampFromDate(k.expires_at),
+  }));

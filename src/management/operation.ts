@@ -64,6 +64,15 @@ export function operation<I extends DescMessage, O extends DescMessage>(op: Oper
   return op as unknown as Operation;
 }
 
+/** A read a client shows that no v1 method serves (ZITADEL's v1 lists an org's apps only per project, and a user's
+ *  sessions only to that user): a permission and a handler as an operation has, with no message to decode or
+ *  encode, so it names no project (its permission is an org's or the instance's). The console runs it through the
+ *  same pipeline as the operations (invoke.ts). */
+export interface Read<R, T> {
+  permission: Exclude<Permission, { kind: 'project' }>;
+  handle(caller: Caller, request: R): Promise<T>;
+}
+
 /** Hashing for a call that sets a password (SetUpOrg, ImportHumanUser): through the same bounded queue as the
  *  login pages, with the caller in place of a client address, so one token cannot fill the queue. */
 export function callerHash(hashing: HashAdmission, caller: Caller): (password: string) => Promise<string> {

@@ -6,7 +6,7 @@
 // prompt=login). UpdateMyPassword asks for the old password instead. Machine users come from no login and have
 // none of these attributes; the management API's changes of other users are the admins' and ask no proof, as in
 // ZITADEL.
-import { REAUTH_SECONDS } from '../account/confirm.ts';
+import { REAUTH_SECONDS, signedInWithin } from '../oidc/recent-sign-in.ts';
 import { failedPrecondition } from '../platform/errors.ts';
 import type { Caller } from './operation.ts';
 
@@ -14,7 +14,7 @@ import type { Caller } from './operation.ts';
  *  token that does not say when its login was is refused too. */
 export function requireRecentLogin(caller: Caller, now = Date.now() / 1000): void {
   const { machine, authTime } = caller.principal;
-  if (machine || (authTime !== undefined && now - authTime <= REAUTH_SECONDS)) return;
+  if (machine || signedInWithin(authTime, now)) return;
   throw failedPrecondition(
     `This change needs a sign-in from the last ${REAUTH_SECONDS / 60} minutes: ` +
       `sign the user in again (max_age=${REAUTH_SECONDS} or prompt=login) and call with the new token`,

@@ -34,7 +34,7 @@ export function registerRestGateway(
   app: FastifyInstance,
   services: readonly DescService[],
   operations: ReadonlyMap<DescMethod, Operation>,
-  invoke: Invoke,
+  invoke: Invoke<RequestCredentials>,
 ): void {
   for (const service of services) {
     const basePath = getOption(service.file, openapiv2_swagger).basePath;

@@ -5,6 +5,7 @@ import type { ConnectRouter, HandlerContext } from '@connectrpc/connect';
 import { fastifyConnectPlugin } from '@connectrpc/connect-fastify';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { connectError, toAppError } from './errors.ts';
+import type { RequestCredentials } from './auth.ts';
 import type { Invoke } from './invoke.ts';
 import type { Operation } from './operation.ts';
 
@@ -14,7 +15,7 @@ export function registerRpc(
   app: FastifyInstance,
   services: readonly DescService[],
   operations: ReadonlyMap<DescMethod, Operation>,
-  invoke: Invoke,
+  invoke: Invoke<RequestCredentials>,
   readMaxBytes: number,
 ): void {
   const routes = (router: ConnectRouter) => {

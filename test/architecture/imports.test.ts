@@ -53,7 +53,6 @@ const KNOWN_BACK_EDGES = new Set<string>([
   // workflows above the domains
   // -
   // one pipeline
-  'management/recent-login.ts → account/confirm.ts',
   // -
 ]);
 // Inside oidc/, its two engines (oidc-provider in provider/, the fast endpoints in fast/) build on what oidc/ shares

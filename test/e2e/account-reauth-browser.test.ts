@@ -11,7 +11,7 @@ import { startJwtIssuer, type JwtIssuer } from '../helpers/jwt-issuer.ts';
 import { startHeaderProxy, type HeaderProxy } from '../helpers/header-proxy.ts';
 import { addJwtIdp } from '../../src/idps/service.ts';
 import { addIdpToLoginPolicy } from '../../src/idps/login-policy.ts';
-import { REAUTH_SECONDS } from '../../src/account/confirm.ts';
+import { REAUTH_SECONDS } from '../../src/oidc/recent-sign-in.ts';
 
 const HEADER = 'x-auth-jwt';
 const PASSWORD = 'Reauth-Password-1';

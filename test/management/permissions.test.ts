@@ -1,7 +1,8 @@
 // The permission kinds of the auth layer, as ZITADEL's v1 API has them, with real tokens from the running server: `org`
 // permissions act on the caller's org or the one named by x-zitadel-orgid; an unknown org is 403.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAuthorizer, type Authorize } from '../../src/management/auth.ts';
+import { createAuthorizer, type RequestCredentials } from '../../src/management/auth.ts';
+import type { Authorize } from '../../src/management/invoke.ts';
 import { setUpOrg } from '../../src/instance/set-up-org.ts';
 import type { AppError } from '../../src/platform/errors.ts';
 import { inId, type Permission } from '../../src/management/operation.ts';
@@ -18,7 +19,7 @@ const PROJECT_WRITE: Permission = { kind: 'project', role: 'ORG_OWNER', access: 
 
 describe('permissions', () => {
   let server: TestServer;
-  let authorize: Authorize;
+  let authorize: Authorize<RequestCredentials>;
   let admin: string;
   let orgOwner: string;
   let ownOrg: string;

@@ -12,7 +12,7 @@ import { mailCode, startSmtp, type TestSmtp } from '../helpers/smtp.ts';
 import { totpOf } from '../factors/helpers.ts';
 import { insertCredential } from '../../src/passkeys/queries.ts';
 import { newId } from '../../src/platform/ids.ts';
-import { REAUTH_SECONDS } from '../../src/account/confirm.ts';
+import { REAUTH_SECONDS } from '../../src/oidc/recent-sign-in.ts';
 
 const PASSWORD = 'Grace-Password-1';
 const auth = (method: string, verb: string, path: string, body: Record<string, unknown> = {}): ApiCall => ({

@@ -1,9 +1,11 @@
-// Apps' whole life on zitadel.management.v1.ManagementService: list, rename, API config, deactivate,
-// reactivate, remove, new client secrets, app keys. Within the org in context (apps of other orgs: 404), and of the
-// project the path names.
+// Apps' whole life on zitadel.management.v1.ManagementService: add (OIDC and API), read, list, rename,
+// configure, deactivate, reactivate, remove, new client secrets, app keys. Within the org in context (apps of other
+// orgs: 404), and of the project the path names.
+import { timestampDate } from '@bufbuild/protobuf/wkt';
 import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
 import type { ManagementDeps } from '../deps.ts';
 import { invalidArgument } from '../../platform/errors.ts';
+import { countOrgApps } from '../../apps/queries.ts';
 import {
   listAppKeys,
   listApps,
@@ -14,31 +16,54 @@ import {
   updateApiAppConfig,
   updateApp,
 } from '../../apps/lifecycle.ts';
-import type { AppRef } from '../../apps/service.ts';
-import { API_AUTH_METHODS, appMessage } from '../app-messages.ts';
-import { detailsMessage } from '../convert.ts';
+import {
+  addApiApp,
+  addAppKey,
+  addOidcApp,
+  getApp,
+  updateOidcAppConfig,
+  type AddedApp,
+  type AppRef,
+} from '../../apps/service.ts';
+import { API_AUTH_METHODS, appMessage, complianceMessages, oidcConfigInput } from '../app-messages.ts';
+import { detailsMessage, keyDetails, keyMessages } from '../convert.ts';
 import { listDetailsMessage, pageOf, textFilter } from '../list-query.ts';
-import { operation, type Caller, type Operation, projectRead, projectWrite } from '../operation.ts';
-import { keyMessages } from './users.ts';
+import {
+  operation,
+  orgOwner,
+  type Caller,
+  type Operation,
+  projectRead,
+  projectWrite,
+  type Read,
+} from '../operation.ts';
+import { activationOperations } from './activation.ts';
 
 const M = ManagementService.method;
 
+/** The app named by the path, in the org in context: the service answers one of another org as not found. */
 const appRef = (caller: Caller, req: { projectId: string; appId: string }): AppRef => ({
   orgId: caller.orgId,
   projectId: req.projectId,
   appId: req.appId,
 });
 
+/** What AddOIDCApp and AddAPIApp answer: the new client, and its secret this once ('' for a public client). */
+const addedAppMessage = (added: AddedApp) => ({
+  appId: added.appId,
+  clientId: added.clientId,
+  clientSecret: added.clientSecret ?? '',
+  details: detailsMessage(added.details),
+});
+
+/** How many apps the org in context holds in all its projects (the console's overview). */
+export const orgAppCountRead = ({ db }: ManagementDeps): Read<Record<string, never>, number> => ({
+  permission: orgOwner,
+  handle: (caller) => countOrgApps(db, caller.orgId),
+});
+
 export function appOperations({ db, secrets }: ManagementDeps): Operation[] {
-  // Each pair shares one request and one response shape.
-  const active = (method: (typeof M)['deactivateApp' | 'reactivateApp'], value: boolean) =>
-    operation({
-      method: method as (typeof M)['deactivateApp'],
-      permission: projectWrite,
-      async handle(caller, req) {
-        return { details: detailsMessage(await setAppActive(db, appRef(caller, req), value, caller.principal.userId)) };
-      },
-    });
+  // The two share one request and one response shape.
   const secret = (
     method: (typeof M)['regenerateOIDCClientSecret' | 'regenerateAPIClientSecret'],
     kind: 'oidc' | 'api',
@@ -53,6 +78,41 @@ export function appOperations({ db, secrets }: ManagementDeps): Operation[] {
       },
     });
   return [
+    operation({
+      method: M.addOIDCApp,
+      permission: projectWrite,
+      async handle(caller, req) {
+        const added = await addOidcApp(
+          db,
+          secrets,
+          caller.orgId,
+          { projectId: req.projectId, name: req.name, ...oidcConfigInput(req, 'AddOIDCAppRequest') },
+          caller.principal.userId,
+        );
+        return { ...addedAppMessage(added), ...complianceMessages(added.complianceProblems ?? []) };
+      },
+    }),
+    operation({
+      method: M.addAPIApp,
+      permission: projectWrite,
+      async handle(caller, req) {
+        const added = await addApiApp(
+          db,
+          secrets,
+          caller.orgId,
+          { projectId: req.projectId, name: req.name, authMethod: API_AUTH_METHODS[req.authMethodType]! },
+          caller.principal.userId,
+        );
+        return addedAppMessage(added);
+      },
+    }),
+    operation({
+      method: M.getAppByID,
+      permission: projectRead,
+      async handle(caller, req) {
+        return { app: appMessage(await getApp(db, appRef(caller, req))) };
+      },
+    }),
     operation({
       method: M.listApps,
       permission: projectRead,
@@ -75,6 +135,20 @@ export function appOperations({ db, secrets }: ManagementDeps): Operation[] {
       },
     }),
     operation({
+      method: M.updateOIDCAppConfig,
+      permission: projectWrite,
+      async handle(caller, req) {
+        const { details } = await updateOidcAppConfig(
+          db,
+          secrets,
+          appRef(caller, req),
+          oidcConfigInput(req, 'UpdateOIDCAppConfigRequest'),
+          caller.principal.userId,
+        );
+        return { details: detailsMessage(details) };
+      },
+    }),
+    operation({
       method: M.updateAPIAppConfig,
       permission: projectWrite,
       async handle(caller, req) {
@@ -83,8 +157,12 @@ export function appOperations({ db, secrets }: ManagementDeps): Operation[] {
         return { details: detailsMessage(details) };
       },
     }),
-    active(M.deactivateApp, false),
-    active(M.reactivateApp, true),
+    ...activationOperations(
+      { deactivate: M.deactivateApp, reactivate: M.reactivateApp },
+      projectWrite,
+      (caller, req: { projectId: string; appId: string }, state) =>
+        setAppActive(db, appRef(caller, req), state === 'active', caller.principal.userId),
+    ),
     operation({
       method: M.removeApp,
       permission: projectWrite,
@@ -94,6 +172,20 @@ export function appOperations({ db, secrets }: ManagementDeps): Operation[] {
     }),
     secret(M.regenerateOIDCClientSecret, 'oidc'),
     secret(M.regenerateAPIClientSecret, 'api'),
+    operation({
+      method: M.addAppKey,
+      permission: projectWrite,
+      async handle(caller, req) {
+        const expiresAt = req.expirationDate ? timestampDate(req.expirationDate) : undefined;
+        const { keyId, keyFile, details } = await addAppKey(
+          db,
+          appRef(caller, req),
+          expiresAt,
+          caller.principal.userId,
+        );
+        return { id: keyId, keyDetails: keyDetails(keyFile), details: detailsMessage(details) };
+      },
+    }),
     operation({
       method: M.listAppKeys,
       permission: projectRead,

@@ -6,7 +6,7 @@ import type { ChangeSchema } from '@zitadel/proto/zitadel/change_pb.js';
 import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
 import type { ManagementDeps } from '../deps.ts';
 import { getApp } from '../../apps/service.ts';
-import { listChanges, type ChangeRow } from '../../events/changes.ts';
+import { listChanges, type ChangePage, type ChangeRow } from '../../events/changes.ts';
 import { getProject } from '../../projects/service.ts';
 import { getOrgUser } from '../../users/service.ts';
 import { changePageOf } from '../list-query.ts';
@@ -28,6 +28,10 @@ function changeMessage(c: ChangeRow): MessageInitShape<typeof ChangeSchema> {
 }
 
 export function changeOperations({ db }: ManagementDeps): Operation[] {
+  // the event log's page of one object's events, as the four methods answer it
+  const changesOf = async (aggregate: Parameters<typeof listChanges>[1], page: ChangePage) => ({
+    result: (await listChanges(db, aggregate, page)).map(changeMessage),
+  });
   return [
     operation({
       method: M.listUserChanges,
@@ -35,7 +39,7 @@ export function changeOperations({ db }: ManagementDeps): Operation[] {
       async handle(caller, req) {
         const page = changePageOf(req.query, 'ListUserChangesRequest');
         const user = await getOrgUser(db, { orgId: caller.orgId, userId: req.userId });
-        return { result: (await listChanges(db, { type: 'user', id: user.id }, page)).map(changeMessage) };
+        return changesOf({ type: 'user', id: user.id }, page);
       },
     }),
     operation({
@@ -44,8 +48,7 @@ export function changeOperations({ db }: ManagementDeps): Operation[] {
       async handle(caller, req) {
         const page = changePageOf(req.query, 'ListAppChangesRequest');
         const app = await getApp(db, { orgId: caller.orgId, projectId: req.projectId, appId: req.appId });
-        const aggregate = { type: 'project', id: app.project_id, appId: app.id } as const;
-        return { result: (await listChanges(db, aggregate, page)).map(changeMessage) };
+        return changesOf({ type: 'project', id: app.project_id, appId: app.id }, page);
       },
     }),
     operation({
@@ -53,7 +56,7 @@ export function changeOperations({ db }: ManagementDeps): Operation[] {
       permission: orgOwner,
       async handle(caller, req) {
         const page = changePageOf(req.query, 'ListOrgChangesRequest');
-        return { result: (await listChanges(db, { type: 'org', id: caller.orgId }, page)).map(changeMessage) };
+        return changesOf({ type: 'org', id: caller.orgId }, page);
       },
     }),
     operation({
@@ -62,7 +65,7 @@ export function changeOperations({ db }: ManagementDeps): Operation[] {
       async handle(caller, req) {
         const page = changePageOf(req.query, 'ListProjectChangesRequest');
         const project = await getProject(db, caller.orgId, req.projectId);
-        return { result: (await listChanges(db, { type: 'project', id: project.id }, page)).map(changeMessage) };
+        return changesOf({ type: 'project', id: project.id }, page);
       },
     }),
   ];

@@ -1,5 +1,5 @@
-// The management operations on JWT identity providers (admin.proto, IAM_OWNER): list, update, update the
-// JWT configuration, deactivate, reactivate and remove the instance's IdPs, and the login policy's list of IdPs;
+// The management operations on JWT identity providers (admin.proto, IAM_OWNER): add, read, list, update, update
+// the JWT configuration, deactivate, reactivate and remove the instance's IdPs, and the login policy's list of IdPs;
 // and users' links to them (management.proto, ORG_OWNER of the user's org): list and remove.
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import { AdminService, type IDPQuery } from '@zitadel/proto/zitadel/admin_pb.js';
@@ -15,19 +15,21 @@ import {
 import type { ManagementDeps } from '../deps.ts';
 import type { IdpRow, StylingType } from '../../idps/queries.ts';
 import { setIdpState } from '../../idps/state.ts';
-import type { IdpRef } from '../../idps/service.ts';
+import { addJwtIdp, getIdpById, type IdpRef } from '../../idps/service.ts';
 import { listIdps, removeIdp, updateIdp, updateIdpJwtConfig, type IdpFilter } from '../../idps/lifecycle.ts';
 import { addIdpToLoginPolicy, listLoginPolicyIdps, removeIdpFromLoginPolicy } from '../../idps/login-policy.ts';
 import { listUserLinks, removeUserLink } from '../../idps/links.ts';
+import type { Details } from '../../events/details.ts';
 import { invalidArgument } from '../../platform/errors.ts';
 import { detailsMessage, enumName, enumNumber, storedDetails } from '../convert.ts';
 import { listDetailsMessage, pageOf, textFilter } from '../list-query.ts';
 import { iamOwner, operation, orgOwner, type Caller, type Operation } from '../operation.ts';
+import { activationOperations } from './activation.ts';
 
 const A = AdminService.method;
 
 /** zitadel.idp.v1.IDP: GetIDPByID and ListIDPs. The instance's IdPs are the system's (IDP_OWNER_TYPE_SYSTEM). */
-export function idpMessage(idp: IdpRow): MessageInitShape<typeof IDPSchema> {
+function idpMessage(idp: IdpRow): MessageInitShape<typeof IDPSchema> {
   return {
     id: idp.id,
     details: storedDetails(idp, idp.instance_id),
@@ -60,13 +62,52 @@ function idpFilter(query: IDPQuery, i: number): IdpFilter {
   }
 }
 
+/** The methods that take the IdP's id alone and answer with details. */
+type IdpChange = (typeof A)['removeIDP' | 'addIDPToLoginPolicy' | 'removeIDPFromLoginPolicy'];
+
 export function idpOperations({ db, instance }: ManagementDeps): Operation[] {
   const ref = (caller: Caller, idpId: string): IdpRef => ({
     instanceId: instance.id,
     idpId,
     editor: caller.principal.userId,
   });
+  const change = (method: IdpChange, apply: (ref: IdpRef) => Promise<Details>) =>
+    operation({
+      method: method as (typeof A)['removeIDP'],
+      permission: iamOwner,
+      async handle(caller, req) {
+        return { details: detailsMessage(await apply(ref(caller, req.idpId))) };
+      },
+    });
   return [
+    operation({
+      method: A.addJWTIDP,
+      permission: iamOwner,
+      async handle(caller, req) {
+        const { idpId, details } = await addJwtIdp(
+          db,
+          instance.id,
+          {
+            name: req.name,
+            stylingType: enumName<StylingType>(IDPStylingTypeSchema, req.stylingType),
+            autoRegister: req.autoRegister,
+            jwtEndpoint: req.jwtEndpoint,
+            issuer: req.issuer,
+            keysEndpoint: req.keysEndpoint,
+            headerName: req.headerName,
+          },
+          caller.principal.userId,
+        );
+        return { details: detailsMessage(details), idpId };
+      },
+    }),
+    operation({
+      method: A.getIDPByID,
+      permission: iamOwner,
+      async handle(_caller, req) {
+        return { idp: idpMessage(await getIdpById(db, req.id)) };
+      },
+    }),
     operation({
       method: A.listIDPs,
       permission: iamOwner,
@@ -103,36 +144,14 @@ export function idpOperations({ db, instance }: ManagementDeps): Operation[] {
         return { details: detailsMessage(details) };
       },
     }),
-    operation({
-      method: A.deactivateIDP,
-      permission: iamOwner,
-      async handle(caller, req) {
-        const details = await setIdpState(db, instance.id, req.idpId, 'inactive', caller.principal.userId);
-        return { details: detailsMessage(details) };
-      },
-    }),
-    operation({
-      method: A.reactivateIDP,
-      permission: iamOwner,
-      async handle(caller, req) {
-        const details = await setIdpState(db, instance.id, req.idpId, 'active', caller.principal.userId);
-        return { details: detailsMessage(details) };
-      },
-    }),
-    operation({
-      method: A.removeIDP,
-      permission: iamOwner,
-      async handle(caller, req) {
-        return { details: detailsMessage(await removeIdp(db, ref(caller, req.idpId))) };
-      },
-    }),
-    operation({
-      method: A.addIDPToLoginPolicy,
-      permission: iamOwner,
-      async handle(caller, req) {
-        return { details: detailsMessage(await addIdpToLoginPolicy(db, ref(caller, req.idpId))) };
-      },
-    }),
+    ...activationOperations(
+      { deactivate: A.deactivateIDP, reactivate: A.reactivateIDP },
+      iamOwner,
+      (caller, req: { idpId: string }, state) =>
+        setIdpState(db, instance.id, req.idpId, state, caller.principal.userId),
+    ),
+    change(A.removeIDP, (r) => removeIdp(db, r)),
+    change(A.addIDPToLoginPolicy, (r) => addIdpToLoginPolicy(db, r)),
     operation({
       method: A.listLoginPolicyIDPs,
       permission: iamOwner,
@@ -144,13 +163,7 @@ export function idpOperations({ db, instance }: ManagementDeps): Operation[] {
         };
       },
     }),
-    operation({
-      method: A.removeIDPFromLoginPolicy,
-      permission: iamOwner,
-      async handle(caller, req) {
-        return { details: detailsMessage(await removeIdpFromLoginPolicy(db, ref(caller, req.idpId))) };
-      },
-    }),
+    change(A.removeIDPFromLoginPolicy, (r) => removeIdpFromLoginPolicy(db, r)),
     operation({
       method: ManagementService.method.listHumanLinkedIDPs,
       permission: orgOwner,

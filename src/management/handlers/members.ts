@@ -131,22 +131,21 @@ function memberOperations(
       const owner = resource.owner ?? resource.id;
       return { details: listDetailsMessage(result), result: result.rows.map((m) => memberMessage(m, owner)) };
     }),
-    write(methods.add, async (caller, request) => {
-      const req = request as unknown as MemberRequest;
-      const resource = await resourceOf(caller, req);
-      const name = `Add${prefix}MemberRequest`;
-      return {
-        details: detailsMessage(await addMember(db, resource, req.userId, req.roles, caller.principal.userId, name)),
-      };
-    }),
-    write(methods.update, async (caller, request) => {
-      const req = request as unknown as MemberRequest;
-      const resource = await resourceOf(caller, req);
-      const name = `Update${prefix}MemberRequest`;
-      return {
-        details: detailsMessage(await updateMember(db, resource, req.userId, req.roles, caller.principal.userId, name)),
-      };
-    }),
+    // adding and changing a member take the same request members and check the roles alike
+    ...(
+      [
+        [methods.add, addMember, 'Add'],
+        [methods.update, updateMember, 'Update'],
+      ] as const
+    ).map(([method, setRoles, verb]) =>
+      write(method, async (caller, request) => {
+        const req = request as unknown as MemberRequest;
+        const resource = await resourceOf(caller, req);
+        const name = `${verb}${prefix}MemberRequest`;
+        const details = await setRoles(db, resource, req.userId, req.roles, caller.principal.userId, name);
+        return { details: detailsMessage(details) };
+      }),
+    ),
     write(methods.remove, async (caller, request) => {
       const req = request as unknown as MemberRequest;
       const resource = await resourceOf(caller, req);

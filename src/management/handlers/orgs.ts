@@ -1,16 +1,18 @@
-// Organizations' whole life: the org in context changes, deactivates, reactivates and removes itself
-// (ManagementService, ORG_OWNER); the instance's admin lists and removes any org (AdminService, IAM_OWNER); who
-// lends projects finds an org by its domain (GetOrgByDomainGlobal).
+// Organizations' whole life: the org in context reads, changes, deactivates, reactivates and removes itself
+// (ManagementService, ORG_OWNER); the instance's admin sets up, reads, lists and removes any org (AdminService,
+// IAM_OWNER); who lends projects finds an org by its domain (GetOrgByDomainGlobal).
 import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
 import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
 import { OrgFieldName, OrgState, type OrgQuery } from '@zitadel/proto/zitadel/org_pb.js';
 import type { ManagementDeps } from '../deps.ts';
 import { listOrgs, removeOrg, setOrgActive, updateOrg, type OrgFilter } from '../../orgs/lifecycle.ts';
-import { getOrgByDomain } from '../../orgs/service.ts';
+import { getOrgByDomain, getOrgById } from '../../orgs/service.ts';
+import { setUpOrg } from '../../instance/set-up-org.ts';
 import { invalidArgument } from '../../platform/errors.ts';
-import { detailsMessage, orgMessage } from '../convert.ts';
+import { detailsMessage, humanInput, orgMessage } from '../convert.ts';
 import { listDetailsMessage, pageOf, textFilter } from '../list-query.ts';
-import { iamOwner, operation, orgOwner, projectPermission, type Operation } from '../operation.ts';
+import { callerHash, iamOwner, operation, orgOwner, projectPermission, type Operation } from '../operation.ts';
+import { activationOperations } from './activation.ts';
 
 const M = ManagementService.method;
 
@@ -30,18 +32,15 @@ function orgFilter(query: OrgQuery, i: number): OrgFilter {
   }
 }
 
-export function orgOperations({ db, instance }: ManagementDeps): Operation[] {
-  const active = (method: (typeof M)['deactivateOrg' | 'reactivateOrg'], value: boolean) =>
+export function orgOperations({ db, instance, hashing }: ManagementDeps): Operation[] {
+  return [
     operation({
-      // the two methods share one request and one response shape
-      method: method as (typeof M)['deactivateOrg'],
+      method: M.getMyOrg,
       permission: orgOwner,
       async handle(caller) {
-        const details = await setOrgActive(db, caller.orgId, value, instance.default_org_id, caller.principal.userId);
-        return { details: detailsMessage(details) };
+        return { org: orgMessage(await getOrgById(db, caller.orgId)) };
       },
-    });
-  return [
+    }),
     operation({
       method: M.updateOrg,
       permission: orgOwner,
@@ -49,8 +48,12 @@ export function orgOperations({ db, instance }: ManagementDeps): Operation[] {
         return { details: detailsMessage(await updateOrg(db, caller.orgId, req.name, caller.principal.userId)) };
       },
     }),
-    active(M.deactivateOrg, false),
-    active(M.reactivateOrg, true),
+    ...activationOperations(
+      { deactivate: M.deactivateOrg, reactivate: M.reactivateOrg },
+      orgOwner,
+      (caller, _, state) =>
+        setOrgActive(db, caller.orgId, state === 'active', instance.default_org_id, caller.principal.userId),
+    ),
     operation({
       method: M.removeOrg,
       permission: orgOwner,
@@ -66,6 +69,32 @@ export function orgOperations({ db, instance }: ManagementDeps): Operation[] {
       permission: projectPermission('write'),
       async handle(_caller, req) {
         return { org: orgMessage(await getOrgByDomain(db, req.domain)) };
+      },
+    }),
+    operation({
+      method: AdminService.method.setUpOrg,
+      permission: iamOwner,
+      async handle(caller, req) {
+        // validate.rules make the oneof `user` required, so only the human case reaches this point
+        const result = await setUpOrg(
+          db,
+          instance.domain,
+          {
+            org: { name: req.org!.name, domain: req.org!.domain },
+            human: humanInput(req.user.value!),
+            roles: req.roles,
+          },
+          caller.principal.userId,
+          callerHash(hashing, caller),
+        );
+        return { details: detailsMessage(result.details), orgId: result.orgId, userId: result.userId };
+      },
+    }),
+    operation({
+      method: AdminService.method.getOrgByID,
+      permission: iamOwner,
+      async handle(_caller, req) {
+        return { org: orgMessage(await getOrgById(db, req.id)) };
       },
     }),
     operation({

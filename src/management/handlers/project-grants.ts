@@ -19,6 +19,7 @@ import { invalidArgument } from '../../platform/errors.ts';
 import { detailsMessage, storedDetails } from '../convert.ts';
 import { listDetailsMessage, pageOf, textFilter } from '../list-query.ts';
 import { operation, orgOwner, projectRead, projectWrite, type Caller, type Operation } from '../operation.ts';
+import { activationOperations } from './activation.ts';
 
 function grantedProjectMessage(g: ProjectGrantRow): MessageInitShape<typeof GrantedProjectSchema> {
   return {
@@ -42,9 +43,6 @@ const ref = (caller: Caller, req: { projectId: string; grantId: string }) => ({
 });
 
 export function projectGrantOperations({ db }: ManagementDeps): Operation[] {
-  const state = (s: 'active' | 'inactive') => async (caller: Caller, req: { projectId: string; grantId: string }) => ({
-    details: detailsMessage(await setProjectGrantState(db, ref(caller, req), s, caller.principal.userId)),
-  });
   return [
     operation({
       method: ManagementService.method.addProjectGrant,
@@ -92,16 +90,15 @@ export function projectGrantOperations({ db }: ManagementDeps): Operation[] {
         return { details: detailsMessage(details) };
       },
     }),
-    operation({
-      method: ManagementService.method.deactivateProjectGrant,
-      permission: projectWrite,
-      handle: state('inactive'),
-    }),
-    operation({
-      method: ManagementService.method.reactivateProjectGrant,
-      permission: projectWrite,
-      handle: state('active'),
-    }),
+    ...activationOperations(
+      {
+        deactivate: ManagementService.method.deactivateProjectGrant,
+        reactivate: ManagementService.method.reactivateProjectGrant,
+      },
+      projectWrite,
+      (caller, req: { projectId: string; grantId: string }, state) =>
+        setProjectGrantState(db, ref(caller, req), state, caller.principal.userId),
+    ),
     operation({
       method: ManagementService.method.removeProjectGrant,
       permission: projectWrite,

@@ -1,11 +1,12 @@
 // zitadel.management.v1.ManagementService, project settings and roles: the org in context's
 // projects (ORG_OWNER of it, IAM_OWNER everywhere; a project's PROJECT_OWNER, or PROJECT_OWNER_VIEWER for reads,
-// as ZITADEL's cmd/defaults.yaml gives them: auth.ts).
+// as ZITADEL's cmd/defaults.yaml gives them: auth.ts). Only the org's owners add one.
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
 import { ProjectState, type ProjectSchema, type RoleSchema } from '@zitadel/proto/zitadel/project_pb.js';
 import type { ManagementDeps } from '../deps.ts';
 import {
+  addProject,
   getProject,
   listProjects,
   removeProject,
@@ -17,7 +18,16 @@ import { addProjectRoles, listProjectRoles, removeProjectRole, updateProjectRole
 import type { RoleRow } from '../../projects/queries.ts';
 import { detailsMessage, storedDetails } from '../convert.ts';
 import { listDetailsMessage, pageOf, textFilter } from '../list-query.ts';
-import { inId, operation, projectPermission, type Operation, projectRead, projectWrite } from '../operation.ts';
+import {
+  inId,
+  operation,
+  orgOwner,
+  projectPermission,
+  type Operation,
+  projectRead,
+  projectWrite,
+} from '../operation.ts';
+import { activationOperations } from './activation.ts';
 
 const readProject = projectPermission('read', inId);
 const writeProject = projectPermission('write', inId);
@@ -42,14 +52,19 @@ const roleMessage = (r: RoleRow, orgId: string): MessageInitShape<typeof RoleSch
 });
 
 export function projectOperations({ db }: ManagementDeps): Operation[] {
-  const state =
-    (s: 'active' | 'inactive') =>
-    async (caller: { orgId: string; principal: { userId: string } }, req: { id: string }) => ({
-      details: detailsMessage(
-        await setProjectState(db, { orgId: caller.orgId, projectId: req.id }, s, caller.principal.userId),
-      ),
-    });
   return [
+    operation({
+      method: ManagementService.method.addProject,
+      permission: orgOwner,
+      async handle(caller, req) {
+        const { projectId, details } = await addProject(
+          db,
+          { orgId: caller.orgId, name: req.name },
+          caller.principal.userId,
+        );
+        return { id: projectId, details: detailsMessage(details) };
+      },
+    }),
     operation({
       method: ManagementService.method.getProjectByID,
       permission: readProject,
@@ -88,16 +103,15 @@ export function projectOperations({ db }: ManagementDeps): Operation[] {
         return { details: detailsMessage(details) };
       },
     }),
-    operation({
-      method: ManagementService.method.deactivateProject,
-      permission: writeProject,
-      handle: state('inactive'),
-    }),
-    operation({
-      method: ManagementService.method.reactivateProject,
-      permission: writeProject,
-      handle: state('active'),
-    }),
+    ...activationOperations(
+      {
+        deactivate: ManagementService.method.deactivateProject,
+        reactivate: ManagementService.method.reactivateProject,
+      },
+      writeProject,
+      (caller, req: { id: string }, state) =>
+        setProjectState(db, { orgId: caller.orgId, projectId: req.id }, state, caller.principal.userId),
+    ),
     operation({
       method: ManagementService.method.removeProject,
       permission: writeProject,

@@ -34,6 +34,7 @@ import {
   type Operation,
   type ProjectOf,
 } from '../operation.ts';
+import { activationOperations } from './activation.ts';
 import { invalidArgument } from '../../platform/errors.ts';
 
 // The user grants of a project: its PROJECT_OWNER too (ZITADEL's user.grant.*), PROJECT_OWNER_VIEWER reads. The
@@ -134,9 +135,6 @@ const ref = (caller: Caller, req: { userId: string; grantId: string }) => ({
 });
 
 export function userGrantOperations({ db }: ManagementDeps): Operation[] {
-  const state = (s: 'active' | 'inactive') => async (caller: Caller, req: { userId: string; grantId: string }) => ({
-    details: detailsMessage(await setUserGrantState(db, ref(caller, req), s, caller.principal.userId)),
-  });
   return [
     operation({
       method: ManagementService.method.addUserGrant,
@@ -185,16 +183,15 @@ export function userGrantOperations({ db }: ManagementDeps): Operation[] {
         return { details: detailsMessage(details) };
       },
     }),
-    operation({
-      method: ManagementService.method.deactivateUserGrant,
-      permission: writeGrant,
-      handle: state('inactive'),
-    }),
-    operation({
-      method: ManagementService.method.reactivateUserGrant,
-      permission: writeGrant,
-      handle: state('active'),
-    }),
+    ...activationOperations(
+      {
+        deactivate: ManagementService.method.deactivateUserGrant,
+        reactivate: ManagementService.method.reactivateUserGrant,
+      },
+      writeGrant,
+      (caller, req: { userId: string; grantId: string }, state) =>
+        setUserGrantState(db, ref(caller, req), state, caller.principal.userId),
+    ),
     operation({
       method: ManagementService.method.removeUserGrant,
       permission: writeGrant,

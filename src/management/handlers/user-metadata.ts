@@ -11,9 +11,9 @@ import {
 } from '../../metadata/service.ts';
 import { detailsMessage, storedDetails } from '../convert.ts';
 import { listDetailsMessage, pageOf, textFilter } from '../list-query.ts';
-import { operation, orgOwner, type Caller, type Operation } from '../operation.ts';
+import { operation, orgOwner, type Operation } from '../operation.ts';
+import { userRef } from './users.ts';
 
-const userRef = (caller: Caller, req: { id: string }) => ({ orgId: caller.orgId, userId: req.id });
 const metadataMessage = (m: MetadataRow, orgId: string) => ({
   details: storedDetails(m, orgId),
   key: m.key,
@@ -28,7 +28,7 @@ export function userMetadataOperations({ db }: ManagementDeps): Operation[] {
       async handle(caller, req) {
         const details = await setUserMetadata(
           db,
-          userRef(caller, req),
+          userRef(caller, req.id),
           { metadata: [{ key: req.key, value: req.value }] },
           'SetUserMetadataRequest',
           caller.principal.userId,
@@ -42,7 +42,7 @@ export function userMetadataOperations({ db }: ManagementDeps): Operation[] {
       async handle(caller, req) {
         const details = await setUserMetadata(
           db,
-          userRef(caller, req),
+          userRef(caller, req.id),
           { metadata: req.metadata },
           'BulkSetUserMetadataRequest',
           caller.principal.userId,
@@ -54,7 +54,7 @@ export function userMetadataOperations({ db }: ManagementDeps): Operation[] {
       method: ManagementService.method.getUserMetadata,
       permission: orgOwner,
       async handle(caller, req) {
-        return { metadata: metadataMessage(await getUserMetadata(db, userRef(caller, req), req.key), caller.orgId) };
+        return { metadata: metadataMessage(await getUserMetadata(db, userRef(caller, req.id), req.key), caller.orgId) };
       },
     }),
     operation({
@@ -64,7 +64,7 @@ export function userMetadataOperations({ db }: ManagementDeps): Operation[] {
         const keyQuery = req.queries.find((q) => q.query.case === 'keyQuery')?.query.value;
         const result = await listUserMetadata(
           db,
-          userRef(caller, req),
+          userRef(caller, req.id),
           keyQuery && textFilter(keyQuery.key, keyQuery.method),
           pageOf(req.query, 'ListUserMetadataRequest'),
         );
@@ -78,7 +78,7 @@ export function userMetadataOperations({ db }: ManagementDeps): Operation[] {
       method: ManagementService.method.removeUserMetadata,
       permission: orgOwner,
       async handle(caller, req) {
-        const details = await removeUserMetadata(db, userRef(caller, req), req.key, caller.principal.userId);
+        const details = await removeUserMetadata(db, userRef(caller, req.id), req.key, caller.principal.userId);
         return { details: detailsMessage(details) };
       },
     }),

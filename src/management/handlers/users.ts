@@ -1,112 +1,56 @@
-// Users' whole life on zitadel.management.v1.ManagementService: list, look up, add, change, lock,
-// deactivate, remove; machine users' keys and secret. All within the org in context (ids of other orgs: 404).
-import { timestampFromDate } from '@bufbuild/protobuf/wkt';
-import { KeyType } from '@zitadel/proto/zitadel/auth_n_key_pb.js';
+// Users' whole life on zitadel.management.v1.ManagementService: list, look up, add, import, change,
+// lock, deactivate, remove; and on zitadel.auth.v1.AuthService the caller's own user and profile. The org's users
+// are those of the org in context (ids of other orgs: 404). Machine users' keys and secret: machine-users.ts.
+import { AuthService } from '@zitadel/proto/zitadel/auth_pb.js';
 import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
-import { GenderSchema, Type, UserFieldName, UserState, type SearchQuery } from '@zitadel/proto/zitadel/user_pb.js';
 import type { ManagementDeps } from '../deps.ts';
 import { IAM_OWNER, ORG_OWNER } from '../../members/roles.ts';
 import { invalidArgument } from '../../platform/errors.ts';
-import type { ListResult } from '../../platform/search.ts';
+import { findUserSessions, type UserSession } from '../../users/artifact-queries.ts';
 import { ADD_REQUEST, importHumanUser } from '../../passwords/new-human.ts';
-import { listUsers, type UserFilter, type UserSortColumn } from '../../users/list.ts';
-import { findUserByLoginName, type UserRow } from '../../users/lookup.ts';
-import { listMachineUserKeys, removeMachineSecret, removeMachineUserKey } from '../../users/machine-service.ts';
-import { isUserUnique, type Gender } from '../../users/queries.ts';
+import { listUsers } from '../../users/list.ts';
+import { findUserByLoginName } from '../../users/lookup.ts';
+import { isUserUnique } from '../../users/queries.ts';
 import { removeUser } from '../../members/remove-user.ts';
-import { userNotFound, type UserRef } from '../../users/service.ts';
+import { getUserById, orgUserGetter, updateMyProfile, userNotFound, type UserRef } from '../../users/service.ts';
 import { changeUserState, type UserStateChange } from '../../users/state.ts';
-import { updateHumanPhone, updateHumanProfile, updateMachine, updateUserName } from '../../users/update.ts';
-import { TOKEN_TYPES } from '../app-messages.ts';
-import { detailsMessage, enumName, humanInput, storedDetails, userMessage } from '../convert.ts';
-import { listDetailsMessage, pageOf, textFilter } from '../list-query.ts';
-import { callerHash, operation, orgOwner, projectPermission, type Caller, type Operation } from '../operation.ts';
+import { updateHumanPhone, updateHumanProfile, updateUserName } from '../../users/update.ts';
+import { detailsMessage, humanInput, profileInput, userMessage } from '../convert.ts';
+import { listDetailsMessage, pageOf } from '../list-query.ts';
+import {
+  authenticated,
+  callerHash,
+  operation,
+  orgOwner,
+  projectPermission,
+  type Caller,
+  type Operation,
+  type Read,
+} from '../operation.ts';
+import { SORT_COLUMNS, userFilter } from './user-filter.ts';
 
 const M = ManagementService.method;
 
-const userRef = (caller: Caller, userId: string): UserRef => ({ orgId: caller.orgId, userId });
+/** The user a request names, in the org in context: the services answer one of another org as not found. */
+export const userRef = (caller: Caller, userId: string): UserRef => ({ orgId: caller.orgId, userId });
 
-const SORT_COLUMNS: Partial<Record<UserFieldName, UserSortColumn>> = {
-  [UserFieldName.USER_NAME]: 'userName',
-  [UserFieldName.FIRST_NAME]: 'firstName',
-  [UserFieldName.LAST_NAME]: 'lastName',
-  [UserFieldName.NICK_NAME]: 'nickName',
-  [UserFieldName.DISPLAY_NAME]: 'displayName',
-  [UserFieldName.EMAIL]: 'email',
-  [UserFieldName.STATE]: 'state',
-  [UserFieldName.TYPE]: 'type',
-  [UserFieldName.CREATION_DATE]: 'creationDate',
-};
+/** A request member of ZITADEL's that Gatehouse does not implement: refused rather than ignored. */
+export const unsupported = (field: string) =>
+  invalidArgument(`invalid ${field}: not supported by Gatehouse`, 'API-N0tSup');
 
-const STATES: Partial<Record<UserState, UserRow['state']>> = {
-  [UserState.ACTIVE]: 'active',
-  [UserState.INACTIVE]: 'inactive',
-  [UserState.LOCKED]: 'locked',
-};
-
-/** How deep or/and/not queries may nest: enough for any search form, and a bound on the work of one request. */
-const MAX_NESTING = 5;
-
-/** ZITADEL's user queries as filters, the or/and/not queries with theirs (`field` names the query in errors). */
-function userFilter(query: SearchQuery, field: string, depth = 0): UserFilter {
-  const q = query.query;
-  const nested = (queries: SearchQuery[], name: string) => {
-    if (depth >= MAX_NESTING)
-      throw invalidArgument(`invalid ${field}.${name}: queries nest at most ${MAX_NESTING} deep`);
-    return queries.map((sub, i) => userFilter(sub, `${field}.${name}.Queries[${i}]`, depth + 1));
-  };
-  switch (q.case) {
-    case 'orQuery':
-      return { field: 'or', filters: nested(q.value.queries, 'OrQuery') };
-    case 'andQuery':
-      return { field: 'and', filters: nested(q.value.queries, 'AndQuery') };
-    case 'notQuery': {
-      if (!q.value.query) throw invalidArgument(`invalid ${field}.NotQuery.Query: value is required`);
-      return { field: 'not', filter: nested([q.value.query], 'NotQuery')[0]! };
-    }
-    case 'userNameQuery':
-      return { field: 'userName', text: textFilter(q.value.userName, q.value.method) };
-    case 'firstNameQuery':
-      return { field: 'firstName', text: textFilter(q.value.firstName, q.value.method) };
-    case 'lastNameQuery':
-      return { field: 'lastName', text: textFilter(q.value.lastName, q.value.method) };
-    case 'nickNameQuery':
-      return { field: 'nickName', text: textFilter(q.value.nickName, q.value.method) };
-    case 'displayNameQuery':
-      return { field: 'displayName', text: textFilter(q.value.displayName, q.value.method) };
-    case 'emailQuery':
-      return { field: 'email', text: textFilter(q.value.emailAddress, q.value.method) };
-    case 'loginNameQuery':
-      return { field: 'loginName', text: textFilter(q.value.loginName, q.value.method) };
-    case 'stateQuery': {
-      // no user is ever in another state (a removed user is gone): such a query matches nobody
-      const state = STATES[q.value.state];
-      return state ? { field: 'state', state } : { field: 'ids', ids: [] };
-    }
-    case 'typeQuery':
-      if (q.value.type === Type.UNSPECIFIED) throw invalidArgument(`invalid ${field}.TypeQuery.Type: unspecified`);
-      return { field: 'type', type: q.value.type === Type.HUMAN ? 'human' : 'machine' };
-    case 'inUserIdsQuery':
-      return { field: 'ids', ids: q.value.userIds };
-    case 'inUserEmailsQuery':
-      return { field: 'emails', emails: q.value.userEmails };
-    default:
-      throw invalidArgument(`invalid ${field}: ${q.case ?? 'an empty query'} is not supported by Gatehouse`);
-  }
-}
-
-/** zitadel.authn.v1.Key of ListMachineKeys and ListAppKeys: JSON key files, without their private part. */
-export const keyMessages = (result: ListResult<{ id: string; expires_at: Date; created_at: Date }>, owner: string) =>
-  result.rows.map((k) => ({
-    id: k.id,
-    details: storedDetails({ sequence: '0', created_at: k.created_at, changed_at: k.created_at }, owner),
-    type: KeyType.JSON,
-    expirationDate: timestampFromDate(k.expires_at),
-  }));
+/** The sign-in sessions of a user of the org in context (the console's user page; none for another org's). */
+export const userSessionsRead = ({ db }: ManagementDeps): Read<{ userId: string }, UserSession[]> => ({
+  permission: orgOwner,
+  handle: (caller, req) => findUserSessions(db, caller.orgId, req.userId),
+});
 
 export function userOperations({ db, hashing }: ManagementDeps): Operation[] {
-  // The three methods share one request and one response shape ({id} and {details}).
-  const state = (method: (typeof M)['lockUser' | 'unlockUser' | 'reactivateUser'], change: UserStateChange) =>
+  const getOrgUserById = orgUserGetter(db);
+  // The four methods share one request and one response shape ({id} and {details}).
+  const state = (
+    method: (typeof M)['lockUser' | 'unlockUser' | 'deactivateUser' | 'reactivateUser'],
+    change: UserStateChange,
+  ) =>
     operation({
       method: method as (typeof M)['lockUser'],
       permission: orgOwner,
@@ -137,6 +81,14 @@ export function userOperations({ db, hashing }: ManagementDeps): Operation[] {
       },
     }),
     operation({
+      method: M.getUserByID,
+      // ZITADEL's PROJECT_OWNER(_VIEWER) holds user.read (cmd/defaults.yaml), as for ListUsers
+      permission: projectPermission('read'),
+      async handle(caller, req) {
+        return { user: userMessage(await getOrgUserById(userRef(caller, req.id))) };
+      },
+    }),
+    operation({
       method: M.getUserByLoginNameGlobal,
       permission: orgOwner,
       async handle(caller, req) {
@@ -154,6 +106,24 @@ export function userOperations({ db, hashing }: ManagementDeps): Operation[] {
       permission: orgOwner,
       async handle(caller, req) {
         return { isUnique: await isUserUnique(db, caller.orgId, req.userName, req.email) };
+      },
+    }),
+    operation({
+      method: M.importHumanUser,
+      permission: orgOwner,
+      async handle(caller, req) {
+        if (req.hashedPassword?.value) throw unsupported('ImportHumanUserRequest.HashedPassword');
+        if (req.requestPasswordlessRegistration)
+          throw unsupported('ImportHumanUserRequest.RequestPasswordlessRegistration');
+        if (req.otpCode) throw unsupported('ImportHumanUserRequest.OtpCode');
+        if (req.idps.length) throw unsupported('ImportHumanUserRequest.Idps');
+        const { userId, details } = await importHumanUser(
+          db,
+          { orgId: caller.orgId, ...humanInput(req), passwordChangeRequired: req.passwordChangeRequired },
+          caller.principal.userId,
+          callerHash(hashing, caller),
+        );
+        return { userId, details: detailsMessage(details) };
       },
     }),
     operation({
@@ -182,16 +152,9 @@ export function userOperations({ db, hashing }: ManagementDeps): Operation[] {
       method: M.updateHumanProfile,
       permission: orgOwner,
       async handle(caller, req) {
-        const profile = {
-          firstName: req.firstName,
-          lastName: req.lastName,
-          nickName: req.nickName,
-          displayName: req.displayName,
-          preferredLanguage: req.preferredLanguage,
-          gender: enumName<Gender>(GenderSchema, req.gender),
-        };
         const ref = userRef(caller, req.userId);
-        return { details: detailsMessage(await updateHumanProfile(db, ref, profile, caller.principal.userId)) };
+        const details = await updateHumanProfile(db, ref, profileInput(req), caller.principal.userId);
+        return { details: detailsMessage(details) };
       },
     }),
     operation({
@@ -203,6 +166,7 @@ export function userOperations({ db, hashing }: ManagementDeps): Operation[] {
         return { details: detailsMessage(await updateHumanPhone(db, ref, input, caller.principal.userId)) };
       },
     }),
+    state(M.deactivateUser, 'deactivate'),
     state(M.reactivateUser, 'reactivate'),
     state(M.lockUser, 'lock'),
     state(M.unlockUser, 'unlock'),
@@ -214,41 +178,17 @@ export function userOperations({ db, hashing }: ManagementDeps): Operation[] {
       },
     }),
     operation({
-      method: M.updateMachine,
-      permission: orgOwner,
-      async handle(caller, req) {
-        const input = {
-          name: req.name,
-          description: req.description,
-          accessTokenType: TOKEN_TYPES[req.accessTokenType]!,
-        };
-        const ref = userRef(caller, req.userId);
-        return { details: detailsMessage(await updateMachine(db, ref, input, caller.principal.userId)) };
+      method: AuthService.method.getMyUser,
+      permission: authenticated,
+      async handle(caller) {
+        return { user: userMessage(await getUserById(db, caller.principal.userId)) };
       },
     }),
     operation({
-      method: M.listMachineKeys,
-      permission: orgOwner,
+      method: AuthService.method.updateMyProfile,
+      permission: authenticated,
       async handle(caller, req) {
-        const page = pageOf(req.query, 'ListMachineKeysRequest');
-        const result = await listMachineUserKeys(db, userRef(caller, req.userId), page);
-        return { details: listDetailsMessage(result), result: keyMessages(result, caller.orgId) };
-      },
-    }),
-    operation({
-      method: M.removeMachineKey,
-      permission: orgOwner,
-      async handle(caller, req) {
-        const ref = userRef(caller, req.userId);
-        return { details: detailsMessage(await removeMachineUserKey(db, ref, req.keyId, caller.principal.userId)) };
-      },
-    }),
-    operation({
-      method: M.removeMachineSecret,
-      permission: orgOwner,
-      async handle(caller, req) {
-        const ref = userRef(caller, req.userId);
-        return { details: detailsMessage(await removeMachineSecret(db, ref, caller.principal.userId)) };
+        return { details: detailsMessage(await updateMyProfile(db, caller.principal.userId, profileInput(req))) };
       },
     }),
   ];

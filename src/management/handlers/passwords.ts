@@ -1,5 +1,5 @@
-// Accounts people manage, on the three services: the password complexity policy (admin, and read by
-// users and org owners), password changes and resets, and e-mail addresses with their verification.
+// Passwords on the three services: the password complexity policy (the admin's, read by users and org owners),
+// a user's change of its own password, an org owner's setting of a user's, and reset mails.
 import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
 import { AuthService } from '@zitadel/proto/zitadel/auth_pb.js';
 import {
@@ -11,12 +11,11 @@ import { HashRefusal } from '../../users/passwords.ts';
 import { getPasswordPolicy, type StoredPolicy } from '../../passwords/current.ts';
 import { changeMyPassword, setHumanPassword, updatePasswordPolicy } from '../../passwords/service.ts';
 import { sendPasswordResetNotification } from '../../passwords/reset.ts';
-import { changeEmail, resendEmailVerification, verifyEmail } from '../../emails/service.ts';
 import { detailsMessage } from '../convert.ts';
-import { requireRecentLogin } from '../recent-login.ts';
-import { authenticated, callerHash, iamOwner, operation, orgOwner, type Caller, type Operation } from '../operation.ts';
+import { authenticated, callerHash, iamOwner, operation, orgOwner, type Operation } from '../operation.ts';
+import { userRef } from './users.ts';
 
-export function accountOperations(deps: ManagementDeps): Operation[] {
+export function passwordOperations(deps: ManagementDeps): Operation[] {
   const { db, instance, hashing, config, secrets, mailer } = deps;
   const emails = { db, secrets, mailer };
   const policyMessage = (p: StoredPolicy) => ({
@@ -32,8 +31,6 @@ export function accountOperations(deps: ManagementDeps): Operation[] {
     },
   });
   const readPolicy = async () => policyMessage(await getPasswordPolicy(db));
-  const ownUser = (caller: Caller) => ({ userId: caller.principal.userId });
-  const orgUser = (caller: Caller, userId: string) => ({ userId, orgId: caller.orgId });
 
   return [
     operation({ method: AdminService.method.getPasswordComplexityPolicy, permission: iamOwner, handle: readPolicy }),
@@ -90,7 +87,7 @@ export function accountOperations(deps: ManagementDeps): Operation[] {
       async handle(caller, req) {
         const details = await setHumanPassword(
           db,
-          orgUser(caller, req.userId),
+          userRef(caller, req.userId),
           req.password,
           !req.noChangeRequired,
           caller.principal.userId,
@@ -103,59 +100,8 @@ export function accountOperations(deps: ManagementDeps): Operation[] {
       method: ManagementService.method.sendHumanResetPasswordNotification,
       permission: orgOwner,
       async handle(caller, req) {
-        await sendPasswordResetNotification(emails, orgUser(caller, req.userId), req.type === ResetType.EMAIL);
+        await sendPasswordResetNotification(emails, userRef(caller, req.userId), req.type === ResetType.EMAIL);
         return {};
-      },
-    }),
-    operation({
-      method: AuthService.method.setMyEmail,
-      permission: authenticated,
-      async handle(caller, req) {
-        requireRecentLogin(caller);
-        // the previous verified address is told, as on the account page: its owner learns of a change not theirs
-        const details = await changeEmail(
-          emails,
-          ownUser(caller),
-          { field: 'SetMyEmailRequest.Email', email: req.email, verified: false, notifyPrevious: true },
-          caller.principal.userId,
-        );
-        return { details: detailsMessage(details) };
-      },
-    }),
-    operation({
-      method: AuthService.method.verifyMyEmail,
-      permission: authenticated,
-      async handle(caller, req) {
-        return { details: detailsMessage(await verifyEmail(emails, caller.principal.userId, req.code)) };
-      },
-    }),
-    operation({
-      method: AuthService.method.resendMyEmailVerification,
-      permission: authenticated,
-      async handle(caller) {
-        const details = await resendEmailVerification(emails, ownUser(caller), caller.principal.userId);
-        return { details: detailsMessage(details) };
-      },
-    }),
-    operation({
-      method: ManagementService.method.updateHumanEmail,
-      permission: orgOwner,
-      async handle(caller, req) {
-        const details = await changeEmail(
-          emails,
-          orgUser(caller, req.userId),
-          { field: 'UpdateHumanEmailRequest.Email', email: req.email, verified: req.isEmailVerified },
-          caller.principal.userId,
-        );
-        return { details: detailsMessage(details) };
-      },
-    }),
-    operation({
-      method: ManagementService.method.resendHumanEmailVerification,
-      permission: orgOwner,
-      async handle(caller, req) {
-        const details = await resendEmailVerification(emails, orgUser(caller, req.userId), caller.principal.userId);
-        return { details: detailsMessage(details) };
       },
     }),
   ];
