@@ -40,7 +40,7 @@ export const submitPasskey: Handler = async (deps, request, reply) => {
   deps.metrics.logins.inc({ result: 'success' });
   armPendingLink(deps, request, reply, interaction.uid, user.id);
   // A passkey with user verification is something the user has plus something they are or know: ZITADEL counts
-  // passwordless as multi-factor, and so does Gatehouse (README "Passkeys").
+  // passwordless as multi-factor, and so does Gatehouse (docs/login-and-accounts.md, "Passkeys").
   return signedIn(deps, request, reply, interaction, user.id, [...outcome.amr, 'mfa']);
 };
 

@@ -38,7 +38,7 @@ export interface ManagementOptions {
   bodyLimit: number;
 }
 
-/** Every implemented operation: the registry the transports serve and the README's table is generated from
+/** Every implemented operation: the registry the transports serve and docs/api.md's methods table is generated from
  *  (methods-table.ts). */
 export function managementOperations(deps: ManagementDeps): Operation[] {
   return [

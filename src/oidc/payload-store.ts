@@ -126,11 +126,11 @@ const PAUSE_PER_BATCH = 7;
  * Deletes expired rows in batches until none are left or `until` (epoch ms) has passed; returns how many went. A
  * backlog (5 million expired rows of 10 million) is worked through while requests keep their latency: after each batch
  * the sweep pauses seven times as long as the batch took, so it holds one connection at most an eighth of the time.
- * Measured at that size (README, "The sweep while it runs"): with a pause of three times, two of four scenarios' median
- * p99 at 32 connections rose 20%; with seven, none rose more than 6%, and the sweep still deletes some 14,000 rows a
- * second under full load, more than the token endpoint can create. Each batch starts where the previous one ended:
- * deleted rows stay in the expiry index until VACUUM, and starting from the oldest every time would walk over all of
- * them again.
+ * Measured at that size (docs/performance.md, "The sweep while it runs"): with a pause of three times, two of four
+ * scenarios' median p99 at 32 connections rose 20%; with seven, none rose more than 6%, and the sweep still deletes
+ * some 14,000 rows a second under full load, more than the token endpoint can create. Each batch starts where the
+ * previous one ended: deleted rows stay in the expiry index until VACUUM, and starting from the oldest every time would
+ * walk over all of them again.
  */
 export async function sweepExpired(db: Db, options: { until: number; batchSize?: number }): Promise<number> {
   const batchSize = options.batchSize ?? 1000;

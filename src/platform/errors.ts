@@ -108,7 +108,7 @@ export function isClientAbort(error: unknown): boolean {
 }
 
 /** Seconds a client is told to wait (Retry-After) while the database is unreachable: a Patroni failover with the
- *  tested settings takes 3 to 5 s (README "Database failover"). */
+ *  tested settings takes 3 to 5 s (docs/operations.md, "Database failover"). */
 export const DATABASE_RETRY_AFTER = 5;
 
 /** The database is unreachable: 503 with Retry-After on REST, UNAVAILABLE on gRPC. */

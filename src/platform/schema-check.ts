@@ -1,7 +1,7 @@
-// Whether the database schema is the one this code was built for (README "Rolling upgrades and migrations"). A node
-// whose code is older than the schema (a newer release migrated it) or newer (the database was restored from before
-// a migration) reports itself not ready rather than answering and failing requests with 500; it says so in the log,
-// naming both versions, each time the verdict changes. The check is one out-of-band query: on every /readyz probe,
+// Whether the database schema is the one this code was built for (docs/upgrading.md, "How a rolling upgrade works"). A
+// node whose code is older than the schema (a newer release migrated it) or newer (the database was restored from
+// before a migration) reports itself not ready rather than answering and failing requests with 500; it says so in the
+// log, naming both versions, each time the verdict changes. The check is one out-of-band query: on every /readyz probe,
 // and every few seconds in the background, so the log speaks even where no balancer probes.
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from './db.ts';

@@ -1,5 +1,5 @@
 // The table of served v1 methods in docs/api.md is generated from the operation registry: this keeps the committed
-// copy equal to what the server serves, so CI fails when an operation is added without `npm run readme:methods`.
+// copy equal to what the server serves, so CI fails when an operation is added without `npm run docs:methods`.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { methodsTable, withMethodsTable } from '../../src/management/methods-table.ts';
@@ -10,7 +10,7 @@ const API_DOC = readFileSync(new URL('../../docs/api.md', import.meta.url), 'utf
 
 describe('the methods table of docs/api.md', () => {
   it('is the one generated from the operation registry', () => {
-    expect(withMethodsTable(API_DOC), 'run `npm run readme:methods`').toBe(API_DOC);
+    expect(withMethodsTable(API_DOC), 'run `npm run docs:methods`').toBe(API_DOC);
   });
 
   it('has one row per operation, with its REST binding', () => {

@@ -12,7 +12,7 @@ import { detailsMessage } from '../convert.ts';
 import { iamOwner, operation, orgOwner, type Operation } from '../operation.ts';
 
 export function lockoutPolicyOperations({ db, instance, config }: ManagementDeps): Operation[] {
-  // (config is read per call: the README's methods table lists the operations without one)
+  // (config is read per call: the methods table in docs/api.md lists the operations without one)
   const fallback = () => config.lockout.maxAttempts;
   const policyMessage = (p: StoredLockoutPolicy) => ({
     details: detailsMessage({ ...p.details, resourceOwner: instance.id }),

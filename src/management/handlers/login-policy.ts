@@ -24,7 +24,7 @@ const LIFETIMES = [
 ] as const;
 
 export function loginPolicyOperations({ db, instance, config }: ManagementDeps): Operation[] {
-  // (config is read per call: the README's methods table lists the operations without one)
+  // (config is read per call: the methods table in docs/api.md lists the operations without one)
   const sessionLifetime = () => ({ seconds: BigInt(config.ttl.sessionAbsolute), nanos: 0 });
   const policyMessage = (p: StoredLoginPolicy) => ({
     details: detailsMessage({ ...p.details, resourceOwner: instance.id }),
