@@ -5,16 +5,20 @@ import cluster from 'node:cluster';
 import { loadConfig, ConfigError, type Config } from './config.ts';
 import { announceReady, runPrimary } from './platform/cluster.ts';
 import { createStdoutLogger } from './platform/logger.ts';
+import { addressInUse, inUse, portTaken } from './platform/port-check.ts';
 import { READY, readyFacts } from './platform/ready.ts';
+
+/** A start that cannot succeed stops with one line naming the setting, and exit code 2, as a configuration error. */
+function refuse(message: string): never {
+  process.stderr.write(`gatehouse: ${message}\n`);
+  process.exit(2);
+}
 
 function readConfig(): Config {
   try {
     return loadConfig();
   } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`gatehouse: ${error.message}\n`);
-      process.exit(2);
-    }
+    if (error instanceof ConfigError) refuse(error.message);
     throw error;
   }
 }
@@ -25,6 +29,8 @@ async function serve(config: Config): Promise<void> {
   // Loaded here, not at the top: the primary of several workers never serves, and stays small without it.
   const { startServer } = await import('./server.ts');
   const server = await startServer(config, log).catch((error: Error) => {
+    const taken = addressInUse(error, config);
+    if (taken) refuse(taken);
     log.fatal({ err: error }, `start failed: ${error.message}`);
     process.exit(1);
   });
@@ -49,6 +55,8 @@ async function serve(config: Config): Promise<void> {
 }
 
 const config = readConfig();
+// Workers share the primary's port, so only the primary asks.
+if (cluster.isPrimary && (await portTaken(config.host, config.port))) refuse(inUse(config));
 if (config.workers > 1 && cluster.isPrimary) {
   const log = createStdoutLogger(config);
   await runPrimary(config, log);

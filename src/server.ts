@@ -17,6 +17,7 @@ import { findOrgById } from './orgs/queries.ts';
 import { createMailer } from './mail/mailer.ts';
 import { MailSender } from './mail/sender.ts';
 import { createSendMail } from './mail/transport.ts';
+import { serveCommands, type CommandChannel } from './cli/handoff-server.ts';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -68,7 +69,13 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     const running = app;
     const mailing = mail;
     mailing.sender.start();
-    return { app, db, config, url, adminPasswordFile, close: () => shutdown(running, db, config, lifecycle, mailing) };
+    // The embedded database is this process's alone: the CLI's commands come here while it runs (cli/handoff.ts).
+    const commands =
+      config.database.kind === 'embedded'
+        ? await serveCommands({ dataDir: config.database.dataDir, db, instance, log })
+        : undefined;
+    const close = () => shutdown(running, db, config, lifecycle, mailing, commands);
+    return { app, db, config, url, adminPasswordFile, close };
   } catch (error) {
     await app?.close().catch(() => {});
     mail?.close();
@@ -89,7 +96,10 @@ async function shutdown(
   config: Config,
   lifecycle: Lifecycle,
   mail: Mailing,
+  commands: CommandChannel | undefined,
 ): Promise<void> {
+  // No new CLI commands; those running finish within the shutdown timeout, before the database closes.
+  const commandsDone = commands?.close(config.shutdownTimeoutMs);
   // Drain first: a balancer sees /readyz turn 503 and stops sending, while requests already on their way
   // (including those still in the accept backlog) are served instead of being reset when the listener closes.
   lifecycle.draining = true;
@@ -99,7 +109,7 @@ async function shutdown(
     timer = setTimeout(resolve, config.shutdownTimeoutMs);
   });
   try {
-    await Promise.race([app.close(), deadline]);
+    await Promise.race([Promise.all([app.close(), commandsDone]), deadline]);
   } finally {
     clearTimeout(timer);
     await mail.sender.stop();

@@ -2,7 +2,10 @@
 import { migrate } from '../platform/migrate.ts';
 import { OUTPUT_HELP, OUTPUT_OPTION, parseOptions, print, withDb, type Command } from './command.ts';
 import { keysList, keysRotate } from './keys.ts';
-import { adminCreate, appCreate, serviceUserCreate, userImport } from './provision.ts';
+import { adminCreate, serviceUserCreate, userImport } from './provision.ts';
+import { appCreate } from './app-create.ts';
+import { projectList } from './projects.ts';
+import { adminToken } from './admin-token.ts';
 import { doctor } from './doctor.ts';
 import { appList, appRegenerateSecret, appRemove, userList, userLock, userRemove, userUnlock } from './lifecycle.ts';
 import { grantAdd, grantList, grantRemove, roleAdd, roleList, roleRemove } from './roles.ts';
@@ -18,10 +21,10 @@ Applies the pending migrations of migrations/ to the configured database (DATABA
 embedded database under GATEHOUSE_DATA_DIR) and prints the names applied as {"applied": [...]}.
 
 ${OUTPUT_HELP}`,
-  async run(args, config) {
+  async run(args, ctx) {
     const options = parseOptions(args, OUTPUT_OPTION);
-    const applied = await withDb(config, (db) => migrate(db));
-    print({ applied }, options.output);
+    const applied = await withDb(ctx, (db) => migrate(db));
+    print(ctx, { applied }, options.output);
     return 0;
   },
 };
@@ -31,6 +34,8 @@ export const COMMANDS: Record<string, Command> = {
   'keys rotate': keysRotate,
   'keys list': keysList,
   'admin create': adminCreate,
+  'admin token': adminToken,
+  'project list': projectList,
   'app create': appCreate,
   'service-user create': serviceUserCreate,
   'user import': userImport,

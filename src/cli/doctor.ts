@@ -1,35 +1,41 @@
 // `gatehouse doctor`: read-only checks an operator runs when something does not work: configuration, database
-// and schema, the instance, the signing keys (and that the master key opens them), and the issuer's discovery.
+// and schema, the instance, the signing keys (and that the master key opens them), and the issuer's discovery. It
+// passes on a healthy setup whether the server runs or not: a stopped server is information, not a failure.
 import type { Config } from '../config.ts';
-import { openDb, type Db } from '../platform/db.ts';
+import type { Db } from '../platform/db.ts';
 import { listMigrations, schemaVersion } from '../platform/migrate.ts';
 import { resolveMasterKey } from '../platform/master-key.ts';
 import { createSecretBox } from '../platform/secrets.ts';
 import { findInstance } from '../instance/queries.ts';
 import { checkSigningKey } from '../oidc/keys.ts';
-import { OUTPUT_HELP, OUTPUT_OPTION, parseOptions, print, type Command } from './command.ts';
+import {
+  OUTPUT_HELP,
+  OUTPUT_OPTION,
+  parseOptions,
+  print,
+  withDb,
+  type Command,
+  type CommandContext,
+} from './command.ts';
 
 interface Check {
   check: string;
-  status: 'ok' | 'fail' | 'skipped';
+  /** info: a fact that is no failure (a stopped server). */
+  status: 'ok' | 'fail' | 'info';
   detail: string;
 }
 
 const ISSUER_TIMEOUT_MS = 5000;
 
-async function databaseChecks(config: Config, db: Db): Promise<Check[]> {
-  const checks: Check[] = [{ check: 'database', status: 'ok', detail: `${config.database.kind} database reachable` }];
+async function databaseChecks(ctx: CommandContext, db: Db): Promise<Check[]> {
+  const { config, database } = ctx;
+  const through = database.serverPid ? ` through the running server (process ${database.serverPid})` : '';
+  const checks: Check[] = [
+    { check: 'database', status: 'ok', detail: `${config.database.kind} database reachable${through}` },
+  ];
   const shipped = Math.max(0, ...listMigrations().map((m) => m.version));
   const version = await schemaVersion(db);
-  checks.push(
-    version >= shipped
-      ? { check: 'schema', status: 'ok', detail: `version ${version}` }
-      : {
-          check: 'schema',
-          status: 'fail',
-          detail: `version ${version}, this release needs ${shipped}: run "gatehouse migrate"`,
-        },
-  );
+  checks.push(schemaCheck(version, shipped));
   if (version < shipped) return checks;
   const instance = await findInstance(db);
   if (!instance) {
@@ -56,7 +62,17 @@ async function databaseChecks(config: Config, db: Db): Promise<Check[]> {
   return checks;
 }
 
-async function issuerCheck(config: Config): Promise<Check> {
+function schemaCheck(version: number, shipped: number): Check {
+  if (version === shipped) return { check: 'schema', status: 'ok', detail: `version ${version}` };
+  const detail =
+    version < shipped
+      ? `version ${version}, this release needs ${shipped}: run "gatehouse migrate"`
+      : `version ${version} is newer than this release knows (${shipped}): run the release that migrated it`;
+  return { check: 'schema', status: 'fail', detail };
+}
+
+/** The issuer's discovery document. Nothing listening there is a stopped server, unless this command runs in it. */
+async function issuerCheck(config: Config, serverRuns: boolean): Promise<Check> {
   const url = `${config.issuer}/.well-known/openid-configuration`;
   try {
     const response = await fetch(url, { signal: AbortSignal.timeout(ISSUER_TIMEOUT_MS), redirect: 'manual' });
@@ -67,11 +83,10 @@ async function issuerCheck(config: Config): Promise<Check> {
       return { check: 'issuer', status: 'fail', detail: `${url} names issuer ${issuer}, configured ${config.issuer}` };
     return { check: 'issuer', status: 'ok', detail: `${url} reachable` };
   } catch (error) {
-    return {
-      check: 'issuer',
-      status: 'fail',
-      detail: `${url} not reachable (${(error as Error).message}); is the server running?`,
-    };
+    const reason = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
+    if (reason === 'ECONNREFUSED' && !serverRuns)
+      return { check: 'issuer', status: 'info', detail: `server not running: nothing listens at ${url}` };
+    return { check: 'issuer', status: 'fail', detail: `${url} not reachable (${reason})` };
   }
 }
 
@@ -79,29 +94,27 @@ export const doctor: Command = {
   summary: 'check configuration, database, signing keys and issuer reachability',
   help: `Usage: gatehouse doctor [--output json|table]
 
-Runs read-only checks and prints one row per check (ok, fail or skipped) with details:
-configuration, database reachable, schema up to date, instance created, a signing key that opens with
-GATEHOUSE_MASTER_KEY, and the issuer's discovery document reachable at GATEHOUSE_ISSUER.
-Exit code 0 when every check passes, 1 otherwise. (With the embedded database, run it while the server is
-stopped: the data directory belongs to one process at a time.)
+Runs read-only checks and prints one row per check (ok, fail or info) with details:
+configuration, database reachable, schema the version this release knows, instance created, a signing key that
+opens with GATEHOUSE_MASTER_KEY, and the issuer's discovery document reachable at GATEHOUSE_ISSUER.
+Exit code 0 when no check fails, 1 otherwise. It runs whether the server runs or not: while a server holds the
+embedded database, the database is checked through that server; with the server stopped, the issuer check says
+"server not running" (info, no failure) and every other check still runs.
 
 ${OUTPUT_HELP}`,
-  async run(args, config) {
+  async run(args, ctx) {
     const options = parseOptions(args, OUTPUT_OPTION);
+    const { config } = ctx;
     const checks: Check[] = [
       { check: 'configuration', status: 'ok', detail: `issuer ${config.issuer}, ${config.database.kind} database` },
     ];
-    let db: Db | undefined;
     try {
-      db = await openDb(config.database);
-      checks.push(...(await databaseChecks(config, db)));
+      checks.push(...(await withDb(ctx, (db) => databaseChecks(ctx, db))));
     } catch (error) {
       checks.push({ check: 'database', status: 'fail', detail: (error as Error).message });
-    } finally {
-      await db?.close();
     }
-    checks.push(await issuerCheck(config));
-    print(checks as unknown as Record<string, unknown>[], options.output);
+    checks.push(await issuerCheck(config, ctx.database.serverPid !== undefined));
+    print(ctx, checks as unknown as Record<string, unknown>[], options.output);
     return checks.some((c) => c.status === 'fail') ? 1 : 0;
   },
 };

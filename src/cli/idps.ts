@@ -24,12 +24,13 @@ Prints the IdPs in the order they were added, as [{"idpId","name","state","login
 (AddIDPToLoginPolicy).
 
 ${OUTPUT_HELP}`,
-  async run(args, config) {
+  async run(args, ctx) {
     const o = parseOptions(args, OUTPUT_OPTION);
-    return withInstance(config, async ({ db, instance }) => {
+    return withInstance(ctx, async ({ db, instance }) => {
       const idps = await listIdps(db, instance.id, [], LIST_PAGE, false);
       const listed = new Set((await listLoginPolicyIdps(db, instance.id, LIST_PAGE)).rows.map((r) => r.idp_id));
       print(
+        ctx,
         idps.rows.map((i) => ({
           idpId: i.id,
           name: i.name,
@@ -58,12 +59,13 @@ Prints the user's identities at JWT IdPs as [{"idpId","idpName","externalUserId"
   --user ID             the user                                              required
 ${ORG_HELP}
 ${OUTPUT_HELP}`,
-  async run(args, config) {
+  async run(args, ctx) {
     const o = parseOptions(args, { ...ORG_OPTION, ...OUTPUT_OPTION, user: { type: 'string' } });
     const userId = required(o.user, 'user');
-    return withInstance(config, async ({ db, instance }) => {
+    return withInstance(ctx, async ({ db, instance }) => {
       const links = await listUserLinks(db, { orgId: await orgOf(db, instance, o.org), userId }, LIST_PAGE);
       print(
+        ctx,
         links.rows.map((l) => ({
           idpId: l.idp_id,
           idpName: l.idp_name,

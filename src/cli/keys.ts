@@ -13,11 +13,11 @@ GATEHOUSE_KEY_ACTIVATION_DELAY seconds; the previous key stays published until i
 Running instances pick the change up without restart. Prints {"kid","activatesAt"}.
 
 ${OUTPUT_HELP}`,
-  async run(args, config) {
+  async run(args, ctx) {
     const options = parseOptions(args, OUTPUT_OPTION);
-    const secrets = createSecretBox(resolveMasterKey(config));
-    const rotated = await withDb(config, (db) => rotateKeys(db, secrets, config.keys.activationDelay));
-    print(rotated, options.output);
+    const secrets = createSecretBox(resolveMasterKey(ctx.config));
+    const rotated = await withDb(ctx, (db) => rotateKeys(db, secrets, ctx.config.keys.activationDelay));
+    print(ctx, rotated, options.output);
     return 0;
   },
 };
@@ -31,10 +31,10 @@ from activatesAt), published (retired, still in the JWKS until its tokens have e
 Private keys are never printed.
 
 ${OUTPUT_HELP}`,
-  async run(args, config) {
+  async run(args, ctx) {
     const options = parseOptions(args, OUTPUT_OPTION);
-    const keys = await withDb(config, (db) => listKeys(db, Math.max(config.ttl.accessToken, config.ttl.idToken)));
-    print(keys as unknown as Record<string, unknown>[], options.output);
+    const keys = await withDb(ctx, (db) => listKeys(db, Math.max(ctx.config.ttl.accessToken, ctx.config.ttl.idToken)));
+    print(ctx, keys as unknown as Record<string, unknown>[], options.output);
     return 0;
   },
 };

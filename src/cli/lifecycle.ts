@@ -24,19 +24,19 @@ import {
 } from './command.ts';
 
 const ORG_HELP = '  --org ID              the organization (default: the first org, "Gatehouse")';
-const PAGE_OPTIONS = {
+export const PAGE_OPTIONS = {
   ...OUTPUT_OPTION,
   org: { type: 'string' },
   limit: { type: 'string', default: '100' },
   offset: { type: 'string', default: '0' },
 } as const;
-const PAGE_HELP = `  --limit N             at most N rows, 1 to 1000 (default 100)
+export const PAGE_HELP = `  --limit N             at most N rows, 1 to 1000 (default 100)
   --offset N            skip the first N rows (default 0)
 ${ORG_HELP}
 ${OUTPUT_HELP}`;
 
 /** --limit and --offset as the API's ListQuery takes them (management/list-query.ts: at most 1000 rows). */
-function pageOf(o: { limit: string; offset: string }): Page {
+export function pageOf(o: { limit: string; offset: string }): Page {
   const limit = Number(o.limit);
   if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError('--limit must be 1 to 1000');
   if (!/^\d{1,18}$/.test(o.offset)) throw new UsageError('--offset must be a whole number');
@@ -56,10 +56,10 @@ Lists the users of the org, in the order they were created, with the total count
 
   --user-name-prefix TEXT  only user names starting with TEXT, in either case
 ${PAGE_HELP}`,
-  async run(args, config) {
+  async run(args, ctx) {
     const o = parseOptions(args, { ...PAGE_OPTIONS, 'user-name-prefix': { type: 'string' } });
     const page = pageOf(o);
-    return withInstance(config, async ({ db, instance }) => {
+    return withInstance(ctx, async ({ db, instance }) => {
       const prefix = o['user-name-prefix'];
       const filters = prefix
         ? [{ field: 'userName' as const, text: { value: prefix, method: 'startsWithIgnoreCase' as const } }]
@@ -72,7 +72,7 @@ ${PAGE_HELP}`,
         type: u.type,
         state: u.state,
       }));
-      print(o.output === 'table' ? users : { totalResult: result.totalResult.toString(), users }, o.output);
+      print(ctx, o.output === 'table' ? users : { totalResult: result.totalResult.toString(), users }, o.output);
       return 0;
     });
   },
@@ -91,14 +91,14 @@ function userCommand(
 ${summary[0]!.toUpperCase()}${summary.slice(1)}; its sessions and tokens end at once. Prints {"userId","state"}.
 
 ${OUTPUT_HELP}`,
-    async run(args, config) {
+    async run(args, ctx) {
       const o = parseOptions(args, { ...OUTPUT_OPTION, id: { type: 'string' } });
       const userId = required(o.id, 'id');
-      return withInstance(config, async ({ db }) => {
+      return withInstance(ctx, async ({ db }) => {
         const user = await getUserById(db, userId);
         await change(db, { orgId: user.org_id, userId });
         const state = verb === 'remove' ? 'removed' : (await getUserById(db, userId)).state;
-        print({ userId, state }, o.output);
+        print(ctx, { userId, state }, o.output);
         return 0;
       });
     },
@@ -128,11 +128,11 @@ Lists the project's apps in the order they were added: {"totalResult","apps":[{"
 
   --project-id ID       the project                                          required
 ${PAGE_HELP}`,
-  async run(args, config) {
+  async run(args, ctx) {
     const o = parseOptions(args, { ...PAGE_OPTIONS, 'project-id': { type: 'string' } });
     const projectId = required(o['project-id'], 'project-id');
     const page = pageOf(o);
-    return withInstance(config, async ({ db, instance }) => {
+    return withInstance(ctx, async ({ db, instance }) => {
       const result = await listApps(db, await orgOf(db, instance, o.org), projectId, [], page);
       const apps = result.rows.map((a) => ({
         appId: a.id,
@@ -141,7 +141,7 @@ ${PAGE_HELP}`,
         clientId: a.client_id,
         state: a.state,
       }));
-      print(o.output === 'table' ? apps : { totalResult: result.totalResult.toString(), apps }, o.output);
+      print(ctx, o.output === 'table' ? apps : { totalResult: result.totalResult.toString(), apps }, o.output);
       return 0;
     });
   },
@@ -159,12 +159,12 @@ export const appRemove: Command = {
 Removes the app with its keys; prints {"appId","removed":true}.
 
 ${APP_REF_HELP}`,
-  async run(args, config) {
+  async run(args, ctx) {
     const o = parseOptions(args, { ...APP_OPTIONS, id: { type: 'string' } });
     const ref = { projectId: required(o['project-id'], 'project-id'), appId: required(o.id, 'id') };
-    return withInstance(config, async ({ db, instance }) => {
+    return withInstance(ctx, async ({ db, instance }) => {
       await removeApp(db, { orgId: await orgOf(db, instance, o.org), ...ref }, CLI_CREATOR);
-      print({ appId: ref.appId, removed: true }, o.output);
+      print(ctx, { appId: ref.appId, removed: true }, o.output);
       return 0;
     });
   },
@@ -178,14 +178,14 @@ Generates a new secret for an app that authenticates with one (OIDC basic/post, 
 {"appId","clientId","clientSecret"}: the secret is shown only this once.
 
 ${APP_REF_HELP}`,
-  async run(args, config) {
+  async run(args, ctx) {
     const o = parseOptions(args, { ...APP_OPTIONS, id: { type: 'string' } });
     const ids = { projectId: required(o['project-id'], 'project-id'), appId: required(o.id, 'id') };
-    return withInstance(config, async ({ db, secrets, instance }) => {
+    return withInstance(ctx, async ({ db, secrets, instance }) => {
       const ref = { orgId: await orgOf(db, instance, o.org), ...ids };
       const app = await getApp(db, ref);
       const { clientSecret } = await regenerateClientSecret(db, secrets, ref, app.kind, CLI_CREATOR);
-      print({ appId: app.id, clientId: app.client_id, clientSecret }, o.output);
+      print(ctx, { appId: app.id, clientId: app.client_id, clientSecret }, o.output);
       return 0;
     });
   },

@@ -1,9 +1,12 @@
 #!/usr/bin/env node
-// `gatehouse <command>` (also `npm run cli -- <command>`): operator tasks that talk to the database directly.
+// `gatehouse <command>` (also `npm run cli -- <command>`): operator tasks on the database. With PostgreSQL the command
+// opens the shared database; with the embedded one it opens the data directory, or, while a server holds it, hands
+// the command to that server (handoff-client.ts), which runs it the same way.
 // Exit codes: 0 success, 1 the task failed, 2 usage, configuration or input error.
-import { loadConfig, ConfigError } from '../config.ts';
-import { AppError, Code } from '../platform/errors.ts';
-import { findCommand, UsageError, usage } from './commands.ts';
+import { loadConfig } from '../config.ts';
+import { findCommand, usage } from './commands.ts';
+import { execute, openedHere, processIo } from './command.ts';
+import { serverHolding } from './handoff-client.ts';
 
 async function main(argv: string[]): Promise<number> {
   const [first] = argv;
@@ -21,17 +24,12 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${command.help}\n`);
     return 0;
   }
-  try {
-    return await command.run(args, loadConfig());
-  } catch (error) {
-    const input =
-      error instanceof ConfigError ||
-      error instanceof UsageError ||
-      (error instanceof AppError && error.code === Code.InvalidArgument);
-    const message = error instanceof AppError ? error.publicMessage : (error as Error).message;
-    process.stderr.write(`gatehouse ${name}: ${message}\n`);
-    return input ? 2 : 1;
-  }
+  return execute(name, processIo, async () => {
+    const config = loadConfig();
+    const server = await serverHolding(config);
+    if (server) return server.run(name, args, config, processIo);
+    return command.run(args, { config, io: processIo, database: openedHere(config) });
+  });
 }
 
 process.exitCode = await main(process.argv.slice(2));

@@ -1,12 +1,9 @@
-// Provisioning from the command line: `admin create`, `user import`, `app create`, `service-user create`. They call the
-// same service functions as the management API, so the rules and events are the same.
+// Provisioning from the command line: `admin create`, `user import`, `service-user create` (and `app create`,
+// app-create.ts). They call the same service functions as the management API, so the rules and events are the same.
 import { create } from '@bufbuild/protobuf';
 import { ImportHumanUserRequestSchema } from '@zitadel/proto/zitadel/management_pb.js';
 import { isEmailAddress, validateMessage } from '../management/validate.ts';
 import { getOrgById } from '../orgs/service.ts';
-import { addProject } from '../projects/service.ts';
-import { addOidcApp } from '../apps/service.ts';
-import { addOidcAppSchema, checkOidcConfig, parseAppInput } from '../apps/schema.ts';
 import { addMachineUser, addMachineUserKey, generateMachineSecret } from '../users/machine-service.ts';
 import { importHumanUser, type ImportHumanInput } from '../passwords/new-human.ts';
 import { getUserById } from '../users/service.ts';
@@ -20,11 +17,11 @@ import {
   OUTPUT_OPTION,
   parseOptions,
   print,
-  readStdinLine,
   required,
   UsageError,
   withInstance,
   type Command,
+  type CommandContext,
 } from './command.ts';
 
 export const ORG_OPTION = { org: { type: 'string' } } as const;
@@ -97,16 +94,22 @@ async function humanInput(args: string[], db: Db, instance: InstanceRow, passwor
   return { input, output: o.output };
 }
 
-async function password(args: string[]): Promise<string> {
+async function password(args: string[], ctx: CommandContext): Promise<string> {
   const o = parseOptions(args, HUMAN_OPTIONS);
   if (o.password !== undefined && o['password-stdin'])
     throw new UsageError('give either --password or --password-stdin');
-  return o['password-stdin'] ? readStdinLine() : (o.password ?? '');
+  return o['password-stdin'] ? ctx.io.stdinLine() : (o.password ?? '');
 }
 
-async function printUser(db: Db, userId: string, output: string | undefined, extra: Record<string, unknown> = {}) {
+async function printUser(
+  ctx: CommandContext,
+  db: Db,
+  userId: string,
+  output: string | undefined,
+  extra: Record<string, unknown> = {},
+) {
   const user = await getUserById(db, userId);
-  print({ userId, userName: user.user_name, loginName: loginName(user), orgId: user.org_id, ...extra }, output);
+  print(ctx, { userId, userName: user.user_name, loginName: loginName(user), orgId: user.org_id, ...extra }, output);
 }
 
 export const userImport: Command = {
@@ -117,13 +120,13 @@ Creates a human user who can sign in with the password given (argon2id-hashed). 
 exists but cannot sign in. Prints {"userId","userName","loginName","orgId"}.
 
 ${HUMAN_HELP}`,
-  async run(args, config) {
+  async run(args, ctx) {
     parseOptions(args, HUMAN_OPTIONS);
-    const secret = await password(args);
-    return withInstance(config, async ({ db, instance }) => {
+    const secret = await password(args, ctx);
+    return withInstance(ctx, async ({ db, instance }) => {
       const { input, output } = await humanInput(args, db, instance, secret);
       const { userId } = await importHumanUser(db, input, CLI_CREATOR);
-      await printUser(db, userId, output);
+      await printUser(ctx, db, userId, output);
       return 0;
     });
   },
@@ -139,92 +142,14 @@ Creates a human user with a password and the IAM_OWNER role on the instance, in 
 Prints {"userId","userName","loginName","orgId","roles"}.
 
 ${HUMAN_HELP}`,
-  async run(args, config) {
+  async run(args, ctx) {
     parseOptions(args, HUMAN_OPTIONS);
-    const secret = await password(args);
+    const secret = await password(args, ctx);
     if (!secret) throw new UsageError('an administrator needs a password: --password-stdin or --password');
-    return withInstance(config, async ({ db, instance }) => {
+    return withInstance(ctx, async ({ db, instance }) => {
       const { input, output } = await humanInput(args, db, instance, secret);
       const { userId } = await createAdmin(db, instance.id, input, CLI_CREATOR);
-      await printUser(db, userId, output, { roles: ['IAM_OWNER'] });
-      return 0;
-    });
-  },
-};
-
-const APP_OPTIONS = {
-  ...ORG_OPTION,
-  ...OUTPUT_OPTION,
-  project: { type: 'string' },
-  'project-id': { type: 'string' },
-  name: { type: 'string' },
-  'redirect-uri': { type: 'string', multiple: true, default: [] as string[] },
-  'post-logout-redirect-uri': { type: 'string', multiple: true, default: [] as string[] },
-  type: { type: 'string', default: 'web' },
-  'auth-method': { type: 'string', default: 'basic' },
-  'grant-type': { type: 'string', multiple: true, default: [] as string[] },
-  'response-type': { type: 'string', multiple: true, default: [] as string[] },
-  'access-token-type': { type: 'string', default: 'opaque' },
-  'id-token-userinfo': { type: 'boolean', default: false },
-  'dev-mode': { type: 'boolean', default: false },
-} as const;
-
-export const appCreate: Command = {
-  summary: 'create an OIDC application (and its project); prints client id and secret',
-  help: `Usage: gatehouse app create (--project NAME | --project-id ID) --name NAME --redirect-uri URI [options]
-
-Creates an OIDC application, in a new project (--project) or an existing one (--project-id). Prints
-{"projectId","appId","clientId","clientSecret","complianceProblems"}; the secret is shown only this once.
-
-  --project NAME                 create a new project with this name
-  --project-id ID                use an existing project of the org
-  --name NAME                    application name                                      required
-  --redirect-uri URI             allowed redirect URI (repeatable; exact match)        required
-  --post-logout-redirect-uri URI allowed post-logout redirect URI (repeatable)
-  --type web|user_agent|native   application type (default web)
-  --auth-method basic|post|none|private_key_jwt   client authentication (default basic; none = public + PKCE)
-  --grant-type TYPE              authorization_code, implicit, refresh_token (repeatable; default authorization_code)
-  --response-type TYPE           code, id_token, "id_token token" (repeatable; default code)
-  --access-token-type opaque|jwt access token format (default opaque)
-  --id-token-userinfo            put the user's claims into the ID token
-  --dev-mode                     allow http redirect URIs (development only)
-${ORG_HELP}
-${OUTPUT_HELP}`,
-  async run(args, config) {
-    const o = parseOptions(args, APP_OPTIONS);
-    if (Boolean(o.project) === Boolean(o['project-id']))
-      throw new UsageError('give exactly one of --project NAME or --project-id ID');
-    const input = {
-      name: required(o.name, 'name'),
-      redirectUris: o['redirect-uri'],
-      postLogoutRedirectUris: o['post-logout-redirect-uri'],
-      appType: o.type,
-      authMethod: o['auth-method'],
-      accessTokenType: o['access-token-type'],
-      idTokenUserinfoAssertion: o['id-token-userinfo'],
-      devMode: o['dev-mode'],
-      ...(o['grant-type'].length ? { grantTypes: o['grant-type'] } : {}),
-      ...(o['response-type'].length ? { responseTypes: o['response-type'] } : {}),
-    };
-    // checked before the project is created, so a bad app leaves nothing behind
-    checkOidcConfig(
-      parseAppInput(addOidcAppSchema, { ...input, projectId: o['project-id'] ?? 'new' }, 'AddOIDCAppRequest'),
-      'AddOIDCAppRequest',
-    );
-    return withInstance(config, async ({ db, secrets, instance }) => {
-      const orgId = await orgOf(db, instance, o.org);
-      const projectId = o['project-id'] ?? (await addProject(db, { orgId, name: o.project! }, CLI_CREATOR)).projectId;
-      const app = await addOidcApp(db, secrets, orgId, { ...input, projectId } as never, CLI_CREATOR);
-      print(
-        {
-          projectId,
-          appId: app.appId,
-          clientId: app.clientId,
-          clientSecret: app.clientSecret ?? '',
-          complianceProblems: app.complianceProblems ?? [],
-        },
-        o.output,
-      );
+      await printUser(ctx, db, userId, output, { roles: ['IAM_OWNER'] });
       return 0;
     });
   },
@@ -255,12 +180,12 @@ gets a client secret for client_credentials instead and prints {"userId","client
   --secret                        a client secret instead of a key
 ${ORG_HELP}
 ${OUTPUT_HELP}`,
-  async run(args, config) {
+  async run(args, ctx) {
     const o = parseOptions(args, SERVICE_USER_OPTIONS);
     const userName = required(o.username, 'username');
     if (o['access-token-type'] !== 'opaque' && o['access-token-type'] !== 'jwt')
       throw new UsageError('--access-token-type must be opaque or jwt');
-    return withInstance(config, async ({ db, secrets, instance }) => {
+    return withInstance(ctx, async ({ db, secrets, instance }) => {
       const orgId = await orgOf(db, instance, o.org);
       const { userId } = await addMachineUser(
         db,
@@ -275,9 +200,9 @@ ${OUTPUT_HELP}`,
       );
       if (o.secret) {
         const { clientId, clientSecret } = await generateMachineSecret(db, secrets, { orgId, userId }, CLI_CREATOR);
-        print({ userId, clientId, clientSecret }, o.output);
+        print(ctx, { userId, clientId, clientSecret }, o.output);
       } else {
-        print({ ...(await addMachineUserKey(db, { orgId, userId }, undefined, CLI_CREATOR)).keyFile }, o.output);
+        print(ctx, { ...(await addMachineUserKey(db, { orgId, userId }, undefined, CLI_CREATOR)).keyFile }, o.output);
       }
       return 0;
     });

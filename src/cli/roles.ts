@@ -32,7 +32,7 @@ ${PROJECT_HELP}
   --group GROUP         a group of roles
 ${ORG_HELP}
 ${OUTPUT_HELP}`,
-  async run(args, config) {
+  async run(args, ctx) {
     const o = parseOptions(args, {
       ...PROJECT_OPTIONS,
       key: { type: 'string' },
@@ -41,11 +41,11 @@ ${OUTPUT_HELP}`,
     });
     const projectId = required(o.project, 'project');
     const key = required(o.key, 'key');
-    return withInstance(config, async ({ db, instance }) => {
+    return withInstance(ctx, async ({ db, instance }) => {
       const ref = { orgId: await orgOf(db, instance, o.org), projectId };
       const role = { key, displayName: o['display-name'] ?? key, group: o.group };
       const details = await addProjectRoles(db, ref, { roles: [role] }, 'AddProjectRoleRequest', CLI_CREATOR);
-      print({ projectId, key, sequence: details.sequence }, o.output);
+      print(ctx, { projectId, key, sequence: details.sequence }, o.output);
       return 0;
     });
   },
@@ -60,12 +60,13 @@ Prints the project's roles as [{"key","displayName","group"}].
 ${PROJECT_HELP}
 ${ORG_HELP}
 ${OUTPUT_HELP}`,
-  async run(args, config) {
+  async run(args, ctx) {
     const o = parseOptions(args, PROJECT_OPTIONS);
     const projectId = required(o.project, 'project');
-    return withInstance(config, async ({ db, instance }) => {
+    return withInstance(ctx, async ({ db, instance }) => {
       const result = await listProjectRoles(db, { orgId: await orgOf(db, instance, o.org), projectId }, [], LIST_PAGE);
       print(
+        ctx,
         result.rows.map((r) => ({ key: r.role_key, displayName: r.display_name, group: r.role_group })),
         o.output,
       );
@@ -82,14 +83,14 @@ ${PROJECT_HELP}
   --key KEY             the role key                                          required
 ${ORG_HELP}
 ${OUTPUT_HELP}`,
-  async run(args, config) {
+  async run(args, ctx) {
     const o = parseOptions(args, { ...PROJECT_OPTIONS, key: { type: 'string' } });
     const projectId = required(o.project, 'project');
     const key = required(o.key, 'key');
-    return withInstance(config, async ({ db, instance }) => {
+    return withInstance(ctx, async ({ db, instance }) => {
       const ref = { orgId: await orgOf(db, instance, o.org), projectId };
       const details = await removeProjectRole(db, ref, key, CLI_CREATOR);
-      print({ projectId, key, sequence: details.sequence }, o.output);
+      print(ctx, { projectId, key, sequence: details.sequence }, o.output);
       return 0;
     });
   },
@@ -106,7 +107,7 @@ ${PROJECT_HELP}
   --role KEY            a role key of the project (repeatable)
 ${ORG_HELP}
 ${OUTPUT_HELP}`,
-  async run(args, config) {
+  async run(args, ctx) {
     const o = parseOptions(args, {
       ...PROJECT_OPTIONS,
       user: { type: 'string' },
@@ -114,10 +115,10 @@ ${OUTPUT_HELP}`,
     });
     const userId = required(o.user, 'user');
     const projectId = required(o.project, 'project');
-    return withInstance(config, async ({ db, instance }) => {
+    return withInstance(ctx, async ({ db, instance }) => {
       const orgId = await orgOf(db, instance, o.org);
       const { grantId } = await addUserGrant(db, { orgId, userId, projectId, roleKeys: o.role }, CLI_CREATOR);
-      print({ grantId, userId, projectId, roleKeys: o.role }, o.output);
+      print(ctx, { grantId, userId, projectId, roleKeys: o.role }, o.output);
       return 0;
     });
   },
@@ -133,14 +134,15 @@ Prints [{"grantId","userId","userName","projectId","roleKeys","state"}].
   --project ID          only grants of this project
 ${ORG_HELP}
 ${OUTPUT_HELP}`,
-  async run(args, config) {
+  async run(args, ctx) {
     const o = parseOptions(args, { ...PROJECT_OPTIONS, user: { type: 'string' } });
-    return withInstance(config, async ({ db, instance }) => {
+    return withInstance(ctx, async ({ db, instance }) => {
       const filters: GrantFilter[] = [];
       if (o.user !== undefined) filters.push({ field: 'userId', id: o.user });
       if (o.project !== undefined) filters.push({ field: 'projectId', id: o.project });
       const result = await listUserGrants(db, await orgOf(db, instance, o.org), filters, LIST_PAGE);
       print(
+        ctx,
         result.rows.map((g) => ({
           grantId: g.id,
           userId: g.user_id,
@@ -163,12 +165,12 @@ export const grantRemove: Command = {
   --grant ID            the grant                                             required
 ${ORG_HELP}
 ${OUTPUT_HELP}`,
-  async run(args, config) {
+  async run(args, ctx) {
     const o = parseOptions(args, { ...ORG_OPTION, ...OUTPUT_OPTION, grant: { type: 'string' } });
     const grantId = required(o.grant, 'grant');
-    return withInstance(config, async ({ db, instance }) => {
+    return withInstance(ctx, async ({ db, instance }) => {
       const details = await removeUserGrants(db, { orgId: await orgOf(db, instance, o.org) }, [grantId], CLI_CREATOR);
-      print({ grantId, sequence: details?.sequence }, o.output);
+      print(ctx, { grantId, sequence: details?.sequence }, o.output);
       return 0;
     });
   },

@@ -5,13 +5,11 @@ import { ManagementService as M } from '@zitadel/proto/zitadel/management_pb.js'
 import {
   APIAuthMethodType,
   AppState,
-  OIDCAppType,
   OIDCAuthMethodType,
-  OIDCGrantType,
-  OIDCResponseType,
   OIDCTokenType,
   type App,
 } from '@zitadel/proto/zitadel/app_pb.js';
+import { APP_TYPES, newOidcAppSettings } from '../management/app-messages.ts';
 import { html } from '../views/html.ts';
 import {
   Checkbox,
@@ -25,29 +23,17 @@ import {
   TextArea,
 } from '../views/console/components.ts';
 import { format } from '../views/i18n.ts';
-import { APP_TYPES } from '../management/app-messages.ts';
 import { type RedirectProblems, redirectProblems } from './app-redirects.ts';
 import { type ConsolePage, type ConsoleRouter, inputError } from './page.ts';
 import { removal, runStateChange, StateForms } from './actions.ts';
 
-/** The four kinds a person chooses from, as the AddOIDCApp / AddAPIApp settings they stand for. */
+/** The four kinds a person chooses from: an OIDC app of a type (AddOIDCApp, with a new app's defaults of that type,
+ *  apps/defaults.ts), or an API (AddAPIApp). */
 const KINDS = {
-  web: {
-    appType: OIDCAppType.OIDC_APP_TYPE_WEB,
-    authMethodType: OIDCAuthMethodType.OIDC_AUTH_METHOD_TYPE_BASIC,
-    label: 'kindWeb',
-  },
-  spa: {
-    appType: OIDCAppType.OIDC_APP_TYPE_USER_AGENT,
-    authMethodType: OIDCAuthMethodType.OIDC_AUTH_METHOD_TYPE_NONE,
-    label: 'kindSpa',
-  },
-  native: {
-    appType: OIDCAppType.OIDC_APP_TYPE_NATIVE,
-    authMethodType: OIDCAuthMethodType.OIDC_AUTH_METHOD_TYPE_NONE,
-    label: 'kindNative',
-  },
-  api: { appType: undefined, authMethodType: undefined, label: 'kindApi' },
+  web: { appType: 'web', label: 'kindWeb' },
+  spa: { appType: 'user_agent', label: 'kindSpa' },
+  native: { appType: 'native', label: 'kindNative' },
+  api: { appType: undefined, label: 'kindApi' },
 } as const;
 type Kind = keyof typeof KINDS;
 
@@ -141,7 +127,7 @@ async function create(page: ConsolePage) {
       redirectUris: lines(form.redirectUris!),
       postLogoutRedirectUris: lines(form.postLogoutRedirectUris!),
       devMode: form.devMode!,
-      appType: APP_TYPES[settings.appType]!,
+      appType: settings.appType,
     });
   if (problems) return showNew(page, form, { error: page.t.appNotCreated, status: 400, problems });
   let added: { appId: string; clientId: string; clientSecret: string };
@@ -158,10 +144,7 @@ async function create(page: ConsolePage) {
             name: form.name!,
             redirectUris: lines(form.redirectUris!),
             postLogoutRedirectUris: lines(form.postLogoutRedirectUris!),
-            responseTypes: [OIDCResponseType.OIDC_RESPONSE_TYPE_CODE],
-            grantTypes: [OIDCGrantType.OIDC_GRANT_TYPE_AUTHORIZATION_CODE, OIDCGrantType.OIDC_GRANT_TYPE_REFRESH_TOKEN],
-            appType: settings.appType,
-            authMethodType: settings.authMethodType,
+            ...newOidcAppSettings(settings.appType),
             devMode: form.devMode!,
           });
   } catch (error) {

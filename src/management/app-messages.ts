@@ -5,6 +5,7 @@ import { AppState, OIDCVersion, type AppSchema } from '@zitadel/proto/zitadel/ap
 import type { AddOIDCAppRequest, UpdateOIDCAppConfigRequest } from '@zitadel/proto/zitadel/management_pb.js';
 import type { AccessTokenType, AppRow, AppType, AuthMethod } from '../apps/queries.ts';
 import { oidcComplianceProblems, type OidcConfigInput } from '../apps/schema.ts';
+import { NEW_APP_AUTH_METHOD, NEW_APP_FLOWS } from '../apps/defaults.ts';
 import { invalidArgument } from '../platform/errors.ts';
 import { storedDetails } from './convert.ts';
 
@@ -42,6 +43,16 @@ export function oidcConfigInput(req: AddOIDCAppRequest | UpdateOIDCAppConfigRequ
     idTokenRoleAssertion: req.idTokenRoleAssertion,
     accessTokenRoleAssertion: req.accessTokenRoleAssertion,
     devMode: req.devMode,
+  };
+}
+
+/** AddOIDCApp's settings of a new app of this type as a person makes it (apps/defaults.ts), as enum numbers. */
+export function newOidcAppSettings(appType: AppType) {
+  return {
+    appType: number(APP_TYPES, appType),
+    authMethodType: number(AUTH_METHODS, NEW_APP_AUTH_METHOD[appType]),
+    responseTypes: NEW_APP_FLOWS.responseTypes.map((t) => number(RESPONSE_TYPES, t)),
+    grantTypes: NEW_APP_FLOWS.grantTypes.map((g) => number(GRANT_TYPES, g)),
   };
 }
 

@@ -67,36 +67,12 @@ export class CredentialsChanged extends Error {}
 /** Issues the token, or throws CredentialsChanged when the credentials it was granted on no longer hold. */
 export async function issueMachineToken(deps: MachineTokenDeps, request: MachineTokenRequest): Promise<TokenResponse> {
   const { user, clientId, scope } = request;
-  const iat = Math.floor(Date.now() / 1000);
   const expiresIn = deps.ttl.accessToken;
   const jwt = user.access_token_type === 'jwt';
-  // 256 bits from the CSPRNG, as oidc-provider's opaque tokens: not guessable (RFC 6749 §10.10)
-  const jti = randomBytes(32).toString('base64url');
-  const payload: AccessTokenPayload & AdapterPayload = {
-    kind: 'AccessToken',
-    jti,
-    iat,
-    exp: iat + expiresIn,
-    accountId: user.id,
-    clientId,
-    gty: request.grantType,
-    scope,
-    expiresWithSession: false,
-    ...(jwt ? { gatehouseJwt: true } : {}),
-  };
-  const written = await deps.writeToken([
-    hashId(jti),
-    storedPayload('AccessToken', jti, payload),
-    expiresIn,
-    user.id,
-    user.access_token_type,
-    request.grantedOn.secretHash ?? null,
-    request.grantedOn.keyId ?? null,
-  ]);
-  if (!written) throw new CredentialsChanged();
+  const { payload, iat } = await writeMachineToken(deps.writeToken, request, expiresIn);
   const body: TokenResponse = {
     // the audience names the machine user by its ID, never by its user name (access-tokens.ts)
-    access_token: jwt ? await deps.signer.accessTokenJwt(payload, { clientId: user.id }) : jti,
+    access_token: jwt ? await deps.signer.accessTokenJwt(payload, { clientId: user.id }) : payload.jti,
     expires_in: expiresIn,
     scope,
     token_type: 'Bearer',
@@ -112,6 +88,45 @@ export async function issueMachineToken(deps: MachineTokenDeps, request: Machine
     });
   }
   return body;
+}
+
+/**
+ * Writes the row of a machine user's access token, valid for expiresIn seconds; throws CredentialsChanged when the
+ * credentials it was granted on no longer hold. An opaque token is the payload's jti; the operator's token of the CLI
+ * (`gatehouse admin token`) is one, written without a token request.
+ */
+export async function writeMachineToken(
+  writeToken: TokenWriter,
+  request: Omit<MachineTokenRequest, 'withIdToken'>,
+  expiresIn: number,
+): Promise<{ payload: AccessTokenPayload & AdapterPayload; iat: number }> {
+  const { user } = request;
+  const iat = Math.floor(Date.now() / 1000);
+  // 256 bits from the CSPRNG, as oidc-provider's opaque tokens: not guessable (RFC 6749 §10.10)
+  const jti = randomBytes(32).toString('base64url');
+  const payload: AccessTokenPayload & AdapterPayload = {
+    kind: 'AccessToken',
+    jti,
+    iat,
+    exp: iat + expiresIn,
+    accountId: user.id,
+    clientId: request.clientId,
+    gty: request.grantType,
+    scope: request.scope,
+    expiresWithSession: false,
+    ...(user.access_token_type === 'jwt' ? { gatehouseJwt: true } : {}),
+  };
+  const written = await writeToken([
+    hashId(jti),
+    storedPayload('AccessToken', jti, payload),
+    expiresIn,
+    user.id,
+    user.access_token_type,
+    request.grantedOn.secretHash ?? null,
+    request.grantedOn.keyId ?? null,
+  ]);
+  if (!written) throw new CredentialsChanged();
+  return { payload, iat };
 }
 
 export class AssertionRejected extends Error {}

@@ -6,9 +6,11 @@ export class DirectoryLockedError extends Error {
   override name = 'DirectoryLockedError';
 }
 
+const lockFile = (dir: string) => join(dir, 'gatehouse.lock');
+
 export function lockDirectory(dir: string): () => void {
   mkdirSync(dir, { recursive: true });
-  const file = join(dir, 'gatehouse.lock');
+  const file = lockFile(dir);
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       const fd = openSync(file, 'wx', 0o600);
@@ -22,8 +24,8 @@ export function lockDirectory(dir: string): () => void {
       };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const owner = Number(readFileSync(file, 'utf8').trim());
-      if (Number.isInteger(owner) && owner > 0 && isAlive(owner)) {
+      const owner = lockHolder(dir);
+      if (owner !== undefined) {
         throw new DirectoryLockedError(
           `the data directory ${dir} is in use by process ${owner}; stop it first, or set DATABASE_URL to share a ` +
             `PostgreSQL database between instances`,
@@ -33,6 +35,19 @@ export function lockDirectory(dir: string): () => void {
     }
   }
   throw new DirectoryLockedError(`could not lock the data directory ${dir}`);
+}
+
+/** The live process that holds the directory's lock; undefined when none does (no lock, or one left by a process
+ *  that died). */
+export function lockHolder(dir: string): number | undefined {
+  let owner: number;
+  try {
+    owner = Number(readFileSync(lockFile(dir), 'utf8').trim());
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  return Number.isInteger(owner) && owner > 0 && isAlive(owner) ? owner : undefined;
 }
 
 function isAlive(pid: number): boolean {

@@ -5,10 +5,10 @@ import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { healthy, statuses, type DoctorCheck } from '../helpers/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
-import { isPostgres } from '../helpers/postgres.ts';
 import { ADMIN_PASSWORD, freePort, startTestServer, TEST_MASTER_KEY, type TestServer } from '../helpers/server.ts';
-import { Browser, createOrg, rpConfig } from '../helpers/oidc.ts';
+import { createOrg, openIdClientSignIn, rpConfig } from '../helpers/oidc.ts';
 import { jwtProfileToken } from '../helpers/tokens.ts';
 import { addProject } from '../../src/projects/service.ts';
 
@@ -108,13 +108,46 @@ describe('gatehouse provisioning commands', () => {
       '--name',
       'web',
       '--redirect-uri',
-      'http://rp.example.com/cb',
+      'https://rp.example.com/cb',
+      '--type',
+      'user_agent',
+      '--auth-method',
+      'basic',
       '--output',
       'table',
     ]);
     expect(table.status).toBe(0);
     expect(table.stdout).toMatch(/^projectId\s+\d+\n/);
     expect(table.stdout).toMatch(/complianceProblems\s+\["Application\.OIDC\.V1\.NotCompliant",/);
+  });
+
+  it('app create: an http redirect URI needs --dev-mode (exit code 2, nothing made); native loopback is fine', () => {
+    const http = run(['app', 'create', '--project', 'CLI Http', '--name', 'web', '--redirect-uri', 'http://rp/cb']);
+    expect(http.status).toBe(2);
+    expect(http.stdout).toBe('');
+    expect(http.stderr).toBe(
+      'gatehouse app create: --redirect-uri http://rp/cb is an http URI, which sign-in accepts only in development ' +
+        'mode: add --dev-mode (for development), or use https\n',
+    );
+    const logout = ['--redirect-uri', REDIRECT, '--post-logout-redirect-uri', 'http://rp/bye'];
+    expect(run(['app', 'create', '--project', 'CLI Http', '--name', 'web', ...logout]).stderr).toMatch(
+      /--post-logout-redirect-uri http:\/\/rp\/bye is an http URI/,
+    );
+    const native = json(
+      run([
+        'app',
+        'create',
+        '--project',
+        'CLI Http',
+        '--name',
+        'cli',
+        '--type',
+        'native',
+        '--redirect-uri',
+        'http://127.0.0.1:7000/cb',
+      ]),
+    );
+    expect(native).toMatchObject({ clientSecret: '', complianceProblems: [] });
   });
 
   it('app create: bad input is exit code 2 with the field named, and leaves nothing behind', () => {
@@ -259,7 +292,9 @@ describe('gatehouse provisioning commands', () => {
       ['keys', 'rotate'],
       ['keys', 'list'],
       ['admin', 'create'],
+      ['admin', 'token'],
       ['app', 'create'],
+      ['project', 'list'],
       ['service-user', 'create'],
       ['user', 'import'],
       ['doctor'],
@@ -288,17 +323,11 @@ describe('gatehouse provisioning commands', () => {
 
     it('the CLI-imported user signs in to the CLI-created app (openid-client); the CLI key file gets a token', async () => {
       const config = await rpConfig(server, app.clientId, client.ClientSecretBasic(app.clientSecret));
-      const verifier = client.randomPKCECodeVerifier();
-      const url = client.buildAuthorizationUrl(config, {
-        redirect_uri: REDIRECT,
+      const tokens = await openIdClientSignIn(server, config, {
+        redirectUri: REDIRECT,
         scope: 'openid profile',
-        code_challenge: await client.calculatePKCECodeChallenge(verifier),
-        code_challenge_method: 'S256',
-      });
-      const callback = await new Browser(server).authorize(url, 'carol', 'Carol-Password-1');
-      const tokens = await client.authorizationCodeGrant(config, callback, {
-        pkceCodeVerifier: verifier,
-        expectedState: client.skipStateCheck,
+        loginName: 'carol',
+        password: 'Carol-Password-1',
       });
       const info = await client.fetchUserInfo(config, tokens.access_token, tokens.claims()!.sub);
       expect(info).toMatchObject({
@@ -311,25 +340,15 @@ describe('gatehouse provisioning commands', () => {
       expect(events).toBeGreaterThanOrEqual(8);
     });
 
-    it.runIf(isPostgres)(
-      'doctor passes every check while the server runs; keys rotate and keys list reach the running database',
-      async () => {
-        const checks = json(await runAsync(['doctor']));
-        expect(checks.map((c: { check: string; status: string }) => `${c.check}:${c.status}`)).toEqual([
-          'configuration:ok',
-          'database:ok',
-          'schema:ok',
-          'instance:ok',
-          'signing keys:ok',
-          'issuer:ok',
-        ]);
-        const rotated = json(await runAsync(['keys', 'rotate'], { GATEHOUSE_KEY_ACTIVATION_DELAY: '3600' }));
-        const listed = json(await runAsync(['keys', 'list']));
-        expect(listed[0]).toMatchObject({ kid: rotated.kid, status: 'next', alg: 'RS256' });
-        expect(listed.filter((k: { status: string }) => k.status === 'signing')).toHaveLength(1);
-        expect(JSON.stringify(listed)).not.toMatch(/"d"|PRIVATE/);
-      },
-    );
+    it('doctor passes every check while the server runs; keys rotate and keys list reach the running database', async () => {
+      const checks = json(await runAsync(['doctor']));
+      expect(statuses(checks)).toEqual(healthy('ok'));
+      const rotated = json(await runAsync(['keys', 'rotate'], { GATEHOUSE_KEY_ACTIVATION_DELAY: '3600' }));
+      const listed = json(await runAsync(['keys', 'list']));
+      expect(listed[0]).toMatchObject({ kid: rotated.kid, status: 'next', alg: 'RS256' });
+      expect(listed.filter((k: { status: string }) => k.status === 'signing')).toHaveLength(1);
+      expect(JSON.stringify(listed)).not.toMatch(/"d"|PRIVATE/);
+    });
   });
 
   describe('after the server stopped', () => {
@@ -359,27 +378,23 @@ describe('gatehouse provisioning commands', () => {
       expect(table.stdout).toContain(`${rotated.kid}  RS256  next`);
     });
 
-    it('doctor: exit code 1 naming the failing checks (issuer not reachable, wrong master key)', () => {
+    it('doctor: a stopped server is information (exit code 0); a wrong master key fails (exit code 1)', () => {
       const down = run(['doctor']);
-      expect(down.status).toBe(1);
-      const checks = JSON.parse(down.stdout) as { check: string; status: string; detail: string }[];
-      expect(checks.map((c) => `${c.check}:${c.status}`)).toEqual([
-        'configuration:ok',
-        'database:ok',
-        'schema:ok',
-        'instance:ok',
-        'signing keys:ok',
-        'issuer:fail',
-      ]);
-      expect(checks.at(-1)!.detail).toMatch(/not reachable/);
-      const wrongKey = JSON.parse(
-        run(['doctor'], { env: { GATEHOUSE_MASTER_KEY: 'another-master-key-0123456789abcdef0123' } }).stdout,
-      ) as { check: string; status: string }[];
-      expect(wrongKey.find((c) => c.check === 'signing keys')!.status).toBe('fail');
+      expect(down.status).toBe(0);
+      const checks = JSON.parse(down.stdout) as DoctorCheck[];
+      expect(statuses(checks)).toEqual(healthy('info'));
+      expect(checks.at(-1)!.detail).toMatch(/^server not running: nothing listens at /);
+      const wrongKey = run(['doctor'], { env: { GATEHOUSE_MASTER_KEY: 'another-master-key-0123456789abcdef0123' } });
+      expect(wrongKey.status).toBe(1);
+      const wrongChecks = JSON.parse(wrongKey.stdout) as { check: string; status: string }[];
+      expect(wrongChecks.find((c) => c.check === 'signing keys')!.status).toBe('fail');
+      const unresolvable = run(['doctor'], { env: { GATEHOUSE_ISSUER: 'http://gatehouse.invalid' } });
+      expect(unresolvable.status).toBe(1);
+      expect(JSON.parse(unresolvable.stdout).at(-1)).toMatchObject({ check: 'issuer', status: 'fail' });
       const table = run(['doctor', '--output', 'table']);
       expect(table.stdout).toMatch(/^check\s+status\s+detail\n/);
       expect(table.stdout).toMatch(
-        /\nissuer\s+fail\s+http:\/\/127\.0\.0\.1:\d+\/\.well-known\/openid-configuration not reachable/,
+        /\nissuer\s+info\s+server not running: nothing listens at http:\/\/127\.0\.0\.1:\d+\/\.well-known\//,
       );
     });
   });

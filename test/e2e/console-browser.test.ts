@@ -121,11 +121,17 @@ describe('admin console in a browser', () => {
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByText('Download as a file').click()]);
     const keyFile = JSON.parse(readFileSync((await download.path())!, 'utf8')) as Record<string, string>;
     expect([keyFile.clientId, keyFile.clientSecret]).toEqual([clientId, secret]);
-    const apps = okJson<{ result?: { id: string; oidcConfig?: { clientId: string; redirectUris: string[] } }[] }>(
+    type Listed = { id: string; oidcConfig?: { clientId: string; redirectUris: string[]; grantTypes: string[] } };
+    const apps = okJson<{ result?: Listed[] }>(
       await api('ListApps', ['POST', `/management/v1/projects/${project!.id}/apps/_search`], {}),
     );
     expect(apps.result?.[0]?.oidcConfig?.clientId).toBe(clientId);
     expect(apps.result?.[0]?.oidcConfig?.redirectUris).toEqual(['https://shop.example.com/callback']);
+    // a new app's defaults, the same as `gatehouse app create` gives: refresh tokens with offline_access
+    expect(apps.result?.[0]?.oidcConfig?.grantTypes).toEqual([
+      'OIDC_GRANT_TYPE_AUTHORIZATION_CODE',
+      'OIDC_GRANT_TYPE_REFRESH_TOKEN',
+    ]);
     // the app's page never shows the secret again
     await page.getByRole('link', { name: 'Continue to the app' }).click();
     expect(await page.locator('#client-id').textContent()).toBe(clientId);

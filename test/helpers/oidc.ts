@@ -184,6 +184,26 @@ export async function rpConfig(
   return client.discovery(new URL(server.url), clientId, metadata, auth, { execute: [client.allowInsecureRequests] });
 }
 
+/** A code flow with PKCE as openid-client runs it: the user signs in on the login pages, the code is redeemed. */
+export async function openIdClientSignIn(
+  server: TestServer,
+  config: client.Configuration,
+  flow: { redirectUri: string; scope: string; loginName: string; password: string },
+) {
+  const verifier = client.randomPKCECodeVerifier();
+  const url = client.buildAuthorizationUrl(config, {
+    redirect_uri: flow.redirectUri,
+    scope: flow.scope,
+    code_challenge: await client.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+  });
+  const callback = await new Browser(server).authorize(url, flow.loginName, flow.password);
+  return client.authorizationCodeGrant(config, callback, {
+    pkceCodeVerifier: verifier,
+    expectedState: client.skipStateCheck,
+  });
+}
+
 /** A browser: cookies kept per name, redirects followed by hand until one leaves the server. */
 export class Browser {
   readonly cookies = new Map<string, string>();
