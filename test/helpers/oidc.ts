@@ -208,12 +208,16 @@ export async function openIdClientSignIn(
 export class Browser {
   readonly cookies = new Map<string, string>();
   readonly #server: TestServer;
-  constructor(server: TestServer) {
+  readonly #relayed: Record<string, string>;
+  /** `relayed`: headers a balancer in front of the server adds to every request (e.g. X-Forwarded-For). */
+  constructor(server: TestServer, relayed: Record<string, string> = {}) {
     this.#server = server;
+    this.#relayed = relayed;
   }
 
   async request(url: string, init: RequestInit = {}) {
     const headers = new Headers(init.headers);
+    for (const [name, value] of Object.entries(this.#relayed)) headers.set(name, value);
     if (this.cookies.size) headers.set('cookie', [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; '));
     const response = await fetch(url, { ...init, headers, redirect: 'manual' });
     for (const line of response.headers.getSetCookie()) {

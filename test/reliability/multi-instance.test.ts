@@ -204,8 +204,11 @@ describe.runIf(isPostgres)('many instances on one database', () => {
       code_challenge: await client.calculatePKCECodeChallenge(verifier),
       code_challenge_method: 'S256',
     };
-    // The browser's cookies are per host, not per port: both instances see them, as behind one balancer.
-    const browser = new Browser({ url: b, config: { issuer } } as TestServer);
+    // The browser's cookies are per host, not per port: both instances see them, as behind one balancer. That balancer
+    // is what the instances see the browser through: it says so in X-Forwarded-For, so B does not send the pages'
+    // requests to the issuer's host (which it does for a browser that reached it by another name).
+    const balanced = { 'x-forwarded-for': '127.0.0.1' };
+    const browser = new Browser({ url: b, config: { issuer } } as TestServer, balanced);
     const started = await browser.request(`${a}/oauth/v2/authorize?${new URLSearchParams(params)}`);
     expect(started.status).toBe(303);
     const loginPath = started.headers.get('location')!;
