@@ -55,9 +55,13 @@ describe.runIf(isPostgres)('three nodes behind HAProxy, on PgBouncer and one Pos
     return { userId: userId!, userName };
   };
 
-  /** A browser whose every request goes to the next node in turn; URLs name the issuer (the balancer). */
+  /** A browser whose every request goes to the next node in turn; URLs name the issuer (the balancer). The requests
+   *  say they were relayed (X-Forwarded-For, as a balancer adds it), so a node does not send the pages' requests to
+   *  the issuer's host as it does for a browser that reached it by another name. */
   class HoppingBrowser {
-    readonly browser = new Browser({ url: '', config: { issuer: '' } } as unknown as TestServer);
+    readonly browser = new Browser({ url: '', config: { issuer: '' } } as unknown as TestServer, {
+      'x-forwarded-for': '127.0.0.1',
+    });
     readonly served: string[] = [];
     #next: number;
     /** `first`: the index of the node the first request goes to. */
