@@ -92,11 +92,15 @@ describe('admin console in a browser', () => {
       .getByRole('button', { name: 'Save' })
       .click();
     page.once('dialog', (dialog) => void dialog.accept());
-    await page
-      .getByRole('row', { name: /^reader/ })
-      .getByRole('button', { name: 'Remove' })
-      .click();
-    await expect.poll(() => page.getByRole('row', { name: /^reader/ }).count()).toBe(0);
+    // the removal posts and lands on the project page again: wait for that page, not for a moment of navigation
+    await Promise.all([
+      page.waitForEvent('load'),
+      page
+        .getByRole('row', { name: /^reader/ })
+        .getByRole('button', { name: 'Remove' })
+        .click(),
+    ]);
+    expect(await page.getByRole('row', { name: /^reader/ }).count()).toBe(0);
     const editedRoles = okJson<{ result?: { key: string; displayName: string }[] }>(
       await api('ListProjectRoles', ['POST', `/management/v1/projects/${project!.id}/roles/_search`], {}),
     );
