@@ -3,6 +3,7 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { CALLBACK } from './gatehouse.ts';
 
 export interface Baseline {
   url: string;
@@ -11,11 +12,13 @@ export interface Baseline {
   web: { clientId: string; clientSecret: string };
   userAccessToken: string;
   refreshTokens: string[];
+  /** The process, whose CPU the budget reads (bench/cpu-budget.ts). */
+  pid: number;
   stop(): void;
 }
 
 export async function startBaseline(): Promise<Baseline> {
-  const child = spawn(process.execPath, [fileURLToPath(new URL('./baseline.ts', import.meta.url)), '0'], {
+  const child = spawn(process.execPath, [fileURLToPath(new URL('./baseline.ts', import.meta.url)), '0', CALLBACK], {
     stdio: ['ignore', 'pipe', 'ignore'],
   });
   const line = await new Promise<string>((resolve, reject) => {
@@ -25,5 +28,5 @@ export async function startBaseline(): Promise<Baseline> {
     });
     child.once('exit', (code) => reject(new Error(`baseline exited with ${code}`)));
   });
-  return { ...JSON.parse(line), stop: () => child.kill('SIGTERM') };
+  return { ...JSON.parse(line), pid: child.pid!, stop: () => child.kill('SIGTERM') };
 }

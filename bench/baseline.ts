@@ -1,12 +1,17 @@
 // The baseline of `npm run bench`: a bare oidc-provider 9 with its in-memory adapter, the same endpoint paths and
 // the same kinds of clients as Gatehouse. It is the ceiling of the library itself. Run as a child process; it
-// prints one JSON line with its port and the credentials the scenarios need.
-import { createServer } from 'node:http';
+// prints one JSON line with its port and the credentials the scenarios need. Its interaction signs the bench user in
+// and grants the requested scopes at once, with no page (the least an application on the library must do), so a
+// browser gets a session and codes as from Gatehouse's login (the CPU budget's silent re-authentication and code
+// exchange, bench/cpu-budget.ts).
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { generateKeyPairSync } from 'node:crypto';
 import Provider from 'oidc-provider';
 import { ROUTES } from '../src/oidc/protocol.ts';
 
 const port = Number(process.argv[2] ?? 0);
+// the redirect URI of Gatehouse's bench app (CALLBACK of bench/gatehouse.ts), so the same login flows run on both
+const redirectUri = process.argv[3] ?? 'https://rp.bench.test/callback';
 const issuerHost = '127.0.0.1';
 const SECRET = 'baseline-client-secret-0123456789abcdef';
 const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -32,11 +37,12 @@ async function main(): Promise<void> {
         client_secret: SECRET,
         grant_types: ['authorization_code', 'refresh_token'],
         response_types: ['code'],
-        redirect_uris: ['http://127.0.0.1/cb'],
+        redirect_uris: [redirectUri],
       },
     ],
     jwks: { keys: [jwk as never] },
     routes: { ...ROUTES },
+    interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
     features: {
       devInteractions: { enabled: false },
       clientCredentials: { enabled: true },
@@ -58,7 +64,11 @@ async function main(): Promise<void> {
       }),
     }),
   });
-  server.on('request', provider.callback());
+  const callback = provider.callback();
+  server.on('request', (req, res) => {
+    if (req.url?.startsWith('/interaction/')) signIn(provider, req, res).catch(() => res.writeHead(500).end());
+    else callback(req, res);
+  });
 
   // Tokens for the userinfo and refresh scenarios, minted with the library's own models.
   const client = await provider.Client.find('bench-web');
@@ -92,6 +102,15 @@ async function main(): Promise<void> {
       refreshTokens: tokens.map((t) => t.refreshToken),
     })}\n`,
   );
+}
+
+/** The interaction: the bench user signed in and every requested scope granted, then back to the authorization. */
+async function signIn(provider: Provider, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const { params } = await provider.interactionDetails(req, res);
+  const grant = new provider.Grant({ accountId: 'bench-user', clientId: String(params.client_id) });
+  grant.addOIDCScope(String(params.scope));
+  const grantId = await grant.save();
+  await provider.interactionFinished(req, res, { login: { accountId: 'bench-user' }, consent: { grantId } });
 }
 
 await main();

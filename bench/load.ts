@@ -65,19 +65,22 @@ export async function runHttpLoad(
   };
 }
 
-/** Runs `flow` in `users` concurrent loops for the duration; each loop iteration is one measured operation. */
+/** Runs `flow` in `users` concurrent loops for the duration, or until `operations` have started (the CPU budget's
+ *  fixed counts); each loop iteration is one measured operation. */
 export async function runFlowLoad(
   flow: () => Promise<void>,
   users: number,
   durationSeconds: number,
+  operations = Number.POSITIVE_INFINITY,
 ): Promise<LoadResult> {
   const latencies: number[] = [];
   let errors = 0;
+  let begun = 0;
   const deadline = Date.now() + durationSeconds * 1000;
   const started = Date.now();
   await Promise.all(
     Array.from({ length: users }, async () => {
-      while (Date.now() < deadline) {
+      while (Date.now() < deadline && begun++ < operations) {
         const t0 = performance.now();
         try {
           await flow();

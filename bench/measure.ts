@@ -17,7 +17,7 @@ async function queries(url: string): Promise<number> {
 }
 
 /** The Gatehouse process and, with workers, the worker processes it forked (proc(5) task/<tid>/children). */
-function processes(pid: number): number[] {
+export function processes(pid: number): number[] {
   const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
   return [pid, ...(children ? children.split(' ').map(Number) : [])];
 }

@@ -30,3 +30,5 @@ const PAGES = option('--pages')?.split(',');
 export const pageSelected = PAGES && ((name: string) => PAGES.some((p) => name.startsWith(p)));
 /** Progress, on stderr: the tables go to stdout. */
 export const step = (what: string) => process.stderr.write(`bench: ${what}\n`);
+// The CPU budget (bench/cpu-budget.ts) in a full run: `--only "cpu budget"` alone, or with the rest
+export const budgetSelected = !smoke && (!only || only.some((o) => 'cpu budget'.startsWith(o)));

@@ -2,7 +2,7 @@
 // Gatehouse and the baseline alike.
 import type { HttpScenario } from './load.ts';
 import { type Credentials, USER } from './gatehouse.ts';
-import { authorizationCode, BenchBrowser, passwordLogin } from './login-flow.ts';
+import { authorizationCode, BenchBrowser, codeRedemption, passwordLogin } from './login-flow.ts';
 
 export const basic = (c: { clientId: string; clientSecret: string }) =>
   `Basic ${Buffer.from(`${encodeURIComponent(c.clientId)}:${encodeURIComponent(c.clientSecret)}`).toString('base64')}`;
@@ -89,6 +89,22 @@ export function withBrowser(pool: BenchBrowser[], flow: (browser: BenchBrowser) 
     } finally {
       pool.push(browser);
     }
+  };
+}
+
+/** The code exchange's requests: each redeems the next of `codes` (minted before), as many as there are. */
+export function codeExchangeRequest(app: Credentials, codes: { code: string; verifier: string }[]): HttpScenario {
+  return {
+    method: 'POST',
+    path: '/oauth/v2/token',
+    expectBody: '"access_token"',
+    requests: () => codes.length,
+    setupRequest: (request) => {
+      const next = codes.pop();
+      if (!next) throw new Error('no authorization codes left');
+      const init = codeRedemption(app, next.code, next.verifier);
+      return { ...request, headers: init.headers as Record<string, string>, body: init.body as string };
+    },
   };
 }
 

@@ -6,7 +6,7 @@ import { fromJson } from '@bufbuild/protobuf';
 import { AdminService, SetUpOrgRequestSchema } from '@zitadel/proto/zitadel/admin_pb.js';
 import type { HttpScenario } from './load.ts';
 import { type GatehouseTarget, type LookupUser, lookupUser, serviceAssertion, USER } from './gatehouse.ts';
-import { codeRedemption, passwordLogin, silentReauthentication } from './login-flow.ts';
+import { passwordLogin, silentReauthentication } from './login-flow.ts';
 import type { Baseline } from './baseline-target.ts';
 import type { ScenarioResult } from './report.ts';
 import { CONNECTIONS, DURATION, smoke, step } from './options.ts';
@@ -14,6 +14,7 @@ import {
   basic,
   CLIENT_CREDENTIALS,
   clientCredentialsToken,
+  codeExchangeRequest,
   introspectionRequest,
   mintCodes,
   refreshChain,
@@ -129,6 +130,13 @@ export function scenarioList(t: Prepared, bl: PreparedBaseline | undefined): Sce
         withBrowser(await signedInBrowsers(gh.url, gh.web, CONNECTIONS), async (browser) => {
           await silentReauthentication(gh.url, gh.web, browser);
         }),
+      // the baseline's sessions come from its interaction without pages (bench/baseline.ts)
+      baseline:
+        bl &&
+        (async () =>
+          withBrowser(await signedInBrowsers(bl.url, bl.web, CONNECTIONS), async (browser) => {
+            await silentReauthentication(bl.url, bl.web, browser);
+          })),
     },
     {
       name: 'authorization code exchange (codes minted before)',
@@ -144,18 +152,7 @@ export function scenarioList(t: Prepared, bl: PreparedBaseline | undefined): Sce
           smoke ? 50 : 2500 * DURATION,
           60,
         );
-        return {
-          method: 'POST',
-          path: '/oauth/v2/token',
-          expectBody: '"access_token"',
-          requests: () => codes.length,
-          setupRequest: (request) => {
-            const next = codes.pop();
-            if (!next) throw new Error('no authorization codes left');
-            const init = codeRedemption(gh.web, next.code, next.verifier);
-            return { ...request, headers: init.headers as Record<string, string>, body: init.body as string };
-          },
-        };
+        return codeExchangeRequest(gh.web, codes);
       },
     },
     {

@@ -1,0 +1,122 @@
+// `npm run bench:budget` (PostgreSQL): the CPU budget of the hot paths (bench/cpu-budget.ts) against the committed
+// reference, bench/budget-reference.json. Prints path / Gatehouse CPU ms / baseline CPU ms / multiple / reference /
+// margin / verdict and exits 1 when a multiple exceeds its reference by more than the margin, so a change that costs a
+// hot path 30% more CPU fails CI. A path that got cheaper passes, with a hint to lower its reference.
+//   DATABASE_URL=postgres://... npm run bench:budget [-- --rounds N] [--only refresh,userinfo] [--write-reference]
+// --write-reference measures and writes the reference instead of judging (after a change that makes a path cheaper
+// or, knowingly, dearer; on the machine CI runs on).
+import { readFileSync, writeFileSync } from 'node:fs';
+import { startGatehouse } from './gatehouse.ts';
+import { type BudgetMachine, HOT_PATHS, type HotPath, measureCpuBudget, type PathCost } from './cpu-budget.ts';
+
+/** How far a multiple may rise over its reference before the check fails. The multiples of five runs on the loaded
+ *  2-vCPU machine spread by at most ±8% around their median (docs/performance.md, "The CPU budget"), so 15% leaves
+ *  room for that noise and still catches a path that costs 30% more (each window's requests and the median of
+ *  the rounds keep the spread there). */
+export const MARGIN = 0.15;
+export const DEFAULT_ROUNDS = 3;
+const REFERENCE = new URL('./budget-reference.json', import.meta.url);
+
+export interface BudgetReference {
+  takenAt: string;
+  machine: BudgetMachine;
+  rounds: number;
+  refresh: string;
+  paths: Record<HotPath, { multiple: number; rounds: number[] }>;
+}
+
+export function readReference(): BudgetReference | undefined {
+  try {
+    return JSON.parse(readFileSync(REFERENCE, 'utf8')) as BudgetReference;
+  } catch {
+    return undefined;
+  }
+}
+
+export type Verdict = 'pass' | 'FAIL' | 'cheaper' | 'no reference';
+
+export function verdictOf(cost: PathCost, reference: BudgetReference | undefined): Verdict {
+  const ref = reference?.paths[cost.path]?.multiple;
+  if (ref === undefined) return 'no reference';
+  if (cost.multiple > ref * (1 + MARGIN)) return 'FAIL';
+  if (cost.multiple < ref * (1 - MARGIN)) return 'cheaper';
+  return 'pass';
+}
+
+/** The budget's table, as printed and in the bench's report (bench/report.ts). */
+export function budgetTable(paths: PathCost[], reference: BudgetReference | undefined): string {
+  const head =
+    '| path | Gatehouse CPU ms (server + PostgreSQL) | divisor CPU ms | multiple (rounds) | reference | margin | ' +
+    'verdict |\n|---|---|---|---|---|---|---|';
+  const rows = paths.map((c) => {
+    const ref = reference?.paths[c.path]?.multiple;
+    const verdict = verdictOf(c, reference);
+    const hint = verdict === 'cheaper' ? ' (lower the reference: --write-reference)' : '';
+    return (
+      `| ${c.path} | ${(c.serverMs + c.databaseMs).toFixed(3)} (${c.serverMs.toFixed(3)} + ` +
+      `${c.databaseMs.toFixed(3)}) | ${c.divisorMs.toFixed(3)} (${c.divisor === 'argon2id' ? 'one argon2id verification' : 'bare oidc-provider'}) | ` +
+      `${c.multiple.toFixed(2)} (${c.rounds.map((r) => r.toFixed(2)).join(', ')}) | ${ref?.toFixed(2) ?? '-'} | ` +
+      `+${Math.round(MARGIN * 100)}% | ${verdict}${hint} |`
+    );
+  });
+  return `${head}\n${rows.join('\n')}\n`;
+}
+
+async function main(): Promise<number> {
+  if (!process.env.DATABASE_URL) throw new Error('the CPU budget runs on PostgreSQL: set DATABASE_URL');
+  const args = process.argv.slice(2);
+  const option = (name: string) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
+  const rounds = Number(option('--rounds')) || DEFAULT_ROUNDS;
+  const only = option('--only')?.split(',');
+  const write = args.includes('--write-reference');
+  const progress = (what: string) => process.stderr.write(`budget: ${what}\n`);
+  progress('starting gatehouse and its fixtures');
+  const gh = await startGatehouse(18000 + Math.floor(Math.random() * 2000));
+  try {
+    const { paths, machine } = await measureCpuBudget(gh, { rounds, only, progress });
+    const reference = readReference();
+    process.stdout.write(
+      `CPU per request, ${rounds} round(s), ${machine.cpus} vCPU ${machine.cpuModel}, load ${machine.load
+        .map((l) => l.toFixed(1))
+        .join(' -> ')}\n\n${budgetTable(paths, write ? undefined : reference)}`,
+    );
+    if (write) {
+      const written: BudgetReference = {
+        takenAt: new Date().toISOString(),
+        machine,
+        rounds,
+        refresh: 'DATABASE_URL=postgres://... npm run bench:budget -- --write-reference (on the machine CI runs on)',
+        paths: Object.fromEntries(
+          paths.map((c) => [c.path, { multiple: Number(c.multiple.toFixed(3)), rounds: c.rounds.map((r) => Number(r.toFixed(3))) }]),
+        ) as BudgetReference['paths'],
+      };
+      if (only && reference) written.paths = { ...reference.paths, ...written.paths };
+      writeFileSync(REFERENCE, `${JSON.stringify(written, null, 2)}\n`);
+      process.stdout.write(`\nreference written to ${REFERENCE.pathname}\n`);
+      return 0;
+    }
+    if (!reference) throw new Error(`no reference at ${REFERENCE.pathname}: run with --write-reference first`);
+    const missing = (Object.keys(HOT_PATHS) as HotPath[]).filter((p) => !reference.paths[p]);
+    if (missing.length) throw new Error(`the reference has no multiple for ${missing.join(', ')}`);
+    const failed = paths.filter((c) => verdictOf(c, reference) === 'FAIL');
+    if (failed.length) {
+      process.stdout.write(
+        `\nCPU budget exceeded: ${failed.map((c) => `${c.path} ${c.multiple.toFixed(2)} > ${(reference.paths[c.path].multiple * (1 + MARGIN)).toFixed(2)}`).join('; ')}\n`,
+      );
+      return 1;
+    }
+    process.stdout.write('\nCPU budget met\n');
+    return 0;
+  } finally {
+    await gh.stop();
+  }
+}
+
+if (import.meta.main)
+  main().then(
+    (code) => process.exit(code),
+    (error: Error) => {
+      process.stderr.write(`budget failed: ${error.stack}\n`);
+      process.exit(1);
+    },
+  );
