@@ -15,20 +15,20 @@ import { type HttpScenario, type LoadResult, runFlowLoad, runHttpLoad } from './
 import { type GatehouseTarget, USER } from './gatehouse.ts';
 import { type Baseline, startBaseline } from './baseline-target.ts';
 import { cpuBetween, databaseCpu } from './database-time.ts';
-import { processCpuMs } from './machine-cpu.ts';
+import { preciseCpuMs } from './machine-cpu.ts';
 import { processes } from './measure.ts';
 import { prepare, scenarioList } from './scenarios.ts';
 import { clientCredentialsToken, codeExchangeRequest, mintCodes, signedInBrowsers } from './requests.ts';
 import { hashPassword, verifyPassword } from '../src/users/passwords.ts';
 
-/** Requests per measured window and side, chosen from the spread measured on a loaded 2-vCPU machine
- *  (docs/performance.md, "The CPU budget"): each window holds at least a second of CPU (the kernel counts it in
- *  10 ms ticks), and the codes of an exchange window fit the baseline's in-memory store (an LRU of 1,000 entries). */
+/** Requests per round and side (in CHUNKS windows), chosen from the spread measured on a loaded 2-vCPU machine
+ *  (docs/performance.md, "The CPU budget"): each side's round holds about a second of CPU, and the codes of an exchange window fit the baseline's in-memory store (an LRU of 1,000 entries). */
 export const HOT_PATHS = {
-  client_credentials: { requests: 4000, scenario: 'client_credentials (opaque)' },
-  introspection: { requests: 4000, scenario: 'introspection' },
+  // first the paths on tokens the baseline minted at its start, before client_credentials' tokens evict them
   userinfo: { requests: 4000, scenario: 'userinfo' },
+  introspection: { requests: 4000, scenario: 'introspection' },
   refresh: { requests: 1500, scenario: 'refresh' },
+  client_credentials: { requests: 4000, scenario: 'client_credentials (opaque)' },
   'code exchange': { requests: 400, scenario: undefined },
   'silent re-authentication': { requests: 600, scenario: 'silent re-authentication' },
   'password login': { requests: 100, scenario: 'password login' },
@@ -37,6 +37,8 @@ export type HotPath = keyof typeof HOT_PATHS;
 /** argon2id verifications per window: the password login's divisor. */
 const VERIFICATIONS = 30;
 const CONNECTIONS = 32;
+/** Windows of each side per round (round). */
+const CHUNKS = 4;
 /** A window's bound: a machine too busy to serve its requests within it fails the run rather than hang CI. */
 const WINDOW_SECONDS = 120;
 
@@ -72,18 +74,44 @@ export interface BudgetMachine {
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
-/** The CPU one request of `side` costs, in ms: the server's and its database backends'. */
-async function window(side: Side, requests: number): Promise<{ serverMs: number; databaseMs: number }> {
+interface Spent {
+  requests: number;
+  serverMs: number;
+  databaseMs: number;
+}
+
+/** The CPU a window of `requests` on `side` costs, in ms: its processes' and its database backends'. */
+async function window(side: Side, requests: number): Promise<Spent> {
   await side.ready?.(requests);
   const server0 = side.cpuMs();
-  const db0 = side.databaseUrl ? await databaseCpu(side.databaseUrl) : undefined;
+  const db0 = side.databaseUrl ? await databaseCpu(side.databaseUrl, preciseCpuMs) : undefined;
   const result = await side.load(requests);
   const serverMs = side.cpuMs() - server0;
-  const db1 = side.databaseUrl ? await databaseCpu(side.databaseUrl) : undefined;
+  const db1 = side.databaseUrl ? await databaseCpu(side.databaseUrl, preciseCpuMs) : undefined;
   if (result.errors || result.unexpected || !result.requests)
     throw new Error(`${result.errors + result.unexpected} failed requests of ${result.requests}`);
-  const databaseMs = db0 && db1 ? cpuBetween(db0, db1) : 0;
-  return { serverMs: serverMs / result.requests, databaseMs: databaseMs / result.requests };
+  return { requests: result.requests, serverMs, databaseMs: db0 && db1 ? cpuBetween(db0, db1) : 0 };
+}
+
+/** One round: CHUNKS windows of each side in ABBA order, their CPU summed per side. The load of a shared machine
+ *  swings within seconds; windows of a fraction of a second, interleaved, put both sides under the same swings,
+ *  where one long window each put them under different ones (measured: one round's multiple halved). */
+async function round(a: [Side, number], b: [Side, number]): Promise<[Spent, Spent]> {
+  const sums: [Spent, Spent] = [
+    { requests: 0, serverMs: 0, databaseMs: 0 },
+    { requests: 0, serverMs: 0, databaseMs: 0 },
+  ];
+  for (let chunk = 0; chunk < CHUNKS; chunk++) {
+    const order = chunk % 2 ? [1, 0] : [0, 1];
+    for (const i of order) {
+      const [side, requests] = i ? b : a;
+      const spent = await window(side, Math.ceil(requests / CHUNKS));
+      sums[i]!.requests += spent.requests;
+      sums[i]!.serverMs += spent.serverMs;
+      sums[i]!.databaseMs += spent.databaseMs;
+    }
+  }
+  return sums;
 }
 
 function httpOrFlow(url: string, scenario: HttpScenario | (() => Promise<void>)) {
@@ -124,8 +152,8 @@ async function argon2Side(): Promise<Side> {
 }
 
 /**
- * Measures every hot path (or those of `only`) on `gh`: a warm-up window of each side, then `rounds` rounds of one
- * Gatehouse window and one divisor window.
+ * Measures every hot path (or those of `only`) on `gh`: a warm-up round at a quarter of the requests, then `rounds`
+ * rounds of interleaved Gatehouse and divisor windows; a path's multiple is the median of its rounds'.
  * All rounds of a path run together: the baseline's LRU store would lose the tokens of the first paths to the
  * tokens the later paths issue. Starts and stops its own baseline.
  */
@@ -141,8 +169,8 @@ export async function measureCpuBudget(
       ...bl,
       token: await clientCredentialsToken(bl.url, bl.clientCredentials),
     });
-    const ghCpuMs = () => processes(gh.pid).reduce((sum, pid) => sum + processCpuMs(pid), 0);
-    const blCpuMs = () => processCpuMs(bl.pid);
+    const ghCpuMs = () => processes(gh.pid).reduce((sum, pid) => sum + preciseCpuMs(pid), 0);
+    const blCpuMs = () => preciseCpuMs(bl.pid);
     const paths: PathCost[] = [];
     for (const [path, { requests, scenario }] of Object.entries(HOT_PATHS) as [
       HotPath,
@@ -162,15 +190,14 @@ export async function measureCpuBudget(
       else if (s?.baseline) divisor = { cpuMs: blCpuMs, load: httpOrFlow(bl.url, await s.baseline()) };
       else divisor = { cpuMs: blCpuMs, ...(await codeExchange(bl.url, bl.web)) };
       const divisorCount = login ? VERIFICATIONS : requests;
-      await window(gatehouse, Math.ceil(requests / 4)); // warm-up
-      await window(divisor, Math.ceil(divisorCount / 4));
-      const measured: { gh: { serverMs: number; databaseMs: number }; divisorMs: number }[] = [];
-      for (let round = 0; round < options.rounds; round++) {
-        // the order swaps each round, so that a drift of the machine's load hits both sides alike
-        const first = round % 2 ? await window(divisor, divisorCount) : await window(gatehouse, requests);
-        const second = round % 2 ? await window(gatehouse, requests) : await window(divisor, divisorCount);
-        const [g, d] = round % 2 ? [second, first] : [first, second];
-        measured.push({ gh: g, divisorMs: d.serverMs });
+      await round([gatehouse, requests / 4], [divisor, divisorCount / 4]); // warm-up
+      const measured: { gh: Spent; divisorMs: number }[] = [];
+      for (let r = 0; r < options.rounds; r++) {
+        const [g, d] = await round([gatehouse, requests], [divisor, divisorCount]);
+        measured.push({
+          gh: { requests: g.requests, serverMs: g.serverMs / g.requests, databaseMs: g.databaseMs / g.requests },
+          divisorMs: d.serverMs / d.requests,
+        });
       }
       const multiples = measured.map((m) => (m.gh.serverMs + m.gh.databaseMs) / m.divisorMs);
       paths.push({

@@ -8,8 +8,11 @@ import { processCpuMs } from './machine-cpu.ts';
 
 /** CPU milliseconds spent so far by each of Gatehouse's pool backends on the database of `databaseUrl` (not the
  *  bench's own connections, such as the scale run's sweep), by process id, or undefined when they cannot be read
- *  (PostgreSQL on another machine). */
-export async function databaseCpu(databaseUrl: string): Promise<Map<number, number> | undefined> {
+ *  (PostgreSQL on another machine). `cpuMs` reads one backend (preciseCpuMs for the CPU budget's short windows). */
+export async function databaseCpu(
+  databaseUrl: string,
+  cpuMs: (pid: number) => number = processCpuMs,
+): Promise<Map<number, number> | undefined> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
@@ -18,7 +21,7 @@ export async function databaseCpu(databaseUrl: string): Promise<Map<number, numb
       [APPLICATION_NAME],
     );
     const cpu = new Map<number, number>();
-    for (const { pid } of rows) cpu.set(pid, processCpuMs(pid));
+    for (const { pid } of rows) cpu.set(pid, cpuMs(pid));
     return cpu;
   } catch {
     return undefined;

@@ -20,6 +20,22 @@ export function processCpuMs(pid: number): number {
   return (readStat(`/proc/${pid}/stat`).ticks * 1000) / TICKS_PER_SECOND;
 }
 
+/** The CPU milliseconds a process's living threads have spent so far, to the nanosecond (the scheduler's
+ *  sum_exec_runtime of each, proc(5) schedstat), where processCpuMs counts 10 ms ticks: the CPU budget's windows
+ *  (bench/cpu-budget.ts) hold a fraction of a second. A thread that ended takes its time with it; the server's
+ *  threads (event loop, thread pool, V8's helpers) live as long as it does. */
+export function preciseCpuMs(pid: number): number {
+  let ns = 0;
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ', 1)[0]);
+    } catch {
+      // a thread that ended between the listing and the read
+    }
+  }
+  return ns / 1e6;
+}
+
 /** CPU, in % of one vCPU, over a measurement: the machine's idle share and the Gatehouse processes' threads. */
 export interface CpuUse {
   /** The whole machine's idle time (idle and iowait), % of one vCPU (2 vCPUs idle throughout: 200). */
