@@ -25,17 +25,17 @@ import { hashPassword, verifyPassword } from '../src/users/passwords.ts';
  *  (docs/performance.md, "The CPU budget"): each side's round holds about a second of CPU, and the codes of an exchange window fit the baseline's in-memory store (an LRU of 1,000 entries). */
 export const HOT_PATHS = {
   // first the paths on tokens the baseline minted at its start, before client_credentials' tokens evict them
-  userinfo: { requests: 4000, scenario: 'userinfo' },
-  introspection: { requests: 4000, scenario: 'introspection' },
-  refresh: { requests: 1500, scenario: 'refresh' },
-  client_credentials: { requests: 4000, scenario: 'client_credentials (opaque)' },
-  'code exchange': { requests: 400, scenario: undefined },
-  'silent re-authentication': { requests: 600, scenario: 'silent re-authentication' },
-  'password login': { requests: 100, scenario: 'password login' },
+  userinfo: { requests: 2000, scenario: 'userinfo' },
+  introspection: { requests: 2000, scenario: 'introspection' },
+  refresh: { requests: 600, scenario: 'refresh' },
+  client_credentials: { requests: 2000, scenario: 'client_credentials (opaque)' },
+  'code exchange': { requests: 240, scenario: undefined },
+  'silent re-authentication': { requests: 240, scenario: 'silent re-authentication' },
+  'password login': { requests: 40, scenario: 'password login' },
 } as const;
 export type HotPath = keyof typeof HOT_PATHS;
 /** argon2id verifications per window: the password login's divisor. */
-const VERIFICATIONS = 30;
+const VERIFICATIONS = 12;
 const CONNECTIONS = 32;
 /** Windows of each side per round (round). */
 const CHUNKS = 4;
@@ -115,10 +115,12 @@ async function round(a: [Side, number], b: [Side, number]): Promise<[Spent, Spen
 }
 
 function httpOrFlow(url: string, scenario: HttpScenario | (() => Promise<void>)) {
-  return (requests: number) =>
-    typeof scenario === 'function'
-      ? runFlowLoad(scenario, CONNECTIONS, WINDOW_SECONDS, requests)
-      : runHttpLoad(url, { ...scenario, requests: scenario.requests ?? (() => requests) }, CONNECTIONS, 0);
+  return (requests: number) => {
+    if (typeof scenario === 'function') return runFlowLoad(scenario, CONNECTIONS, WINDOW_SECONDS, requests);
+    const count = scenario.requests?.() ?? requests;
+    // autocannon wants no more connections than requests
+    return runHttpLoad(url, { ...scenario, requests: () => count }, Math.min(CONNECTIONS, count), 0);
+  };
 }
 
 /** The code exchange: `requests` codes minted by silent authorizations before each window, then redeemed in it. */

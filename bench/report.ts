@@ -3,6 +3,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { LoadResult } from './load.ts';
 import type { CpuUse } from './machine-cpu.ts';
+import type { BudgetMachine, PathCost } from './cpu-budget.ts';
+import { budgetTable, readReference } from './budget-verdict.ts';
 
 export interface ScenarioResult {
   scenario: string;
@@ -34,6 +36,8 @@ export interface Run {
   durationSeconds: number;
   peakRssMb: number;
   results: ScenarioResult[];
+  /** The hot paths' CPU per request as multiples of the bare library's (bench/cpu-budget.ts), after the scenarios. */
+  cpuBudget?: { rounds: number; machine: BudgetMachine; paths: PathCost[] };
 }
 
 const RESULTS_DIR = fileURLToPath(new URL('./results/', import.meta.url));
@@ -81,7 +85,21 @@ export function toMarkdown(run: Run): string {
     `${run.workers ?? 1} worker process(es); ` +
     `${run.databaseSettings ? `PostgreSQL: ${run.databaseSettings}; ` : ''}` +
     `peak RSS of the Gatehouse processes ${run.peakRssMb} MB (start-up, fixtures and every scenario). ` +
-    `Load generator, database and server share the machine.\n\n${head}\n${rows.join('\n')}\n`
+    `Load generator, database and server share the machine.\n\n${head}\n${rows.join('\n')}\n` +
+    cpuBudgetSection(run)
+  );
+}
+
+/** The CPU budget's table, judged against the committed reference (taken on PostgreSQL: an embedded run's
+ *  database work runs in the server process, so its multiples are shown unjudged). */
+function cpuBudgetSection(run: Run): string {
+  const budget = run.cpuBudget;
+  if (!budget) return '';
+  const reference = run.database === 'postgres' ? readReference() : undefined;
+  return (
+    `\n## CPU per request (the CPU budget, \`npm run bench:budget\`)\n\n${budget.rounds} round(s) of interleaved ` +
+    `windows; load average ${budget.machine.load.map((l) => l.toFixed(1)).join(' -> ')}.\n\n` +
+    budgetTable(budget.paths, reference)
   );
 }
 

@@ -12,6 +12,7 @@ import { expiredRows } from './scale-seed.ts';
 import { serverSettings } from './database-time.ts';
 import {
   args,
+  budgetSelected,
   consoleSelected,
   DURATION,
   PAGE_REQUESTS,
@@ -25,6 +26,8 @@ import {
 } from './options.ts';
 import { prepare, type Scenario, scenarioList } from './scenarios.ts';
 import { clientCredentialsToken } from './requests.ts';
+import { measureCpuBudget } from './cpu-budget.ts';
+import { DEFAULT_ROUNDS } from './budget-verdict.ts';
 import { failOnErrors, failOnPageErrors, peakRssMb, runScenario } from './measure.ts';
 import { type Db, openDb } from '../src/platform/db.ts';
 import { sweepExpired } from '../src/oidc/payload-store.ts';
@@ -54,6 +57,10 @@ async function main(): Promise<void> {
       runPeakRssMb = Math.max(runPeakRssMb, result.gatehouse.peakRssMb ?? 0);
       results.push(result);
     }
+    // the hot paths' CPU per request beside the bare library's, after every scenario (its own baseline process)
+    const cpuBudget = budgetSelected
+      ? { rounds: DEFAULT_ROUNDS, ...(await measureCpuBudget(gh, { rounds: DEFAULT_ROUNDS, progress: step })) }
+      : undefined;
     const run: Run = {
       startedAt: new Date().toISOString(),
       database: gh.database,
@@ -63,15 +70,16 @@ async function main(): Promise<void> {
       durationSeconds: DURATION,
       peakRssMb: runPeakRssMb,
       results,
+      cpuBudget,
     };
-    if (results.length) process.stdout.write(`\n${toMarkdown(run)}`);
+    if (results.length || cpuBudget) process.stdout.write(`\n${toMarkdown(run)}`);
     if (consoleSelected) {
       const pages = await timeConsole([{ gh }], PAGE_REQUESTS, PAGE_WARM_UP, pageSelected);
       process.stdout.write(`\n${consoleTable(pages, [gh.database])}\n`);
       if (smoke) failOnPageErrors(pages);
     }
     if (smoke) failOnErrors(results);
-    else if (results.length) process.stdout.write(`\nwritten to ${writeRun(run)}.{json,md}\n`);
+    else if (results.length || cpuBudget) process.stdout.write(`\nwritten to ${writeRun(run)}.{json,md}\n`);
   } finally {
     bl.stop();
     await gh.stop();
