@@ -11,6 +11,7 @@
 // statement more per request, a lost index, a plan that reads more rows) costs CPU there, not in Node. The load
 // generator (this process) counts on neither side.
 import { availableParallelism, cpus, loadavg } from 'node:os';
+import pg from 'pg';
 import { type HttpScenario, type LoadResult, runFlowLoad, runHttpLoad } from './load.ts';
 import { type GatehouseTarget, USER } from './gatehouse.ts';
 import { type Baseline, startBaseline } from './baseline-target.ts';
@@ -48,7 +49,7 @@ interface Side {
   load: (requests: number) => Promise<LoadResult>;
   /** The CPU ms its processes have spent so far; the database's backends count too when it names one. */
   cpuMs: () => number;
-  databaseUrl?: string;
+  database?: pg.Client;
 }
 
 export interface PathCost {
@@ -84,10 +85,10 @@ interface Spent {
 async function window(side: Side, requests: number): Promise<Spent> {
   await side.ready?.(requests);
   const server0 = side.cpuMs();
-  const db0 = side.databaseUrl ? await databaseCpu(side.databaseUrl, preciseCpuMs) : undefined;
+  const db0 = side.database ? await databaseCpu(side.database, preciseCpuMs) : undefined;
   const result = await side.load(requests);
   const serverMs = side.cpuMs() - server0;
-  const db1 = side.databaseUrl ? await databaseCpu(side.databaseUrl, preciseCpuMs) : undefined;
+  const db1 = side.database ? await databaseCpu(side.database, preciseCpuMs) : undefined;
   if (result.errors || result.unexpected || !result.requests)
     throw new Error(`${result.errors + result.unexpected} failed requests of ${result.requests}`);
   return { requests: result.requests, serverMs, databaseMs: db0 && db1 ? cpuBetween(db0, db1) : 0 };
@@ -165,6 +166,9 @@ export async function measureCpuBudget(
 ): Promise<{ paths: PathCost[]; machine: BudgetMachine }> {
   const load0 = loadavg()[0]!;
   const bl: Baseline = await startBaseline();
+  // one connection for every window's reading of the backends' CPU (not one of Gatehouse's pool, so not counted)
+  const database = gh.databaseUrl ? new pg.Client({ connectionString: gh.databaseUrl }) : undefined;
+  await database?.connect();
   try {
     const t = await prepare(gh);
     const scenarios = scenarioList(t, {
@@ -183,7 +187,7 @@ export async function measureCpuBudget(
       const s = scenario && scenarios.find((x) => x.name.startsWith(scenario))!;
       const gatehouse: Side = {
         cpuMs: ghCpuMs,
-        databaseUrl: gh.databaseUrl,
+        database,
         ...(s ? { load: httpOrFlow(gh.url, await s.gatehouse()) } : await codeExchange(gh.url, gh.web)),
       };
       const login = path === 'password login';
@@ -220,6 +224,7 @@ export async function measureCpuBudget(
     };
     return { paths, machine };
   } finally {
+    await database?.end();
     bl.stop();
   }
 }

@@ -6,15 +6,16 @@ import pg from 'pg';
 import { APPLICATION_NAME } from '../src/platform/db.ts';
 import { processCpuMs } from './machine-cpu.ts';
 
-/** CPU milliseconds spent so far by each of Gatehouse's pool backends on the database of `databaseUrl` (not the
- *  bench's own connections, such as the scale run's sweep), by process id, or undefined when they cannot be read
- *  (PostgreSQL on another machine). `cpuMs` reads one backend (preciseCpuMs for the CPU budget's short windows). */
+/** CPU milliseconds spent so far by each of Gatehouse's pool backends on the database of `database` (a URL, or a
+ *  client kept open on it: the CPU budget reads it twice a window, where a new connection each time cost more than
+ *  the window), by process id, or undefined when they cannot be read (PostgreSQL on another machine), not the bench's
+ *  own connections, such as the scale run's sweep. `cpuMs` reads one backend (preciseCpuMs for short windows). */
 export async function databaseCpu(
-  databaseUrl: string,
+  database: string | pg.Client,
   cpuMs: (pid: number) => number = processCpuMs,
 ): Promise<Map<number, number> | undefined> {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
+  const client = typeof database === 'string' ? new pg.Client({ connectionString: database }) : database;
+  if (client !== database) await client.connect();
   try {
     const { rows } = await client.query<{ pid: number }>(
       'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1',
@@ -26,7 +27,7 @@ export async function databaseCpu(
   } catch {
     return undefined;
   } finally {
-    await client.end();
+    if (client !== database) await client.end();
   }
 }
 
