@@ -7,7 +7,7 @@ import type { BudgetMachine, HotPath, PathCost } from './cpu-budget.ts';
  *  2-vCPU machine spread by at most ±8% around their median (docs/performance.md, "The CPU budget"), so 15% leaves
  *  room for that noise and still catches a path that costs 30% more (each window's requests and the median of
  *  the rounds keep the spread there). */
-export const MARGIN = 0.15;
+export const MARGIN = 0.2;
 export const DEFAULT_ROUNDS = 3;
 export const REFERENCE = new URL('./budget-reference.json', import.meta.url);
 
