@@ -55,4 +55,3 @@ export function budgetTable(paths: PathCost[], reference: BudgetReference | unde
   });
   return `${head}\n${rows.join('\n')}\n`;
 }
-

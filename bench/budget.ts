@@ -45,7 +45,10 @@ async function main(): Promise<number> {
         rounds,
         refresh: 'DATABASE_URL=postgres://... npm run bench:budget -- --write-reference (on the machine CI runs on)',
         paths: Object.fromEntries(
-          paths.map((c) => [c.path, { multiple: Number(c.multiple.toFixed(3)), rounds: c.rounds.map((r) => Number(r.toFixed(3))) }]),
+          paths.map((c) => [
+            c.path,
+            { multiple: Number(c.multiple.toFixed(3)), rounds: c.rounds.map((r) => Number(r.toFixed(3))) },
+          ]),
         ) as BudgetReference['paths'],
       };
       if (only && reference) written.paths = { ...reference.paths, ...written.paths };
