@@ -22,8 +22,9 @@ import { prepare, scenarioList } from './scenarios.ts';
 import { clientCredentialsToken, codeExchangeRequest, mintCodes, signedInBrowsers } from './requests.ts';
 import { hashPassword, verifyPassword } from '../src/users/passwords.ts';
 
-/** Requests per round and side (in CHUNKS windows), chosen from the spread measured on a loaded 2-vCPU machine
- *  (docs/performance.md, "The CPU budget"): each side's round holds about a second of CPU, and the codes of an exchange window fit the baseline's in-memory store (an LRU of 1,000 entries). */
+/** Requests per round and side (in CHUNKS windows), from the spread and the time measured on the loaded 2-vCPU
+ *  machine (docs/performance.md, "The CPU budget"): a round of each side holds 0.5-2 s of CPU, the whole check a few
+ *  minutes, and an exchange window's codes fit the baseline's in-memory store (an LRU of 1,000 entries). */
 export const HOT_PATHS = {
   // first the paths on tokens the baseline minted at its start, before client_credentials' tokens evict them
   userinfo: { requests: 2000, scenario: 'userinfo' },
@@ -35,7 +36,7 @@ export const HOT_PATHS = {
   'password login': { requests: 40, scenario: 'password login' },
 } as const;
 export type HotPath = keyof typeof HOT_PATHS;
-/** argon2id verifications per window: the password login's divisor. */
+/** argon2id verifications per round: the password login's divisor. */
 const VERIFICATIONS = 12;
 const CONNECTIONS = 32;
 /** Windows of each side per round (round). */
