@@ -18,6 +18,7 @@ import {
 } from '@zitadel/proto/zitadel/user_pb.js';
 import type { Texts } from '../views/i18n.ts';
 import type { UserSession } from '../users/artifact-queries.ts';
+import type { AccountLock } from '../lockout/queries.ts';
 import { html, type Markup } from '../views/html.ts';
 import { Checkbox, Flash, Input, PostForm, StateBadge, Submit, Table, utcText } from '../views/console/components.ts';
 import type { ConsolePage, ConsoleRouter } from './page.ts';
@@ -36,10 +37,25 @@ export const STATE_ACTIONS = {
 } as const;
 export type StateAction = keyof typeof STATE_ACTIONS;
 
-export const UserStateBadge = ({ t, state }: { t: Texts; state: UserState }) =>
-  state === UserState.LOCKED
-    ? html`<span class="badge">${t.locked}</span>`
-    : html`<${StateBadge} t=${t} active=${state === UserState.ACTIVE} />`;
+/** A user's state as a person sees it: an active user under a running sign-in lockout (lockout/) is locked, as
+ *  ZITADEL shows a user its lockout policy locked, and UnlockUser lifts it. */
+export const shownState = (user: { state: UserState }, lock: AccountLock | undefined) =>
+  lock && user.state === UserState.ACTIVE ? UserState.LOCKED : user.state;
+
+/** The lockout's words: how many failed attempts (none counted: a second factor's lock) and until when. */
+export function lockText(t: Texts, lock: AccountLock, short = false): string {
+  const until = minute(lock.lockedUntil);
+  if (short) return t.lockedAttemptsShort!.replace('{failures}', String(lock.failures));
+  const text = lock.failures > 0 ? t.lockedByAttempts! : t.lockedBySignIns!;
+  return text.replace('{failures}', String(lock.failures)).replace('{until}', until);
+}
+
+export const UserStateBadge = ({ t, state, lock }: { t: Texts; state: UserState; lock?: AccountLock | undefined }) =>
+  lock && state === UserState.ACTIVE
+    ? html`<span class="badge warn">${lockText(t, lock, true)}</span>`
+    : state === UserState.LOCKED
+      ? html`<span class="badge">${t.locked}</span>`
+      : html`<${StateBadge} t=${t} active=${state === UserState.ACTIVE} />`;
 
 /** What the page shows above its sections, or above the password form (`form: 'password'`). */
 export interface UserFlash {
@@ -51,7 +67,7 @@ export interface UserFlash {
 
 const minute = (at: Date | Timestamp | undefined) => (at ? `${utcText(at, 16)} UTC` : '');
 
-function Profile({ t, user }: { t: Texts; user: User }) {
+function Profile({ t, user, lock }: { t: Texts; user: User; lock: AccountLock | undefined }) {
   const row = (label: string | undefined, value: Markup) => html`<dt>${label}</dt><dd>${value}</dd>`;
   const human = user.type.case === 'human' ? user.type.value : undefined;
   const machine = user.type.case === 'machine' ? user.type.value : undefined;
@@ -60,7 +76,12 @@ function Profile({ t, user }: { t: Texts; user: User }) {
     <h2 id="profile">${t.profileTitle}</h2>
     <dl class="profile">
       ${row(t.userName, user.userName)} ${row(t.loginName, user.preferredLoginName)}
-      ${row(t.state, html`<${UserStateBadge} t=${t} state=${user.state} />`)}
+      ${row(
+        t.state,
+        lock && user.state === UserState.ACTIVE
+          ? html`<span class="badge warn">${t.locked}</span> ${lockText(t, lock)}`
+          : html`<${UserStateBadge} t=${t} state=${user.state} />`,
+      )}
       ${
         human &&
         html`${row(t.firstName, human.profile?.firstName ?? '')} ${row(t.lastName, human.profile?.lastName ?? '')}
@@ -78,14 +99,17 @@ function Profile({ t, user }: { t: Texts; user: User }) {
   </section>`;
 }
 
-function Actions({ page, user, flash }: { page: ConsolePage; user: User; flash: UserFlash }) {
+function Actions(p: { page: ConsolePage; user: User; lock: AccountLock | undefined; flash: UserFlash }) {
+  const { page, user, flash } = p;
   const { t } = page;
   const act = (rest: string) => page.href(userPath(user.id, rest));
+  const state = shownState(user, p.lock);
   const actions = (Object.keys(STATE_ACTIONS) as StateAction[]).filter((a) =>
-    (STATE_ACTIONS[a].from as readonly UserState[]).includes(user.state),
+    (STATE_ACTIONS[a].from as readonly UserState[]).includes(state),
   );
   return html`<section aria-labelledby="user-actions">
       <h2 id="user-actions">${t.actions}</h2>
+      ${p.lock && html`<p class="help">${t.unlockHelp}</p>`}
       <div class="actions">
         ${actions.map(
           (a) => html`<${PostForm} action=${act('/state')} csrf=${page.csrf} class="inline">
@@ -161,7 +185,7 @@ export async function showUser(page: ConsolePage, flash: UserFlash = {}) {
   const { user } = await page.run(M.method.getUserByID, { id });
   if (!user) throw new Error('GetUserByID answered without a user');
   const human = user.type.case === 'human';
-  const [grants, memberships, sessions, factors, passkeys, keys] = await Promise.all([
+  const [grants, memberships, sessions, factors, passkeys, keys, locks] = await Promise.all([
     page.run(M.method.listUserGrants, {
       query: { limit: 100 },
       queries: [{ query: { case: 'userIdQuery', value: { userId: id } } }],
@@ -171,10 +195,12 @@ export async function showUser(page: ConsolePage, flash: UserFlash = {}) {
     human ? page.run(M.method.listHumanAuthFactors, { userId: id }) : undefined,
     human ? page.run(M.method.listHumanPasswordless, { userId: id }) : undefined,
     human ? undefined : page.run(M.method.listMachineKeys, { userId: id, query: { limit: 100 } }),
+    page.read(page.deps.reads.userLocks, { userIds: [id] }),
   ]);
+  const lock = locks[0];
   const body = html`${flash.form !== 'password' && html`<${Flash} notice=${flash.notice} error=${flash.error} />`}
-    <${Profile} t=${t} user=${user} />
-    <${Actions} page=${page} user=${user} flash=${flash} />
+    <${Profile} t=${t} user=${user} lock=${lock} />
+    <${Actions} page=${page} user=${user} lock=${lock} flash=${flash} />
     <section aria-labelledby="user-grants">
       <h2 id="user-grants">${t.userGrantsTitle}</h2>
       <${Table}

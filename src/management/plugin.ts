@@ -16,7 +16,7 @@ import { projectOperations } from './handlers/projects.ts';
 import { projectGrantOperations } from './handlers/project-grants.ts';
 import { userGrantOperations } from './handlers/user-grants.ts';
 import { userMetadataOperations } from './handlers/user-metadata.ts';
-import { userOperations, userSessionsRead } from './handlers/users.ts';
+import { userLocksRead, userOperations, userSessionsRead } from './handlers/users.ts';
 import { machineUserOperations } from './handlers/machine-users.ts';
 import { appOperations, orgAppCountRead } from './handlers/apps.ts';
 import { memberOperationLists } from './handlers/members.ts';
@@ -65,7 +65,7 @@ export function managementOperations(deps: ManagementDeps): Operation[] {
 
 /** The reads no v1 method serves that the console shows, each behind a permission like an operation's. */
 export function managementReads(deps: ManagementDeps) {
-  return { orgAppCount: orgAppCountRead(deps), userSessions: userSessionsRead(deps) };
+  return { orgAppCount: orgAppCountRead(deps), userSessions: userSessionsRead(deps), userLocks: userLocksRead(deps) };
 }
 
 export type ManagementReads = ReturnType<typeof managementReads>;
