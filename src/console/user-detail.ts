@@ -17,7 +17,7 @@ import {
   type User,
 } from '@zitadel/proto/zitadel/user_pb.js';
 import type { Texts } from '../views/i18n.ts';
-import type { UserSession } from '../users/artifact-queries.ts';
+import type { SessionApp, UserSession } from '../users/artifact-queries.ts';
 import type { AccountLock } from '../lockout/queries.ts';
 import { html, type Markup } from '../views/html.ts';
 import { Checkbox, Flash, Input, PostForm, StateBadge, Submit, Table, utcText } from '../views/console/components.ts';
@@ -159,9 +159,22 @@ function factorRows(t: Texts, factors: AuthFactor[], passkeys: { name: string; s
   ];
 }
 
+/** An app a session signed in to: an app of the org by its name, linked to its page, and its project, with the
+ *  client id below; any other client (the console, the account page, another org's app) by its client id. */
+function SessionAppName({ page, app }: { page: ConsolePage; app: SessionApp }) {
+  if (!app.app) return html`<span class="session-app"><code>${app.clientId}</code></span>`;
+  const { id, name, projectId, projectName } = app.app;
+  const path = `/ui/console/projects/${encodeURIComponent(projectId)}`;
+  return html`<span class="session-app"
+    ><a href=${page.href(`${path}/apps/${encodeURIComponent(id)}`)}>${name}</a> ·
+    <a href=${page.href(path)}>${projectName}</a><small><code>${app.clientId}</code></small></span
+  >`;
+}
+
 /** The sessions' table: when, until when, which apps, how (amr); never a session's id, which would sign its
  *  reader in. */
-function Sessions({ t, sessions }: { t: Texts; sessions: UserSession[] }) {
+function Sessions({ page, sessions }: { page: ConsolePage; sessions: UserSession[] }) {
+  const { t } = page;
   const when = (date: Date | null) => (date ? minute(date) : '–');
   return html`<section aria-labelledby="sessions">
     <h2 id="sessions">${t.sessionsTitle}</h2>
@@ -172,7 +185,7 @@ function Sessions({ t, sessions }: { t: Texts; sessions: UserSession[] }) {
       rows=${sessions.map((s) => [
         when(s.signedInAt),
         when(s.expiresAt),
-        s.clientIds.map((id, i) => html`${i > 0 && ', '}<code>${id}</code>`),
+        s.apps.map((a) => html`<${SessionAppName} page=${page} app=${a} />`),
         s.amr.join(', ') || '–',
       ])}
     />
@@ -223,7 +236,7 @@ export async function showUser(page: ConsolePage, flash: UserFlash = {}) {
         rows=${memberships.result.map((m) => [membershipKind(t, m), m.displayName, m.roles.join(', ')])}
       />
     </section>
-    ${sessions && html`<${Sessions} t=${t} sessions=${sessions} />`}
+    ${sessions && html`<${Sessions} page=${page} sessions=${sessions} />`}
     ${
       factors &&
       html`<section aria-labelledby="factors">

@@ -248,7 +248,11 @@ export interface AccountLock {
 
 /** The running locks of the users `userIds` of org `orgId` (the console's user list and page): one primary-key
  *  probe per id, and a user of another org is never answered. */
-export async function findAccountLocks(db: Queryable, orgId: string, userIds: readonly string[]): Promise<AccountLock[]> {
+export async function findAccountLocks(
+  db: Queryable,
+  orgId: string,
+  userIds: readonly string[],
+): Promise<AccountLock[]> {
   if (userIds.length === 0) return [];
   const { rows } = await db.query<AccountLock>(
     `SELECT f.key AS "userId", f.failures, f.locked_until AS "lockedUntil"

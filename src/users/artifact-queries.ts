@@ -48,12 +48,19 @@ export async function deleteOidcArtifactsOfOrgUsers(tx: Queryable, orgId: string
   return (grants.rowCount ?? 0) + (rest.rowCount ?? 0);
 }
 
+/** A client a session signed in to: an app of the org with its name and project, else (the console, the account
+ *  page, another org's app) its client id alone, naming nothing of another org. */
+export interface SessionApp {
+  clientId: string;
+  app?: { id: string; name: string; projectId: string; projectName: string };
+}
+
 /** One sign-in session of a user as the console shows it: never its id, cookie or any token. */
 export interface UserSession {
   signedInAt: Date | null;
   expiresAt: Date | null;
-  /** The apps (client ids) the session authorized, sorted. */
-  clientIds: string[];
+  /** The apps the session authorized, by client id (sorted); name and project only for an app of the user's org. */
+  apps: SessionApp[];
   /** How the person signed in (RFC 8176 amr, as in the ID token), when the session holds it. */
   amr: string[];
 }
@@ -69,9 +76,13 @@ export interface UserSession {
  */
 export const USER_SESSIONS = `
   SELECT to_timestamp((s.payload->>'loginTs')::float8) AS "signedInAt", s.expires_at AS "expiresAt",
-         ARRAY(SELECT k FROM jsonb_object_keys(CASE WHEN jsonb_typeof(s.payload->'authorizations') = 'object'
-                                                    THEN s.payload->'authorizations' ELSE '{}' END) AS k
-               ORDER BY k) AS "clientIds",
+         (SELECT coalesce(jsonb_agg(jsonb_strip_nulls(jsonb_build_object('clientId', k, 'app',
+                   CASE WHEN p.id IS NOT NULL THEN jsonb_build_object('id', a.id, 'name', a.name, 'projectId', p.id,
+                                                                      'projectName', p.name) END)) ORDER BY k), '[]')
+            FROM jsonb_object_keys(CASE WHEN jsonb_typeof(s.payload->'authorizations') = 'object'
+                                        THEN s.payload->'authorizations' ELSE '{}' END) AS k
+            LEFT JOIN apps a ON a.client_id = k LEFT JOIN projects p ON p.id = a.project_id AND p.org_id = $2
+         ) AS apps,
          ARRAY(SELECT jsonb_array_elements_text(CASE WHEN jsonb_typeof(s.payload->'amr') = 'array'
                                                      THEN s.payload->'amr' ELSE '[]' END)) AS amr
   FROM oidc_payloads s

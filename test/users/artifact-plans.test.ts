@@ -74,7 +74,7 @@ describe('statements over one user’s artifacts', () => {
       {
         signedInAt: new Date(rows[0]!.login_ts * 1000),
         expiresAt: expect.any(Date),
-        clientIds: [rows[0]!.client_id],
+        apps: [{ clientId: rows[0]!.client_id }],
         amr: ['pwd'],
       },
     ]);
