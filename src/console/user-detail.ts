@@ -165,9 +165,10 @@ function SessionAppName({ page, app }: { page: ConsolePage; app: SessionApp }) {
   if (!app.app) return html`<span class="session-app"><code>${app.clientId}</code></span>`;
   const { id, name, projectId, projectName } = app.app;
   const path = `/ui/console/projects/${encodeURIComponent(projectId)}`;
+  const appHref = page.href(`${path}/apps/${encodeURIComponent(id)}`);
   return html`<span class="session-app"
-    ><a href=${page.href(`${path}/apps/${encodeURIComponent(id)}`)}>${name}</a> ·
-    <a href=${page.href(path)}>${projectName}</a><small><code>${app.clientId}</code></small></span
+    ><a href=${appHref}>${name}</a> · <a href=${page.href(path)}>${projectName}</a
+    ><small><code>${app.clientId}</code></small></span
   >`;
 }
 
