@@ -37,8 +37,7 @@ export const USER_ARTIFACT_STATEMENTS: {
     name: 'findUserSessions',
     sql: USER_SESSIONS,
     params: (userId, orgId) => [userId, orgId],
-    // each client of a session names its app by the client id's unique index
-    indexes: ['oidc_payloads_account_idx', 'users_pkey', 'apps_client_id_unique'],
+    indexes: ['oidc_payloads_account_idx', 'users_pkey'],
   },
   {
     // every console request: its session, alive only while the OP session that created it lives
