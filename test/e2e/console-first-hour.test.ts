@@ -79,7 +79,6 @@ describe('the first hour in the console', () => {
     expect(rows[app]!.href).toContain(`/ui/console/projects/${projectId}/apps/${appId}?org=`);
     expect(rows[project]!.href).toContain(`/ui/console/projects/${projectId}?org=`);
     expect(rows.length).toBeLessThanOrEqual(10);
-    await docsScreenshot(page, 'console-overview');
     // the link opens the user's page
     await page.getByRole('region', { name: 'Recent changes' }).getByRole('link', { name: 'nova' }).click();
     await page.waitForURL((url) => url.pathname === `/ui/console/users/${userId}`);
