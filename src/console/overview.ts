@@ -37,7 +37,7 @@ function changedObject(page: ConsolePage, c: RecentChange): { name: string; path
 function objectCell(page: ConsolePage, c: RecentChange): Markup {
   const object = changedObject(page, c);
   if (!object) return '–';
-  return html`<a class="recent-link" href=${object.path}>${object.name}</a>`;
+  return html`<a href=${object.path}>${object.name}</a>`;
 }
 
 async function showOverview(page: ConsolePage) {

@@ -109,7 +109,6 @@ function Actions(p: { page: ConsolePage; user: User; lock: AccountLock | undefin
   );
   return html`<section aria-labelledby="user-actions">
       <h2 id="user-actions">${t.actions}</h2>
-      ${p.lock && html`<p class="help">${t.unlockHelp}</p>`}
       <div class="actions">
         ${actions.map(
           (a) => html`<${PostForm} action=${act('/state')} csrf=${page.csrf} class="inline">
@@ -121,6 +120,7 @@ function Actions(p: { page: ConsolePage; user: User; lock: AccountLock | undefin
           <${Submit} label=${t.remove} kind="secondary" />
         <//>
       </div>
+      ${p.lock && html`<p class="help">${t.unlockHelp}</p>`}
     </section>
     ${
       user.type.case === 'human' &&
