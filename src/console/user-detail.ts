@@ -3,8 +3,9 @@
 // and passkeys, a machine's keys. Every read is the API's operation (GetUserByID, ListUserGrants, ListUserMemberships,
 // ListHumanAuthFactors, ListHumanPasswordless, ListMachineKeys), but the sessions: ZITADEL's v1 API lists none per
 // user (only the user's own AuthService), so they are the management's read behind the org owner's check
-// (page.read, as the overview's app count), after GetUserByID, and only for a user of that org. A user of another
-// org is the "not found" page, as in the API.
+// (page.read, as the overview's app count), after GetUserByID, and only for a user of that org; so is the lock of the
+// lockout policy (too many failed sign-ins), shown as the user's state with Unlock. A user of another org is the
+// "not found" page, as in the API.
 import type { Timestamp } from '@bufbuild/protobuf/wkt';
 import { ManagementService as M } from '@zitadel/proto/zitadel/management_pb.js';
 import {
@@ -39,7 +40,7 @@ export type StateAction = keyof typeof STATE_ACTIONS;
 
 /** A user's state as a person sees it: an active user under a running sign-in lockout (lockout/) is locked, as
  *  ZITADEL shows a user its lockout policy locked, and UnlockUser lifts it. */
-export const shownState = (user: { state: UserState }, lock: AccountLock | undefined) =>
+const shownState = (user: { state: UserState }, lock: AccountLock | undefined) =>
   lock && user.state === UserState.ACTIVE ? UserState.LOCKED : user.state;
 
 /** The lockout's words: how many failed attempts (none counted: a second factor's lock) and until when. */
