@@ -172,7 +172,9 @@ describe('the first hour in the console', () => {
     await signedIn(page, env.server.url, `/ui/console/users/${userId}`);
     const row = cells(page, 'Sessions').first();
     const apps = row.locator('td').nth(2);
-    expect((await apps.innerText()).replace(/\s+/g, ' ').trim()).toBe(`Harbor Portal · Harbor ${clientId}`);
+    // the app's name and project on one line, the client id on its own line below them
+    expect((await apps.textContent())?.replace(/\s+/g, ' ').trim()).toBe(`Harbor Portal · Harbor${clientId}`);
+    expect(await apps.locator('small code').textContent()).toBe(clientId);
     expect(await apps.getByRole('link', { name: 'Harbor Portal' }).getAttribute('href')).toContain(
       `/ui/console/projects/${projectId}/apps/${appId}?org=`,
     );
