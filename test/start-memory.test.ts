@@ -14,9 +14,11 @@ import { freePort, testEnv } from './helpers/server.ts';
 const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 const RECORDER = fileURLToPath(new URL('./helpers/record-packages.ts', import.meta.url));
 // `npm start`'s node flags and environment (V8's heap sizing, malloc's arenas)
-const START = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
-  scripts: { start: string };
-}).scripts.start.split(' ');
+const START = (
+  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+    scripts: { start: string };
+  }
+).scripts.start.split(' ');
 const START_FLAGS = START.filter((word) => word.startsWith('--'));
 const START_ENV = Object.fromEntries(
   START.filter((word) => /^[A-Z_]+=/.test(word)).map((word) => word.split('=', 2) as [string, string]),

@@ -101,13 +101,15 @@ export async function finishRegistration(
   const response = parseCredential<RegistrationResponseJSON>(input.credential, 'attestationObject');
   const pending = await takeChallenge(db, 'register', ceremony.binding);
   if (!pending || pending.user_id !== user.id) throw unverified();
-  const verification = await (await webauthn()).verifyRegistrationResponse({
-    response,
-    expectedChallenge: pending.challenge,
-    expectedOrigin: rp.origin,
-    expectedRPID: rp.id,
-    requireUserVerification: true,
-  }).catch(() => ({ verified: false as const, registrationInfo: undefined }));
+  const verification = await (await webauthn())
+    .verifyRegistrationResponse({
+      response,
+      expectedChallenge: pending.challenge,
+      expectedOrigin: rp.origin,
+      expectedRPID: rp.id,
+      requireUserVerification: true,
+    })
+    .catch(() => ({ verified: false as const, registrationInfo: undefined }));
   if (!verification.verified) throw unverified();
   const info = verification.registrationInfo;
   const id = newId();
@@ -212,19 +214,21 @@ async function finishAssertion(
   // A discoverable credential names its user; it must be the credential's owner (WebAuthn §7.2 step 6).
   const handle = response.response.userHandle;
   if (handle !== undefined && Buffer.from(handle, 'base64url').toString() !== stored.user_id) throw unverified();
-  const verification = await (await webauthn()).verifyAuthenticationResponse({
-    response,
-    expectedChallenge: pending.challenge,
-    expectedOrigin: rp.origin,
-    expectedRPID: rp.id,
-    requireUserVerification: true,
-    credential: {
-      id: stored.credential_id,
-      publicKey: Buffer.from(stored.public_key, 'base64url'),
-      counter: Number(stored.sign_count),
-      transports: stored.transports,
-    },
-  }).catch(() => ({ verified: false as const, authenticationInfo: undefined }));
+  const verification = await (await webauthn())
+    .verifyAuthenticationResponse({
+      response,
+      expectedChallenge: pending.challenge,
+      expectedOrigin: rp.origin,
+      expectedRPID: rp.id,
+      requireUserVerification: true,
+      credential: {
+        id: stored.credential_id,
+        publicKey: Buffer.from(stored.public_key, 'base64url'),
+        counter: Number(stored.sign_count),
+        transports: stored.transports,
+      },
+    })
+    .catch(() => ({ verified: false as const, authenticationInfo: undefined }));
   if (!verification.verified) throw unverified();
   await recordCredentialUse(db, stored.id, {
     signCount: verification.authenticationInfo.newCounter,
