@@ -35,5 +35,6 @@ export function resetPeakRss(pid: number): void {
  *  over the whole run (what a container must allow, docs/operations.md). */
 export function memoryFacts(run: { startupRssMb?: number; peakRssMb: number }): string {
   const startup = run.startupRssMb === undefined ? '' : `start-up RSS ${run.startupRssMb} MB (ready, before load); `;
-  return `${startup}peak RSS of the Gatehouse processes ${run.peakRssMb} MB (start-up, fixtures, every scenario and the console's pages when they ran)`;
+  const over = "start-up, fixtures, every scenario and the console's pages when they ran";
+  return `${startup}peak RSS of the Gatehouse processes ${run.peakRssMb} MB (${over})`;
 }
