@@ -7,15 +7,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
-import { waitForOk } from './helpers/process.ts';
-import { freePort, testEnv } from './helpers/server.ts';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { waitForOk } from '../helpers/process.ts';
+import { freePort, testEnv } from '../helpers/server.ts';
 
-const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
-const RECORDER = fileURLToPath(new URL('./helpers/record-packages.ts', import.meta.url));
+const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
+const RECORDER = fileURLToPath(new URL('../helpers/record-packages.ts', import.meta.url));
 // `npm start`'s node flags and environment (V8's heap sizing, malloc's arenas)
 const START = (
-  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
     scripts: { start: string };
   }
 ).scripts.start.split(' ');
