@@ -26,7 +26,13 @@ export const accessTokenLookup = (storageId: string) => `
          a.app_type AS app_app_type, ap.project_role_assertion AS app_project_role_assertion,
          (a.id IS NOT NULL AND ap.state = 'active') AS app_found,
          ${USER_PROFILE_COLUMNS}
-  FROM oidc_payloads t
+  FROM (
+    SELECT payload, grant_id FROM oidc_payloads
+    WHERE model = 'AccessToken' AND id = ${storageId} AND (expires_at IS NULL OR expires_at > now())
+    UNION ALL
+    ${personalAccessTokenPayload(storageId)}
+    LIMIT 1
+  ) t
   LEFT JOIN LATERAL (
     SELECT payload FROM oidc_payloads
     WHERE grant_id = t.grant_id AND model = 'Grant' AND (expires_at IS NULL OR expires_at > now())
@@ -41,8 +47,21 @@ export const accessTokenLookup = (storageId: string) => `
   LEFT JOIN projects ap ON ap.id = a.project_id
   LEFT JOIN users u ON u.id = t.payload->>'accountId'
   LEFT JOIN orgs o ON o.id = u.org_id
-  WHERE t.model = 'AccessToken' AND t.id = ${storageId} AND (t.expires_at IS NULL OR t.expires_at > now())
   LIMIT 1`;
+
+/**
+ * A machine user's personal access token (users/personal-access-tokens.ts) as the payload of an access token of the
+ * machine grants: its client is the machine user itself (clients.ts), so activeAccessToken applies the same rules to
+ * it (expiry, the user active, its org active) and every consumer reads it like any other token. Its token id rides
+ * along for introspection's jti and audience (fast/introspection.ts).
+ */
+const personalAccessTokenPayload = (storageId: string) => `
+    SELECT jsonb_build_object(
+             'iat', floor(extract(epoch FROM p.created_at))::bigint,
+             'exp', floor(extract(epoch FROM p.expires_at))::bigint,
+             'accountId', p.user_id, 'clientId', p.user_id, 'scope', p.scope, 'personalAccessTokenId', p.id),
+           NULL
+    FROM personal_access_tokens p WHERE p.token_hash = ${storageId}`;
 
 export interface AccessTokenRow extends Partial<UserProfileRow> {
   /** Stored without its jti (payloads.ts storedPayload); rows of older versions still have it. */
