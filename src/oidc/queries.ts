@@ -14,7 +14,8 @@ import type { AccessTokenPayload } from './payloads.ts';
 
 /**
  * One access token row joined to everything that decides whether it is active. `storageId` is the SQL expression of
- * the row's id (hashId of the token's jti). Columns are prefixed, so the lookup can sit next to others (introspection
+ * the row's id (hashId of the token's jti): an oidc-provider row, else a personal access token (the first found, the
+ * second looked at only when the first is missing). Columns are prefixed, so the lookup can sit next to others (introspection
  * joins its caller into the same statement). LIMIT 1 says what the primary key already guarantees, and keeps
  * PostgreSQL from flattening the lookup, run once per key of a batch, into joins across the batch: those scan users
  * and orgs whole, and when both grew after the plan was made (the benchmark's SetUpOrg run) a lookup took a second.
@@ -27,8 +28,8 @@ export const accessTokenLookup = (storageId: string) => `
          (a.id IS NOT NULL AND ap.state = 'active') AS app_found,
          ${USER_PROFILE_COLUMNS}
   FROM (
-    SELECT payload, grant_id FROM oidc_payloads
-    WHERE model = 'AccessToken' AND id = ${storageId} AND (expires_at IS NULL OR expires_at > now())
+    SELECT t.payload, t.grant_id FROM oidc_payloads t
+    WHERE t.model = 'AccessToken' AND t.id = ${storageId} AND (t.expires_at IS NULL OR t.expires_at > now())
     UNION ALL
     ${personalAccessTokenPayload(storageId)}
     LIMIT 1
