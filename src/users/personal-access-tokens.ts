@@ -40,7 +40,7 @@ export async function addPersonalAccessToken(
   ref: UserRef,
   input: { expiresAt: Date | undefined; scopes: readonly string[] },
   creator: string,
-): Promise<{ tokenId: string; token: string; details: Details }> {
+): Promise<{ tokenId: string; token: string; expiresAt: Date; details: Details }> {
   const expiresAt = input.expiresAt ?? KEY_NO_EXPIRY;
   if (!(expiresAt.getTime() > Date.now()))
     throw invalidArgument(
@@ -67,7 +67,7 @@ export async function addPersonalAccessToken(
        VALUES ($1, $2, $3, $4, $5, $6, $7)`,
       [tokenId, user.id, personalAccessTokenHash(token), scope, expiresAt, event.createdAt, event.sequence],
     );
-    return { tokenId, token, details: createdDetails(event) };
+    return { tokenId, token, expiresAt, details: createdDetails(event) };
   });
 }
 

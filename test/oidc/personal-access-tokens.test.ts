@@ -92,7 +92,7 @@ describe('personal access tokens as bearer tokens', () => {
   });
 
   for (const change of ['lock', 'deactivate'] as const) {
-    it(`stops at once when its user is ${change}ed, and works again when the user is back`, async () => {
+    it(`stops at once when its user is ${change === 'lock' ? 'locked' : 'deactivated'}, and works again when the user is back`, async () => {
       const pat = await newPat();
       expect(await answers(pat.token)).toEqual(WORKS);
       await changeUserState(server.db, pat.ref, change, 'test');
