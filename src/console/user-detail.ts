@@ -1,10 +1,11 @@
 // Console area "Users": one user's page. Its profile and state, the actions its state allows
 // (user-actions.ts runs them), its grants, its memberships, and per kind: a human's sign-in sessions, second factors
-// and passkeys, a machine's keys. Every read is the API's operation (GetUserByID, ListUserGrants, ListUserMemberships,
-// ListHumanAuthFactors, ListHumanPasswordless, ListMachineKeys, ListPersonalAccessTokens), but the sessions: ZITADEL's v1 API lists none per
-// user (only the user's own AuthService), so they are the management's read behind the org owner's check
-// (page.read, as the overview's app count), after GetUserByID, and only for a user of that org. A user of another
-// org is the "not found" page, as in the API.
+// and passkeys, a machine's keys and personal access tokens (user-pats.ts). Every read is the API's operation
+// (GetUserByID, ListUserGrants, ListUserMemberships, ListHumanAuthFactors, ListHumanPasswordless, ListMachineKeys,
+// ListPersonalAccessTokens), but the sessions: ZITADEL's v1 API lists none per user (only the user's own
+// AuthService), so they are the management's read behind the org owner's check (page.read, as the overview's app
+// count), after GetUserByID, and only for a user of that org. A user of another org is the "not found" page, as in
+// the API.
 import type { Timestamp } from '@bufbuild/protobuf/wkt';
 import { ManagementService as M } from '@zitadel/proto/zitadel/management_pb.js';
 import {

@@ -14,9 +14,9 @@ import type { AccessTokenPayload } from './payloads.ts';
 
 /**
  * One access token row joined to everything that decides whether it is active. `storageId` is the SQL expression of
- * the row's id (hashId of the token's jti): an oidc-provider row, else a personal access token (the first found, the
- * second looked at only when the first is missing). Columns are prefixed, so the lookup can sit next to others (introspection
- * joins its caller into the same statement). LIMIT 1 says what the primary key already guarantees, and keeps
+ * the row's id (hashId of the token's jti): an oidc-provider row, else a personal access token (looked at only when
+ * there is no such row). Columns are prefixed, so the lookup can sit next to others (introspection joins its caller
+ * into the same statement). LIMIT 1 says what the primary key already guarantees, and keeps
  * PostgreSQL from flattening the lookup, run once per key of a batch, into joins across the batch: those scan users
  * and orgs whole, and when both grew after the plan was made (the benchmark's SetUpOrg run) a lookup took a second.
  * test/oidc/lookup-plans.test.ts holds the plan to one index lookup per key.

@@ -2,9 +2,10 @@
 // and memberships, locks, unlocks, deactivates and reactivates it (each checked through GetUserByID), sets its
 // password (a weak one is the form's message; "ask for a new one" sends the person to the change page) and the
 // person signs in with it, then removes it; the API answers 404. A machine user's keys are removed, and the user
-// too, with JavaScript off; its personal access tokens are added (shown once), used and removed. A person's sign-in sessions are listed with their app, and gone after LockUser. The
-// owner of another org gets "not found"; a cross-site post changes nothing; a hostile user name stays text;
-// axe-core finds no serious or critical violation on both kinds of user page.
+// too, with JavaScript off; its personal access tokens are added (shown once), used and removed. A person's sign-in
+// sessions are listed with their app, and gone after LockUser. The owner of another org gets "not found"; a
+// cross-site post changes nothing; a hostile user name stays text; axe-core finds no serious or critical violation
+// on both kinds of user page.
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';

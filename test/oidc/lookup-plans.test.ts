@@ -1,6 +1,7 @@
 // The batched token statements (the lookups of introspection, userinfo and bearer checks, personal access tokens among
-// them; the machine grants' token writes) work key by key through indexes, however many rows are stored: PostgreSQL plans a prepared batch once for
-// any number of keys, and without care it flattens the per-key work into joins over whole tables.
+// them; the machine grants' token writes) work key by key through indexes, however many rows are stored: PostgreSQL
+// plans a prepared batch once for any number of keys, and without care it flattens the per-key work into joins over
+// whole tables.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ACCESS_TOKENS_SQL, BEARER_SQL, INSERT_TOKENS, INTROSPECTION_SQL } from '../../src/oidc/queries.ts';
 import { useTestDb } from '../helpers/database.ts';
