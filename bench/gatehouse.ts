@@ -59,6 +59,8 @@ export interface GatehouseTarget {
   /** The bench's own PostgreSQL database (unset: embedded). */
   databaseUrl?: string;
   adminToken: string;
+  /** A personal access token of the admin service account (IAM_OWNER, as adminToken). */
+  personalAccessToken: string;
   clientCredentials: Credentials;
   clientCredentialsJwt: Credentials;
   introspector: Credentials;
@@ -156,7 +158,7 @@ export async function startGatehouse(port: number, options: StartOptions = {}): 
     const startupRssMb = rssMb(child.pid!);
     const adminKey = JSON.parse(readFileSync(env.GATEHOUSE_ADMIN_KEY_FILE!, 'utf8')) as KeyFile;
     const adminToken = await jwtProfileToken(url, adminKey, `openid ${MANAGEMENT_SCOPE}`);
-    return { adminToken, startupRssMb, ...(await createFixtures(url, adminToken)) };
+    return { adminToken, startupRssMb, ...(await createFixtures(url, adminToken, adminKey.userId)) };
   };
   const { adminToken, startupRssMb, ...fixtures } = await started().catch(async (error: unknown) => {
     await stopChild();
@@ -293,7 +295,8 @@ async function machineWithSecret(
   return { userId, clientId, clientSecret };
 }
 
-async function createFixtures(url: string, token: string) {
+async function createFixtures(url: string, token: string, adminUserId: string) {
+  const pat = await api<{ token: string }>(url, token, 'POST', `/management/v1/users/${adminUserId}/pats`, {});
   const clientCredentials = await machineWithSecret(url, token, 'bench-cc', 'ACCESS_TOKEN_TYPE_BEARER');
   const clientCredentialsJwt = await machineWithSecret(url, token, 'bench-cc-jwt', 'ACCESS_TOKEN_TYPE_JWT');
   const keyed = await machineWithSecret(url, token, 'bench-jwt-profile', 'ACCESS_TOKEN_TYPE_BEARER');
@@ -346,6 +349,7 @@ async function createFixtures(url: string, token: string) {
     introspector: { clientId: api1.clientId, clientSecret: api1.clientSecret },
     web: { clientId: web.clientId, clientSecret: web.clientSecret },
     userId,
+    personalAccessToken: pat.token,
   };
 }
 

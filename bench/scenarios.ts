@@ -114,6 +114,21 @@ export function scenarioList(t: Prepared, bl: PreparedBaseline | undefined): Sce
       gatehouse: async () => introspectionRequest(gh.introspector, t.token),
       baseline: bl && (async () => introspectionRequest(bl.introspector, bl.token)),
     },
+    // the management API's bearer check, the same read with the admin service account's access token (issued by the
+    // JWT-profile grant) and with its personal access token: both are one lookup (oidc/queries.ts BEARER_SQL)
+    ...(
+      [
+        ['access token', gh.adminToken],
+        ['personal access token', gh.personalAccessToken],
+      ] as const
+    ).map(([kind, token]) => ({
+      name: `GetMyOrg (REST), ${kind}`,
+      gatehouse: async () => ({
+        path: '/management/v1/orgs/me',
+        headers: { authorization: `Bearer ${token}` },
+        expectBody: '"primaryDomain"',
+      }),
+    })),
     {
       name: 'refresh',
       target: { rps: 1500, p99: 40, queries: 3, ratio: 1.5 },

@@ -10,6 +10,7 @@ import { doctor } from './doctor.ts';
 import { appList, appRegenerateSecret, appRemove, userList, userLock, userRemove, userUnlock } from './lifecycle.ts';
 import { grantAdd, grantList, grantRemove, roleAdd, roleList, roleRemove } from './roles.ts';
 import { idpLinkList, idpList } from './idps.ts';
+import { patAdd, patList, patRemove } from './pats.ts';
 
 export { UsageError, type Command } from './command.ts';
 
@@ -43,6 +44,9 @@ export const COMMANDS: Record<string, Command> = {
   'user lock': userLock,
   'user unlock': userUnlock,
   'user remove': userRemove,
+  'user pat add': patAdd,
+  'user pat list': patList,
+  'user pat remove': patRemove,
   'app list': appList,
   'app remove': appRemove,
   'app regenerate-secret': appRegenerateSecret,
