@@ -190,6 +190,14 @@ describe('README.md, followed literally on a fresh clone', () => {
     expect(new Set(refreshTokens).size).toBe(refreshTokens.length);
   });
 
+  it('the server logged no error meanwhile', () => {
+    const errors = server!
+      .output()
+      .split('\n')
+      .filter((line) => line.startsWith('{') && (JSON.parse(line) as { level: number }).level >= 50);
+    expect(errors).toEqual([]);
+  });
+
   it('the doctor the page names passes while the server runs', async () => {
     const doctor = /`(npm run -s cli -- doctor)`/.exec(README)?.[1];
     expect(doctor, 'README.md names `npm run -s cli -- doctor`').toBeDefined();
