@@ -21,6 +21,7 @@ import { homedir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { READY } from '../../src/platform/ready.ts';
 import { launchBrowser, signIn } from '../helpers/browser.ts';
 import { copyCheckout } from '../helpers/checkout-copy.ts';
 import { healthy, statuses, type DoctorCheck } from '../helpers/cli.ts';
@@ -146,6 +147,14 @@ describe('README.md, followed literally on a fresh clone', () => {
     }
   }
 
+  /** The first terminal's JSON log records (npm's own lines left out). */
+  const serverLog = () =>
+    server!
+      .output()
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+
   const sections = shellSections(README);
 
   it('reads commands and shown outputs as a reader does', () => {
@@ -191,11 +200,15 @@ describe('README.md, followed literally on a fresh clone', () => {
   });
 
   it('the server logged no error meanwhile', () => {
-    const errors = server!
-      .output()
-      .split('\n')
-      .filter((line) => line.startsWith('{') && (JSON.parse(line) as { level: number }).level >= 50);
-    expect(errors).toEqual([]);
+    expect(serverLog().filter((record) => Number(record.level) >= 50)).toEqual([]);
+  });
+
+  it('the server ran on the database chosen for it, with the admin password in ./data as the page says', () => {
+    const ready = serverLog().find((record) => record.msg === READY);
+    const chosen = database
+      ? { database: 'postgres', databaseName: new URL(database.env.DATABASE_URL!).pathname.slice(1) }
+      : { database: 'embedded', dataDir: join(clone, 'data') };
+    expect(ready).toMatchObject({ ...chosen, admin: { file: join(clone, 'data/admin-password.txt') } });
   });
 
   it('the doctor the page names passes while the server runs', async () => {
