@@ -35,15 +35,30 @@ const ROOT = resolve(import.meta.dirname, '../..');
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
 const PAGE_ADDRESS = 'http://localhost:8080';
 const CODE_PLACEHOLDER = /^CODE=…/;
+const STARTS_SERVER = /npm start\s*(#.*)?$/;
 
 /** Where a failure points: the README line and the command's first line. */
 const where = (command: ShownCommand) => `README.md:${command.line}: ${command.text.split('\n')[0]}`;
+
+/** Where the README's app sends the browser back to, from its `REDIRECT_URI=…` assignment. */
+function readmeRedirectUri(): string {
+  const match = /\bREDIRECT_URI=(\S+)/.exec(README);
+  if (!match) throw new Error('README.md: no `REDIRECT_URI=<uri>` assignment');
+  return match[1]!;
+}
 
 /** The sign-in the README asks for: the user its `user import` creates, with the password it pipes in. */
 function readmeUser(): { loginName: string; password: string } {
   const match = /echo '([^']+)' \| npm run -s cli -- user import --username (\S+)/.exec(README);
   if (!match) throw new Error('README.md: no `echo <password> | … user import --username <name>` command');
   return { password: match[1]!, loginName: match[2]! };
+}
+
+async function answers200(url: string): Promise<boolean> {
+  return fetch(url).then(
+    (r) => r.status === 200,
+    () => false,
+  );
 }
 
 describe('README.md, followed literally on a fresh clone', () => {
@@ -90,13 +105,7 @@ describe('README.md, followed literally on a fresh clone', () => {
     const readyz = `http://localhost:${port}/readyz`;
     const deadline = Date.now() + 150_000;
     while (Date.now() < deadline && server.exitCode() === undefined) {
-      if (
-        await fetch(readyz).then(
-          (r) => r.status === 200,
-          () => false,
-        )
-      )
-        return;
+      if (await answers200(readyz)) return;
       await new Promise((r) => setTimeout(r, 250));
     }
     throw new Error(
@@ -114,16 +123,24 @@ describe('README.md, followed literally on a fresh clone', () => {
     const page = await browser.newPage();
     let redirect: string | undefined;
     // Nothing listens at the redirect URI: the request is answered here, as the address bar would show it.
-    await page.route(/^http:\/\/localhost:3000\//, (route) => {
+    const redirectUri = readmeRedirectUri();
+    const atRedirect = (u: URL) => u.href.startsWith(`${redirectUri}?`);
+    await page.route(atRedirect, (route) => {
       redirect = route.request().url();
       return route.fulfill({ status: 200, contentType: 'text/plain', body: 'the app' });
     });
     await page.goto(url);
     const { loginName, password } = readmeUser();
     await signIn(page, loginName, password);
-    await page.waitForURL(/^http:\/\/localhost:3000\//, { timeout: 30_000 });
+    await page.waitForURL(atRedirect, { timeout: 30_000 }).catch(() => {
+      throw new Error(`${where(command)}: signed in as ${loginName}, the browser stayed at ${page.url()}`);
+    });
     await page.close();
-    const code = new URL(redirect!).searchParams.get('code');
+    const params = new URL(redirect!).searchParams;
+    // The page shows where the browser lands: `…/callback?code=…&state=xyz&iss=…`.
+    expect(params.get('state'), redirect).toBe(new URL(url).searchParams.get('state'));
+    expect(params.get('iss'), redirect).toBe(`http://localhost:${port}`);
+    const code = params.get('code');
     if (!code) throw new Error(`${where(command)}: the redirect carries no code: ${redirect}`);
     return code;
   }
@@ -175,20 +192,18 @@ describe('README.md, followed literally on a fresh clone', () => {
     expect(differences(parseShown('{"a":"…"}'), { a: 1, b: 2 })).toEqual(['$.b: not shown']);
   });
 
-  it('has the sections the test follows', () => {
-    expect(sections.map((s) => s.title)).toEqual([
-      'Quick start',
-      'Connect an app in five minutes',
-      'Call the management API',
-    ]);
-    expect(sections.flatMap((s) => s.commands).filter((c) => CODE_PLACEHOLDER.test(c.text))).toHaveLength(1);
+  it('finds in the README what it stands in for: the start, one code to paste, outputs to compare', () => {
+    const commands = sections.flatMap((s) => s.commands);
+    expect(commands.filter((c) => STARTS_SERVER.test(c.text))).toHaveLength(1);
+    expect(commands.filter((c) => CODE_PLACEHOLDER.test(c.text))).toHaveLength(1);
+    expect(commands.filter((c) => c.shownOutput).length).toBeGreaterThanOrEqual(4);
   });
 
   for (const section of sections) {
     it(`${section.title}: every command exits 0 and prints what the page shows`, async () => {
       for (const command of section.commands) {
         if (command.text.startsWith('npm test')) continue;
-        if (/npm start\s*(#.*)?$/.test(command.text)) await startServer(command);
+        if (STARTS_SERVER.test(command.text)) await startServer(command);
         else await follow(command);
       }
     }, 240_000);
