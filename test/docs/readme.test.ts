@@ -13,8 +13,11 @@
 // - `CODE=…` is the one line replaced: the browser step before it ("open it in a browser and sign in as alice") is
 //   done by Chromium, which reads the code from its redirect to the app (nothing listens there); the line is run as
 //   `CODE=<that code>`.
-// - With DATABASE_URL set (CI's second run), both terminals get a fresh, empty PostgreSQL database and the master key
-//   that PostgreSQL requires; the commands stay the same.
+// - The database is migrated before the first start, from the run's template as every test file's is (PGlite's
+//   files copied into the clone's ./data; with DATABASE_URL set, CI's second run, a PostgreSQL database made from the
+//   template and named to both terminals with the master key PostgreSQL requires). The README's first start would
+//   apply the migrations itself: the template is made by that same code in the same run, and on a loaded two-core
+//   machine migrating PGlite at start took a minute. The first start still creates the instance and the admin user.
 // - The doctor, which the page names in its prose for when something does not work, is run while the server runs.
 import { rmSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -77,7 +80,9 @@ describe('README.md, followed literally on a fresh clone', () => {
   beforeAll(async () => {
     port = await freePort();
     clone = copyCheckout(ROOT);
-    database = process.env.DATABASE_URL ? await createTestDatabase({ empty: true }) : undefined;
+    // Embedded: the README's ./data; the PostgreSQL database is named by the environment.
+    database = await createTestDatabase({ dir: join(clone, 'data') });
+    const postgres = database.database.kind === 'postgres';
     env = {
       // The npm scripts put the clone's own node_modules/.bin first; this checkout's must not stand in for it.
       PATH: (process.env.PATH ?? '')
@@ -86,7 +91,7 @@ describe('README.md, followed literally on a fresh clone', () => {
         .join(delimiter),
       HOME: process.env.HOME ?? homedir(),
       PORT: String(port),
-      ...(database ? { ...database.env, GATEHOUSE_MASTER_KEY: TEST_MASTER_KEY } : {}),
+      ...(postgres ? { ...database.env, GATEHOUSE_MASTER_KEY: TEST_MASTER_KEY } : {}),
     };
     shell = openShell(clone, env);
   });
@@ -220,9 +225,10 @@ describe('README.md, followed literally on a fresh clone', () => {
 
   it('the server ran on the database chosen for it, with the admin password in ./data as the page says', () => {
     const ready = serverLog().find((record) => record.msg === READY);
-    const chosen = database
-      ? { database: 'postgres', databaseName: new URL(database.env.DATABASE_URL!).pathname.slice(1) }
-      : { database: 'embedded', dataDir: join(clone, 'data') };
+    const chosen =
+      database!.database.kind === 'postgres'
+        ? { database: 'postgres', databaseName: new URL(database!.database.url).pathname.slice(1) }
+        : { database: 'embedded', dataDir: join(clone, 'data') };
     expect(ready).toMatchObject({ ...chosen, admin: { file: join(clone, 'data/admin-password.txt') } });
   });
 
