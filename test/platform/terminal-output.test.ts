@@ -1,6 +1,7 @@
 // What `npm start` prints, as an operator sees it: on a terminal, readable lines and a banner that names the issuer
 // first, the console, the database and the file of the admin password generated on this start; piped, JSON lines with
-// one structured ready line saying the same (with several workers too). A secret in a logged request stays redacted in both.
+// one structured ready line saying the same, with several workers too. A secret in a logged request stays redacted in
+// both.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
