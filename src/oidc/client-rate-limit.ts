@@ -1,4 +1,4 @@
-// Per-client abuse control on the token and introspection endpoints. A request counts only when the provider
+// Per-client abuse control on the token, introspection and pushed authorization request endpoints. A request counts only when the provider
 // authenticated its client and answered with success, so requests that merely name another client's client_id cannot
 // use up that client's budget; the limit is enforced on the client a request names, before the provider does any work.
 //
@@ -9,7 +9,7 @@ import type { Middleware } from 'koa';
 import { RateLimiter, type RateLimitDecision } from '../platform/rate-limit.ts';
 import { JWT_BEARER } from './protocol.ts';
 
-const COUNTED_ROUTES = new Set(['token', 'introspection']);
+const COUNTED_ROUTES = new Set(['token', 'introspection', 'pushed_authorization_request']);
 
 export type ClientKind = 'app' | 'machine-id' | 'machine-name';
 
