@@ -82,9 +82,10 @@ export function createProvider(parts: ProviderParts, keys: KeySet): Provider {
     },
     extraParams: {
       // Runs after oidc-provider's scope checks: openid is required, and offline_access is kept without prompt=consent,
-      // since Gatehouse's apps are first-party.
+      // since Gatehouse's apps are first-party. At the authorization endpoint and when a request is pushed (the pushed
+      // one is stored with the scope as it leaves here).
       async gatehouse_scope_policy(ctx) {
-        if (ctx.oidc.route !== 'authorization') return;
+        if (ctx.oidc.route !== 'authorization' && ctx.oidc.route !== 'pushed_authorization_request') return;
         const { client } = ctx.oidc;
         const params = ctx.oidc.params!;
         const scope = String(params.scope ?? '').split(' ');
