@@ -303,3 +303,27 @@ async function clientAssertion(keyFile: { keyId: string; key: string }, clientId
     .setExpirationTime('1m')
     .sign(createPrivateKey(keyFile.key));
 }
+
+describe('GATEHOUSE_REQUIRE_PAR', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ env: { GATEHOUSE_REQUIRE_PAR: 'true' } });
+  });
+  afterAll(async () => server?.stop());
+
+  it('every app must push; discovery says so; the built-in console still signs in', async () => {
+    const d = (await (await fetch(`${server.url}/.well-known/openid-configuration`)).json()) as Record<string, unknown>;
+    expect(d.require_pushed_authorization_requests).toBe(true);
+    const app = await createOidcApp(server, { authMethod: 'basic' });
+    const { url } = await pkceAuthorization(server, app.clientId);
+    const plain = new URL((await fetch(url, { redirect: 'manual' })).headers.get('location')!);
+    expect(plain.searchParams.get('error_description')).toBe('Pushed Authorization Request must be used');
+    const config = await rpConfig(server, app.clientId, client.ClientSecretBasic(app.clientSecret!));
+    const pushed = await client.buildAuthorizationUrlWithPAR(config, { redirect_uri: CALLBACK, scope: 'openid' });
+    const callback = await new Browser(server).authorize(pushed);
+    expect(callback.searchParams.get('code')).toEqual(expect.any(String));
+    // the console's own sign-in is a plain authorization request of a built-in client (account-client.ts)
+    const console = await new Browser(server).follow(`${server.url}/ui/console`);
+    expect(console.url).toContain('/ui/login/');
+  });
+});
