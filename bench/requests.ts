@@ -30,6 +30,7 @@ export const pushRequest = (web: { clientId: string; clientSecret: string }, red
     code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
     code_challenge_method: 'S256',
   }).toString(),
+  expectStatus: 201,
   expectBody: '"request_uri"',
 });
 export const introspectionRequest = (
