@@ -163,7 +163,8 @@ describe('pushed authorization requests and request objects', () => {
        WHERE model = 'PushedAuthorizationRequest' AND id = $1`,
       [hashId(requestUri.slice(PAR_URN.length))],
     );
-    const url = `${server.url}/oauth/v2/authorize?${new URLSearchParams({ client_id: app.clientId, request_uri: requestUri })}`;
+    const query = new URLSearchParams({ client_id: app.clientId, request_uri: requestUri });
+    const url = `${server.url}/oauth/v2/authorize?${query}`;
     expect(await authorizeError(url)).toMatchObject({ status: 400, error: 'invalid_request_uri' });
   });
 
@@ -177,7 +178,8 @@ describe('pushed authorization requests and request objects', () => {
       authorization: basic(app.clientId, app.clientSecret!),
     });
     const other = await createOidcApp(server, { authMethod: 'basic' });
-    const url = `${server.url}/oauth/v2/authorize?${new URLSearchParams({ client_id: other.clientId, request_uri: ok.json.request_uri as string })}`;
+    const query = new URLSearchParams({ client_id: other.clientId, request_uri: ok.json.request_uri as string });
+    const url = `${server.url}/oauth/v2/authorize?${query}`;
     expect((await authorizeError(url)).status).toBe(400);
   });
 
@@ -208,7 +210,7 @@ describe('pushed authorization requests and request objects', () => {
     code_challenge_method: 'S256',
   });
   const authorizeWith = (app: TestApp, request: string) =>
-    `${server.url}/oauth/v2/authorize?${new URLSearchParams({ client_id: app.clientId, response_type: 'code', scope: 'openid', request })}`;
+    `${server.url}/oauth/v2/authorize?${new URLSearchParams({ client_id: app.clientId, scope: 'openid', request })}`;
 
   it('an unsigned request object is refused, by value and in a push', async () => {
     const { app } = await keyedApp();
