@@ -2,7 +2,7 @@
 // a push then the code flow through the login pages, the request_uri single-use and short-lived and stored hashed like
 // every other model, request objects accepted only when signed with a key the app registered, and "require PAR".
 import { createPrivateKey, generateKeyPairSync } from 'node:crypto';
-import { createServer } from 'node:http';
+import { createServer, request as httpRequest } from 'node:http';
 import { importPKCS8, SignJWT, UnsecuredJWT } from 'jose';
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -177,10 +177,18 @@ describe('pushed authorization requests and request objects', () => {
     const ok = await postForm(`${server.url}/oauth/v2/par`, form, {
       authorization: basic(app.clientId, app.clientSecret!),
     });
+    const requestUri = ok.json.request_uri as string;
     const other = await createOidcApp(server, { authMethod: 'basic' });
-    const query = new URLSearchParams({ client_id: other.clientId, request_uri: ok.json.request_uri as string });
-    const url = `${server.url}/oauth/v2/authorize?${query}`;
-    expect((await authorizeError(url)).status).toBe(400);
+    const stolen = new URLSearchParams({ client_id: other.clientId, request_uri: requestUri });
+    expect(await authorizeError(`${server.url}/oauth/v2/authorize?${stolen}`)).toMatchObject({
+      status: 400,
+      error: 'invalid_request_object',
+    });
+    // the refusal is the binding to the client that pushed it: that client still starts its sign-in with it
+    const own = new URLSearchParams({ client_id: app.clientId, request_uri: requestUri });
+    const started = await fetch(`${server.url}/oauth/v2/authorize?${own}`, { redirect: 'manual' });
+    expect(started.status).toBe(303);
+    expect(started.headers.get('location')).toContain('/ui/login/');
   });
 
   it('private_key_jwt: a signed request object by value, and one pushed', async () => {
@@ -252,6 +260,16 @@ describe('pushed authorization requests and request objects', () => {
       .setExpirationTime('1m')
       .sign(new TextEncoder().encode(secretApp.clientSecret!));
     expect(await authorizeError(authorizeWith(secretApp, hs))).toMatchObject({ error: 'invalid_request_object' });
+    // nor with the secret's stored hash, which is the key the library would verify HS256 with if it were allowed
+    const { rows } = await server.db.query<{ secret_hash: string }>('SELECT secret_hash FROM apps WHERE id = $1', [
+      secretApp.appId,
+    ]);
+    const hashed = await new SignJWT(claims(secretApp))
+      .setProtectedHeader({ alg: 'HS256' })
+      .setIssuedAt()
+      .setExpirationTime('1m')
+      .sign(new TextEncoder().encode(rows[0]!.secret_hash));
+    expect(await authorizeError(authorizeWith(secretApp, hashed))).toMatchObject({ error: 'invalid_request_object' });
   });
 
   it('a request_uri that is not a pushed one is refused, and never fetched', async () => {
@@ -327,5 +345,104 @@ describe('GATEHOUSE_REQUIRE_PAR', () => {
     // the console's own sign-in is a plain authorization request of a built-in client (account-client.ts)
     const console = await new Browser(server).follow(`${server.url}/ui/console`);
     expect(console.url).toContain('/ui/login/');
+  });
+});
+
+/** A form posted from a given local address (Linux routes all of 127/8 to lo), bounded in time. */
+function postFrom(
+  url: string,
+  localAddress: string,
+  form: Record<string, string>,
+  headers: Record<string, string> = {},
+) {
+  return new Promise<{ status: number; retryAfter?: string; json: Record<string, unknown> }>((resolve, reject) => {
+    const body = String(new URLSearchParams(form));
+    const req = httpRequest(
+      url,
+      {
+        method: 'POST',
+        localAddress,
+        agent: false,
+        timeout: 10_000,
+        headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          text += chunk;
+        });
+        res.on('end', () =>
+          resolve({ status: res.statusCode!, retryAfter: res.headers['retry-after'], json: JSON.parse(text || '{}') }),
+        );
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error(`POST ${url} timed out`)));
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+// Loopback is exempt from every limit in tests (test/helpers/server.ts): here nothing is, and each case sends from
+// its own 127/8 address so the per-address budgets of one case never spend another's.
+describe('push rate limits', () => {
+  const PER_CLIENT = 3;
+  const PER_ADDRESS_UNAUTHENTICATED = 2;
+  const PER_ADDRESS = 6;
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({
+      env: {
+        GATEHOUSE_RATE_LIMIT_EXEMPT: '',
+        GATEHOUSE_RATE_LIMIT_PER_CLIENT: String(PER_CLIENT),
+        GATEHOUSE_AUTHORIZE_PER_IP: String(PER_ADDRESS_UNAUTHENTICATED),
+        GATEHOUSE_RATE_LIMIT_PER_IP: String(PER_ADDRESS),
+      },
+    });
+  });
+  afterAll(async () => server?.stop());
+
+  // PKCE, which a public client must use (RFC 9700 §2.1.1)
+  const request = {
+    response_type: 'code',
+    redirect_uri: CALLBACK,
+    scope: 'openid',
+    code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+    code_challenge_method: 'S256',
+  };
+  const push = (from: string, app: TestApp, secret = app.clientSecret) =>
+    postFrom(
+      `${server.url}/oauth/v2/par`,
+      from,
+      { ...request, client_id: app.clientId },
+      secret ? { authorization: basic(app.clientId, secret) } : {},
+    );
+
+  it("per client: a client's successful pushes are limited; pushes naming it without its secret do not count", async () => {
+    const [a, b] = [
+      await createOidcApp(server, { authMethod: 'basic' }),
+      await createOidcApp(server, { authMethod: 'basic' }),
+    ];
+    for (let i = 0; i < PER_CLIENT; i++) expect((await push('127.9.2.1', b, 'wrong')).status).toBe(401);
+    for (let i = 0; i < PER_CLIENT; i++) expect((await push('127.9.2.2', a)).status).toBe(201);
+    const limited = await push('127.9.2.3', a); // from another address too: the budget is the client's
+    expect(limited).toMatchObject({ status: 429, json: { error: 'temporarily_unavailable' } });
+    expect(Number(limited.retryAfter)).toBeGreaterThan(0);
+    expect((await push('127.9.2.1', b)).status).toBe(201);
+  });
+
+  it('per address: guessing secrets at /par is limited as at the token endpoint', async () => {
+    const app = await createOidcApp(server, { authMethod: 'basic' });
+    for (let i = 0; i < PER_ADDRESS; i++) expect((await push('127.9.2.4', app, `guess-${i}`)).status).toBe(401);
+    expect((await push('127.9.2.4', app)).status).toBe(429); // even with the right secret now
+    expect((await push('127.9.2.5', app)).status).toBe(201);
+  });
+
+  it("per address: pushes without client authentication (a public client's) count as authorization requests", async () => {
+    const app = await createOidcApp(server, { authMethod: 'none' });
+    for (let i = 0; i < PER_ADDRESS_UNAUTHENTICATED; i++) expect((await push('127.9.2.6', app)).status).toBe(201);
+    const limited = await push('127.9.2.6', app);
+    expect(limited).toMatchObject({ status: 429, json: { error: 'temporarily_unavailable' } });
+    expect((await push('127.9.2.7', app)).status).toBe(201); // another address, the same client, within its budget
   });
 });
