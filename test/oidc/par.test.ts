@@ -97,7 +97,7 @@ describe('pushed authorization requests and request objects', () => {
   async function authorizeError(url: URL | string) {
     const response = await fetch(url, { redirect: 'manual' });
     const location = response.headers.get('location');
-    if (location) return { status: response.status, error: new URL(location).searchParams.get('error') };
+    if (location) return { status: response.status, error: new URL(location, server.url).searchParams.get('error') };
     const page = await response.text();
     return {
       status: response.status,
@@ -336,7 +336,7 @@ describe('GATEHOUSE_REQUIRE_PAR', () => {
     expect(d.require_pushed_authorization_requests).toBe(true);
     const app = await createOidcApp(server, { authMethod: 'basic' });
     const { url } = await pkceAuthorization(server, app.clientId);
-    const plain = new URL((await fetch(url, { redirect: 'manual' })).headers.get('location')!);
+    const plain = new URL((await fetch(url, { redirect: 'manual' })).headers.get('location') ?? '', server.url);
     expect(plain.searchParams.get('error_description')).toBe('Pushed Authorization Request must be used');
     const config = await rpConfig(server, app.clientId, client.ClientSecretBasic(app.clientSecret!));
     const pushed = await client.buildAuthorizationUrlWithPAR(config, { redirect_uri: CALLBACK, scope: 'openid' });
