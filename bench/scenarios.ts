@@ -117,7 +117,7 @@ export function scenarioList(t: Prepared, bl: PreparedBaseline | undefined): Sce
     },
     {
       name: 'refresh',
-      target: { rps: 1500, p99: 40, queries: 3, ratio: 1 },
+      target: { rps: 1500, p99: 40, queries: 3, ratio: 1.5 },
       gatehouse: async () => refreshChain(gh.url, await t.refreshPool(), gh.web),
       // the baseline's one pool, rotated in place: a run of several rounds (`--rounds`) continues each chain, where
       // a copy of the tokens minted at start would present rotated, dead tokens again in round 2
