@@ -5,9 +5,9 @@ import { createGrpcTransport } from '@connectrpc/connect-node';
 import { fromJson } from '@bufbuild/protobuf';
 import { AdminService, SetUpOrgRequestSchema } from '@zitadel/proto/zitadel/admin_pb.js';
 import type { HttpScenario } from './load.ts';
-import { type GatehouseTarget, type LookupUser, lookupUser, serviceAssertion, USER } from './gatehouse.ts';
+import { CALLBACK, type GatehouseTarget, type LookupUser, lookupUser, serviceAssertion, USER } from './gatehouse.ts';
 import { codeRedemption, passwordLogin, silentReauthentication } from './login-flow.ts';
-import type { Baseline } from './baseline-target.ts';
+import { BASELINE_CALLBACK, type Baseline } from './baseline-target.ts';
 import type { ScenarioResult } from './report.ts';
 import { CONNECTIONS, DURATION, smoke, step } from './options.ts';
 import {
@@ -16,6 +16,7 @@ import {
   clientCredentialsToken,
   introspectionRequest,
   mintCodes,
+  pushRequest,
   refreshChain,
   signedInBrowsers,
   tokenRequest,
@@ -178,6 +179,12 @@ export function scenarioList(t: Prepared, bl: PreparedBaseline | undefined): Sce
       target: { rps: 3000, p99: 40, queries: 2, ratio: 0.5 },
       gatehouse: async () => tokenRequest(CLIENT_CREDENTIALS, basic(gh.clientCredentials)),
       baseline: bl && (async () => tokenRequest('grant_type=client_credentials', basic(bl.clientCredentials))),
+    },
+    {
+      // each push authenticates the client and stores one row (the request_uri's)
+      name: 'PAR push (client_secret_basic)',
+      gatehouse: async () => pushRequest(gh.web, CALLBACK),
+      baseline: bl && (async () => pushRequest(bl.web, BASELINE_CALLBACK)),
     },
     {
       name: 'client_credentials (JWT)',

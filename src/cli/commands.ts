@@ -7,7 +7,16 @@ import { appCreate } from './app-create.ts';
 import { projectList } from './projects.ts';
 import { adminToken } from './admin-token.ts';
 import { doctor } from './doctor.ts';
-import { appList, appRegenerateSecret, appRemove, userList, userLock, userRemove, userUnlock } from './lifecycle.ts';
+import {
+  appList,
+  appRegenerateSecret,
+  appRemove,
+  appRequirePar,
+  userList,
+  userLock,
+  userRemove,
+  userUnlock,
+} from './lifecycle.ts';
 import { grantAdd, grantList, grantRemove, roleAdd, roleList, roleRemove } from './roles.ts';
 import { idpLinkList, idpList } from './idps.ts';
 import { patAdd, patList, patRemove } from './pats.ts';
@@ -38,6 +47,7 @@ export const COMMANDS: Record<string, Command> = {
   'admin token': adminToken,
   'project list': projectList,
   'app create': appCreate,
+  'app require-par': appRequirePar,
   'service-user create': serviceUserCreate,
   'user import': userImport,
   'user list': userList,
