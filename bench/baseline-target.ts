@@ -3,7 +3,9 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { CALLBACK } from './gatehouse.ts';
+
+/** The redirect URI of the baseline's web client. */
+export const BASELINE_CALLBACK = 'http://127.0.0.1/cb';
 
 export interface Baseline {
   url: string;
@@ -17,10 +19,16 @@ export interface Baseline {
   stop(): void;
 }
 
-export async function startBaseline(): Promise<Baseline> {
-  const child = spawn(process.execPath, [fileURLToPath(new URL('./baseline.ts', import.meta.url)), '0', CALLBACK], {
-    stdio: ['ignore', 'pipe', 'ignore'],
-  });
+/** `loginCallback`: the redirect URI of the login flows (CALLBACK of bench/gatehouse.ts, passed in so that the
+ *  baseline's process, which imports this file, loads none of the Gatehouse side), which its web client accepts too. */
+export async function startBaseline(loginCallback: string): Promise<Baseline> {
+  const child = spawn(
+    process.execPath,
+    [fileURLToPath(new URL('./baseline.ts', import.meta.url)), '0', loginCallback],
+    {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    },
+  );
   const line = await new Promise<string>((resolve, reject) => {
     // oidc-provider prints its own notices on stdout too; the baseline's line is the JSON one.
     createInterface({ input: child.stdout! }).on('line', (l) => {

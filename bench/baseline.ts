@@ -8,10 +8,11 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { generateKeyPairSync } from 'node:crypto';
 import Provider from 'oidc-provider';
 import { ROUTES } from '../src/oidc/protocol.ts';
+import { BASELINE_CALLBACK } from './baseline-target.ts';
 
 const port = Number(process.argv[2] ?? 0);
 // the redirect URI of Gatehouse's bench app (CALLBACK of bench/gatehouse.ts), so the same login flows run on both
-const redirectUri = process.argv[3] ?? 'https://rp.bench.test/callback';
+const loginCallback = process.argv[3]!;
 const issuerHost = '127.0.0.1';
 const SECRET = 'baseline-client-secret-0123456789abcdef';
 const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -37,7 +38,7 @@ async function main(): Promise<void> {
         client_secret: SECRET,
         grant_types: ['authorization_code', 'refresh_token'],
         response_types: ['code'],
-        redirect_uris: [redirectUri],
+        redirect_uris: [BASELINE_CALLBACK, loginCallback],
       },
     ],
     jwks: { keys: [jwk as never] },
@@ -48,7 +49,7 @@ async function main(): Promise<void> {
       clientCredentials: { enabled: true },
       introspection: { enabled: true },
       revocation: { enabled: true },
-      pushedAuthorizationRequests: { enabled: false },
+      pushedAuthorizationRequests: { enabled: true }, // the PAR push scenario
     },
     scopes: ['openid', 'profile', 'email', 'offline_access'],
     claims: { openid: ['sub'], profile: ['name', 'preferred_username'], email: ['email', 'email_verified'] },

@@ -13,11 +13,11 @@
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import pg from 'pg';
 import { type HttpScenario, type LoadResult, runFlowLoad, runHttpLoad } from './load.ts';
-import { type GatehouseTarget, USER } from './gatehouse.ts';
+import { CALLBACK, type GatehouseTarget, USER } from './gatehouse.ts';
 import { type Baseline, startBaseline } from './baseline-target.ts';
 import { cpuBetween, databaseCpu } from './database-time.ts';
 import { preciseCpuMs } from './machine-cpu.ts';
-import { processes } from './measure.ts';
+import { processes } from './memory.ts';
 import { prepare, scenarioList } from './scenarios.ts';
 import { clientCredentialsToken, codeExchangeRequest, mintCodes, signedInBrowsers } from './requests.ts';
 import { hashPassword, verifyPassword } from '../src/users/passwords.ts';
@@ -166,7 +166,7 @@ export async function measureCpuBudget(
   options: { rounds: number; only?: string[]; progress: (what: string) => void },
 ): Promise<{ paths: PathCost[]; machine: BudgetMachine }> {
   const load0 = loadavg()[0]!;
-  const bl: Baseline = await startBaseline();
+  const bl: Baseline = await startBaseline(CALLBACK);
   // one connection for every window's reading of the backends' CPU (not one of Gatehouse's pool, so not counted)
   const database = gh.databaseUrl ? new pg.Client({ connectionString: gh.databaseUrl }) : undefined;
   await database?.connect();

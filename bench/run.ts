@@ -3,7 +3,7 @@
 // on any error (CI); a full run writes bench/results/<time>-<database>.{json,md}.
 import { availableParallelism, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { type GatehouseTarget, startGatehouse } from './gatehouse.ts';
+import { CALLBACK, type GatehouseTarget, startGatehouse } from './gatehouse.ts';
 import { startBaseline } from './baseline-target.ts';
 import { consoleTable, timeConsole } from './console-pages.ts';
 import { comparison, type Run, type ScenarioResult, toMarkdown, writeComparison, writeRun } from './report.ts';
@@ -28,7 +28,8 @@ import { prepare, type Scenario, scenarioList } from './scenarios.ts';
 import { clientCredentialsToken } from './requests.ts';
 import { measureCpuBudget } from './cpu-budget.ts';
 import { DEFAULT_ROUNDS } from './budget-verdict.ts';
-import { failOnErrors, failOnPageErrors, peakRssMb, runScenario } from './measure.ts';
+import { failOnErrors, failOnPageErrors, runScenario } from './measure.ts';
+import { memoryFacts, peakRssMb } from './memory.ts';
 import { type Db, openDb } from '../src/platform/db.ts';
 import { sweepExpired } from '../src/oidc/payload-store.ts';
 
@@ -42,8 +43,9 @@ async function main(): Promise<void> {
     ? fileURLToPath(new URL('./results/profiles/', import.meta.url))
     : undefined;
   const gh: GatehouseTarget = await startGatehouse(randomPort(), { cpuProfileDir, workers: WORKERS[0] });
+  step(`start-up RSS ${gh.startupRssMb} MB`);
   step('starting the baseline');
-  const bl = await startBaseline();
+  const bl = await startBaseline(CALLBACK);
   const results: ScenarioResult[] = [];
   try {
     const prepared = await prepare(gh);
@@ -68,6 +70,7 @@ async function main(): Promise<void> {
       databaseSettings: gh.databaseUrl ? await serverSettings(gh.databaseUrl) : undefined,
       workers: WORKERS[0],
       durationSeconds: DURATION,
+      startupRssMb: gh.startupRssMb,
       peakRssMb: runPeakRssMb,
       results,
       cpuBudget,
@@ -77,7 +80,10 @@ async function main(): Promise<void> {
       const pages = await timeConsole([{ gh }], PAGE_REQUESTS, PAGE_WARM_UP, pageSelected);
       process.stdout.write(`\n${consoleTable(pages, [gh.database])}\n`);
       if (smoke) failOnPageErrors(pages);
+      // the peak since the last scenario's reset: that scenario and the console's pages
+      run.peakRssMb = Math.max(run.peakRssMb, peakRssMb(gh.pid));
     }
+    process.stdout.write(`\n${memoryFacts(run)}\n`);
     if (smoke) failOnErrors(results);
     else if (results.length || cpuBudget) process.stdout.write(`\nwritten to ${writeRun(run)}.{json,md}\n`);
   } finally {
@@ -94,7 +100,7 @@ async function main(): Promise<void> {
  *  a count's figure is its round of median req/s. Writes each count's run and their comparison. */
 async function benchWorkers(): Promise<void> {
   const targets: GatehouseTarget[] = [];
-  const bl = await startBaseline();
+  const bl = await startBaseline(CALLBACK);
   try {
     for (const workers of WORKERS) targets.push(await startGatehouse(randomPort(), { workers }));
     const blPrepared = { ...bl, token: await clientCredentialsToken(bl.url, bl.clientCredentials) };
@@ -132,6 +138,7 @@ async function benchWorkers(): Promise<void> {
       databaseSettings: settings,
       workers: WORKERS[t],
       durationSeconds: DURATION,
+      startupRssMb: gh.startupRssMb,
       peakRssMb: Math.max(...results[t]!.map((r) => r.gatehouse.peakRssMb ?? 0)),
       results: results[t]!,
     }));
