@@ -46,9 +46,10 @@ export function budgetTable(paths: PathCost[], reference: BudgetReference | unde
     const ref = reference?.paths[c.path]?.multiple;
     const verdict = verdictOf(c, reference);
     const hint = verdict === 'cheaper' ? ' (lower the reference: --write-reference)' : '';
+    const divisor = c.divisor === 'argon2id' ? 'one argon2id verification' : 'bare oidc-provider';
     return (
       `| ${c.path} | ${(c.serverMs + c.databaseMs).toFixed(3)} (${c.serverMs.toFixed(3)} + ` +
-      `${c.databaseMs.toFixed(3)}) | ${c.divisorMs.toFixed(3)} (${c.divisor === 'argon2id' ? 'one argon2id verification' : 'bare oidc-provider'}) | ` +
+      `${c.databaseMs.toFixed(3)}) | ${c.divisorMs.toFixed(3)} (${divisor}) | ` +
       `${c.multiple.toFixed(2)} (${c.rounds.map((r) => r.toFixed(2)).join(', ')}) | ${ref?.toFixed(2) ?? '-'} | ` +
       `+${Math.round(MARGIN * 100)}% | ${verdict}${hint} |`
     );

@@ -61,9 +61,9 @@ async function main(): Promise<number> {
     if (missing.length) throw new Error(`the reference has no multiple for ${missing.join(', ')}`);
     const failed = paths.filter((c) => verdictOf(c, reference) === 'FAIL');
     if (failed.length) {
-      process.stdout.write(
-        `\nCPU budget exceeded: ${failed.map((c) => `${c.path} ${c.multiple.toFixed(2)} > ${(reference.paths[c.path].multiple * (1 + MARGIN)).toFixed(2)}`).join('; ')}\n`,
-      );
+      const over = (c: (typeof failed)[number]) =>
+        `${c.path} ${c.multiple.toFixed(2)} > ${(reference.paths[c.path].multiple * (1 + MARGIN)).toFixed(2)}`;
+      process.stdout.write(`\nCPU budget exceeded: ${failed.map(over).join('; ')}\n`);
       return 1;
     }
     process.stdout.write('\nCPU budget met\n');
