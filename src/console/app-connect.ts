@@ -56,7 +56,7 @@ export function ConnectSection({ page, app }: { page: ConsolePage; app: Connecte
   const block = configBlock(page, app, values);
   return html`<section aria-labelledby="connect">
     <h2 id="connect">${t.connectTitle}</h2>
-    <p class="help">${t.connectLead}</p>
+    <p class="lead">${t.connectLead}</p>
     <dl class="facts connect">
       <dt><code>issuer</code></dt>
       <dd id="connect-issuer">${values.issuer}</dd>
@@ -76,8 +76,8 @@ export function ConnectSection({ page, app }: { page: ConsolePage; app: Connecte
     </dl>
     <div class="field">
       <label for="connect-config">${t.connectConfig}</label>
-      <div class="copy-row">
-        <textarea id="connect-config" readonly rows=${block.split('\n').length}>${block}</textarea>
+      <div class="copy-row block">
+        <textarea id="connect-config" readonly wrap="off" rows=${block.split('\n').length + 1}>${block}</textarea>
         <button type="button" class="secondary" data-copy="connect-config" data-copied=${t.copied} hidden>
           ${t.copy}
         </button>
