@@ -69,7 +69,13 @@ function ApiAuthMethod({ page, value }: { page: ConsolePage; value: string }) {
     ${API_AUTH_METHODS.map(
       (method) =>
         html`<div class="check">
-          <input type="radio" id=${`authMethod-${method}`} name="authMethod" value=${method} checked=${value === method} />
+          <input
+            type="radio"
+            id=${`authMethod-${method}`}
+            name="authMethod"
+            value=${method}
+            checked=${value === method}
+          />
           <label for=${`authMethod-${method}`}>${labels[method]}</label>
         </div>`,
     )}

@@ -65,7 +65,8 @@ const problemsOf = (page: ConsolePage, oidc: OidcConfig, form: SettingsForm) =>
     appType: APP_TYPES[oidc.appType]!,
   });
 
-/** How an app authenticates at the token or introspection endpoint, for the connection block and the secret's button. */
+/** How an app authenticates at the token or introspection endpoint: for the connection block and the secret's
+ *  button. */
 function secretOf(app: App | undefined): ConnectedApp['secret'] {
   if (app?.config.case === 'apiConfig')
     return app.config.value.authMethodType === APIAuthMethodType.API_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT
@@ -102,7 +103,10 @@ async function showApp(page: ConsolePage, flash: FormFlash & { posted?: Settings
   const error = flash.error ?? (problems ? t.appNotUsable : undefined);
   const body = html`<p><a href=${projectUrl(page, '/apps')}>${project?.name}</a></p>
     <${Flash} notice=${flash.notice} error=${error} />
-    <p><${StateBadge} t=${t} active=${active} /> <span class="badge" id="app-kind">${t[APP_KINDS[connected.kind].label]}</span></p>
+    <p>
+      <${StateBadge} t=${t} active=${active} />
+      <span class="badge" id="app-kind">${t[APP_KINDS[connected.kind].label]}</span>
+    </p>
     <${ConnectSection} page=${page} app=${connected} />
     ${
       form &&

@@ -44,7 +44,9 @@ export async function overviewTab({ page, project, act }: TabContext) {
       <dd id="project-id">${projectId}</dd>
     </dl>
     <ul class="counts">
-      ${counts.map(([rest, label, n]) => html`<li><a href=${act(rest)}><strong>${n}</strong> <span>${label}</span></a></li>`)}
+      ${counts.map(
+        ([rest, label, n]) => html`<li><a href=${act(rest)}><strong>${n}</strong> <span>${label}</span></a></li>`,
+      )}
     </ul>
     <p class="section-actions"><a class="button primary" href=${act('/apps/new')}>${t.newApp}</a></p>`;
 }
