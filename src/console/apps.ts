@@ -1,6 +1,7 @@
 // Console area "Apps" of a project: an app's page with what its developer needs to connect it (app-connect.ts),
 // its redirect URIs and token settings (UpdateOIDCAppConfig), regenerate the secret (shown exactly once, never stored
-// in a URL or a cookie: the answer to the POST shows it), deactivate, reactivate, remove. Making one: app-new.ts.
+// in a URL or a cookie: the answer to the POST shows it) or add a key (private_key_jwt), deactivate, reactivate,
+// remove. Making one: app-new.ts.
 import { ManagementService as M } from '@zitadel/proto/zitadel/management_pb.js';
 import {
   APIAuthMethodType,
@@ -11,7 +12,9 @@ import {
 } from '@zitadel/proto/zitadel/app_pb.js';
 import { APP_TYPES } from '../management/app-messages.ts';
 import { html } from '../views/html.ts';
-import { Checkbox, Flash, PostForm, StateBadge, Submit, TextArea } from '../views/console/components.ts';
+import { KeyType } from '@zitadel/proto/zitadel/auth_n_key_pb.js';
+import { Checkbox, Flash, KeyFileLink, PostForm, StateBadge, Submit, TextArea } from '../views/console/components.ts';
+import { format } from '../views/i18n.ts';
 import { APP_KINDS, kindOf } from './app-kinds.ts';
 import { type ConnectedApp, ConnectSection } from './app-connect.ts';
 import { appUrl, clientIdOf, type FormFlash, ids, lines, projectUrl, shownOnce, WithDevMode } from './app-parts.ts';
@@ -150,6 +153,12 @@ async function showApp(page: ConsolePage, flash: FormFlash & { posted?: Settings
         <${Submit} label=${t.regenerateSecret} kind="secondary" />
       <//>`
       }
+      ${
+        connected.secret === 'key' &&
+        html`<${PostForm} action=${appUrl(page, appIdOf(page), '/keys')} csrf=${page.csrf} class="inline">
+        <${Submit} label=${t.addKey} kind="secondary" />
+      <//>`
+      }
       <${StateForms}
         t=${t}
         csrf=${page.csrf}
@@ -208,6 +217,20 @@ async function regenerate(page: ConsolePage) {
   });
 }
 
+/** A key pair for an app that signs its client assertions (private_key_jwt, RFC 7523): AddAppKey, and its key file
+ *  (the private key) to download exactly this once; the server keeps only the public key. */
+async function addKey(page: ConsolePage) {
+  const { t } = page;
+  const ref = { projectId: ids(page).id, appId: appIdOf(page) };
+  const { app } = await page.run(M.method.getAppByID, ref);
+  const { id, keyDetails } = await page.run(M.method.addAppKey, { ...ref, type: KeyType.JSON });
+  const body = html`<p class="lead">${t.keyOnceLead}</p>
+    <${KeyFileLink} t=${t} fileName=${`${id}.json`} content=${JSON.parse(new TextDecoder().decode(keyDetails))} />
+    <p><a class="button primary" href=${appUrl(page, ref.appId)}>${t.toApp}</a></p>`;
+  // the page holds a private key: never cached (HTML_SECURITY_HEADERS sends no-store)
+  return page.render('projects', format(t.keyOnceTitle!, { name: app?.name ?? '' }), body);
+}
+
 async function setState(page: ConsolePage) {
   const ref = { projectId: ids(page).id, appId: appIdOf(page) };
   await runStateChange(page, { reactivate: M.method.reactivateApp, deactivate: M.method.deactivateApp }, ref);
@@ -221,6 +244,7 @@ export function registerApps(router: ConsoleRouter): void {
   );
   router.post('/projects/:id/apps/:appId', updateConfig);
   router.post('/projects/:id/apps/:appId/secret', regenerate);
+  router.post('/projects/:id/apps/:appId/keys', addKey);
   router.post('/projects/:id/apps/:appId/state', setState);
   router.post(
     '/projects/:id/apps/:appId/remove',

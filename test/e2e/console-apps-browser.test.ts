@@ -3,6 +3,7 @@
 // back through the API); the app's page shows the issuer, the discovery URL and the endpoints as the server's
 // discovery document has them; roles added and removed on the roles tab are there, and gone, in the API. axe-core
 // finds no serious or critical issue on any of these pages. Screenshots go to docs/screenshots/.
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { fromJson } from '@bufbuild/protobuf';
@@ -153,6 +154,17 @@ describe('console: a project, its apps by kind, and how to connect them', () => 
     expect((apiApp.config.value as { authMethodType: number }).authMethodType).toBe(
       APIAuthMethodType.API_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT,
     );
+    // its page offers a key instead of a secret; the key file is the private key of a key the API then lists
+    await page.getByRole('link', { name: 'Continue to the app' }).click();
+    expect(await page.getByRole('button', { name: 'Regenerate secret' }).count()).toBe(0);
+    await page.getByRole('button', { name: 'Add key' }).click();
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByText('Download as a file').click()]);
+    const keyFile = JSON.parse(readFileSync((await download.path())!, 'utf8')) as Record<string, string>;
+    expect(keyFile.key).toMatch(/^-----BEGIN (RSA )?PRIVATE KEY-----/);
+    const keys = okJson<{ result?: { id: string }[] }>(
+      await api('ListAppKeys', ['POST', `/management/v1/projects/${projectId}/apps/${apiApp.id}/keys/_search`], {}),
+    );
+    expect(keys.result?.map((k) => k.id)).toEqual([keyFile.keyId]);
 
     // the apps tab lists all four, "New app" on top
     await page.goto(`${env.server.url}/ui/console/projects/${projectId}/apps`);
