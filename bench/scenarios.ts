@@ -198,7 +198,7 @@ export function scenarioList(t: Prepared, bl: PreparedBaseline | undefined): Sce
         });
       },
     },
-    ...issue21Lookups(t),
+    ...userLookupsAtScale(t),
     {
       name: 'password login (authorize → pages → code → token)',
       target: { rps: 75, p99: 300, queries: 10 },
@@ -227,7 +227,7 @@ export function scenarioList(t: Prepared, bl: PreparedBaseline | undefined): Sce
  * each request waits for the 31 ahead of it, so the p99 there is Little's law (32 in flight / the rate), not a
  * lookup's latency; docs/performance.md works it out.
  */
-function issue21Lookups(t: Prepared): Scenario[] {
+function userLookupsAtScale(t: Prepared): Scenario[] {
   const { gh } = t;
   const lookups: Scenario[] = [
     {

@@ -22,7 +22,7 @@ import { ConsoleLayout, type ConsoleFrame, type NavOrg, withOrg } from '../views
 import { html } from '../views/html.ts';
 import { managesOrg, orgInContext, type Run, type RunRead, type Viewer, viewerOf } from './access.ts';
 import { consoleUser, signInRedirect } from './session.ts';
-import { CONSOLE_PATH } from '../web/urls.ts';
+import { ACCOUNT_PATH, CONSOLE_PATH } from '../web/urls.ts';
 import { formErrorText } from './form-errors.ts';
 import { consoleTexts } from './texts.ts';
 
@@ -185,7 +185,7 @@ function noAccess(page: ConsolePage): Promise<FastifyReply> {
     '',
     t.noAccessTitle!,
     html`<p class="lead" id="no-access">${t.noAccessLead}</p>
-      <p><a class="button primary" href="/ui/account">${t.toAccount}</a></p>`,
+      <p><a class="button primary" href=${ACCOUNT_PATH}>${t.toAccount}</a></p>`,
     403,
   );
 }

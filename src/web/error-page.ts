@@ -33,7 +33,7 @@ export function answerPageError(pages: Pages) {
     // the client went away: not a server failure, so logged below warning and answered as the client's
     if (kind.kind === 'aborted') request.log.info('client aborted the request');
     const status = kind.kind === 'aborted' ? 400 : kind.status;
-    if (status >= 500) request.log.error({ err: error }, 'login page failed');
+    if (status >= 500) request.log.error({ err: error }, 'page failed');
     if (kind.kind === 'status' && kind.retryAfter !== undefined) reply.header('retry-after', String(kind.retryAfter));
     return errorPage(status, t.errorGeneric, status >= 500 ? 'server_error' : 'invalid_request');
   };

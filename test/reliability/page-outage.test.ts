@@ -88,7 +88,7 @@ describe.runIf(isPostgres)('login pages during a PostgreSQL outage', () => {
     }
     const lines = server.logs.slice(logged).map((l) => JSON.parse(l) as { msg: string });
     expect(lines.some((l) => l.msg === 'database unavailable')).toBe(true);
-    expect(lines.some((l) => l.msg === 'login page failed')).toBe(false);
+    expect(lines.some((l) => l.msg === 'page failed')).toBe(false);
     // the same sign-in goes on once the database is back
     const again = await flows.en.postLoginName();
     expect(again.status).toBe(200);
