@@ -3,8 +3,9 @@
 // and passkeys, a machine's keys. Every read is the API's operation (GetUserByID, ListUserGrants, ListUserMemberships,
 // ListHumanAuthFactors, ListHumanPasswordless, ListMachineKeys), but the sessions: ZITADEL's v1 API lists none per
 // user (only the user's own AuthService), so they are the management's read behind the org owner's check
-// (page.read, as the overview's app count), after GetUserByID, and only for a user of that org. A user of another
-// org is the "not found" page, as in the API.
+// (page.read, as the overview's app count), after GetUserByID, and only for a user of that org; so is the lock of the
+// lockout policy (too many failed sign-ins), shown as the user's state with Unlock. A user of another org is the
+// "not found" page, as in the API.
 import type { Timestamp } from '@bufbuild/protobuf/wkt';
 import { ManagementService as M } from '@zitadel/proto/zitadel/management_pb.js';
 import {
@@ -17,7 +18,8 @@ import {
   type User,
 } from '@zitadel/proto/zitadel/user_pb.js';
 import type { Texts } from '../views/i18n.ts';
-import type { UserSession } from '../users/artifact-queries.ts';
+import type { SessionApp, UserSession } from '../users/artifact-queries.ts';
+import type { AccountLock } from '../lockout/queries.ts';
 import { html, type Markup } from '../views/html.ts';
 import { Checkbox, Flash, Input, PostForm, StateBadge, Submit, Table, utcText } from '../views/console/components.ts';
 import type { ConsolePage, ConsoleRouter } from './page.ts';
@@ -36,10 +38,25 @@ export const STATE_ACTIONS = {
 } as const;
 export type StateAction = keyof typeof STATE_ACTIONS;
 
-export const UserStateBadge = ({ t, state }: { t: Texts; state: UserState }) =>
-  state === UserState.LOCKED
-    ? html`<span class="badge">${t.locked}</span>`
-    : html`<${StateBadge} t=${t} active=${state === UserState.ACTIVE} />`;
+/** A user's state as a person sees it: an active user under a running sign-in lockout (lockout/) is locked, as
+ *  ZITADEL shows a user its lockout policy locked, and UnlockUser lifts it. */
+const shownState = (user: { state: UserState }, lock: AccountLock | undefined) =>
+  lock && user.state === UserState.ACTIVE ? UserState.LOCKED : user.state;
+
+/** The lockout's words: how many failed attempts (none counted: a second factor's lock) and until when. */
+export function lockText(t: Texts, lock: AccountLock, short = false): string {
+  const until = minute(lock.lockedUntil);
+  if (short) return t.lockedAttemptsShort!.replace('{failures}', String(lock.failures));
+  const text = lock.failures > 0 ? t.lockedByAttempts! : t.lockedBySignIns!;
+  return text.replace('{failures}', String(lock.failures)).replace('{until}', until);
+}
+
+export const UserStateBadge = ({ t, state, lock }: { t: Texts; state: UserState; lock?: AccountLock | undefined }) =>
+  lock && state === UserState.ACTIVE
+    ? html`<span class="badge warn">${lockText(t, lock, true)}</span>`
+    : state === UserState.LOCKED
+      ? html`<span class="badge">${t.locked}</span>`
+      : html`<${StateBadge} t=${t} active=${state === UserState.ACTIVE} />`;
 
 /** What the page shows above its sections, or above the password form (`form: 'password'`). */
 export interface UserFlash {
@@ -51,7 +68,7 @@ export interface UserFlash {
 
 const minute = (at: Date | Timestamp | undefined) => (at ? `${utcText(at, 16)} UTC` : '');
 
-function Profile({ t, user }: { t: Texts; user: User }) {
+function Profile({ t, user, lock }: { t: Texts; user: User; lock: AccountLock | undefined }) {
   const row = (label: string | undefined, value: Markup) => html`<dt>${label}</dt><dd>${value}</dd>`;
   const human = user.type.case === 'human' ? user.type.value : undefined;
   const machine = user.type.case === 'machine' ? user.type.value : undefined;
@@ -60,7 +77,12 @@ function Profile({ t, user }: { t: Texts; user: User }) {
     <h2 id="profile">${t.profileTitle}</h2>
     <dl class="profile">
       ${row(t.userName, user.userName)} ${row(t.loginName, user.preferredLoginName)}
-      ${row(t.state, html`<${UserStateBadge} t=${t} state=${user.state} />`)}
+      ${row(
+        t.state,
+        lock && user.state === UserState.ACTIVE
+          ? html`<span class="badge warn">${t.locked}</span> ${lockText(t, lock)}`
+          : html`<${UserStateBadge} t=${t} state=${user.state} />`,
+      )}
       ${
         human &&
         html`${row(t.firstName, human.profile?.firstName ?? '')} ${row(t.lastName, human.profile?.lastName ?? '')}
@@ -78,11 +100,13 @@ function Profile({ t, user }: { t: Texts; user: User }) {
   </section>`;
 }
 
-function Actions({ page, user, flash }: { page: ConsolePage; user: User; flash: UserFlash }) {
+function Actions(p: { page: ConsolePage; user: User; lock: AccountLock | undefined; flash: UserFlash }) {
+  const { page, user, flash } = p;
   const { t } = page;
   const act = (rest: string) => page.href(userPath(user.id, rest));
+  const state = shownState(user, p.lock);
   const actions = (Object.keys(STATE_ACTIONS) as StateAction[]).filter((a) =>
-    (STATE_ACTIONS[a].from as readonly UserState[]).includes(user.state),
+    (STATE_ACTIONS[a].from as readonly UserState[]).includes(state),
   );
   return html`<section aria-labelledby="user-actions">
       <h2 id="user-actions">${t.actions}</h2>
@@ -97,6 +121,7 @@ function Actions({ page, user, flash }: { page: ConsolePage; user: User; flash: 
           <${Submit} label=${t.remove} kind="secondary" />
         <//>
       </div>
+      ${p.lock && html`<p class="help">${t.unlockHelp}</p>`}
     </section>
     ${
       user.type.case === 'human' &&
@@ -135,9 +160,23 @@ function factorRows(t: Texts, factors: AuthFactor[], passkeys: { name: string; s
   ];
 }
 
+/** An app a session signed in to: an app of the org by its name, linked to its page, and its project, with the
+ *  client id below; any other client (the console, the account page, another org's app) by its client id. */
+function SessionAppName({ page, app }: { page: ConsolePage; app: SessionApp }) {
+  if (!app.app) return html`<span class="session-app"><code>${app.clientId}</code></span>`;
+  const { id, name, projectId, projectName } = app.app;
+  const path = `/ui/console/projects/${encodeURIComponent(projectId)}`;
+  const appHref = page.href(`${path}/apps/${encodeURIComponent(id)}`);
+  return html`<span class="session-app"
+    ><a href=${appHref}>${name}</a> · <a href=${page.href(path)}>${projectName}</a
+    ><small><code>${app.clientId}</code></small></span
+  >`;
+}
+
 /** The sessions' table: when, until when, which apps, how (amr); never a session's id, which would sign its
  *  reader in. */
-function Sessions({ t, sessions }: { t: Texts; sessions: UserSession[] }) {
+function Sessions({ page, sessions }: { page: ConsolePage; sessions: UserSession[] }) {
+  const { t } = page;
   const when = (date: Date | null) => (date ? minute(date) : '–');
   return html`<section aria-labelledby="sessions">
     <h2 id="sessions">${t.sessionsTitle}</h2>
@@ -148,7 +187,7 @@ function Sessions({ t, sessions }: { t: Texts; sessions: UserSession[] }) {
       rows=${sessions.map((s) => [
         when(s.signedInAt),
         when(s.expiresAt),
-        s.clientIds.map((id, i) => html`${i > 0 && ', '}<code>${id}</code>`),
+        s.apps.map((a) => html`<${SessionAppName} page=${page} app=${a} />`),
         s.amr.join(', ') || '–',
       ])}
     />
@@ -161,7 +200,7 @@ export async function showUser(page: ConsolePage, flash: UserFlash = {}) {
   const { user } = await page.run(M.method.getUserByID, { id });
   if (!user) throw new Error('GetUserByID answered without a user');
   const human = user.type.case === 'human';
-  const [grants, memberships, sessions, factors, passkeys, keys] = await Promise.all([
+  const [grants, memberships, sessions, factors, passkeys, keys, locks] = await Promise.all([
     page.run(M.method.listUserGrants, {
       query: { limit: 100 },
       queries: [{ query: { case: 'userIdQuery', value: { userId: id } } }],
@@ -171,10 +210,12 @@ export async function showUser(page: ConsolePage, flash: UserFlash = {}) {
     human ? page.run(M.method.listHumanAuthFactors, { userId: id }) : undefined,
     human ? page.run(M.method.listHumanPasswordless, { userId: id }) : undefined,
     human ? undefined : page.run(M.method.listMachineKeys, { userId: id, query: { limit: 100 } }),
+    page.read(page.deps.reads.userLocks, { userIds: [id] }),
   ]);
+  const lock = locks[0];
   const body = html`${flash.form !== 'password' && html`<${Flash} notice=${flash.notice} error=${flash.error} />`}
-    <${Profile} t=${t} user=${user} />
-    <${Actions} page=${page} user=${user} flash=${flash} />
+    <${Profile} t=${t} user=${user} lock=${lock} />
+    <${Actions} page=${page} user=${user} lock=${lock} flash=${flash} />
     <section aria-labelledby="user-grants">
       <h2 id="user-grants">${t.userGrantsTitle}</h2>
       <${Table}
@@ -197,7 +238,7 @@ export async function showUser(page: ConsolePage, flash: UserFlash = {}) {
         rows=${memberships.result.map((m) => [membershipKind(t, m), m.displayName, m.roles.join(', ')])}
       />
     </section>
-    ${sessions && html`<${Sessions} t=${t} sessions=${sessions} />`}
+    ${sessions && html`<${Sessions} page=${page} sessions=${sessions} />`}
     ${
       factors &&
       html`<section aria-labelledby="factors">

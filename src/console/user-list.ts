@@ -70,6 +70,8 @@ async function showList(page: ConsolePage, flash: Flashed = {}) {
     queries: typed(q),
   });
   const total = Number(list.details?.totalResult ?? 0);
+  const locks = await page.read(page.deps.reads.userLocks, { userIds: list.result.map((u) => u.id) });
+  const lockOf = new Map(locks.map((l) => [l.userId, l]));
   const human = flash.form === 'human' ? (flash.values ?? {}) : {};
   const machine = flash.form === 'machine' ? (flash.values ?? {}) : {};
   const body = html`<form method="get" action="/ui/console/users" class="search" role="search">
@@ -88,7 +90,7 @@ async function showList(page: ConsolePage, flash: Flashed = {}) {
           html`<a href=${page.href(userPath(u.id))}>${u.userName}</a>`,
           human?.profile?.displayName ?? (u.type.case === 'machine' ? u.type.value.name : ''),
           human?.email?.email ?? '',
-          html`<${UserStateBadge} t=${t} state=${u.state} />`,
+          html`<${UserStateBadge} t=${t} state=${u.state} lock=${lockOf.get(u.id)} />`,
         ];
       })}
     />

@@ -237,3 +237,39 @@ export async function upsertLockoutPolicy(
     [max.maxPasswordAttempts, max.maxOtpAttempts, at, sequence],
   );
 }
+
+/** A user whose password counter is locked now, by failed password attempts or by failed second factors
+ *  (lockAccountFor, which counts no password failure: `failures` 0). */
+export interface AccountLock {
+  userId: string;
+  failures: number;
+  lockedUntil: Date;
+}
+
+/** The running locks of the users `userIds` of org `orgId` (the console's user list and page): one primary-key
+ *  probe per id, and a user of another org is never answered. */
+export async function findAccountLocks(
+  db: Queryable,
+  orgId: string,
+  userIds: readonly string[],
+): Promise<AccountLock[]> {
+  if (userIds.length === 0) return [];
+  const { rows } = await db.query<AccountLock>(
+    `SELECT f.key AS "userId", f.failures, f.locked_until AS "lockedUntil"
+       FROM login_failures f JOIN users u ON u.id = f.key AND u.org_id = $1
+      WHERE f.scope = 'account' AND f.key = ANY($2::text[]) AND f.locked_until > now()`,
+    [orgId, userIds],
+  );
+  return rows;
+}
+
+/** Forgets a user's password and second-factor failures and their lock (UnlockUser), in the caller's transaction;
+ *  the address's counter is not the user's and stays. Returns whether a lock was running. */
+export async function clearUserCounters(tx: Queryable, userId: string): Promise<boolean> {
+  const { rows } = await tx.query<{ locked: boolean }>(
+    `DELETE FROM login_failures WHERE scope IN ('account', 'factor') AND key = $1
+     RETURNING coalesce(locked_until > now(), false) AS locked`,
+    [userId],
+  );
+  return rows.some((r) => r.locked);
+}

@@ -16,12 +16,12 @@ import { projectOperations } from './handlers/projects.ts';
 import { projectGrantOperations } from './handlers/project-grants.ts';
 import { userGrantOperations } from './handlers/user-grants.ts';
 import { userMetadataOperations } from './handlers/user-metadata.ts';
-import { userOperations, userSessionsRead } from './handlers/users.ts';
+import { userLocksRead, userOperations, userSessionsRead } from './handlers/users.ts';
 import { machineUserOperations } from './handlers/machine-users.ts';
 import { appOperations, orgAppCountRead } from './handlers/apps.ts';
 import { memberOperationLists } from './handlers/members.ts';
 import { orgOperations } from './handlers/orgs.ts';
-import { changeOperations } from './handlers/changes.ts';
+import { changeOperations, recentInstanceChangesRead, recentOrgChangesRead } from './handlers/changes.ts';
 import { eventOperations } from './handlers/events.ts';
 import { passwordOperations } from './handlers/passwords.ts';
 import { emailOperations } from './handlers/emails.ts';
@@ -65,7 +65,13 @@ export function managementOperations(deps: ManagementDeps): Operation[] {
 
 /** The reads no v1 method serves that the console shows, each behind a permission like an operation's. */
 export function managementReads(deps: ManagementDeps) {
-  return { orgAppCount: orgAppCountRead(deps), userSessions: userSessionsRead(deps) };
+  return {
+    orgAppCount: orgAppCountRead(deps),
+    userSessions: userSessionsRead(deps),
+    userLocks: userLocksRead(deps),
+    recentInstanceChanges: recentInstanceChangesRead(deps),
+    recentOrgChanges: recentOrgChangesRead(deps),
+  };
 }
 
 export type ManagementReads = ReturnType<typeof managementReads>;

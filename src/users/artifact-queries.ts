@@ -48,12 +48,19 @@ export async function deleteOidcArtifactsOfOrgUsers(tx: Queryable, orgId: string
   return (grants.rowCount ?? 0) + (rest.rowCount ?? 0);
 }
 
+/** A client a session signed in to: an app of the org with its name and project, else (the console, the account
+ *  page, another org's app) its client id alone, naming nothing of another org. */
+export interface SessionApp {
+  clientId: string;
+  app?: { id: string; name: string; projectId: string; projectName: string };
+}
+
 /** One sign-in session of a user as the console shows it: never its id, cookie or any token. */
 export interface UserSession {
   signedInAt: Date | null;
   expiresAt: Date | null;
-  /** The apps (client ids) the session authorized, sorted. */
-  clientIds: string[];
+  /** The apps the session authorized, by client id (sorted); name and project only for an app of the user's org. */
+  apps: SessionApp[];
   /** How the person signed in (RFC 8176 amr, as in the ID token), when the session holds it. */
   amr: string[];
 }
@@ -64,14 +71,19 @@ export interface UserSession {
  * sid and grant id, are not read). Only the user's rows are read (oidc_payloads_account_idx, whose predicate it
  * repeats as the DELETE above does; test/users/artifact-plans.test.ts), and only for a user of the org: $1 the user,
  * $2 the org, so another org's user gives nothing: the user's org is read by its primary key (with an EXISTS on
- * id and org the planner may read the org's whole users_org_created_idx instead, every user of a big org). A
- * payload of another shape gives empty lists, never an error.
+ * id and org the planner may read the org's whole users_org_created_idx instead, every user of a big org). Each
+ * client id names its app by apps_client_id_unique, one subquery per client so the plan probes the index rather than
+ * reading every app. A payload of another shape gives empty lists, never an error.
  */
 export const USER_SESSIONS = `
   SELECT to_timestamp((s.payload->>'loginTs')::float8) AS "signedInAt", s.expires_at AS "expiresAt",
-         ARRAY(SELECT k FROM jsonb_object_keys(CASE WHEN jsonb_typeof(s.payload->'authorizations') = 'object'
-                                                    THEN s.payload->'authorizations' ELSE '{}' END) AS k
-               ORDER BY k) AS "clientIds",
+         (SELECT coalesce(jsonb_agg(jsonb_strip_nulls(jsonb_build_object('clientId', k, 'app',
+                   (SELECT jsonb_build_object('id', a.id, 'name', a.name, 'projectId', p.id, 'projectName', p.name)
+                      FROM apps a JOIN projects p ON p.id = a.project_id AND p.org_id = $2 WHERE a.client_id = k)))
+                   ORDER BY k), '[]')
+            FROM jsonb_object_keys(CASE WHEN jsonb_typeof(s.payload->'authorizations') = 'object'
+                                        THEN s.payload->'authorizations' ELSE '{}' END) AS k
+         ) AS apps,
          ARRAY(SELECT jsonb_array_elements_text(CASE WHEN jsonb_typeof(s.payload->'amr') = 'array'
                                                      THEN s.payload->'amr' ELSE '[]' END)) AS amr
   FROM oidc_payloads s

@@ -51,19 +51,27 @@ const TRANSITIONS = {
 
 export type UserStateChange = keyof typeof TRANSITIONS;
 
-/** `ref.orgId`: the org in context; a user of another org is not found (getOrgUser). */
+/** Lifts the password lockout's hold on a user in the caller's transaction and says whether one was running
+ *  (lockout/ sits above users/, so UnlockUser's caller hands it in). */
+export type ReleaseAttemptLock = (tx: Queryable, userId: string) => Promise<boolean>;
+
+/** `ref.orgId`: the org in context; a user of another org is not found (getOrgUser). `releaseAttemptLock`, for
+ *  'unlock': the user's lock by failed sign-in attempts ends with it, and an active user under such a lock may be
+ *  unlocked (ZITADEL locks the user itself after too many failed passwords; Gatehouse's lock is the counter's). */
 export async function changeUserState(
   db: Db,
   ref: UserRef,
   change: UserStateChange,
   creator: string,
+  releaseAttemptLock?: ReleaseAttemptLock,
 ): Promise<Details> {
   const t: Transition = TRANSITIONS[change];
   const { userId } = ref;
   return db.tx(async (tx) => {
     const user = await lockUser(tx, userId);
     if (user?.org_id !== ref.orgId) throw userNotFound();
-    if (!t.from.includes(user.state)) throw t.refused();
+    const released = change === 'unlock' && releaseAttemptLock ? await releaseAttemptLock(tx, userId) : false;
+    if (!t.from.includes(user.state) && !(released && user.state === 'active')) throw t.refused();
     const event = await appendEvent(tx, {
       aggregateType: 'user',
       aggregateId: userId,

@@ -69,3 +69,13 @@ export async function axeViolations(page: Page): Promise<string[]> {
   });
   return violations.map((v) => v.id);
 }
+
+/** A phone's viewport (390 x 844 CSS pixels), for the small-screen checks and screenshots. */
+export const SMALL_SCREEN = { width: 390, height: 844 } as const;
+
+/** How far the page is wider than its viewport (0: it fits, nothing scrolls sideways): every console page must fit a
+ *  390 px screen, its tables scrolling in their own box. Opens `path` first when given. */
+export async function sidewaysOverflow(page: Page, path?: string): Promise<number> {
+  if (path) await page.goto(new URL(path, page.url()).toString());
+  return page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+}

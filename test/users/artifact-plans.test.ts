@@ -74,7 +74,18 @@ describe('statements over one user’s artifacts', () => {
       {
         signedInAt: new Date(rows[0]!.login_ts * 1000),
         expiresAt: expect.any(Date),
-        clientIds: [rows[0]!.client_id],
+        // the seeded session's app is one of the user's org: named with its project
+        apps: [
+          {
+            clientId: rows[0]!.client_id,
+            app: {
+              id: expect.any(String),
+              name: expect.any(String),
+              projectId: expect.any(String),
+              projectName: expect.any(String),
+            },
+          },
+        ],
         amr: ['pwd'],
       },
     ]);

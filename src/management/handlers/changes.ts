@@ -7,10 +7,11 @@ import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
 import type { ManagementDeps } from '../deps.ts';
 import { getApp } from '../../apps/service.ts';
 import { listChanges, type ChangePage, type ChangeRow } from '../../events/changes.ts';
+import { listRecentChanges, type RecentChange } from '../../events/recent.ts';
 import { getProject } from '../../projects/service.ts';
 import { getOrgUser } from '../../users/service.ts';
 import { changePageOf } from '../list-query.ts';
-import { operation, orgOwner, projectRead, type Operation } from '../operation.ts';
+import { iamOwner, operation, orgOwner, projectRead, type Operation, type Read } from '../operation.ts';
 
 const M = ManagementService.method;
 
@@ -26,6 +27,20 @@ function changeMessage(c: ChangeRow): MessageInitShape<typeof ChangeSchema> {
     resourceOwnerId: c.resource_owner,
   };
 }
+
+/** The newest changes across the instance (the console's overview for its owner): v1 has ListEvents for this, but
+ *  without the changed objects' names, which the overview shows and links. */
+export const recentInstanceChangesRead = ({ db }: ManagementDeps): Read<{ limit: number }, RecentChange[]> => ({
+  permission: iamOwner,
+  handle: (_caller, req) => listRecentChanges(db, null, req.limit),
+});
+
+/** The newest changes of the org in context, every object it owns (an org owner's overview; ListOrgChanges has the
+ *  org's own events only). */
+export const recentOrgChangesRead = ({ db }: ManagementDeps): Read<{ limit: number }, RecentChange[]> => ({
+  permission: orgOwner,
+  handle: (caller, req) => listRecentChanges(db, caller.orgId, req.limit),
+});
 
 export function changeOperations({ db }: ManagementDeps): Operation[] {
   // the event log's page of one object's events, as the four methods answer it

@@ -6,6 +6,7 @@ import { ManagementService } from '@zitadel/proto/zitadel/management_pb.js';
 import type { ManagementDeps } from '../deps.ts';
 import { IAM_OWNER, ORG_OWNER } from '../../members/roles.ts';
 import { invalidArgument } from '../../platform/errors.ts';
+import { clearUserCounters, findAccountLocks, type AccountLock } from '../../lockout/queries.ts';
 import { findUserSessions, type UserSession } from '../../users/artifact-queries.ts';
 import { ADD_REQUEST, importHumanUser } from '../../passwords/new-human.ts';
 import { listUsers } from '../../users/list.ts';
@@ -44,6 +45,13 @@ export const userSessionsRead = ({ db }: ManagementDeps): Read<{ userId: string 
   handle: (caller, req) => findUserSessions(db, caller.orgId, req.userId),
 });
 
+/** The running sign-in lockouts of users of the org in context (the console's user list and page): ZITADEL shows
+ *  such a user as locked, Gatehouse's lock is the lockout counter's (lockout/queries.ts), which no v1 read serves. */
+export const userLocksRead = ({ db }: ManagementDeps): Read<{ userIds: readonly string[] }, AccountLock[]> => ({
+  permission: orgOwner,
+  handle: (caller, req) => findAccountLocks(db, caller.orgId, req.userIds),
+});
+
 export function userOperations({ db, hashing }: ManagementDeps): Operation[] {
   const getOrgUserById = orgUserGetter(db);
   // The four methods share one request and one response shape ({id} and {details}).
@@ -55,7 +63,9 @@ export function userOperations({ db, hashing }: ManagementDeps): Operation[] {
       method: method as (typeof M)['lockUser'],
       permission: orgOwner,
       async handle(caller, req) {
-        const details = await changeUserState(db, userRef(caller, req.id), change, caller.principal.userId);
+        const ref = userRef(caller, req.id);
+        const release = change === 'unlock' ? clearUserCounters : undefined;
+        const details = await changeUserState(db, ref, change, caller.principal.userId, release);
         return { details: detailsMessage(details) };
       },
     });

@@ -14,15 +14,18 @@ export function utcText(at: Date | Timestamp | undefined, length: 10 | 16 | 19):
 
 export function Table({ caption, head, rows, t }: { caption: string; head: string[]; rows: Markup[][]; t: Texts }) {
   if (rows.length === 0) return html`<p class="empty">${t.empty}</p>`;
-  return html`<table>
-    <caption class="visually-hidden">${caption}</caption>
-    <thead>
-      <tr>${head.map((h) => html`<th scope="col">${h}</th>`)}</tr>
-    </thead>
-    <tbody>
-      ${rows.map((cells) => html`<tr>${cells.map((c) => html`<td>${c}</td>`)}</tr>`)}
-    </tbody>
-  </table>`;
+  // a table wider than a small screen scrolls in its own box, not the page; focusable, so a keyboard scrolls it too
+  return html`<div class="table-wrap" tabindex="0">
+    <table>
+      <caption class="visually-hidden">${caption}</caption>
+      <thead>
+        <tr>${head.map((h) => html`<th scope="col">${h}</th>`)}</tr>
+      </thead>
+      <tbody>
+        ${rows.map((cells) => html`<tr>${cells.map((c) => html`<td>${c}</td>`)}</tr>`)}
+      </tbody>
+    </table>
+  </div>`;
 }
 
 /** A list page's search box: a GET form to `action` that keeps the org in context. */
