@@ -94,7 +94,7 @@ export async function rolesTab(context: TabContext) {
       caption=${t.rolesTitle}
       head=${[t.roleKey, `${t.displayName} / ${t.group}`, t.actions]}
       rows=${roles.result.map((r) => [
-        html`<code>${r.key}</code>`,
+        r.key,
         html`<${PostForm} action=${act(`/roles/${encodeURIComponent(r.key)}`)} csrf=${page.csrf} class="inline">
           <label class="visually-hidden" for=${`role-${r.key}-displayName`}>${t.displayName}</label>
           <input id=${`role-${r.key}-displayName`} name="displayName" value=${r.displayName} maxlength="200" />
