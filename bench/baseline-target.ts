@@ -4,6 +4,9 @@ import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
+/** The redirect URI of the baseline's web client. */
+export const BASELINE_CALLBACK = 'http://127.0.0.1/cb';
+
 export interface Baseline {
   url: string;
   clientCredentials: { clientId: string; clientSecret: string };

@@ -5,6 +5,7 @@ import { createServer } from 'node:http';
 import { generateKeyPairSync } from 'node:crypto';
 import Provider from 'oidc-provider';
 import { ROUTES } from '../src/oidc/protocol.ts';
+import { BASELINE_CALLBACK } from './baseline-target.ts';
 
 const port = Number(process.argv[2] ?? 0);
 const issuerHost = '127.0.0.1';
@@ -32,7 +33,7 @@ async function main(): Promise<void> {
         client_secret: SECRET,
         grant_types: ['authorization_code', 'refresh_token'],
         response_types: ['code'],
-        redirect_uris: ['http://127.0.0.1/cb'],
+        redirect_uris: [BASELINE_CALLBACK],
       },
     ],
     jwks: { keys: [jwk as never] },
@@ -42,7 +43,7 @@ async function main(): Promise<void> {
       clientCredentials: { enabled: true },
       introspection: { enabled: true },
       revocation: { enabled: true },
-      pushedAuthorizationRequests: { enabled: false },
+      pushedAuthorizationRequests: { enabled: true }, // the PAR push scenario
     },
     scopes: ['openid', 'profile', 'email', 'offline_access'],
     claims: { openid: ['sub'], profile: ['name', 'preferred_username'], email: ['email', 'email_verified'] },

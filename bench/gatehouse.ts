@@ -11,6 +11,7 @@ import pg from 'pg';
 import { openDb } from '../src/platform/db.ts';
 import { migrate } from '../src/platform/migrate.ts';
 import { randomSeededUser, type ScaleSize, type SeedReport, seedScale } from './scale-seed.ts';
+import { rssMb } from './memory.ts';
 
 const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 // The node flags and environment of `npm start` (V8 heap sizing, malloc's arenas), so the bench measures the
@@ -58,6 +59,8 @@ export interface GatehouseTarget {
   /** The bench's own PostgreSQL database (unset: embedded). */
   databaseUrl?: string;
   adminToken: string;
+  /** A personal access token of the admin service account (IAM_OWNER, as adminToken). */
+  personalAccessToken: string;
   clientCredentials: Credentials;
   clientCredentialsJwt: Credentials;
   introspector: Credentials;
@@ -70,6 +73,8 @@ export interface GatehouseTarget {
   orgId: string;
   /** The ID of USER, the human of the login scenarios. */
   userId: string;
+  /** The resident memory of the Gatehouse processes once ready, before the fixtures and any load. */
+  startupRssMb: number;
   /** How the database was seeded before the start (`seed` option), if it was. */
   seed?: SeedReport;
   stop(): Promise<void>;
@@ -150,11 +155,12 @@ export async function startGatehouse(port: number, options: StartOptions = {}): 
   // a start that fails leaves neither the process nor its database behind
   const started = async () => {
     await waitReady(url, child);
+    const startupRssMb = rssMb(child.pid!);
     const adminKey = JSON.parse(readFileSync(env.GATEHOUSE_ADMIN_KEY_FILE!, 'utf8')) as KeyFile;
     const adminToken = await jwtProfileToken(url, adminKey, `openid ${MANAGEMENT_SCOPE}`);
-    return { adminToken, ...(await createFixtures(url, adminToken)) };
+    return { adminToken, startupRssMb, ...(await createFixtures(url, adminToken, adminKey.userId)) };
   };
-  const { adminToken, ...fixtures } = await started().catch(async (error: unknown) => {
+  const { adminToken, startupRssMb, ...fixtures } = await started().catch(async (error: unknown) => {
     await stopChild();
     await dropDatabase();
     throw error;
@@ -165,6 +171,7 @@ export async function startGatehouse(port: number, options: StartOptions = {}): 
     database: env.DATABASE_URL ? 'postgres' : 'embedded',
     databaseUrl: env.DATABASE_URL,
     adminToken,
+    startupRssMb,
     ...fixtures,
     seed,
     async stop() {
@@ -288,7 +295,8 @@ async function machineWithSecret(
   return { userId, clientId, clientSecret };
 }
 
-async function createFixtures(url: string, token: string) {
+async function createFixtures(url: string, token: string, adminUserId: string) {
+  const pat = await api<{ token: string }>(url, token, 'POST', `/management/v1/users/${adminUserId}/pats`, {});
   const clientCredentials = await machineWithSecret(url, token, 'bench-cc', 'ACCESS_TOKEN_TYPE_BEARER');
   const clientCredentialsJwt = await machineWithSecret(url, token, 'bench-cc-jwt', 'ACCESS_TOKEN_TYPE_JWT');
   const keyed = await machineWithSecret(url, token, 'bench-jwt-profile', 'ACCESS_TOKEN_TYPE_BEARER');
@@ -341,6 +349,7 @@ async function createFixtures(url: string, token: string) {
     introspector: { clientId: api1.clientId, clientSecret: api1.clientSecret },
     web: { clientId: web.clientId, clientSecret: web.clientSecret },
     userId,
+    personalAccessToken: pat.token,
   };
 }
 

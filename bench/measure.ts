@@ -1,11 +1,11 @@
 // One measured scenario: load on Gatehouse (and the baseline), with the queries, database CPU, peak RSS and CPU
 // use counted around it; and the smoke run's failure rules.
-import { readFileSync, writeFileSync } from 'node:fs';
 import { runFlowLoad, runHttpLoad, type HttpScenario, type LoadResult } from './load.ts';
 import type { GatehouseTarget } from './gatehouse.ts';
 import type { Baseline } from './baseline-target.ts';
 import { cpuBetween, databaseCpu } from './database-time.ts';
 import { cpuUseBetween, readCpu } from './machine-cpu.ts';
+import { peakRssMb, processes, resetPeakRss } from './memory.ts';
 import type { PageTiming } from './console-pages.ts';
 import { printedDatabaseMs, printedQueries, type ScenarioResult } from './report.ts';
 import { CONNECTIONS, DURATION, smoke, WARMUP } from './options.ts';
@@ -14,25 +14,6 @@ import type { Scenario } from './scenarios.ts';
 async function queries(url: string): Promise<number> {
   const text = await (await fetch(`${url}/metrics`)).text();
   return Number(/^gatehouse_db_queries_total (\d+)/m.exec(text)?.[1] ?? 0);
-}
-
-/** The Gatehouse process and, with workers, the worker processes it forked (proc(5) task/<tid>/children). */
-function processes(pid: number): number[] {
-  const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
-  return [pid, ...(children ? children.split(' ').map(Number) : [])];
-}
-
-/** The sum of the peaks of every Gatehouse process: what the deployment needs at most. */
-export function peakRssMb(pid: number): number {
-  const kb = processes(pid)
-    .map((p) => Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${p}/status`, 'utf8'))?.[1] ?? 0))
-    .reduce((a, b) => a + b, 0);
-  return Math.round(kb / 1024);
-}
-
-/** Starts a new peak (VmHWM) for each process, so each scenario reports its own (proc(5), clear_refs value 5). */
-function resetPeakRss(pid: number): void {
-  for (const p of processes(pid)) writeFileSync(`/proc/${p}/clear_refs`, '5');
 }
 
 async function measure(

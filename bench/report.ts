@@ -3,6 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { LoadResult } from './load.ts';
 import type { CpuUse } from './machine-cpu.ts';
+import { memoryFacts } from './memory.ts';
 
 export interface ScenarioResult {
   scenario: string;
@@ -32,6 +33,8 @@ export interface Run {
   /** GATEHOUSE_WORKERS of the run (absent in runs before the setting existed: 1). */
   workers?: number;
   durationSeconds: number;
+  /** The Gatehouse processes' RSS once ready, before fixtures and load (absent in runs before it was reported). */
+  startupRssMb?: number;
   peakRssMb: number;
   results: ScenarioResult[];
 }
@@ -80,7 +83,7 @@ export function toMarkdown(run: Run): string {
     `Node ${run.machine.node}; ${run.durationSeconds} s per scenario after warm-up; ` +
     `${run.workers ?? 1} worker process(es); ` +
     `${run.databaseSettings ? `PostgreSQL: ${run.databaseSettings}; ` : ''}` +
-    `peak RSS of the Gatehouse processes ${run.peakRssMb} MB (start-up, fixtures and every scenario). ` +
+    `${memoryFacts(run)}. ` +
     `Load generator, database and server share the machine.\n\n${head}\n${rows.join('\n')}\n`
   );
 }

@@ -17,6 +17,22 @@ export const tokenRequest = (body: string, authorization?: string): HttpScenario
   body,
   expectBody: '"access_token"',
 });
+/** A pushed authorization request (RFC 9126 §2.1) of a confidential client: the code flow's parameters with PKCE. */
+export const pushRequest = (web: { clientId: string; clientSecret: string }, redirectUri: string): HttpScenario => ({
+  method: 'POST',
+  path: '/oauth/v2/par',
+  headers: { 'content-type': FORM, authorization: basic(web) },
+  body: new URLSearchParams({
+    client_id: web.clientId,
+    response_type: 'code',
+    redirect_uri: redirectUri,
+    scope: 'openid profile',
+    code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+    code_challenge_method: 'S256',
+  }).toString(),
+  expectStatus: 201,
+  expectBody: '"request_uri"',
+});
 export const introspectionRequest = (
   caller: { clientId: string; clientSecret: string },
   token: string,

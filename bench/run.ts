@@ -25,7 +25,8 @@ import {
 } from './options.ts';
 import { prepare, type Scenario, scenarioList } from './scenarios.ts';
 import { clientCredentialsToken } from './requests.ts';
-import { failOnErrors, failOnPageErrors, peakRssMb, runScenario } from './measure.ts';
+import { failOnErrors, failOnPageErrors, runScenario } from './measure.ts';
+import { memoryFacts, peakRssMb } from './memory.ts';
 import { type Db, openDb } from '../src/platform/db.ts';
 import { sweepExpired } from '../src/oidc/payload-store.ts';
 
@@ -39,6 +40,7 @@ async function main(): Promise<void> {
     ? fileURLToPath(new URL('./results/profiles/', import.meta.url))
     : undefined;
   const gh: GatehouseTarget = await startGatehouse(randomPort(), { cpuProfileDir, workers: WORKERS[0] });
+  step(`start-up RSS ${gh.startupRssMb} MB`);
   step('starting the baseline');
   const bl = await startBaseline();
   const results: ScenarioResult[] = [];
@@ -61,6 +63,7 @@ async function main(): Promise<void> {
       databaseSettings: gh.databaseUrl ? await serverSettings(gh.databaseUrl) : undefined,
       workers: WORKERS[0],
       durationSeconds: DURATION,
+      startupRssMb: gh.startupRssMb,
       peakRssMb: runPeakRssMb,
       results,
     };
@@ -69,7 +72,10 @@ async function main(): Promise<void> {
       const pages = await timeConsole([{ gh }], PAGE_REQUESTS, PAGE_WARM_UP, pageSelected);
       process.stdout.write(`\n${consoleTable(pages, [gh.database])}\n`);
       if (smoke) failOnPageErrors(pages);
+      // the peak since the last scenario's reset: that scenario and the console's pages
+      run.peakRssMb = Math.max(run.peakRssMb, peakRssMb(gh.pid));
     }
+    process.stdout.write(`\n${memoryFacts(run)}\n`);
     if (smoke) failOnErrors(results);
     else if (results.length) process.stdout.write(`\nwritten to ${writeRun(run)}.{json,md}\n`);
   } finally {
@@ -124,6 +130,7 @@ async function benchWorkers(): Promise<void> {
       databaseSettings: settings,
       workers: WORKERS[t],
       durationSeconds: DURATION,
+      startupRssMb: gh.startupRssMb,
       peakRssMb: Math.max(...results[t]!.map((r) => r.gatehouse.peakRssMb ?? 0)),
       results: results[t]!,
     }));

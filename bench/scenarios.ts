@@ -5,9 +5,9 @@ import { createGrpcTransport } from '@connectrpc/connect-node';
 import { fromJson } from '@bufbuild/protobuf';
 import { AdminService, SetUpOrgRequestSchema } from '@zitadel/proto/zitadel/admin_pb.js';
 import type { HttpScenario } from './load.ts';
-import { type GatehouseTarget, type LookupUser, lookupUser, serviceAssertion, USER } from './gatehouse.ts';
+import { CALLBACK, type GatehouseTarget, type LookupUser, lookupUser, serviceAssertion, USER } from './gatehouse.ts';
 import { codeRedemption, passwordLogin, silentReauthentication } from './login-flow.ts';
-import type { Baseline } from './baseline-target.ts';
+import { BASELINE_CALLBACK, type Baseline } from './baseline-target.ts';
 import type { ScenarioResult } from './report.ts';
 import { CONNECTIONS, DURATION, smoke, step } from './options.ts';
 import {
@@ -16,6 +16,7 @@ import {
   clientCredentialsToken,
   introspectionRequest,
   mintCodes,
+  pushRequest,
   refreshChain,
   signedInBrowsers,
   tokenRequest,
@@ -114,9 +115,24 @@ export function scenarioList(t: Prepared, bl: PreparedBaseline | undefined): Sce
       gatehouse: async () => introspectionRequest(gh.introspector, t.token),
       baseline: bl && (async () => introspectionRequest(bl.introspector, bl.token)),
     },
+    // the management API's bearer check, the same read with the admin service account's access token (issued by the
+    // JWT-profile grant) and with its personal access token: both are one lookup (oidc/queries.ts BEARER_SQL)
+    ...(
+      [
+        ['access token', gh.adminToken],
+        ['personal access token', gh.personalAccessToken],
+      ] as const
+    ).map(([kind, token]) => ({
+      name: `GetMyOrg (REST), ${kind}`,
+      gatehouse: async () => ({
+        path: '/management/v1/orgs/me',
+        headers: { authorization: `Bearer ${token}` },
+        expectBody: '"primaryDomain"',
+      }),
+    })),
     {
       name: 'refresh',
-      target: { rps: 1500, p99: 40, queries: 3, ratio: 1 },
+      target: { rps: 1500, p99: 40, queries: 3, ratio: 1.5 },
       gatehouse: async () => refreshChain(gh.url, await t.refreshPool(), gh.web),
       // the baseline's one pool, rotated in place: a run of several rounds (`--rounds`) continues each chain, where
       // a copy of the tokens minted at start would present rotated, dead tokens again in round 2
@@ -163,6 +179,12 @@ export function scenarioList(t: Prepared, bl: PreparedBaseline | undefined): Sce
       target: { rps: 3000, p99: 40, queries: 2, ratio: 0.5 },
       gatehouse: async () => tokenRequest(CLIENT_CREDENTIALS, basic(gh.clientCredentials)),
       baseline: bl && (async () => tokenRequest('grant_type=client_credentials', basic(bl.clientCredentials))),
+    },
+    {
+      // each push authenticates the client and stores one row (the request_uri's)
+      name: 'PAR push (client_secret_basic)',
+      gatehouse: async () => pushRequest(gh.web, CALLBACK),
+      baseline: bl && (async () => pushRequest(bl.web, BASELINE_CALLBACK)),
     },
     {
       name: 'client_credentials (JWT)',

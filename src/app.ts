@@ -45,7 +45,7 @@ export interface AppDeps {
   mailer: Mailer;
 }
 
-const CREDENTIAL_ROUTES = /^\/(oauth\/v2\/(token|introspect|revoke)$|ui\/)/;
+const CREDENTIAL_ROUTES = /^\/(oauth\/v2\/(token|introspect|revoke|par)$|ui\/)/;
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 const BODY_LIMIT = 256 * 1024;
 
@@ -111,7 +111,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   registerHealthRoutes(app, deps.db, deps.schemaVersion, deps.lifecycle);
   registerMetricsRoutes(app, deps.metrics, config.metricsAddress);
-  // Per-IP abuse control on every endpoint that takes credentials: token, introspection, revocation, login forms.
+  // Per-IP abuse control on every endpoint that takes credentials: token, introspection, revocation, PAR (which
+  // authenticates clients as the token endpoint does, so secrets must not be guessed there instead), login forms.
   registerIpRateLimit(
     app,
     new RateLimiter({ limit: config.rateLimit.perIp, windowSeconds: 60 }),

@@ -57,6 +57,7 @@ const schema = z
         'must be host:port, e.g. 127.0.0.1:9464 or [::1]:9464',
       ),
     GATEHOUSE_AUTHORIZE_PER_IP: z.coerce.number().int().min(0).default(300),
+    GATEHOUSE_REQUIRE_PAR: boolean.default(false),
     // at most the hour an interaction's cookies live (src/oidc/provider/provider.ts INTERACTION_MAX_AGE)
     GATEHOUSE_INTERACTION_TTL: z.coerce.number().int().min(1).max(3600).default(600),
     GATEHOUSE_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
@@ -198,6 +199,8 @@ export interface Config {
   readonly rateLimit: { readonly perIp: number; readonly perClient: number; readonly exempt: readonly string[] };
   /** Authorization requests per minute per client address (0 = off): each may store a pending interaction. */
   readonly authorizePerIp: number;
+  /** Every app must push its authorization requests first (RFC 9126 §5); an app may also require it alone. */
+  readonly requirePar: boolean;
   /** Transport bounds: time for a request's headers and body to arrive (HTTP/1.1 and per HTTP/2 stream), and the
    *  concurrent streams one HTTP/2 connection may open. */
   readonly http: { readonly requestTimeoutMs: number; readonly http2MaxConcurrentStreams: number };
@@ -294,6 +297,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       exempt: list(e.GATEHOUSE_RATE_LIMIT_EXEMPT),
     },
     authorizePerIp: e.GATEHOUSE_AUTHORIZE_PER_IP,
+    requirePar: e.GATEHOUSE_REQUIRE_PAR,
     http: {
       requestTimeoutMs: e.GATEHOUSE_REQUEST_TIMEOUT_MS,
       http2MaxConcurrentStreams: e.GATEHOUSE_HTTP2_MAX_CONCURRENT_STREAMS,

@@ -36,7 +36,7 @@ async function serve(config: Config): Promise<void> {
   });
   // One ready record per start: with several workers the primary says it for all of them, once they all serve.
   if (!cluster.isWorker) log.info(readyFacts(config, server), READY);
-  announceReady();
+  announceReady(server.adminPasswordFile);
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
@@ -59,8 +59,8 @@ const config = readConfig();
 if (cluster.isPrimary && (await portTaken(config.host, config.port))) refuse(inUse(config));
 if (config.workers > 1 && cluster.isPrimary) {
   const log = createStdoutLogger(config);
-  await runPrimary(config, log);
-  log.info(readyFacts(config, { workers: config.workers }), READY);
+  const { adminPasswordFile } = await runPrimary(config, log);
+  log.info(readyFacts(config, { workers: config.workers, adminPasswordFile }), READY);
 } else {
   await serve(config);
 }

@@ -140,6 +140,20 @@ export function updateApiAppConfig(
   });
 }
 
+/** Whether the OIDC app must push its authorization requests (RFC 9126 §6): Gatehouse's own setting, outside ZITADEL's
+ *  app API (which has none), so UpdateOIDCAppConfig leaves it as it is. Saved as an OIDC config change. */
+export function setAppRequiresPar(db: Db, ref: AppRef, required: boolean, creator: string): Promise<Details> {
+  return changeApp(db, ref, creator, (app) => {
+    if (app.kind !== 'oidc') throw invalidArgument('App is not an OIDC app', 'COMMAND-GBr34');
+    if (app.require_par === required) throw failedPrecondition('No changes', 'COMMAND-1m88i');
+    return {
+      eventType: EVENT.project.oidcConfigChanged,
+      columns: { require_par: required },
+      payload: { requirePar: required },
+    };
+  });
+}
+
 export function removeAppKey(db: Db, ref: AppRef, keyId: string, creator: string): Promise<Details> {
   return changeApp(db, ref, creator, (app) => ({
     eventType: EVENT.project.appKeyRemoved,

@@ -22,6 +22,8 @@ export interface AppRow {
   id_token_role_assertion: boolean;
   access_token_role_assertion: boolean;
   dev_mode: boolean;
+  /** Gatehouse's own setting (not in ZITADEL's app API): only pushed authorization requests (RFC 9126). */
+  require_par: boolean;
   state: 'active' | 'inactive';
   created_at: Date;
   changed_at: Date;
@@ -38,8 +40,8 @@ export interface AppRow {
 /** An AppRow's columns from APPS_FROM. */
 export const APP_COLUMNS = `a.id, a.project_id, a.name, a.kind, a.client_id, a.secret_hash, a.auth_method, a.app_type,
   a.redirect_uris, a.post_logout_redirect_uris, a.response_types, a.grant_types, a.access_token_type,
-  a.id_token_userinfo_assertion, a.id_token_role_assertion, a.access_token_role_assertion, a.dev_mode, a.state,
-  a.created_at, a.changed_at, a.sequence, p.org_id, p.state AS project_state, p.project_role_assertion,
+  a.id_token_userinfo_assertion, a.id_token_role_assertion, a.access_token_role_assertion, a.dev_mode, a.require_par,
+  a.state, a.created_at, a.changed_at, a.sequence, p.org_id, p.state AS project_state, p.project_role_assertion,
   p.project_role_check, p.has_project_check`;
 export const APPS_FROM = 'apps a JOIN projects p ON p.id = a.project_id';
 
@@ -170,7 +172,7 @@ export async function findActiveAppKeys(db: Queryable, appId: string): Promise<A
 }
 
 /** Columns an app change may set (lifecycle.ts): the keys are trusted column names, never a request's. */
-export type AppColumns = Partial<Pick<AppRow, 'name' | 'state' | 'secret_hash' | 'auth_method'>>;
+export type AppColumns = Partial<Pick<AppRow, 'name' | 'state' | 'secret_hash' | 'auth_method' | 'require_par'>>;
 
 export async function updateAppColumns(
   tx: Queryable,

@@ -7,9 +7,19 @@ import { appCreate } from './app-create.ts';
 import { projectList } from './projects.ts';
 import { adminToken } from './admin-token.ts';
 import { doctor } from './doctor.ts';
-import { appList, appRegenerateSecret, appRemove, userList, userLock, userRemove, userUnlock } from './lifecycle.ts';
+import {
+  appList,
+  appRegenerateSecret,
+  appRemove,
+  appRequirePar,
+  userList,
+  userLock,
+  userRemove,
+  userUnlock,
+} from './lifecycle.ts';
 import { grantAdd, grantList, grantRemove, roleAdd, roleList, roleRemove } from './roles.ts';
 import { idpLinkList, idpList } from './idps.ts';
+import { patAdd, patList, patRemove } from './pats.ts';
 
 export { UsageError, type Command } from './command.ts';
 
@@ -37,12 +47,16 @@ export const COMMANDS: Record<string, Command> = {
   'admin token': adminToken,
   'project list': projectList,
   'app create': appCreate,
+  'app require-par': appRequirePar,
   'service-user create': serviceUserCreate,
   'user import': userImport,
   'user list': userList,
   'user lock': userLock,
   'user unlock': userUnlock,
   'user remove': userRemove,
+  'user pat add': patAdd,
+  'user pat list': patList,
+  'user pat remove': patRemove,
   'app list': appList,
   'app remove': appRemove,
   'app regenerate-secret': appRegenerateSecret,

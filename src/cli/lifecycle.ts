@@ -1,6 +1,6 @@
 // Everyday lifecycle commands: `user list|lock|unlock|remove` and `app list|remove|regenerate-secret`, through the same
 // service functions as the management API (same rules, same events, same consequences).
-import { listApps, regenerateClientSecret, removeApp } from '../apps/lifecycle.ts';
+import { listApps, regenerateClientSecret, removeApp, setAppRequiresPar } from '../apps/lifecycle.ts';
 import { getApp } from '../apps/service.ts';
 import type { Db } from '../platform/db.ts';
 import type { Page } from '../platform/search.ts';
@@ -186,6 +186,27 @@ ${APP_REF_HELP}`,
       const app = await getApp(db, ref);
       const { clientSecret } = await regenerateClientSecret(db, secrets, ref, app.kind, CLI_CREATOR);
       print(ctx, { appId: app.id, clientId: app.client_id, clientSecret }, o.output);
+      return 0;
+    });
+  },
+};
+
+export const appRequirePar: Command = {
+  summary: "require pushed authorization requests (RFC 9126) of an OIDC app, or --off; Gatehouse's own setting",
+  help: `Usage: gatehouse app require-par --project-id ID --id APP_ID [--off] [options]
+
+From now on the app's authorization requests must be pushed first (POST /oauth/v2/par); a plain one is refused
+with invalid_request. --off allows plain ones again. ZITADEL's app API has no such field: the setting is kept by
+Gatehouse, and UpdateOIDCAppConfig leaves it unchanged. Prints {"appId","requirePar"}.
+
+  --off                          allow plain authorization requests again
+${APP_REF_HELP}`,
+  async run(args, ctx) {
+    const o = parseOptions(args, { ...APP_OPTIONS, id: { type: 'string' }, off: { type: 'boolean', default: false } });
+    const ref = { projectId: required(o['project-id'], 'project-id'), appId: required(o.id, 'id') };
+    return withInstance(ctx, async ({ db, instance }) => {
+      await setAppRequiresPar(db, { orgId: await orgOf(db, instance, o.org), ...ref }, !o.off, CLI_CREATOR);
+      print(ctx, { appId: ref.appId, requirePar: !o.off }, o.output);
       return 0;
     });
   },

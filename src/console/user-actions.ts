@@ -1,13 +1,15 @@
 // Console area "Users": the actions of a user's page, each a POST form (CSRF checked by the router) that
 // runs the API's operation: LockUser / UnlockUser / DeactivateUser / ReactivateUser, SetHumanPassword (a refused
-// password is the password form's message), RemoveUser and RemoveMachineKey (each after a confirmation that works
-// without JavaScript: page.ts's removal). After an action the user's page again, with a notice (303).
+// password is the password form's message), RemoveUser, RemoveMachineKey and RemovePersonalAccessToken (each after a
+// confirmation that works without JavaScript: page.ts's removal), AddPersonalAccessToken (the user's page with the
+// token, shown this once). After an action the user's page again, with a notice (303).
 import { ManagementService as M } from '@zitadel/proto/zitadel/management_pb.js';
 import { formField } from '../web/forms.ts';
 import { invalidArgument } from '../platform/errors.ts';
 import { type ConsolePage, type ConsoleRouter, inputError } from './page.ts';
 import { removal } from './actions.ts';
 import { STATE_ACTIONS, showUser, type StateAction, userIdOf, userPath } from './user-detail.ts';
+import { addPat } from './user-pats.ts';
 
 function changeState(page: ConsolePage, id: string, action: StateAction) {
   switch (action) {
@@ -72,6 +74,24 @@ export function registerUserActions(router: ConsoleRouter): void {
       return showUser(page, { error: inputError(error, page.t), status: 400 });
     }
   });
+  // the answer itself shows the new token (no redirect: it must never be in a URL)
+  router.post('/users/:id/pats', async (page) => {
+    try {
+      return await showUser(page, { pat: await addPat(page, userIdOf(page)) });
+    } catch (error) {
+      return showUser(page, { error: inputError(error, page.t), status: 400 });
+    }
+  });
+  const tokenIdOf = (page: ConsolePage) => (page.request.params as { tokenId: string }).tokenId;
+  router.post(
+    '/users/:id/pats/:tokenId/remove',
+    removal(
+      async (page) => tokenIdOf(page),
+      (page) => page.run(M.method.removePersonalAccessToken, { userId: userIdOf(page), tokenId: tokenIdOf(page) }),
+      (page) => page.href(userPath(userIdOf(page))),
+      (page) => page.href(userPath(userIdOf(page), '?done=pat')),
+    ),
+  );
   router.post(
     '/users/:id/keys/:keyId/remove',
     removal(

@@ -1,11 +1,11 @@
 // Console area "Users": one user's page. Its profile and state, the actions its state allows
 // (user-actions.ts runs them), its grants, its memberships, and per kind: a human's sign-in sessions, second factors
-// and passkeys, a machine's keys. Every read is the API's operation (GetUserByID, ListUserGrants, ListUserMemberships,
-// ListHumanAuthFactors, ListHumanPasswordless, ListMachineKeys), but the sessions: ZITADEL's v1 API lists none per
-// user (only the user's own AuthService), so they are the management's read behind the org owner's check
-// (page.read, as the overview's app count), after GetUserByID, and only for a user of that org; so is the lock of the
-// lockout policy (too many failed sign-ins), shown as the user's state with Unlock. A user of another org is the
-// "not found" page, as in the API.
+// and passkeys, a machine's keys and personal access tokens (user-pats.ts). Every read is the API's operation
+// (GetUserByID, ListUserGrants, ListUserMemberships, ListHumanAuthFactors, ListHumanPasswordless, ListMachineKeys,
+// ListPersonalAccessTokens), but the sessions: ZITADEL's v1 API lists none per user (only the user's own
+// AuthService), so they are the management's read behind the org owner's check (page.read, as the overview's app
+// count), after GetUserByID, and only for a user of that org; so is the lock of the lockout policy (too many failed
+// sign-ins), shown as the user's state with Unlock. A user of another org is the "not found" page, as in the API.
 import type { Timestamp } from '@bufbuild/protobuf/wkt';
 import { ManagementService as M } from '@zitadel/proto/zitadel/management_pb.js';
 import {
@@ -23,6 +23,7 @@ import type { AccountLock } from '../lockout/queries.ts';
 import { html, type Markup } from '../views/html.ts';
 import { Checkbox, Flash, Input, PostForm, StateBadge, Submit, Table, utcText } from '../views/console/components.ts';
 import type { ConsolePage, ConsoleRouter } from './page.ts';
+import { PatSection, type AddedPat } from './user-pats.ts';
 
 /** A user's console path (to pass through `page.href`, which keeps the org in context). */
 export const userPath = (userId: string, rest = '') => `/ui/console/users/${encodeURIComponent(userId)}${rest}`;
@@ -64,6 +65,8 @@ export interface UserFlash {
   error?: string | undefined;
   status?: number;
   form?: 'password';
+  /** A personal access token just added: shown in this answer only. */
+  pat?: AddedPat;
 }
 
 const minute = (at: Date | Timestamp | undefined) => (at ? `${utcText(at, 16)} UTC` : '');
@@ -200,7 +203,7 @@ export async function showUser(page: ConsolePage, flash: UserFlash = {}) {
   const { user } = await page.run(M.method.getUserByID, { id });
   if (!user) throw new Error('GetUserByID answered without a user');
   const human = user.type.case === 'human';
-  const [grants, memberships, sessions, factors, passkeys, keys, locks] = await Promise.all([
+  const [grants, memberships, sessions, factors, passkeys, keys, pats, locks] = await Promise.all([
     page.run(M.method.listUserGrants, {
       query: { limit: 100 },
       queries: [{ query: { case: 'userIdQuery', value: { userId: id } } }],
@@ -210,6 +213,7 @@ export async function showUser(page: ConsolePage, flash: UserFlash = {}) {
     human ? page.run(M.method.listHumanAuthFactors, { userId: id }) : undefined,
     human ? page.run(M.method.listHumanPasswordless, { userId: id }) : undefined,
     human ? undefined : page.run(M.method.listMachineKeys, { userId: id, query: { limit: 100 } }),
+    human ? undefined : page.run(M.method.listPersonalAccessTokens, { userId: id, query: { limit: 100 } }),
     page.read(page.deps.reads.userLocks, { userIds: [id] }),
   ]);
   const lock = locks[0];
@@ -273,7 +277,8 @@ export async function showUser(page: ConsolePage, flash: UserFlash = {}) {
         ])}
       />
     </section>`
-    }`;
+    }
+    ${pats && html`<${PatSection} page=${page} userId=${id} pats=${pats.result} added=${flash.pat} />`}`;
   return page.render('users', user.userName, body, flash.status);
 }
 
@@ -285,6 +290,7 @@ const NOTICES = new Map([
   ['reactivate', 'noticeReactivated'],
   ['password', 'noticePasswordSet'],
   ['key', 'noticeKeyRemoved'],
+  ['pat', 'noticePatRemoved'],
 ]);
 
 export function registerUserDetail(router: ConsoleRouter): void {

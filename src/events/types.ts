@@ -92,6 +92,8 @@ export const EVENT = {
     machineSecretRemoved: 'user.machine.secret.removed',
     machineKeyAdded: 'user.machine.key.added',
     machineKeyRemoved: 'user.machine.key.removed',
+    personalAccessTokenAdded: 'user.personal.access.token.added',
+    personalAccessTokenRemoved: 'user.personal.access.token.removed',
     metadataSet: 'user.metadata.set',
     metadataRemoved: 'user.metadata.removed',
     /** Gatehouse's own (ZITADEL asks no consent): the user said yes to an app of another org on the consent page. */

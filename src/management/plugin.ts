@@ -18,6 +18,7 @@ import { userGrantOperations } from './handlers/user-grants.ts';
 import { userMetadataOperations } from './handlers/user-metadata.ts';
 import { userLocksRead, userOperations, userSessionsRead } from './handlers/users.ts';
 import { machineUserOperations } from './handlers/machine-users.ts';
+import { personalAccessTokenOperations } from './handlers/personal-access-tokens.ts';
 import { appOperations, orgAppCountRead } from './handlers/apps.ts';
 import { memberOperationLists } from './handlers/members.ts';
 import { orgOperations } from './handlers/orgs.ts';
@@ -48,6 +49,7 @@ export function managementOperations(deps: ManagementDeps): Operation[] {
     ...userMetadataOperations(deps),
     ...userOperations(deps),
     ...machineUserOperations(deps),
+    ...personalAccessTokenOperations(deps),
     ...appOperations(deps),
     ...memberOperationLists(deps),
     ...orgOperations(deps),

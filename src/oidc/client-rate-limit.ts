@@ -1,6 +1,7 @@
-// Per-client abuse control on the token and introspection endpoints. A request counts only when the provider
-// authenticated its client and answered with success, so requests that merely name another client's client_id cannot
-// use up that client's budget; the limit is enforced on the client a request names, before the provider does any work.
+// Per-client abuse control on the token, introspection and pushed authorization request endpoints. A request counts
+// only when the provider authenticated its client and answered with success, so requests that merely name another
+// client's client_id cannot use up that client's budget; the limit is enforced on the client a request names, before
+// the provider does any work.
 //
 // Budgets are kept per kind of client (clients.ts): an app by its client ID, a machine user by its user ID (the
 // JWT-profile client) and by its user name (the client_credentials client). The same text in two kinds is two clients,
@@ -9,7 +10,7 @@ import type { Middleware } from 'koa';
 import { RateLimiter, type RateLimitDecision } from '../platform/rate-limit.ts';
 import { JWT_BEARER } from './protocol.ts';
 
-const COUNTED_ROUTES = new Set(['token', 'introspection']);
+const COUNTED_ROUTES = new Set(['token', 'introspection', 'pushed_authorization_request']);
 
 export type ClientKind = 'app' | 'machine-id' | 'machine-name';
 

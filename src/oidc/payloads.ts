@@ -52,5 +52,7 @@ export interface AccessTokenPayload {
   expiresWithSession?: boolean;
   sessionUid?: string;
   gatehouseJwt?: boolean;
+  /** Set on a machine user's personal access token (queries.ts accessTokenLookup), which is no oidc-provider row. */
+  personalAccessTokenId?: string;
   extra?: Record<string, unknown>;
 }

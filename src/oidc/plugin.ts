@@ -113,7 +113,8 @@ export async function registerOidc(app: FastifyInstance, deps: OidcDeps): Promis
     db,
     {
       // the account page's and the console's built-in clients first (account-client.ts), then apps and machines
-      findClient: async (id) => builtInClientMetadata(id, config.issuer) ?? findClientMetadata(db, id),
+      findClient: async (id) =>
+        builtInClientMetadata(id, config.issuer) ?? findClientMetadata(db, id, config.requirePar),
       resolveAccessToken: (value) => jwtAccessTokens.resolve(value),
     },
     { refreshReuseGrace: config.ttl.refreshTokenReuseGrace, interactionTtl: config.ttl.interaction },

@@ -4,6 +4,8 @@
 
 export const ROUTES = {
   authorization: '/oauth/v2/authorize',
+  // RFC 9126 §2, beside ZITADEL's other /oauth/v2 paths (ZITADEL has no PAR endpoint of its own)
+  pushed_authorization_request: '/oauth/v2/par',
   token: '/oauth/v2/token',
   introspection: '/oauth/v2/introspect',
   revocation: '/oauth/v2/revoke',
@@ -19,6 +21,11 @@ export const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
  *  no client authenticates with client_secret_jwt. The provider is configured with them and the fast endpoints verify
  *  with them, so a client is accepted by both or by neither. */
 export const CLIENT_ASSERTION_ALGS = ['RS256', 'RS384', 'RS512', 'PS256', 'ES256', 'EdDSA'] as const;
+
+/** The algorithms a request object (RFC 9101 §4) may be signed with: the same asymmetric ones, verified with the keys
+ *  the app registered for private_key_jwt. Never `none` (an unsigned object is refused, RFC 9101 §6.1 lets the server
+ *  require signatures) and never HS*: a client secret is stored only as a keyed hash, which must not become a key. */
+export const REQUEST_OBJECT_ALGS = CLIENT_ASSERTION_ALGS;
 
 /**
  * The major version of oidc-provider (package.json) whose code the fast endpoints mirror: each file of fast/ that

@@ -14,8 +14,9 @@ import type { AccessTokenPayload } from './payloads.ts';
 
 /**
  * One access token row joined to everything that decides whether it is active. `storageId` is the SQL expression of
- * the row's id (hashId of the token's jti). Columns are prefixed, so the lookup can sit next to others (introspection
- * joins its caller into the same statement). LIMIT 1 says what the primary key already guarantees, and keeps
+ * the row's id (hashId of the token's jti): an oidc-provider row, else a personal access token (looked at only when
+ * there is no such row). Columns are prefixed, so the lookup can sit next to others (introspection joins its caller
+ * into the same statement). LIMIT 1 says what the primary key already guarantees, and keeps
  * PostgreSQL from flattening the lookup, run once per key of a batch, into joins across the batch: those scan users
  * and orgs whole, and when both grew after the plan was made (the benchmark's SetUpOrg run) a lookup took a second.
  * test/oidc/lookup-plans.test.ts holds the plan to one index lookup per key.
@@ -26,7 +27,13 @@ export const accessTokenLookup = (storageId: string) => `
          a.app_type AS app_app_type, ap.project_role_assertion AS app_project_role_assertion,
          (a.id IS NOT NULL AND ap.state = 'active') AS app_found,
          ${USER_PROFILE_COLUMNS}
-  FROM oidc_payloads t
+  FROM (
+    SELECT t.payload, t.grant_id FROM oidc_payloads t
+    WHERE t.model = 'AccessToken' AND t.id = ${storageId} AND (t.expires_at IS NULL OR t.expires_at > now())
+    UNION ALL
+    ${personalAccessTokenPayload(storageId)}
+    LIMIT 1
+  ) t
   LEFT JOIN LATERAL (
     SELECT payload FROM oidc_payloads
     WHERE grant_id = t.grant_id AND model = 'Grant' AND (expires_at IS NULL OR expires_at > now())
@@ -41,8 +48,21 @@ export const accessTokenLookup = (storageId: string) => `
   LEFT JOIN projects ap ON ap.id = a.project_id
   LEFT JOIN users u ON u.id = t.payload->>'accountId'
   LEFT JOIN orgs o ON o.id = u.org_id
-  WHERE t.model = 'AccessToken' AND t.id = ${storageId} AND (t.expires_at IS NULL OR t.expires_at > now())
   LIMIT 1`;
+
+/**
+ * A machine user's personal access token (users/personal-access-tokens.ts) as the payload of an access token of the
+ * machine grants: its client is the machine user itself (clients.ts), so activeAccessToken applies the same rules to
+ * it (expiry, the user active, its org active) and every consumer reads it like any other token. Its token id rides
+ * along for introspection's jti and audience (fast/introspection.ts).
+ */
+const personalAccessTokenPayload = (storageId: string) => `
+    SELECT jsonb_build_object(
+             'iat', floor(extract(epoch FROM p.created_at))::bigint,
+             'exp', floor(extract(epoch FROM p.expires_at))::bigint,
+             'accountId', p.user_id, 'clientId', p.user_id, 'scope', p.scope, 'personalAccessTokenId', p.id),
+           NULL
+    FROM personal_access_tokens p WHERE p.token_hash = ${storageId}`;
 
 export interface AccessTokenRow extends Partial<UserProfileRow> {
   /** Stored without its jti (payloads.ts storedPayload); rows of older versions still have it. */

@@ -16,6 +16,10 @@ export const ORG_DOMAIN_PREFIX = 'urn:zitadel:iam:org:domain:primary:';
 /** urn:zitadel:iam:org:idp:id:{idpId}: sign in with that identity provider straight away. */
 export const IDP_ID_PREFIX = 'urn:zitadel:iam:org:idp:id:';
 
+/** The scopes of a personal access token: ZITADEL's (openid, metadata, resource owner; management/user.go
+ *  AddPersonalAccessToken) and the management API's audience, which ZITADEL grants its PATs without a scope. */
+export const PERSONAL_ACCESS_TOKEN_SCOPES = ['openid', METADATA_SCOPE, RESOURCE_OWNER_SCOPE, MANAGEMENT_API_SCOPE];
+
 export const SUPPORTED_SCOPES = [
   'openid',
   'profile',

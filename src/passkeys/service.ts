@@ -2,15 +2,11 @@
 // is the issuer's host and the expected origin the issuer's origin; attestation is `none` (no device attestation
 // is checked, so none is asked for). Every credential is discoverable and verifies its user, so one registration
 // serves passwordless sign-in and the second factor alike.
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-  type AuthenticationResponseJSON,
-  type PublicKeyCredentialCreationOptionsJSON,
-  type PublicKeyCredentialRequestOptionsJSON,
-  type RegistrationResponseJSON,
+import type {
+  AuthenticationResponseJSON,
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+  RegistrationResponseJSON,
 } from '@simplewebauthn/server';
 import type { Db, Queryable } from '../platform/db.ts';
 import { appendEvent } from '../events/log.ts';
@@ -64,6 +60,11 @@ export interface Ceremony {
   binding: string;
 }
 
+// Loaded on the first ceremony, not at start: the library and its CBOR and ASN.1 parsers hold about 8 MB that a
+// deployment without passkeys never needs (docs/performance.md, "Memory").
+let library: Promise<typeof import('@simplewebauthn/server')> | undefined;
+const webauthn = () => (library ??= import('@simplewebauthn/server'));
+
 const unverified = () => invalidArgument('The passkey could not be verified', 'WEBAUTHN-4fk2d');
 
 export async function startRegistration(
@@ -74,7 +75,7 @@ export async function startRegistration(
   ceremony: Ceremony,
 ): Promise<PublicKeyCredentialCreationOptionsJSON> {
   const existing = await listCredentialsOfUser(db, user.id);
-  const options = await generateRegistrationOptions({
+  const options = await (await webauthn()).generateRegistrationOptions({
     rpName: rp.name,
     rpID: rp.id,
     userName: loginName,
@@ -100,13 +101,15 @@ export async function finishRegistration(
   const response = parseCredential<RegistrationResponseJSON>(input.credential, 'attestationObject');
   const pending = await takeChallenge(db, 'register', ceremony.binding);
   if (!pending || pending.user_id !== user.id) throw unverified();
-  const verification = await verifyRegistrationResponse({
-    response,
-    expectedChallenge: pending.challenge,
-    expectedOrigin: rp.origin,
-    expectedRPID: rp.id,
-    requireUserVerification: true,
-  }).catch(() => ({ verified: false as const, registrationInfo: undefined }));
+  const verification = await (await webauthn())
+    .verifyRegistrationResponse({
+      response,
+      expectedChallenge: pending.challenge,
+      expectedOrigin: rp.origin,
+      expectedRPID: rp.id,
+      requireUserVerification: true,
+    })
+    .catch(() => ({ verified: false as const, registrationInfo: undefined }));
   if (!verification.verified) throw unverified();
   const info = verification.registrationInfo;
   const id = newId();
@@ -163,7 +166,7 @@ async function startAssertion(
   userId: string | null,
   credentials: CredentialRow[],
 ): Promise<PublicKeyCredentialRequestOptionsJSON> {
-  const options = await generateAuthenticationOptions({
+  const options = await (await webauthn()).generateAuthenticationOptions({
     rpID: rp.id,
     timeout: CEREMONY_SECONDS * 1000,
     userVerification: 'required',
@@ -211,19 +214,21 @@ async function finishAssertion(
   // A discoverable credential names its user; it must be the credential's owner (WebAuthn §7.2 step 6).
   const handle = response.response.userHandle;
   if (handle !== undefined && Buffer.from(handle, 'base64url').toString() !== stored.user_id) throw unverified();
-  const verification = await verifyAuthenticationResponse({
-    response,
-    expectedChallenge: pending.challenge,
-    expectedOrigin: rp.origin,
-    expectedRPID: rp.id,
-    requireUserVerification: true,
-    credential: {
-      id: stored.credential_id,
-      publicKey: Buffer.from(stored.public_key, 'base64url'),
-      counter: Number(stored.sign_count),
-      transports: stored.transports,
-    },
-  }).catch(() => ({ verified: false as const, authenticationInfo: undefined }));
+  const verification = await (await webauthn())
+    .verifyAuthenticationResponse({
+      response,
+      expectedChallenge: pending.challenge,
+      expectedOrigin: rp.origin,
+      expectedRPID: rp.id,
+      requireUserVerification: true,
+      credential: {
+        id: stored.credential_id,
+        publicKey: Buffer.from(stored.public_key, 'base64url'),
+        counter: Number(stored.sign_count),
+        transports: stored.transports,
+      },
+    })
+    .catch(() => ({ verified: false as const, authenticationInfo: undefined }));
   if (!verification.verified) throw unverified();
   await recordCredentialUse(db, stored.id, {
     signCount: verification.authenticationInfo.newCounter,

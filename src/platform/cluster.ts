@@ -20,13 +20,15 @@ interface Message {
   id?: number;
   body?: string;
   error?: string;
+  adminPasswordFile?: string;
 }
 
 export const isWorker = (): boolean => cluster.isWorker;
 
-/** In a worker: tells the primary that this worker serves. */
-export function announceReady(): void {
-  if (cluster.isWorker) process.send?.({ type: READY });
+/** In a worker: tells the primary that this worker serves, and where it wrote a generated admin password (only the
+ *  worker that created the instance did), for the primary's ready record to name it. */
+export function announceReady(adminPasswordFile: string | undefined): void {
+  if (cluster.isWorker) process.send?.({ type: READY, adminPasswordFile } satisfies Message);
 }
 
 /** In a worker: the metrics of every worker, summed by the primary (prom-client's cluster aggregation), so that a
@@ -56,23 +58,25 @@ export function shareMetrics(registry: Registry): () => Promise<string> {
 /** The primary: forks config.workers workers, replaces one that dies, and on SIGTERM/SIGINT lets every worker drain
  *  (its own shutdown: readiness 503, in-flight requests finished). Resolves when all are ready. Exits the process
  *  when every worker has exited after a stop: 0 if all exited cleanly, else 1 (also when one of the first workers
- *  fails to start, as a single process does). */
-export function runPrimary(config: Config, log: Logger): Promise<void> {
+ *  fails to start, as a single process does). Resolves with the admin password file a worker generated, if any. */
+export function runPrimary(config: Config, log: Logger): Promise<{ adminPasswordFile?: string }> {
   const aggregator = new AggregatorRegistry();
   const started = new Map<Worker, number>();
   const ready = new Set<Worker>();
   let allReady = false;
   let stopping = false;
   let backoffMs = 0;
+  let adminPasswordFile: string | undefined;
   let resolveReady: () => void;
-  const readyPromise = new Promise<void>((resolve) => {
-    resolveReady = resolve;
+  const readyPromise = new Promise<{ adminPasswordFile?: string }>((resolve) => {
+    resolveReady = () => resolve({ adminPasswordFile });
   });
 
   const fork = () => started.set(cluster.fork(), Date.now());
   cluster.on('message', (worker, message: Message) => {
     if (message?.type === READY) {
       ready.add(worker);
+      adminPasswordFile ??= message.adminPasswordFile;
       log.info({ pid: worker.process.pid }, 'worker is ready');
       if (!allReady && ready.size === config.workers) {
         allReady = true;

@@ -1,5 +1,5 @@
-// The lifecycle commands: `user list|lock|unlock|remove` and `app list|remove|regenerate-secret`, run as the operator
-// runs them, on a fresh database; outputs, exit codes (0 done, 1 failed, 2 usage) and their effects.
+// The lifecycle commands: `user list|lock|unlock|remove` and `app list|remove|regenerate-secret|require-par`, run as
+// the operator runs them, on a fresh database; outputs, exit codes (0 done, 1 failed, 2 usage) and their effects.
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -87,6 +87,10 @@ describe('gatehouse lifecycle commands', () => {
     expect(rotated.clientId).toBe(created.clientId);
     expect(rotated.clientSecret.length).toBeGreaterThanOrEqual(32);
     expect(rotated.clientSecret).not.toBe(created.clientSecret);
+    const ref = ['--project-id', created.projectId, '--id', created.appId];
+    expect(json(run(['app', 'require-par', ...ref]))).toEqual({ appId: created.appId, requirePar: true });
+    expect(run(['app', 'require-par', ...ref]).stderr).toMatch(/No changes/);
+    expect(json(run(['app', 'require-par', ...ref, '--off']))).toEqual({ appId: created.appId, requirePar: false });
     expect(json(run(['app', 'remove', '--project-id', created.projectId, '--id', created.appId]))).toEqual({
       appId: created.appId,
       removed: true,

@@ -109,6 +109,30 @@ describe('the CLI while the server runs', () => {
     expect(running.token).toMatchObject({ tokenType: 'Bearer', expiresIn: 3600 });
   });
 
+  it('user pat add, list and remove: the token acts as its machine user at once, and stops when removed', async () => {
+    const machine = json(await runCli(['service-user', 'create', '--username', 'ci', '--secret'], env));
+    const added = json(await runCli(['user', 'pat', 'add', '--user-id', machine.userId], env));
+    expect(added).toEqual({
+      tokenId: expect.any(String),
+      token: expect.stringMatching(/^gatehouse_pat_[\w-]{43}$/),
+      expirationDate: '9999-12-31T23:59:59.000Z',
+    });
+    const me = () => fetch(`${url}/auth/v1/users/me`, { headers: { authorization: `Bearer ${added.token}` } });
+    const answer = await me();
+    expect(answer.status).toBe(200);
+    expect(((await answer.json()) as { user: { userName: string } }).user.userName).toBe('ci');
+    const listed = await runCli(['user', 'pat', 'list', '--user-id', machine.userId], env);
+    expect(json(listed)).toMatchObject({ totalResult: '1', tokens: [{ tokenId: added.tokenId }] });
+    expect(listed.stdout).not.toContain(added.token);
+    const removed = ['user', 'pat', 'remove', '--user-id', machine.userId, '--id', added.tokenId];
+    expect(json(await runCli(removed, env))).toEqual({ tokenId: added.tokenId, removed: true });
+    expect((await me()).status).toBe(401);
+    expect((await runCli(removed, env)).stderr).toMatch(/Personal Access Token not found/);
+    const past = await runCli(['user', 'pat', 'add', '--user-id', machine.userId, '--expiration-date', 'soon'], env);
+    expect([past.status, past.stderr]).toEqual([2, expect.stringMatching(/--expiration-date must be a date/)]);
+    expect(server.output()).not.toContain(added.token);
+  });
+
   it('doctor passes; an existing project name answers with its ID and --project-id; project list', async () => {
     const checks = json(await runCli(['doctor'], env)) as DoctorCheck[];
     expect(statuses(checks)).toEqual(healthy('ok'));

@@ -2,9 +2,10 @@
 // and memberships, locks, unlocks, deactivates and reactivates it (each checked through GetUserByID), sets its
 // password (a weak one is the form's message; "ask for a new one" sends the person to the change page) and the
 // person signs in with it, then removes it; the API answers 404. A machine user's keys are removed, and the user
-// too, with JavaScript off. A person's sign-in sessions are listed with their app, and gone after LockUser. The
-// owner of another org gets "not found"; a cross-site post changes nothing; a hostile user name stays text;
-// axe-core finds no serious or critical violation on both kinds of user page.
+// too, with JavaScript off; its personal access tokens are added (shown once), used and removed. A person's sign-in
+// sessions are listed with their app, and gone after LockUser. The owner of another org gets "not found"; a
+// cross-site post changes nothing; a hostile user name stays text; axe-core finds no serious or critical violation
+// on both kinds of user page.
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { AdminService } from '@zitadel/proto/zitadel/admin_pb.js';
@@ -204,6 +205,41 @@ describe('a user page of the console in a browser', () => {
     await page.getByRole('button', { name: 'Remove for good' }).click();
     await page.waitForURL((url) => url.pathname === '/ui/console/users');
     expect(await api('GetUserByID', ['GET', `/management/v1/users/${userId}`])).toMatchObject({ status: 404 });
+    await page.context().close();
+  });
+
+  it("a machine user's personal access tokens: added with a date and shown once, used, then removed", async () => {
+    const { userId } = await ok(
+      api('AddMachineUser', ['POST', '/management/v1/users/machine'], { userName: 'pat-bot', name: 'PAT bot' }),
+    );
+    const page = await userPage(userId!, { javaScriptEnabled: false });
+    const pats = page.getByRole('region', { name: 'Personal access tokens' });
+    await pats.getByLabel('Expiration date (optional)').fill('2099-01-31');
+    await pats.getByRole('button', { name: 'Add a token' }).click();
+    const shown = await page.getByLabel('Personal access token', { exact: true }).inputValue();
+    expect(shown).toMatch(/^gatehouse_pat_[\w-]{43}$/);
+    expect(await pats.textContent()).toContain('Copy the token now: it is shown only this once.');
+    expect(page.url()).not.toContain(shown);
+    const [tokenId] = await pats.locator('code').allTextContents();
+    expect(await pats.locator('tbody tr').first().textContent()).toContain('2099-01-31 23:59 UTC');
+    // the token works as a bearer of the API, as pat-bot
+    const me = await fetch(`${env.server.url}/auth/v1/users/me`, { headers: { authorization: `Bearer ${shown}` } });
+    expect(((await me.json()) as { user: { userName: string } }).user.userName).toBe('pat-bot');
+    // shown only once: the page read again has the row, not the token
+    await page.goto(`${env.server.url}/ui/console/users/${userId}`);
+    expect(await page.content()).not.toContain(shown);
+    await pats.getByRole('button', { name: 'Remove' }).click();
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe(`Remove ${tokenId}?`);
+    await page.getByRole('button', { name: 'Remove for good' }).click();
+    await expect.poll(() => notice(page)).toBe('The token is removed.');
+    expect(await pats.locator('code').count()).toBe(0);
+    const after = await fetch(`${env.server.url}/auth/v1/users/me`, { headers: { authorization: `Bearer ${shown}` } });
+    expect(after.status).toBe(401);
+    // a date in the past is the form's message, nothing added
+    await pats.getByLabel('Expiration date (optional)').fill('2001-01-01');
+    await pats.getByRole('button', { name: 'Add a token' }).click();
+    expect(await page.locator('#form-error').textContent()).toMatch(/future/);
+    expect(await pats.locator('code').count()).toBe(0);
     await page.context().close();
   });
 

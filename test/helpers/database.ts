@@ -16,8 +16,9 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-/** A migrated database (default), or an empty one with `{ empty: true }`. */
-export async function createTestDatabase(options: { empty?: boolean } = {}): Promise<TestDatabase> {
+/** A migrated database (default), or an empty one with `{ empty: true }`; an embedded one in `dir` when given (a new
+ *  temporary directory by default). */
+export async function createTestDatabase(options: { empty?: boolean; dir?: string } = {}): Promise<TestDatabase> {
   const template = inject('template');
   if (template.kind === 'postgres') {
     const serverUrl = process.env.DATABASE_URL!;
@@ -30,7 +31,7 @@ export async function createTestDatabase(options: { empty?: boolean } = {}): Pro
       drop: () => adminQuery(serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
     };
   }
-  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-test-'));
+  const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'gatehouse-test-'));
   if (!options.empty) cpSync(template.dir, dir, { recursive: true });
   return {
     env: { GATEHOUSE_DATA_DIR: dir },

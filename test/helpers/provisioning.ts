@@ -80,6 +80,30 @@ export const calls = {
     rest: ['POST', `/management/v1/users/${userId}/keys`],
     body: { userId, type: 'KEY_TYPE_JSON', ...body },
   }),
+  addPat: (userId: string, body: Record<string, unknown> = {}): ApiCall => ({
+    service: M,
+    method: 'AddPersonalAccessToken',
+    rest: ['POST', `/management/v1/users/${userId}/pats`],
+    body: { userId, ...body },
+  }),
+  listPats: (userId: string, body: Record<string, unknown> = {}): ApiCall => ({
+    service: M,
+    method: 'ListPersonalAccessTokens',
+    rest: ['POST', `/management/v1/users/${userId}/pats/_search`],
+    body: { userId, ...body },
+  }),
+  getPat: (userId: string, tokenId: string): ApiCall => ({
+    service: M,
+    method: 'GetPersonalAccessTokenByIDs',
+    rest: ['GET', `/management/v1/users/${userId}/pats/${tokenId}`],
+    body: { userId, tokenId },
+  }),
+  removePat: (userId: string, tokenId: string): ApiCall => ({
+    service: M,
+    method: 'RemovePersonalAccessToken',
+    rest: ['DELETE', `/management/v1/users/${userId}/pats/${tokenId}`],
+    body: { userId, tokenId },
+  }),
   generateMachineSecret: (userId: string): ApiCall => ({
     service: M,
     method: 'GenerateMachineSecret',

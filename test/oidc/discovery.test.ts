@@ -66,13 +66,8 @@ describe('discovery', () => {
       'none',
       'private_key_jwt',
     ]);
-    // PAR, DPoP, device flow, registration: not part of the interface, not advertised
-    for (const key of [
-      'pushed_authorization_request_endpoint',
-      'dpop_signing_alg_values_supported',
-      'device_authorization_endpoint',
-      'registration_endpoint',
-    ]) {
+    // DPoP, device flow, registration: not part of the interface, not advertised
+    for (const key of ['dpop_signing_alg_values_supported', 'device_authorization_endpoint', 'registration_endpoint']) {
       expect(d[key]).toBeUndefined();
     }
     // every advertised endpoint is served (no 404)
@@ -84,8 +79,10 @@ describe('discovery', () => {
       'revocation_endpoint',
       'end_session_endpoint',
       'jwks_uri',
+      'pushed_authorization_request_endpoint',
     ]) {
-      const method = ['token_endpoint', 'introspection_endpoint', 'revocation_endpoint'].includes(key) ? 'POST' : 'GET';
+      const posted = ['token_endpoint', 'introspection_endpoint', 'revocation_endpoint'];
+      const method = [...posted, 'pushed_authorization_request_endpoint'].includes(key) ? 'POST' : 'GET';
       const r = await fetch(d[key] as string, { method, redirect: 'manual' });
       expect([key, r.status === 404]).toEqual([key, false]);
     }

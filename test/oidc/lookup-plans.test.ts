@@ -1,6 +1,7 @@
-// The batched token statements (the lookups of introspection, userinfo and bearer checks; the machine grants' token
-// writes) work key by key through indexes, however many rows are stored: PostgreSQL plans a prepared batch once for
-// any number of keys, and without care it flattens the per-key work into joins over whole tables.
+// The batched token statements (the lookups of introspection, userinfo and bearer checks, personal access tokens among
+// them; the machine grants' token writes) work key by key through indexes, however many rows are stored: PostgreSQL
+// plans a prepared batch once for any number of keys, and without care it flattens the per-key work into joins over
+// whole tables.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ACCESS_TOKENS_SQL, BEARER_SQL, INSERT_TOKENS, INTROSPECTION_SQL } from '../../src/oidc/queries.ts';
 import { useTestDb } from '../helpers/database.ts';
@@ -18,6 +19,17 @@ describe('batched token statement plans', () => {
         `'accountId', 'user-' || (n % 100)),
              CASE WHEN n % 2 = 0 THEN 'grant-' || n END, now() + interval '1 hour'
       FROM generate_series(1, ${STORED_TOKENS}) AS n`,
+    );
+    // personal access tokens of machine users (users/personal-access-tokens.ts), found by the hash of the token
+    await db.query("INSERT INTO orgs (id, name, primary_domain, sequence) VALUES ('org', 'Org', 'org.example', 1)");
+    await db.query(
+      `INSERT INTO users (id, org_id, type, user_name, machine_name, sequence)
+       SELECT 'user-' || n, 'org', 'machine', 'user-' || n, 'm', 1 FROM generate_series(0, 9999) AS n`,
+    );
+    await db.query(
+      `INSERT INTO personal_access_tokens (id, user_id, token_hash, scope, expires_at, sequence)
+       SELECT 'pat-' || n, 'user-' || (n % 10000), 'pat-hash-' || n, 'openid', now() + interval '1 day', 1
+       FROM generate_series(1, ${STORED_TOKENS / 10}) AS n`,
     );
     await db.query('ANALYZE');
   });
@@ -46,6 +58,8 @@ describe('batched token statement plans', () => {
         await planOf(BEARER_SQL, `${keys}, ARRAY['org', NULL]`, mode),
       ]) {
         expect(plan).toMatch(/Index Scan using oidc_payloads_pkey on oidc_payloads t/);
+        // a machine user's personal access token, by the index on its hash
+        expect(plan).toMatch(/Index Scan using personal_access_tokens_token_hash_key on personal_access_tokens p/);
         // each key runs a lookup of its own (a Limit inside the loop over the keys), never a join across the batch:
         // such a join scans users and orgs once per key, users x orgs a lookup when both grew after the plan was
         // made (seen in the benchmark: 1 s a lookup after SetUpOrg)

@@ -1,6 +1,7 @@
 // What `npm start` prints, as an operator sees it: on a terminal, readable lines and a banner that names the issuer
 // first, the console, the database and the file of the admin password generated on this start; piped, JSON lines with
-// one structured ready line saying the same. A secret in a logged request stays redacted in both.
+// one structured ready line saying the same, with several workers too. A secret in a logged request stays redacted in
+// both.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -116,4 +117,27 @@ describe('the output of npm start', () => {
     proc.interrupt();
     expect(await proc.exited(30_000)).toBe(0);
   }, 180_000);
+
+  // Several workers need PostgreSQL. The worker that creates the instance writes the password; the primary says
+  // ready for all of them, and must still name the file.
+  it.runIf(process.env.DATABASE_URL)(
+    'two workers: the primary ready line names the file a worker wrote',
+    async () => {
+      const { proc, dataDir } = await firstStart({ GATEHOUSE_WORKERS: '2' });
+      await until(proc, (out) => out.includes('"gatehouse is ready"'), 'ready line');
+      const ready = proc
+        .output()
+        .split('\n')
+        .filter((line) => line.includes('"gatehouse is ready"'))
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(ready).toHaveLength(1);
+      expect(ready[0]).toMatchObject({
+        workers: 2,
+        admin: { userName: 'admin', file: join(dataDir, 'admin-password.txt') },
+      });
+      proc.interrupt();
+      expect(await proc.exited(30_000)).toBe(0);
+    },
+    180_000,
+  );
 });

@@ -234,6 +234,44 @@ describe.runIf(isPostgres)('many instances on one database', () => {
     expect(tokens.json.id_token).toBeTruthy();
   });
 
+  it('a request pushed to one instance is used on another, once', async () => {
+    const project = await api(a, 'POST', '/management/v1/projects', { name: 'PAR Project' });
+    const app = await api(a, 'POST', `/management/v1/projects/${project.json.id}/apps/oidc`, {
+      name: 'pushing web',
+      redirectUris: [CALLBACK],
+      responseTypes: ['OIDC_RESPONSE_TYPE_CODE'],
+      grantTypes: ['OIDC_GRANT_TYPE_AUTHORIZATION_CODE'],
+      appType: 'OIDC_APP_TYPE_WEB',
+      authMethodType: 'OIDC_AUTH_METHOD_TYPE_BASIC',
+    });
+    const auth = { authorization: basic(app.json.clientId, app.json.clientSecret) };
+    const pushed = await postForm(
+      `${a}/oauth/v2/par`,
+      { client_id: app.json.clientId, response_type: 'code', redirect_uri: CALLBACK, scope: 'openid' },
+      auth,
+    );
+    expect(pushed.status).toBe(201);
+    const query = new URLSearchParams({ client_id: app.json.clientId, request_uri: pushed.json.request_uri as string });
+    const balanced = { 'x-forwarded-for': '127.0.0.1' };
+    const browser = new Browser({ url: b, config: { issuer } } as TestServer, balanced);
+    const started = await browser.request(`${b}/oauth/v2/authorize?${query}`);
+    expect(started.status).toBe(303);
+    const resume = await browser.authorize(new URL(started.headers.get('location')!, b), 'admin', ADMIN_PASSWORD);
+    const onA = new Browser({ url: a, config: { issuer } } as TestServer);
+    for (const [name, value] of browser.cookies) onA.cookies.set(name, value);
+    const callback = new URL((await onA.follow(resume.toString())).url);
+    const tokens = await postForm(
+      `${b}/oauth/v2/token`,
+      { grant_type: 'authorization_code', code: callback.searchParams.get('code')!, redirect_uri: CALLBACK },
+      auth,
+    );
+    expect(tokens.status).toBe(200);
+    // consumed by the response A sent: B refuses it too
+    const again = await fetch(`${b}/oauth/v2/authorize?${query}`, { redirect: 'manual', headers: balanced });
+    expect(again.status).toBe(400);
+    expect(await again.text()).toContain('invalid_request_uri');
+  });
+
   it('a key rotated on the database is published by every instance without a restart', async () => {
     const kids = async (base: string) =>
       ((await (await fetch(`${base}/oauth/v2/keys`)).json()) as { keys: { kid: string }[] }).keys.map((k) => k.kid);

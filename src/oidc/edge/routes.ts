@@ -12,7 +12,7 @@ import { encodeForEdge } from '../jwt-access-tokens.ts';
 import type { ProviderPages } from '../pages.ts';
 import { ROUTES } from '../protocol.ts';
 import { DISCOVERY_PATH, serveDocuments, type Documents } from '../provider/documents.ts';
-import { presentedClientId } from '../fast/client-auth.ts';
+import { presentedClient, presentedClientId } from '../fast/client-auth.ts';
 import { allowOrigin } from '../fast/cors.ts';
 import { registerIntrospection, type IntrospectionDeps } from '../fast/introspection.ts';
 import { acceptFormBodies, noStore } from '../fast/oauth.ts';
@@ -22,7 +22,7 @@ import type { ReadAheadKeys } from '../read-ahead.ts';
 import { authorizationSizeCap } from './authorization-size.ts';
 import { authorizationKeys, resumeKeys } from './read-ahead-keys.ts';
 import { refuseNulCharacters } from './nul-guard.ts';
-import { limitStoringRequests } from './storing-limit.ts';
+import { limitStoringRequests, type StoringHit } from './storing-limit.ts';
 
 /** The endpoints a browser is sent to: their errors are pages, not JSON. */
 const BROWSER_ROUTES = new Set([
@@ -65,9 +65,9 @@ export function mountOidcRoutes(app: FastifyInstance, mount: Mount): void {
   const { config, pages } = mount;
   // Every OIDC route in one scope, so the edge's checks below hold for each of them.
   app.register(async (scope) => {
-    limitStoringRequests(scope, config, pages.refusal);
+    const storingHit = limitStoringRequests(scope, config, pages.refusal);
     refuseNulCharacters(scope, BROWSER_ROUTES, pages.refusal);
-    mountProviderRoutes(scope, mount);
+    mountProviderRoutes(scope, mount, storingHit);
     scope.register(async (own) => {
       acceptFormBodies(own);
       registerIntrospection(own, mount.introspection);
@@ -80,6 +80,7 @@ export function mountOidcRoutes(app: FastifyInstance, mount: Mount): void {
 function mountProviderRoutes(
   app: FastifyInstance,
   { config, pages, callback, documents, clientRateLimit, fastToken, readAhead }: Mount,
+  storingHit: StoringHit,
 ): void {
   const issuer = config.issuer;
   const formPostCheck = pages.sameOriginPostsOnly;
@@ -142,6 +143,7 @@ function mountProviderRoutes(
     passthrough('OPTIONS', ROUTES.token);
     passthrough('OPTIONS', ROUTES.introspection);
     passthrough('OPTIONS', ROUTES.revocation);
+    passthrough('OPTIONS', ROUTES.pushed_authorization_request);
 
     // Routes whose form body the edge reads first; the provider then reads the (possibly rewritten) body.
     acceptFormBodies(scope);
@@ -176,6 +178,22 @@ function mountProviderRoutes(
       if (jwtProfileIssuer) form.set('client_id', jwtProfileIssuer); // the provider then finds the machine client
       return handOver(request, reply, form);
     });
+    // Pushed authorization requests (RFC 9126 §2): the provider authenticates the client with the token endpoint's
+    // methods and algorithms (provider.ts) and stores the request. The per-client budget is the token endpoint's; a
+    // push without client authentication (a public client's) also counts against its address like an authorization
+    // request, since anyone may send one.
+    scope.post(ROUTES.pushed_authorization_request, async (request, reply) => {
+      if (typeof request.body !== 'string') return hand(request, reply);
+      const form = new URLSearchParams(request.body);
+      const authorization = request.headers.authorization;
+      const limit = clientRateLimit.check('app', presentedClientId(form, authorization), request.ip);
+      if (!limit.allowed) return tooManyRequests(reply, limit);
+      if (unauthenticated(form, authorization)) {
+        const stored = storingHit(request.ip);
+        if (!stored.allowed) return tooManyRequests(reply, stored);
+      }
+      return handOver(request, reply, form);
+    });
     scope.post(ROUTES.revocation, async (request, reply) => {
       if (typeof request.body !== 'string') return hand(request, reply);
       const form = new URLSearchParams(request.body);
@@ -192,4 +210,13 @@ function mountProviderRoutes(
       return reply.redirect(`${issuer}${ROUTES.end_session}${query.size ? `?${query}` : ''}`, 303);
     });
   });
+}
+
+/** A request that presents no client authentication (a public client's, or a malformed one the provider refuses). */
+function unauthenticated(form: URLSearchParams, authorization: string | undefined): boolean {
+  try {
+    return presentedClient(form, authorization).method === 'none';
+  } catch {
+    return true;
+  }
 }

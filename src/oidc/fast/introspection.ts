@@ -104,13 +104,18 @@ async function introspect(
   const token = activeAccessToken(row, ref);
   if (!token) return { active: false };
   const { payload, scopes, user } = token;
+  const caller = { clientId: callerId, project_id: row.caller_project_id ?? undefined };
   const aud = tokenAudience(
     { clientId: token.client.audienceId, project_id: token.client.projectId },
     scopes,
     deps.managementAudience,
   );
-  if (!inAudience({ clientId: callerId, project_id: row.caller_project_id ?? undefined }, aud))
-    return { active: false };
+  // A personal access token has no client that could name an audience: any authenticated API client may introspect
+  // it, which puts the caller and its project in its audience and asks for the roles of the caller's project
+  // (ZITADEL's assertClientScopesForPAT, api/oidc/introspect.go).
+  const pat = payload.personalAccessTokenId;
+  if (pat) for (const id of [caller.clientId, caller.project_id]) if (id && !aud.includes(id)) aud.push(id);
+  if (!inAudience(caller, aud)) return { active: false };
   return {
     ...payload.extra, // auth_time of user logins (provider.ts extraTokenClaims)
     active: true,
@@ -119,8 +124,9 @@ async function introspect(
     iat: payload.iat,
     nbf: payload.iat,
     iss: deps.issuer,
-    // a JWT's jti is printed in the token; an opaque token's jti is the token itself, so report its hash instead
-    jti: ref.jwt ? payload.jti : hashId(payload.jti),
+    // a JWT's jti is printed in the token; an opaque token's jti is the token itself, so report its hash instead (a
+    // personal access token has an id of its own, which ZITADEL reports)
+    jti: pat ?? (ref.jwt ? payload.jti : hashId(payload.jti)),
     aud,
     ...(payload.scope ? { scope: payload.scope } : {}),
     token_type: 'Bearer',
@@ -133,7 +139,7 @@ async function introspect(
       scopes,
       {
         projectId: row.caller_project_id ?? undefined,
-        projectRoleAssertion: Boolean(row.caller_project_role_assertion),
+        projectRoleAssertion: Boolean(pat) || Boolean(row.caller_project_role_assertion),
         currentProjectOnly: true,
       },
       true,

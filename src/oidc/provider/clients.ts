@@ -36,7 +36,12 @@ export const OAUTH_AUTH_METHODS = {
   private_key_jwt: 'private_key_jwt',
 } as const;
 
-export async function findClientMetadata(db: Db, clientId: string): Promise<AdapterPayload | undefined> {
+/** `requirePar`: GATEHOUSE_REQUIRE_PAR, pushed authorization requests required of every app. */
+export async function findClientMetadata(
+  db: Db,
+  clientId: string,
+  requirePar: boolean,
+): Promise<AdapterPayload | undefined> {
   const found = await clientApp(db, clientId);
   if (found) {
     const { app, keys } = found;
@@ -54,6 +59,8 @@ export async function findClientMetadata(db: Db, clientId: string): Promise<Adap
       [URIS_NEEDING_DEV_MODE]: [...app.redirect_uris, ...app.post_logout_redirect_uris].filter((uri) => !usable(uri)),
       response_types: app.response_types as never,
       grant_types: app.grant_types,
+      // RFC 9126 §6: a plain authorization request of this app is refused (invalid_request)
+      require_pushed_authorization_requests: requirePar || app.require_par,
       access_token_type: app.access_token_type,
       id_token_userinfo_assertion: app.id_token_userinfo_assertion,
       id_token_role_assertion: app.id_token_role_assertion,

@@ -1,7 +1,8 @@
 // The oidc-provider configuration in one object. Every non-default option says why. A key rotation builds a new
 // Provider from the same factory (a running Provider cannot change its keys), so everything the provider needs is
 // applied here, in createProvider.
-import Provider, { errors, interactionPolicy, type Configuration } from 'oidc-provider';
+import { decodeJwt } from 'jose';
+import Provider, { errors, interactionPolicy, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import type { Config } from '../../config.ts';
 import type { SecretBox } from '../../platform/secrets.ts';
 import type { KeySet } from '../keys.ts';
@@ -16,7 +17,7 @@ import {
   type CheckedClient,
   type SignInRefusal,
 } from '../sign-in-checks.ts';
-import { CLIENT_ASSERTION_ALGS, ROUTES } from '../protocol.ts';
+import { CLIENT_ASSERTION_ALGS, REQUEST_OBJECT_ALGS, ROUTES } from '../protocol.ts';
 import { refreshTokenTtl } from '../token-lifetimes.ts';
 import { loginClaims } from '../login-claims.ts';
 
@@ -58,6 +59,7 @@ export function createProvider(parts: ProviderParts, keys: KeySet): Provider {
     enabledJWA: {
       idTokenSigningAlgValues: ['RS256'],
       clientAuthSigningAlgValues: CLIENT_ASSERTION_ALGS,
+      requestObjectSigningAlgValues: REQUEST_OBJECT_ALGS,
     },
     pkce: { required: (_ctx, client) => client.clientAuthMethod === 'none' }, // public clients (RFC 9700 §2.1.1)
     allowOmittingSingleRegisteredRedirectUri: false, // redirect_uri is required, as in ZITADEL
@@ -80,14 +82,15 @@ export function createProvider(parts: ProviderParts, keys: KeySet): Provider {
     },
     extraParams: {
       // Runs after oidc-provider's scope checks: openid is required, and offline_access is kept without prompt=consent,
-      // since Gatehouse's apps are first-party.
+      // since Gatehouse's apps are first-party. At the authorization endpoint and when a request is pushed (the pushed
+      // one is stored with the scope as it leaves here).
       async gatehouse_scope_policy(ctx) {
-        if (ctx.oidc.route !== 'authorization') return;
+        if (ctx.oidc.route !== 'authorization' && ctx.oidc.route !== 'pushed_authorization_request') return;
         const { client } = ctx.oidc;
         const params = ctx.oidc.params!;
         const scope = String(params.scope ?? '').split(' ');
         if (!scope.includes('openid')) throw new errors.InvalidScope('openid scope is required', 'openid');
-        const raw = String(ctx.method === 'POST' ? (ctx.oidc.body?.scope ?? '') : (ctx.query.scope ?? '')).split(' ');
+        const raw = sentScope(ctx).split(' ');
         if (
           raw.includes('offline_access') &&
           String(params.response_type).includes('code') &&
@@ -186,8 +189,15 @@ export function createProvider(parts: ProviderParts, keys: KeySet): Provider {
         logoutSource: parts.pages.logoutSource as never,
         postLogoutSuccessSource: parts.pages.postLogoutSuccessSource as never,
       },
-      // not part of ZITADEL's interface: off, so discovery advertises only what is served
-      pushedAuthorizationRequests: { enabled: false },
+      // RFC 9126: a request_uri lives 60 seconds (the library's fixed lifetime, at most the pushed object's exp) and is
+      // consumed by the authorization response it leads to; it is stored in oidc_payloads like the other models.
+      // Required per client, not here (clients.ts): the library's instance-wide switch would require it of the
+      // built-in clients too, whose pages redirect to the authorization endpoint themselves (account-client.ts).
+      pushedAuthorizationRequests: { enabled: true, requirePushedAuthorizationRequests: false },
+      // RFC 9101: `request` by value, at the authorization endpoint and inside a push, signed with a key the app
+      // registered (REQUEST_OBJECT_ALGS). A request_uri that is not a pushed request's is request_uri_not_supported:
+      // the library (v9) never fetches one, so no URL a client names is ever requested.
+      requestObjects: { enabled: true, requireSignedRequestObject: false },
       dPoP: { enabled: false },
       resourceIndicators: { enabled: false },
     },
@@ -201,6 +211,8 @@ export function createProvider(parts: ProviderParts, keys: KeySet): Provider {
         'private_key_jwt',
       ],
       ui_locales_supported: [...parts.pages.locales], // the login pages' languages
+      // GATEHOUSE_REQUIRE_PAR, which clients.ts applies to every app (RFC 9126 §5)
+      ...(config.requirePar ? { require_pushed_authorization_requests: true } : {}),
     },
     renderError: parts.pages.renderError as never,
     // Browser apps call the token, revocation and userinfo endpoints cross-origin: allowed from the origins of
@@ -216,6 +228,15 @@ export function createProvider(parts: ProviderParts, keys: KeySet): Provider {
   provider.proxy = true;
   keepProjectAudienceScopes(provider);
   return provider;
+}
+
+/** The scope the client sent, before the library's checks: in its request object (by value or pushed, RFC 9101 §4 and
+ *  RFC 9126 §2.1; verified by then) or as a parameter. */
+function sentScope(ctx: KoaContextWithOIDC): string {
+  const source = (ctx.method === 'POST' ? ctx.oidc.body : ctx.query) as Record<string, unknown> | undefined;
+  const pushed = (ctx.oidc.entities as { PushedAuthorizationRequest?: { request: string } }).PushedAuthorizationRequest;
+  const request = pushed?.request ?? source?.request;
+  return String((typeof request === 'string' ? decodeJwt(request) : source)?.scope ?? '');
 }
 
 /**
