@@ -92,7 +92,7 @@ export function consolePages(gh: GatehouseTarget, size?: ScaleSize): ConsolePage
       name: 'Project (with its apps)',
       path: () => {
         const { project, org } = someApp();
-        return at(`/projects/${project}`, org);
+        return at(`/projects/${project}/apps`, org);
       },
     },
     {

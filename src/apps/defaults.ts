@@ -17,3 +17,7 @@ export const NEW_APP_AUTH_METHOD: Readonly<Record<AppType, AuthMethod>> = {
   user_agent: 'none',
   native: 'none',
 };
+
+/** An API (ZITADEL's API app: a resource server that only calls introspection) authenticates with a client secret
+ *  over HTTP Basic unless told otherwise, as AddAPIApp's default; private_key_jwt is the other choice. */
+export const NEW_API_APP_AUTH_METHOD = 'basic' as const satisfies AuthMethod;

@@ -16,7 +16,7 @@ import {
   utcText,
 } from '../views/console/components.ts';
 import { type ConsolePage, type ConsoleRouter, inputError, url, listQuery, pageLinks } from './page.ts';
-import { path } from './projects.ts';
+import { path } from './project-tabs.ts';
 
 const PAGE_SIZE = 20;
 

@@ -1,150 +1,64 @@
-// Console area "Projects": a project's page with its settings (the three checks), roles (add, edit,
-// remove), apps, user grants, project grants and members; deactivate, reactivate and remove (the list and creation
-// are project-list.ts). Every read and write is the API's operation (GetProjectByID, UpdateProject, …).
+// Console area "Projects": a project's pages, an overview and a tab per part (project-tabs.ts, project-pages.ts), and
+// the changes posted on them: settings (the three checks), roles (add, edit, remove), user grants, project grants,
+// members; deactivate, reactivate and remove (the list and creation are project-list.ts). A change lands on the tab
+// it was made on. Every read and write is the API's operation (GetProjectByID, UpdateProject, AddProjectRole, …).
 import { ManagementService as M } from '@zitadel/proto/zitadel/management_pb.js';
-import { ProjectState } from '@zitadel/proto/zitadel/project_pb.js';
-import { checkedValues, MembersSection, userIdByName } from './members.ts';
-import { AppState } from '@zitadel/proto/zitadel/app_pb.js';
-import { html } from '../views/html.ts';
-import { Checkbox, Flash, Input, PostForm, StateBadge, Submit, Table } from '../views/console/components.ts';
+import { checkedValues, userIdByName } from './members.ts';
 import { type ConsolePage, type ConsoleRouter, url } from './page.ts';
-import { pageChange, removal, runStateChange, StateForms } from './actions.ts';
-import { ProjectGrantsSection, registerProjectGrants } from './project-grants.ts';
+import { pageChange, removal, runStateChange } from './actions.ts';
+import { registerProjectGrants } from './project-grants.ts';
+import {
+  appsTab,
+  grantsTab,
+  membersTab,
+  overviewTab,
+  projectGrantsTab,
+  rolesTab,
+  settingsTab,
+} from './project-pages.ts';
+import { path, type ProjectTab, projectId, showTab } from './project-tabs.ts';
 
-/** A project's console path, and a path as a link that keeps the org in context. */
-export const path = (projectId: string, rest = '') => `/projects/${encodeURIComponent(projectId)}${rest}`;
-const projectId = (page: ConsolePage) => (page.request.params as { id: string }).id;
+const TABS = {
+  overview: { path: '', label: 'projectOverviewTab', body: overviewTab },
+  apps: { path: '/apps', label: 'appsTitle', body: appsTab },
+  roles: { path: '/roles', label: 'rolesTitle', body: rolesTab },
+  grants: { path: '/grants', label: 'grantsTitle', body: grantsTab },
+  projectGrants: { path: '/project-grants', label: 'projectGrantsTitle', body: projectGrantsTab },
+  members: { path: '/members', label: 'membersTitle', body: membersTab },
+  settings: { path: '/settings', label: 'settingsTitle', body: settingsTab },
+} satisfies Record<string, ProjectTab>;
+const TAB_LIST: ProjectTab[] = Object.values(TABS);
 
-async function showProject(page: ConsolePage, flash: { notice?: string; error?: string; status?: number } = {}) {
-  const { t } = page;
-  const id = projectId(page);
-  const { project } = await page.run(M.method.getProjectByID, { id });
-  const [roles, apps, grants, projectGrants, members] = await Promise.all([
-    page.run(M.method.listProjectRoles, { projectId: id, query: { limit: 200 } }),
-    page.run(M.method.listApps, { projectId: id, query: { limit: 200 } }),
-    page.run(M.method.listUserGrants, {
-      query: { limit: 50 },
-      queries: [{ query: { case: 'projectIdQuery', value: { projectId: id } } }],
-    }),
-    page.run(M.method.listProjectGrants, { projectId: id, query: { limit: 50 } }),
-    page.run(M.method.listProjectMembers, { projectId: id, query: { limit: 50 } }),
-  ]);
-  const memberRoles = await page.run(M.method.listProjectMemberRoles, {});
-  const active = project?.state === ProjectState.ACTIVE;
-  const act = (rest: string) => url(page, path(id, rest));
-  const body = html`<${Flash} notice=${flash.notice} error=${flash.error} />
-    <p><${StateBadge} t=${t} active=${active} /></p>
-    <section aria-labelledby="settings">
-      <h2 id="settings">${t.settingsTitle}</h2>
-      <${PostForm} action=${act('')} csrf=${page.csrf}>
-        <${Input} name="name" label=${t.name} value=${project?.name} required=${true} />
-        ${(['projectRoleAssertion', 'projectRoleCheck', 'hasProjectCheck'] as const).map(
-          (name) => html`<${Checkbox} name=${name} label=${t[name]} checked=${project?.[name]} />`,
-        )}
-        <${Submit} label=${t.save} />
-      <//>
-    </section>
-    <section aria-labelledby="roles">
-      <h2 id="roles">${t.rolesTitle}</h2>
-      <${Table}
-        t=${t}
-        caption=${t.rolesTitle}
-        head=${[t.roleKey, `${t.displayName} / ${t.group}`, t.actions]}
-        rows=${roles.result.map((r) => [
-          r.key,
-          html`<${PostForm} action=${act(`/roles/${encodeURIComponent(r.key)}`)} csrf=${page.csrf} class="inline">
-            <label class="visually-hidden" for=${`role-${r.key}-displayName`}>${t.displayName}</label>
-            <input id=${`role-${r.key}-displayName`} name="displayName" value=${r.displayName} maxlength="200" />
-            <label class="visually-hidden" for=${`role-${r.key}-group`}>${t.group}</label>
-            <input id=${`role-${r.key}-group`} name="group" value=${r.group} maxlength="200" />
-            <${Submit} label=${t.save} kind="secondary" />
-          <//>`,
-          html`<${PostForm}
-            action=${act(`/roles/${encodeURIComponent(r.key)}/remove`)}
-            csrf=${page.csrf}
-            confirm=${t.confirmLead}
-          >
-            <${Submit} label=${t.remove} kind="secondary" />
-          <//>`,
-        ])}
-      />
-      <${PostForm} action=${act('/roles')} csrf=${page.csrf}>
-        <div class="row">
-          <${Input} name="roleKey" label=${t.roleKey} required=${true} />
-          <${Input} name="displayName" idPrefix="new-role-" label=${t.displayName} />
-          <${Input} name="group" idPrefix="new-role-" label=${t.group} />
-        </div>
-        <${Submit} label=${t.addRole} kind="secondary" />
-      <//>
-    </section>
-    <section aria-labelledby="apps">
-      <h2 id="apps">${t.appsTitle}</h2>
-      <${Table}
-        t=${t}
-        caption=${t.appsTitle}
-        head=${[t.name, t.state]}
-        rows=${apps.result.map((a) => [
-          html`<a href=${act(`/apps/${encodeURIComponent(a.id)}`)}>${a.name}</a>`,
-          html`<${StateBadge} t=${t} active=${a.state === AppState.ACTIVE} />`,
-        ])}
-      />
-      <p><a class="button secondary" href=${act('/apps/new')}>${t.newApp}</a></p>
-    </section>
-    <section aria-labelledby="grants">
-      <h2 id="grants">${t.grantsTitle}</h2>
-      <${Table}
-        t=${t}
-        caption=${t.grantsTitle}
-        head=${[t.user, t.roles, t.actions]}
-        rows=${grants.result.map((g) => [
-          g.userName,
-          g.roleKeys.join(', '),
-          html`<${PostForm}
-            action=${act(`/grants/${encodeURIComponent(g.id)}/remove?${new URLSearchParams({ user: g.userId })}`)}
-            csrf=${page.csrf}
-            confirm=${t.confirmLead}
-          >
-            <${Submit} label=${t.remove} kind="secondary" />
-          <//>`,
-        ])}
-      />
-      <${PostForm} action=${act('/grants')} csrf=${page.csrf}>
-        <${Input} name="userName" idPrefix="grant-" label=${t.userName} required=${true} />
-        <fieldset>
-          <legend>${t.roles}</legend>
-          ${roles.result.map(
-            (r) => html`<${Checkbox} name=${`role:${r.key}`} label=${r.displayName || r.key} checked=${false} />`,
-          )}
-        </fieldset>
-        <${Submit} label=${t.grantUser} kind="secondary" />
-      <//>
-    </section>
-    <${ProjectGrantsSection} page=${page} grants=${projectGrants.result} roles=${roles.result} act=${act} />
-    <${MembersSection}
-      page=${page}
-      members=${members.result}
-      roles=${memberRoles.result}
-      action=${act('/members')}
-    />
-    <section class="actions"><${StateForms} t=${t} csrf=${page.csrf} active=${active} action=${act} /></section>`;
-  return page.render('projects', project?.name ?? id, body, flash.status);
-}
+/** A change posted on a tab, then that tab again (303 with its notice, or 400 with the API's message). */
+const changeOn = (tab: ProjectTab) =>
+  pageChange(
+    (page, flash) => showTab(page, TAB_LIST, tab, flash),
+    (page, id) => url(page, path(id, `${tab.path}?saved=1`)),
+  );
 
-/** A change of the project's page, then the page again (303 on success, 400 with the API's message). */
-const change = pageChange(showProject, (page, id) => url(page, path(id, '?saved=1')));
+/** A confirmed removal made on a tab, back to that tab. */
+const removalOn =
+  (tab: ProjectTab) =>
+  (name: (page: ConsolePage) => Promise<string>, remove: (page: ConsolePage) => Promise<unknown>) => {
+    const back = (page: ConsolePage) => url(page, path(projectId(page), tab.path));
+    return removal(name, remove, back, back);
+  };
+
+const param = (page: ConsolePage, name: string) => (page.request.params as Record<string, string>)[name]!;
 
 export function registerProjects(router: ConsoleRouter): void {
-  const back = (page: ConsolePage) => url(page, path(projectId(page)));
-  registerProjectGrants(router, {
-    change,
-    removal: (name, remove) => removal(name, remove, back, back),
-  });
-  router.get('/projects/:id', (page) =>
-    showProject(page, { notice: (page.request.query as { saved?: string }).saved ? page.t.saved : undefined }),
-  );
+  for (const tab of TAB_LIST) {
+    router.get(`/projects/:id${tab.path}`, (page) =>
+      showTab(page, TAB_LIST, tab, {
+        notice: (page.request.query as { saved?: string }).saved ? page.t.saved : undefined,
+      }),
+    );
+  }
+  registerProjectGrants(router, { change: changeOn(TABS.projectGrants), removal: removalOn(TABS.projectGrants) });
+  const settings = changeOn(TABS.settings);
   router.post(
-    '/projects/:id',
-    change((page, id) =>
+    '/projects/:id/settings',
+    settings((page, id) =>
       page.run(M.method.updateProject, {
         id,
         name: page.field('name'),
@@ -156,13 +70,23 @@ export function registerProjects(router: ConsoleRouter): void {
   );
   router.post(
     '/projects/:id/state',
-    change((page, id) =>
+    settings((page, id) =>
       runStateChange(page, { reactivate: M.method.reactivateProject, deactivate: M.method.deactivateProject }, { id }),
     ),
   );
   router.post(
+    '/projects/:id/remove',
+    removal(
+      async (page) => (await page.run(M.method.getProjectByID, { id: projectId(page) })).project?.name ?? '',
+      (page) => page.run(M.method.removeProject, { id: projectId(page) }),
+      (page) => url(page, path(projectId(page), TABS.settings.path)),
+      (page) => url(page, '/projects'),
+    ),
+  );
+  const roles = changeOn(TABS.roles);
+  router.post(
     '/projects/:id/roles',
-    change((page, projectId) =>
+    roles((page, projectId) =>
       page.run(M.method.addProjectRole, {
         projectId,
         roleKey: page.field('roleKey'),
@@ -173,39 +97,41 @@ export function registerProjects(router: ConsoleRouter): void {
   );
   router.post(
     '/projects/:id/roles/:key',
-    change((page, projectId) =>
+    roles((page, projectId) =>
       page.run(M.method.updateProjectRole, {
         projectId,
-        roleKey: (page.request.params as { key: string }).key,
+        roleKey: param(page, 'key'),
         displayName: page.field('displayName'),
         group: page.field('group'),
       }),
     ),
   );
   router.post(
+    '/projects/:id/roles/:key/remove',
+    removalOn(TABS.roles)(
+      async (page) => param(page, 'key'),
+      (page) => page.run(M.method.removeProjectRole, { projectId: projectId(page), roleKey: param(page, 'key') }),
+    ),
+  );
+  router.post(
     '/projects/:id/grants',
-    change(async (page, projectId) => {
+    changeOn(TABS.grants)(async (page, projectId) => {
       const userId = await userIdByName(page, page.field('userName'));
       const roleKeys = checkedValues(page, 'role:');
       return page.run(M.method.addUserGrant, { userId, projectId, roleKeys });
     }),
   );
+  const grantUser = (page: ConsolePage) => String((page.request.query as { user?: unknown }).user ?? '');
   router.post(
     '/projects/:id/grants/:grantId/remove',
-    removal(
-      async (page) => String((page.request.query as { user?: unknown }).user ?? ''),
-      (page) =>
-        page.run(M.method.removeUserGrant, {
-          userId: String((page.request.query as { user?: unknown }).user ?? ''),
-          grantId: (page.request.params as { grantId: string }).grantId,
-        }),
-      (page) => url(page, path(projectId(page))),
-      (page) => url(page, path(projectId(page))),
+    removalOn(TABS.grants)(
+      async (page) => grantUser(page),
+      (page) => page.run(M.method.removeUserGrant, { userId: grantUser(page), grantId: param(page, 'grantId') }),
     ),
   );
   router.post(
     '/projects/:id/members',
-    change(async (page, projectId) =>
+    changeOn(TABS.members)(async (page, projectId) =>
       page.run(M.method.addProjectMember, {
         projectId,
         userId: await userIdByName(page, page.field('userName')),
@@ -215,37 +141,9 @@ export function registerProjects(router: ConsoleRouter): void {
   );
   router.post(
     '/projects/:id/members/:userId/remove',
-    removal(
-      async (page) => (page.request.params as { userId: string }).userId,
-      (page) =>
-        page.run(M.method.removeProjectMember, {
-          projectId: projectId(page),
-          userId: (page.request.params as { userId: string }).userId,
-        }),
-      (page) => url(page, path(projectId(page))),
-      (page) => url(page, path(projectId(page))),
-    ),
-  );
-  router.post(
-    '/projects/:id/roles/:key/remove',
-    removal(
-      async (page) => (page.request.params as { key: string }).key,
-      (page) =>
-        page.run(M.method.removeProjectRole, {
-          projectId: projectId(page),
-          roleKey: (page.request.params as { key: string }).key,
-        }),
-      (page) => url(page, path(projectId(page))),
-      (page) => url(page, path(projectId(page))),
-    ),
-  );
-  router.post(
-    '/projects/:id/remove',
-    removal(
-      async (page) => (await page.run(M.method.getProjectByID, { id: projectId(page) })).project?.name ?? '',
-      (page) => page.run(M.method.removeProject, { id: projectId(page) }),
-      (page) => url(page, path(projectId(page))),
-      (page) => url(page, '/projects'),
+    removalOn(TABS.members)(
+      async (page) => param(page, 'userId'),
+      (page) => page.run(M.method.removeProjectMember, { projectId: projectId(page), userId: param(page, 'userId') }),
     ),
   );
 }

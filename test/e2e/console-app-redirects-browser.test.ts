@@ -37,7 +37,7 @@ describe('console: an http redirect URI outside development mode', () => {
   it('the new-app form refuses it, says why next to the field and offers development mode', async () => {
     const projectId = await addProject('Local shop');
     const page = await consolePage(env.browser);
-    await signedIn(page, env.server.url, `/ui/console/projects/${projectId}/apps/new`);
+    await signedIn(page, env.server.url, `/ui/console/projects/${projectId}/apps/new?type=web`);
     await page.getByRole('textbox', { name: 'Name', exact: true }).fill('Shop on my laptop');
     await page.getByLabel('Redirect URIs', { exact: true }).fill(HTTP_CALLBACK);
     await page.getByRole('button', { name: 'Create app' }).click();
@@ -103,7 +103,7 @@ describe('console: an http redirect URI outside development mode', () => {
   it('speaks German to a German browser', async () => {
     const projectId = await addProject('Laden');
     const page = await consolePage(env.browser, { locale: 'de-DE' });
-    await signedIn(page, env.server.url, `/ui/console/projects/${projectId}/apps/new`);
+    await signedIn(page, env.server.url, `/ui/console/projects/${projectId}/apps/new?type=web`);
     await page.getByRole('textbox', { name: 'Name', exact: true }).fill('Laden lokal');
     await page.getByLabel('Weiterleitungs-URIs', { exact: true }).fill(HTTP_CALLBACK);
     await page.getByRole('button', { name: 'App erstellen' }).click();

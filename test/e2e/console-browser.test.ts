@@ -30,6 +30,9 @@ describe('admin console in a browser', () => {
   const signedIn = (page: Page, path: string, loginName?: string, password?: string) =>
     signedInAt(page, env.server.url, path, loginName, password);
   const shot = docsScreenshot;
+  /** A tab of the project's pages (its sub-navigation), by its exact name. */
+  const tab = (page: Page, name: string) =>
+    page.getByRole('navigation', { name: 'Project' }).getByRole('link', { name, exact: true });
 
   async function projectByName(name: string) {
     const list = okJson<{ result?: { id: string; name: string }[] }>(
@@ -53,7 +56,7 @@ describe('admin console in a browser', () => {
     await page.getByLabel('Search by name').fill('nothing like it');
     await page.getByRole('button', { name: 'Search' }).click();
     expect(await page.getByText('Nothing here yet.').count()).toBe(1);
-    await page.goto(`${env.server.url}/ui/console/projects/${project!.id}`);
+    await page.goto(`${env.server.url}/ui/console/projects/${project!.id}/roles`);
 
     await page.getByLabel('Key', { exact: true }).fill('admin');
     await page.getByRole('button', { name: 'Add role' }).click();
@@ -61,6 +64,7 @@ describe('admin console in a browser', () => {
       await api('ListProjectRoles', ['POST', `/management/v1/projects/${project!.id}/roles/_search`], {}),
     );
     expect(roles.result?.map((r) => r.key)).toEqual(['admin']);
+    await tab(page, 'User grants').click();
     await page.getByRole('region', { name: 'User grants' }).getByLabel('User name').fill('nobody');
     await page.getByRole('button', { name: 'Grant roles' }).click();
     expect(await page.locator('#form-error').textContent()).toMatch(/no user with this user name/);
@@ -74,6 +78,7 @@ describe('admin console in a browser', () => {
       }),
     );
     expect(grants.result?.map((g) => [g.userName, g.roleKeys])).toEqual([['admin', ['admin']]]);
+    await tab(page, 'Members').click();
     await page.getByRole('region', { name: 'Members' }).getByLabel('User name').fill('admin');
     await page.getByRole('checkbox', { name: 'PROJECT_OWNER', exact: true }).check();
     await page.getByRole('button', { name: 'Add member' }).click();
@@ -83,7 +88,7 @@ describe('admin console in a browser', () => {
     );
     expect(members.result?.map((m) => m.roles)).toEqual([['PROJECT_OWNER']]);
     // roles: edit a display name; remove one after the script's confirmation
-    await page.getByRole('button', { name: 'Add role' }).scrollIntoViewIfNeeded();
+    await tab(page, 'Roles').click();
     await page.getByLabel('Key', { exact: true }).fill('reader');
     await page.getByRole('button', { name: 'Add role' }).click();
     await page.locator('#role-admin-displayName').fill('Administrators');
@@ -92,7 +97,7 @@ describe('admin console in a browser', () => {
       .getByRole('button', { name: 'Save' })
       .click();
     page.once('dialog', (dialog) => void dialog.accept());
-    // the removal posts and lands on the project page again: wait for that page, not for a moment of navigation
+    // the removal posts and lands on the roles tab again: wait for that page, not for a moment of navigation
     await Promise.all([
       page.waitForEvent('load'),
       page
@@ -105,6 +110,7 @@ describe('admin console in a browser', () => {
       await api('ListProjectRoles', ['POST', `/management/v1/projects/${project!.id}/roles/_search`], {}),
     );
     expect(editedRoles.result?.map((r) => [r.key, r.displayName])).toEqual([['admin', 'Administrators']]);
+    await tab(page, 'Settings').click();
     await page.getByRole('checkbox', { name: 'Assert roles on authentication' }).check();
     await page.getByRole('button', { name: 'Save' }).first().click();
     await expect.poll(() => page.locator('#notice').textContent()).toBe('Saved.');
@@ -113,7 +119,9 @@ describe('admin console in a browser', () => {
     );
     expect(got.project.projectRoleAssertion).toBe(true);
 
+    await tab(page, 'Apps').click();
     await page.getByRole('link', { name: 'New app' }).click();
+    await page.getByRole('link', { name: /^Web app/ }).click();
     await page.getByRole('textbox', { name: 'Name', exact: true }).fill('Shop web');
     await page.getByLabel('Redirect URIs', { exact: true }).fill('https://shop.example.com/callback');
     await page.getByRole('button', { name: 'Create app' }).click();
@@ -163,8 +171,9 @@ describe('admin console in a browser', () => {
     expect(deactivated.app.state).toBe('APP_STATE_INACTIVE');
     await page.getByRole('main').getByRole('link', { name: 'Shop' }).click();
     expect(await page.getByRole('link', { name: 'Shop web' }).count()).toBe(1);
+    await tab(page, 'Overview').click();
     await shot(page, 'console-project');
-    await page.getByRole('link', { name: 'Overview' }).click();
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Overview' }).click();
     // the overview's app count is the org's apps over all its projects, as the API lists them
     const projects = okJson<{ result: { id: string }[] }>(
       await api('ListProjects', ['POST', '/management/v1/projects/_search'], { query: { limit: 1000 } }),
@@ -253,8 +262,8 @@ describe('admin console in a browser', () => {
     expect(noScript).toBeDefined();
     // an API app: the secret is on the page without the script, its copy buttons stay hidden
     await page.getByRole('link', { name: 'New app' }).click();
+    await page.getByRole('link', { name: /^API/ }).click();
     await page.getByRole('textbox', { name: 'Name', exact: true }).fill('Billing API');
-    await page.getByLabel('API (calls introspection with a client secret)').check();
     await page.getByRole('button', { name: 'Create app' }).click();
     const clientId = await page.locator('#client-id').inputValue();
     expect(await page.locator('#client-secret').inputValue()).not.toBe('');
@@ -265,7 +274,8 @@ describe('admin console in a browser', () => {
     expect(apps.result?.map((a) => a.apiConfig?.clientId)).toEqual([clientId]);
     await page.getByRole('link', { name: 'Continue to the app' }).click();
     await page.getByRole('main').getByRole('link', { name: 'NoScript' }).click();
-    await page.getByRole('button', { name: 'Remove' }).last().click();
+    await tab(page, 'Settings').click();
+    await page.getByRole('button', { name: 'Remove' }).click();
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Remove NoScript?');
     expect(await projectByName('NoScript')).toBeDefined();
     await page.getByRole('button', { name: 'Remove for good' }).click();

@@ -115,6 +115,7 @@ describe('the console for a PROJECT_OWNER', () => {
   it('grants its project to another org by domain, (de|re)activates the grant and removes it without script', async () => {
     const page = await signedIn(false);
     await page.getByRole('link', { name: 'Owned app' }).click();
+    await page.getByRole('navigation', { name: 'Project' }).getByRole('link', { name: 'Project grants' }).click();
     const grants = page.getByRole('region', { name: 'Project grants' });
     await grants.getByLabel('Organization').fill('no-such-org.example');
     await grants.getByRole('checkbox', { name: 'Role editor' }).check();
@@ -144,7 +145,7 @@ describe('the console for a PROJECT_OWNER', () => {
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Remove Partner?');
     expect(await projectGrants()).toHaveLength(1);
     await page.getByRole('button', { name: 'Remove for good' }).click();
-    await page.waitForURL((url) => url.pathname === `/ui/console/projects/${owned}`);
+    await page.waitForURL((url) => url.pathname === `/ui/console/projects/${owned}/project-grants`);
     expect(await projectGrants()).toEqual([]);
     await page.context().close();
   });

@@ -28,7 +28,8 @@ export const CLIENT_EXTRA_PROPERTIES = [
   URIS_NEEDING_DEV_MODE,
 ];
 
-const AUTH_METHODS = {
+/** The stored client authentication as OAuth names it (token_endpoint_auth_method, RFC 7591 §2). */
+export const OAUTH_AUTH_METHODS = {
   basic: 'client_secret_basic',
   post: 'client_secret_post',
   none: 'none',
@@ -48,7 +49,7 @@ export async function findClientMetadata(
     return {
       client_id: app.client_id,
       ...(app.secret_hash ? { client_secret: app.secret_hash } : {}),
-      token_endpoint_auth_method: AUTH_METHODS[app.auth_method],
+      token_endpoint_auth_method: OAUTH_AUTH_METHODS[app.auth_method],
       ...(app.auth_method === 'private_key_jwt' ? { jwks: { keys } } : {}),
       application_type: app.app_type === 'native' ? 'native' : 'web',
       // URIs reported as not compliant are kept but never match (apps/schema.ts oidcComplianceProblems); kept apart,
