@@ -1,13 +1,14 @@
 // `npm run bench:budget` (PostgreSQL): the CPU budget of the hot paths (bench/cpu-budget.ts) against the committed
 // reference, bench/budget-reference.json. Prints path / Gatehouse CPU ms / baseline CPU ms / multiple / reference /
-// margin / verdict and exits 1 when a multiple exceeds its reference by more than the margin, so a change that costs a
-// hot path 30% more CPU fails CI. A path that got cheaper passes, with a hint to lower its reference.
+// margin / verdict and exits 1 when a multiple exceeds its reference by more than the margin in two measurements, so
+// a change that costs a hot path 30% more CPU fails CI. A path that got cheaper passes, with a hint to lower its
+// reference.
 //   DATABASE_URL=postgres://... npm run bench:budget [-- --rounds N] [--only refresh,userinfo] [--write-reference]
 // --write-reference measures and writes the reference instead of judging (after a change that makes a path cheaper
 // or, knowingly, dearer; on the machine CI runs on).
 import { writeFileSync } from 'node:fs';
 import { startGatehouse } from './gatehouse.ts';
-import { HOT_PATHS, type HotPath, measureCpuBudget } from './cpu-budget.ts';
+import { HOT_PATHS, type HotPath, measureCpuBudget, median } from './cpu-budget.ts';
 import {
   type BudgetReference,
   budgetTable,
@@ -59,7 +60,20 @@ async function main(): Promise<number> {
     if (!reference) throw new Error(`no reference at ${REFERENCE.pathname}: run with --write-reference first`);
     const missing = (Object.keys(HOT_PATHS) as HotPath[]).filter((p) => !reference.paths[p]);
     if (missing.length) throw new Error(`the reference has no multiple for ${missing.join(', ')}`);
-    const failed = paths.filter((c) => verdictOf(c, reference) === 'FAIL');
+    const overBudget = (costs: typeof paths) => costs.filter((c) => verdictOf(c, reference) === 'FAIL');
+    let failed = overBudget(paths);
+    if (failed.length) {
+      // A path over the budget is measured again and judged on the median of both measurements' rounds: a window
+      // the machine disturbed rarely repeats, a path made dearer does (docs/performance.md, "The CPU budget").
+      progress(`over the budget, measured again: ${failed.map((c) => c.path).join(', ')}`);
+      const again = await measureCpuBudget(gh, { rounds, only: failed.map((c) => c.path), progress });
+      const both = again.paths.map((c) => {
+        const all = [...failed.find((f) => f.path === c.path)!.rounds, ...c.rounds];
+        return { ...c, rounds: all, multiple: median(all) };
+      });
+      process.stdout.write(`\nMeasured again, judged on both measurements' rounds:\n\n${budgetTable(both, reference)}`);
+      failed = overBudget(both);
+    }
     if (failed.length) {
       const over = (c: (typeof failed)[number]) =>
         `${c.path} ${c.multiple.toFixed(2)} > ${(reference.paths[c.path].multiple * (1 + MARGIN)).toFixed(2)}`;

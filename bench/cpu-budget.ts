@@ -27,12 +27,12 @@ import { hashPassword, verifyPassword } from '../src/users/passwords.ts';
  *  minutes, and an exchange window's codes fit the baseline's in-memory store (an LRU of 1,000 entries). */
 export const HOT_PATHS = {
   // first the paths on tokens the baseline minted at its start, before client_credentials' tokens evict them
-  userinfo: { requests: 2000, scenario: 'userinfo' },
-  introspection: { requests: 2000, scenario: 'introspection' },
-  refresh: { requests: 600, scenario: 'refresh' },
-  client_credentials: { requests: 2000, scenario: 'client_credentials (opaque)' },
-  'code exchange': { requests: 240, scenario: undefined },
-  'silent re-authentication': { requests: 240, scenario: 'silent re-authentication' },
+  userinfo: { requests: 4000, scenario: 'userinfo' },
+  introspection: { requests: 4000, scenario: 'introspection' },
+  refresh: { requests: 1200, scenario: 'refresh' },
+  client_credentials: { requests: 4000, scenario: 'client_credentials (opaque)' },
+  'code exchange': { requests: 480, scenario: undefined },
+  'silent re-authentication': { requests: 480, scenario: 'silent re-authentication' },
   'password login': { requests: 40, scenario: 'password login' },
 } as const;
 export type HotPath = keyof typeof HOT_PATHS;
@@ -74,7 +74,7 @@ export interface BudgetMachine {
   load: [number, number];
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 interface Spent {
   requests: number;
