@@ -92,3 +92,13 @@ describe('the documentation', () => {
     ]);
   });
 });
+
+describe('the figures the README repeats', () => {
+  it("names as many management methods as docs/api.md's generated table holds", () => {
+    const read = (page: string) => readFileSync(join(ROOT, page), 'utf8');
+    const table = /^(\d+) methods, each on REST, gRPC and gRPC-Web\.$/m.exec(read('docs/api.md'))?.[1];
+    const readme = /the (\d+) methods served/.exec(read('README.md'))?.[1];
+    expect(table).toBeDefined();
+    expect(readme).toBe(table);
+  });
+});
