@@ -17,10 +17,15 @@ async function kids(server: TestServer): Promise<string[]> {
   return keys.map((k) => k.kid);
 }
 
+/** Polls until `fn` holds. A request that failed on the network (a connection reset while the machine was loaded:
+ *  seen once in a full PostgreSQL run) is tried again, as a client retries an idempotent GET; any other error fails. */
 async function until<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 10_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const value = await fn();
+    const value = await fn().catch((error: unknown) => {
+      if (error instanceof TypeError && error.message === 'fetch failed') return undefined;
+      throw error;
+    });
     if (value) return value;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 100));
