@@ -12,16 +12,14 @@ const PARAMS = { algorithm: ARGON2ID, memoryCost: 19456, timeCost: 2, parallelis
 export const PASSWORD_MIN_LENGTH = 8;
 export const PASSWORD_MAX_LENGTH = 1024;
 
-// How many hashes run at once: one per core but one core kept for everything else, at least one and never more than
-// three. libuv's pool (four threads unless UV_THREADPOOL_SIZE says otherwise) also runs the RS256 signatures of the
-// token endpoint and file I/O, first come first served: during a burst of logins, hashes queued there held an ID
-// token's signature back for about 200 ms on two cores, so further hashes wait here and a pool thread stays free.
-// Each hash holds 19 MiB while it runs, and the hashes are the server's peak memory. On two cores, one hash at a time
-// served as many password logins per second as two (56-64/s either way, the rest of a login filling the other core)
-// and SetUpOrg, nearly all hashing, 93-94/s against 95-101/s, with a peak 20 MB lower (208-212 MB against 228-233;
-// docs/performance.md, "Memory"). Known and unknown users queue alike, so the wait reveals no user name. One gate per
-// process: the cores are the process's.
-export const HASH_CONCURRENCY = Math.max(1, Math.min(3, availableParallelism() - 1));
+// How many hashes run at once: one per core, and never more than three. libuv's pool (four threads unless
+// UV_THREADPOOL_SIZE says otherwise) also runs the RS256 signatures of the token endpoint and file I/O, first come
+// first served: during a burst of logins, hashes queued there held an ID token's signature back for about 200 ms on
+// two cores, so further hashes wait here and a pool thread stays free. More hashes than cores add no
+// throughput (measured on two cores: 2, 3 and 4 at once verify as many per second), only 19 MiB of memory each.
+// Known and unknown users queue alike, so the wait reveals no user name. One gate per process: the cores are the
+// process's.
+export const HASH_CONCURRENCY = Math.min(3, availableParallelism());
 let running = 0;
 const queued: (() => void)[] = [];
 
