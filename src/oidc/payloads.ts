@@ -2,12 +2,9 @@
 // reads the same rows (machine-token-issuer.ts, access-tokens.ts, fast/introspection.ts): ids are stored as SHA-256
 // hashes and payloads without the values the ids hash, so the table never holds a usable token, code, session or
 // interaction id.
-import { hash } from 'node:crypto';
 import type { AdapterPayload } from 'oidc-provider';
 
-/** Storage id of a token, code or session id: its SHA-256. */
-// crypto.hash: one call, a third of createHash's time (several ids are hashed per request)
-export const hashId = (id: string) => hash('sha256', id, 'base64url');
+export { hashId } from '../platform/storage-id.ts';
 
 /**
  * A payload as stored: without the bearer values oidc-provider keeps in it. Every model's `jti` is its id, the value

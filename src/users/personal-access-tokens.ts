@@ -1,14 +1,15 @@
 // Personal access tokens of machine users (ZITADEL's AddPersonalAccessToken and its siblings, command/
 // user_personal_access_token.go): an opaque bearer token, shown once, that acts as its machine user until its
 // expiration date or its removal. Only the token's SHA-256 is stored, the storage id every access token has
-// (oidc/payloads.ts hashId): the OIDC layer finds a presented token by it (oidc/queries.ts accessTokenLookup), with
+// (platform/storage-id.ts): the OIDC layer finds a presented token by it (oidc/queries.ts accessTokenLookup), with
 // the same checks as the user's other tokens, read on every request.
-import { hash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { Db, Queryable } from '../platform/db.ts';
 import { appendEvent } from '../events/log.ts';
 import { EVENT } from '../events/types.ts';
 import { changedDetails, createdDetails, type Details } from '../events/details.ts';
 import { newId } from '../platform/ids.ts';
+import { hashId } from '../platform/storage-id.ts';
 import { failedPrecondition, invalidArgument, notFound } from '../platform/errors.ts';
 import { Conditions, creationOrder, listPage, type ListResult, type Page } from '../platform/search.ts';
 import { KEY_NO_EXPIRY } from '../platform/key-pairs.ts';
@@ -26,9 +27,6 @@ export interface PersonalAccessTokenRow {
   created_at: Date;
   sequence: string;
 }
-
-/** The storage id of a presented token: the SHA-256 that oidc/payloads.ts hashId computes for every access token. */
-export const personalAccessTokenHash = (token: string) => hash('sha256', token, 'base64url');
 
 /**
  * A new token for a machine user of the org in context, valid until `expiresAt` (ZITADEL: none means 9999-12-31,
@@ -65,7 +63,7 @@ export async function addPersonalAccessToken(
     await tx.query(
       `INSERT INTO personal_access_tokens (id, user_id, token_hash, scope, expires_at, created_at, sequence)
        VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-      [tokenId, user.id, personalAccessTokenHash(token), scope, expiresAt, event.createdAt, event.sequence],
+      [tokenId, user.id, hashId(token), scope, expiresAt, event.createdAt, event.sequence],
     );
     return { tokenId, token, expiresAt, details: createdDetails(event) };
   });
